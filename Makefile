@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+# Pecan: `make run` boots the system in QEMU, `make test` runs every test.
+# Both first install missing Debian packages (tools/deps.sh).
+
+BUILD   ?= build
+CC      := gcc
+LD      := ld
+OBJCOPY := objcopy
+PYTHON  ?= python3
+# Kernel configuration: -DCONFIG_X=value overrides kernel/config.h defaults.
+KCONFIG ?=
+
+COMMON_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-pic -fno-pie \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -Iinclude
+KCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse \
+	-Ikernel/arch/x86_64 $(KCONFIG)
+UCFLAGS := $(COMMON_CFLAGS)
+HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel \
+	-fsanitize=address,undefined -fno-omit-frame-pointer
+
+KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \
+	lib/fmt/fmt.c lib/c/string.c
+KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
+
+ULIB := lib/l4/crt0.S lib/l4/l4.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c
+ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
+TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o
+
+SIGMA0_BASE := 0x00f00000
+ROOT_BASE   := 0x01000000
+
+KERNEL := $(BUILD)/pecan.bin
+SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
+# In-guest test programs: t_* run as the root task, v_* ("victims") in sigma0's slot.
+TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
+HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+
+.PHONY: all deps run test debug clean
+all: $(KERNEL) $(BUILD)/kernel.elf $(SERVERS) $(TPROGS) $(HOSTTESTS)
+
+deps:
+	@tools/deps.sh
+
+run: deps all
+	tools/run
+
+debug: deps all
+	tools/run --gdb
+
+test: deps all
+	$(PYTHON) -m pytest -q tests
+
+clean:
+	rm -rf $(BUILD)
+
+# --- kernel ---
+$(BUILD)/k/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -MMD -c $< -o $@
+$(BUILD)/k/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -MMD -c $< -o $@
+$(BUILD)/kernel.elf: $(KOBJ) kernel/arch/x86_64/linker.ld
+	$(LD) -n -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -T kernel/arch/x86_64/linker.ld -o $@ $(KOBJ)
+$(KERNEL): $(BUILD)/kernel.elf
+	$(OBJCOPY) -O binary $< $@
+
+# --- user programs ---
+$(BUILD)/u/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -MMD -c $< -o $@
+$(BUILD)/u/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -MMD -c $< -o $@
+ULINK = $(LD) -static -nostdlib -z max-page-size=4096 -e _start -Ttext-segment=$(1) -o $@ $(filter %.o,$^)
+
+$(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(SIGMA0_BASE))
+$(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/tests/v_%.elf: $(BUILD)/u/tests/system/progs/v_%.c.o $(ULIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(SIGMA0_BASE))
+
+# --- host unit tests: pure kernel algorithms built for the host ---
+HOST_COMMON := lib/test/test.c lib/fmt/fmt.c
+$(BUILD)/host/test_pmem: tests/host/test_pmem.c kernel/pmem.c $(HOST_COMMON)
+$(BUILD)/host/test_frame: tests/host/test_frame.c kernel/frame.c $(HOST_COMMON)
+$(BUILD)/host/test_elf: tests/host/test_elf.c kernel/elf.c $(HOST_COMMON)
+$(BUILD)/host/test_multiboot: tests/host/test_multiboot.c kernel/arch/x86_64/multiboot.c kernel/pmem.c $(HOST_COMMON)
+$(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
+$(BUILD)/host/%:
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The one enum of error codes a non-IPC system call leaves in the ErrorCode TCR. */
+#ifndef L4_ERRORS_H
+#define L4_ERRORS_H
+
+#define L4_ERR_OK               0
+#define L4_ERR_NO_PRIVILEGE     1
+#define L4_ERR_INVALID_THREAD   2
+#define L4_ERR_INVALID_SPACE    3
+#define L4_ERR_INVALID_SCHED    4
+#define L4_ERR_INVALID_PARAM    5
+#define L4_ERR_UTCB_AREA        6
+#define L4_ERR_KIP_AREA         7
+#define L4_ERR_NO_MEM           8
+/* Pecan extension: the system-call number has no implementation. */
+#define L4_ERR_NO_SYSCALL       9
+
+/* What a foreign `syscall` without an exception handler returns in RAX (-ENOSYS). */
+#define PECAN_FOREIGN_NOSYS     (-38L)
+
+#endif

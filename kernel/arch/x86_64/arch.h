@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fixed interface every architecture provides to the generic kernel.
+ * Generic code includes <arch.h>; the build's include path picks the
+ * architecture.
+ */
+#ifndef ARCH_H
+#define ARCH_H
+
+#include "../../types.h"
+#include "asm.h"
+
+/* Register state saved on kernel entry, at the top of the thread's kernel stack. */
+struct trapframe {
+	word_t r15, r14, r13, r12, r11, r10, r9, r8;
+	word_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	word_t vector, error;
+	word_t rip, cs, rflags, rsp, ss;   /* the iretq frame */
+};
+
+/* Per-thread architecture state. */
+struct arch_thread {
+	word_t ksp;                         /* saved kernel stack pointer while switched out */
+	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
+};
+
+static inline void *phys_to_virt(paddr_t p) { return (void *)(p + PHYS_MAP_BASE); }
+static inline paddr_t kernel_virt_to_phys(const void *v) { return (word_t)v - KERNEL_VMA; }
+
+#define USER_TOP        0x0000800000000000UL   /* first non-user address */
+
+/* Page rights for arch_map (L4 fpage order: r = 4, w = 2, x = 1). */
+#define MAP_R 4
+#define MAP_W 2
+#define MAP_X 1
+
+struct tcb;
+
+void arch_console_init(void);
+void arch_console_putc(char c);
+int arch_console_getc(bool block);       /* -1 if none and not blocking */
+void arch_cpu_init(void);
+void arch_paging_init(void);       /* kernel tables, direct map of the first 512 GiB */
+void arch_poweroff(int status) __attribute__((noreturn));
+void arch_idle(void);
+
+paddr_t arch_space_create(void);          /* new top-level table with the kernel half; 0 if OOM */
+bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
+bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
+void arch_space_activate(paddr_t root);
+
+void arch_thread_init(struct tcb *t, word_t ip, word_t sp, word_t kstack_top);
+void arch_switch_to(struct tcb *prev, struct tcb *next);
+void arch_set_utcb_pointer(word_t utcb);
+struct trapframe *arch_user_frame(struct tcb *t);
+
+void arch_dump_frame(const struct trapframe *tf);
+const char *arch_vector_name(word_t vector);
+
+#endif

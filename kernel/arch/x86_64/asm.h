@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* x86-64 architectural constants shared by assembly and C. */
+#ifndef ARCH_ASM_H
+#define ARCH_ASM_H
+
+#define KERNEL_VMA      0xffffffff80000000
+#define PHYS_MAP_BASE   0xffff800000000000   /* direct map of physical memory */
+
+#define CR0_PE   (1 << 0)
+#define CR0_MP   (1 << 1)
+#define CR0_EM   (1 << 2)
+#define CR0_TS   (1 << 3)
+#define CR0_NE   (1 << 5)
+#define CR0_WP   (1 << 16)
+#define CR0_PG   (1 << 31)
+#define CR4_PAE  (1 << 5)
+#define CR4_PGE  (1 << 7)
+#define CR4_OSFXSR    (1 << 9)
+#define CR4_OSXMMEXCPT (1 << 10)
+
+#define MSR_EFER        0xC0000080
+#define MSR_STAR        0xC0000081
+#define MSR_LSTAR       0xC0000082
+#define MSR_SFMASK      0xC0000084
+#define MSR_FS_BASE     0xC0000100
+#define MSR_GS_BASE     0xC0000101
+#define MSR_KERNEL_GS_BASE 0xC0000102
+#define EFER_SCE  (1 << 0)
+#define EFER_LME  (1 << 8)
+#define EFER_NXE  (1 << 11)
+
+/* GDT selectors; STAR makes sysret load 0x2B/0x23 (abi.md §1.3). */
+#define SEL_KCODE   0x08
+#define SEL_KDATA   0x10
+#define SEL_UCODE32 0x1B
+#define SEL_UDATA   0x23
+#define SEL_UCODE   0x2B
+#define SEL_UGS     0x33
+#define SEL_TSS     0x38
+
+#define RFLAGS_IF   (1 << 9)
+#define RFLAGS_IOPL3 (3 << 12)
+
+/* Trap-frame layout (struct trapframe in arch.h), in words. */
+#define TF_R15 0
+#define TF_RAX 14
+#define TF_VECTOR 15
+#define TF_ERROR 16
+#define TF_RIP 17
+#define TF_CS 18
+#define TF_RFLAGS 19
+#define TF_RSP 20
+#define TF_SS 21
+#define TF_WORDS 22
+
+#define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
+
+#endif

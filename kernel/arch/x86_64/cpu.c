@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// Processor set-up: GDT, TSS, IDT, the syscall MSRs, SSE, the PIC and the %gs page.
+#include <arch.h>
+#include "io.h"
+#include "../../printk.h"
+#include <l4/syscalls.h>
+
+struct tss {
+	u32 reserved0;
+	u64 rsp[3];
+	u64 reserved1;
+	u64 ist[7];
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;
+} __attribute__((packed));
+
+struct idt_gate {
+	u16 off0, sel;
+	u8 ist, type;
+	u16 off1;
+	u32 off2, reserved;
+} __attribute__((packed));
+
+struct desc_ptr {
+	u16 limit;
+	u64 base;
+} __attribute__((packed));
+
+#define IST_DOUBLE_FAULT 1
+#define IST_NMI          2
+
+static u64 gdt[9];
+static struct tss tss;
+static struct idt_gate idt[256];
+static u8 ist_stacks[2][4096] __attribute__((aligned(16)));
+/* The page user code reads through %gs: word 0 is the current UTCB pointer. */
+u64 user_gs_page[512] __attribute__((aligned(4096), section(".bss.pagealigned")));
+
+extern char isr_table[];
+extern char syscall_entry[];
+extern word_t kernel_stack_top;
+
+static void gdt_init(void)
+{
+	gdt[0] = 0;
+	gdt[1] = 0x00af9a000000ffffUL;   /* 0x08 kernel code, 64-bit */
+	gdt[2] = 0x00cf92000000ffffUL;   /* 0x10 kernel data */
+	gdt[3] = 0x00cffa000000ffffUL;   /* 0x18 user code, 32-bit (sysret base) */
+	gdt[4] = 0x00cff2000000ffffUL;   /* 0x20 user data */
+	gdt[5] = 0x00affa000000ffffUL;   /* 0x28 user code, 64-bit */
+	gdt[6] = 0x00cff2000000ffffUL;   /* 0x30 user data for %gs */
+	u64 base = (u64)&tss, limit = sizeof(tss) - 1;
+	gdt[7] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89UL << 40) |
+		 ((limit >> 16 & 0xf) << 48) | ((base >> 24 & 0xff) << 56);
+	gdt[8] = base >> 32;
+	tss.ist[IST_DOUBLE_FAULT - 1] = (u64)&ist_stacks[0][4096];
+	tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
+	tss.iomap_base = sizeof(tss);    /* no I/O bitmap: ring 3 has no ports */
+
+	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
+	__asm__ __volatile__(
+		"lgdt %0\n"
+		"pushq $0x08\n"
+		"leaq 1f(%%rip), %%rax\n"
+		"pushq %%rax\n"
+		"lretq\n"
+		"1: movw $0x10, %%ax\n"
+		"movw %%ax, %%ds; movw %%ax, %%es; movw %%ax, %%ss\n"
+		"xorl %%eax, %%eax; movw %%ax, %%fs\n"
+		"movw $0x33, %%ax; movw %%ax, %%gs\n"
+		"movw $0x38, %%ax; ltr %%ax\n"
+		: : "m"(p) : "rax", "memory");
+}
+
+static void idt_set(int vec, word_t handler, int dpl, int ist)
+{
+	idt[vec] = (struct idt_gate){
+		.off0 = handler & 0xffff, .sel = SEL_KCODE, .ist = ist,
+		.type = 0x8e | (dpl << 5), .off1 = handler >> 16 & 0xffff,
+		.off2 = handler >> 32,
+	};
+}
+
+static void idt_init(void)
+{
+	for (int v = 0; v < 48; v++)
+		idt_set(v, (word_t)isr_table + 16 * v, 0, 0);
+	idt_set(3, (word_t)isr_table + 16 * 3, 3, 0);         /* int3 from user: KDB */
+	idt_set(2, (word_t)isr_table + 16 * 2, 0, IST_NMI);
+	idt_set(8, (word_t)isr_table + 16 * 8, 0, IST_DOUBLE_FAULT);
+	struct desc_ptr p = { sizeof(idt) - 1, (u64)idt };
+	__asm__ __volatile__("lidt %0" : : "m"(p));
+}
+
+/* Remap the legacy PIC away from the exception vectors and mask every line. */
+static void pic_init(void)
+{
+	outb(0x20, 0x11); outb(0xa0, 0x11);
+	outb(0x21, 32);   outb(0xa1, 40);
+	outb(0x21, 4);    outb(0xa1, 2);
+	outb(0x21, 1);    outb(0xa1, 1);
+	outb(0x21, 0xff); outb(0xa1, 0xff);
+}
+
+static void fpu_init(void)
+{
+	u64 cr0, cr4;
+	__asm__ __volatile__("mov %%cr0, %0" : "=r"(cr0));
+	cr0 = (cr0 | CR0_MP | CR0_NE) & ~(u64)(CR0_EM | CR0_TS);
+	__asm__ __volatile__("mov %0, %%cr0" : : "r"(cr0));
+	__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+	cr4 |= CR4_OSFXSR | CR4_OSXMMEXCPT;
+	__asm__ __volatile__("mov %0, %%cr4; fninit" : : "r"(cr4));
+}
+
+static void syscall_init(void)
+{
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE | EFER_NXE);
+	wrmsr(MSR_STAR, (u64)SEL_UCODE32 << 48 | (u64)SEL_KCODE << 32);
+	wrmsr(MSR_LSTAR, (u64)syscall_entry);
+	/* clear IF, TF, DF, AC, NT, IOPL and RF on entry */
+	wrmsr(MSR_SFMASK, RFLAGS_IF | (1 << 8) | (1 << 10) | (1 << 18) | (1 << 14) | RFLAGS_IOPL3 | (1 << 16));
+	wrmsr(MSR_GS_BASE, USER_GS_PAGE);
+}
+
+void arch_cpu_init(void)
+{
+	gdt_init();
+	idt_init();
+	pic_init();
+	fpu_init();
+	syscall_init();
+}
+
+void arch_set_utcb_pointer(word_t utcb)
+{
+	user_gs_page[0] = utcb;
+}
+
+void arch_set_kernel_stack(word_t top)
+{
+	tss.rsp[0] = top;
+	kernel_stack_top = top;
+}
+
+void arch_poweroff(int status)
+{
+	outl(0xf4, (u32)status);   /* isa-debug-exit: QEMU exits with 2 * status + 1 */
+	for (;;)
+		__asm__ __volatile__("cli; hlt");
+}
+
+void arch_idle(void)
+{
+	__asm__ __volatile__("sti; hlt; cli");
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel entry and exit: exception/interrupt stubs, the `syscall` entry, the
+ * two ways back to user mode (sysretq when the frame allows it, iretq
+ * otherwise) and the kernel-stack switch between threads.  All entries build
+ * the same struct trapframe (arch.h).
+ */
+#include "asm.h"
+
+.macro SAVE_GPRS
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+.endm
+
+.macro RESTORE_GPRS
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+.endm
+
+.macro ISR_NOERR vec
+	.align 16
+	pushq $0
+	pushq $\vec
+	jmp trap_common
+.endm
+
+.macro ISR_ERR vec
+	.align 16
+	pushq $\vec
+	jmp trap_common
+.endm
+
+	.text
+	.align 16
+	.globl isr_table
+isr_table:            /* 48 stubs of 16 bytes: exceptions 0-31, PIC vectors 32-47 */
+	.set v, 0
+	.rept 48
+	.if (v == 8) || (v == 10) || (v == 11) || (v == 12) || (v == 13) || (v == 14) || (v == 17) || (v == 21) || (v == 29) || (v == 30)
+	ISR_ERR v
+	.else
+	ISR_NOERR v
+	.endif
+	.set v, v + 1
+	.endr
+
+trap_common:
+	cld
+	SAVE_GPRS
+	movq %rsp, %rdi
+	call trap_dispatch
+	jmp return_to_user_or_kernel
+
+	/* Return through whatever frame sits at RSP. */
+	.globl return_to_user_or_kernel
+return_to_user_or_kernel:
+	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
+	jne iret_path
+	movq TF_RIP*8(%rsp), %rcx
+	movabsq $0x00007fffffffffff, %r11
+	cmpq %r11, %rcx
+	ja iret_path              /* sysretq to a non-canonical RIP would fault in ring 0 */
+	RESTORE_GPRS
+	addq $16, %rsp            /* vector, error */
+	popq %rcx                 /* rip */
+	addq $8, %rsp             /* cs */
+	popq %r11                 /* rflags */
+	popq %rsp                 /* user rsp; NMI and #DF use IST stacks */
+	sysretq
+iret_path:
+	RESTORE_GPRS
+	addq $16, %rsp
+	iretq
+
+	/* syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK. */
+	.align 16
+	.globl syscall_entry
+syscall_entry:
+	movq %rsp, syscall_user_rsp(%rip)
+	movq kernel_stack_top(%rip), %rsp
+	pushq $SEL_UDATA
+	pushq syscall_user_rsp(%rip)
+	pushq %r11
+	pushq $SEL_UCODE
+	pushq %rcx
+	pushq $0
+	pushq $VEC_SYSCALL
+	SAVE_GPRS
+	movq %rsp, %rdi
+	call syscall_dispatch
+	jmp return_to_user_or_kernel
+
+	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
+	.globl arch_switch_stacks
+arch_switch_stacks:
+	pushq %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, (%rdi)
+	movq %rsi, %rsp
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret
+
+	/* A new thread's first switch returns here with RSP at its trap frame. */
+	.globl thread_first_entry
+thread_first_entry:
+	jmp return_to_user_or_kernel
+
+	.bss
+	.align 8
+	.globl kernel_stack_top
+kernel_stack_top:  .quad 0
+syscall_user_rsp:  .quad 0
+
+	.section .note.GNU-stack, "", @progbits

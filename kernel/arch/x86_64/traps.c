@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// CPU exceptions: user-mode ones go to the generic exception code, kernel-mode ones stop the machine.
+#include <arch.h>
+#include "io.h"
+#include "../../printk.h"
+#include "../../exception.h"
+
+static const char *const names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
+	"#BR bound range", "#UD invalid opcode", "#NM device not available",
+	"#DF double fault", "coprocessor overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault", "#GP general protection",
+	"#PF page fault", "reserved", "#MF x87 error", "#AC alignment check",
+	"#MC machine check", "#XM SIMD error", "#VE virtualization",
+	"#CP control protection",
+};
+
+const char *arch_vector_name(word_t v)
+{
+	if (v < 32 && names[v])
+		return names[v];
+	return v == VEC_SYSCALL ? "syscall" : "interrupt";
+}
+
+void arch_dump_frame(const struct trapframe *tf)
+{
+	printk("  rip %016lx  cs %lx  rflags %016lx  rsp %016lx  ss %lx\n",
+	       tf->rip, tf->cs, tf->rflags, tf->rsp, tf->ss);
+	printk("  rax %016lx  rbx %016lx  rcx %016lx  rdx %016lx\n", tf->rax, tf->rbx, tf->rcx, tf->rdx);
+	printk("  rsi %016lx  rdi %016lx  rbp %016lx  r8  %016lx\n", tf->rsi, tf->rdi, tf->rbp, tf->r8);
+	printk("  r9  %016lx  r10 %016lx  r11 %016lx  r12 %016lx\n", tf->r9, tf->r10, tf->r11, tf->r12);
+	printk("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	printk("  cr2 %016lx  cr3 %016lx  error %lx\n", read_cr2(), read_cr3(), tf->error);
+}
+
+static void kernel_fault(struct trapframe *tf)
+{
+	printk("\npecan: KERNEL FAULT: %s (vector %lu) at rip %lx, address %lx\n",
+	       arch_vector_name(tf->vector), tf->vector, tf->rip,
+	       tf->vector == 14 ? read_cr2() : 0UL);
+	arch_dump_frame(tf);
+	halt_system(HALT_KERNEL_FAULT, "stopped after a kernel fault");
+}
+
+void trap_dispatch(struct trapframe *tf)
+{
+	if (tf->vector >= 32) {
+		/* every PIC line is masked: anything arriving here is spurious */
+		if (tf->vector == 39 || tf->vector == 47)
+			return;
+		printk("pecan: unexpected interrupt vector %lu ignored\n", tf->vector);
+		return;
+	}
+	if ((tf->cs & 3) == 0)
+		kernel_fault(tf);
+	exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
+}

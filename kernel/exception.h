@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* User-mode exceptions: KernelInterface, the kernel debugger, and unhandled faults. */
+#ifndef PECAN_EXCEPTION_H
+#define PECAN_EXCEPTION_H
+
+#include <arch.h>
+
+/* A CPU exception raised by the current (user) thread; fault_addr for page faults. */
+void exception_user(struct trapframe *tf, word_t fault_addr);
+/* Stop the current thread with a message saying why; runs another thread. */
+void thread_halt_current(const char *why, struct trapframe *tf, word_t addr);
+/* int3 from user mode: true if it was a kernel-debugger request (handled). */
+bool kdb_trap(struct trapframe *tf);
+
+#endif

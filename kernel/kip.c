@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Builds the KIP: fields, system-call pointers (from the one table), descriptors.
+#include "kip.h"
+#include "config.h"
+#include <arch.h>
+#include <l4/syscalls.h>
+#include <l4/thread.h>
+#include <l4/utcb.h>
+
+static word_t kip[512] __attribute__((aligned(4096), section(".data.pagealigned"))) = {
+	[0] = KIP_MAGIC,
+};
+static int nmemdesc;
+
+static void set(int off, word_t v) { kip[off / 8] = v; }
+word_t kip_word(int off) { return kip[off / 8]; }
+paddr_t kip_phys(void) { return kernel_virt_to_phys(kip); }
+
+static void kernel_descriptor(void)
+{
+	static const char version[] = "Pecan L4 X.2 microkernel for x86-64\0";
+	word_t *d = &kip[KIP_KERNEL_DESC_OFF / 8];
+	d[0] = KIP_KERNEL_ID;
+	d[1] = (26 << 9) | (11 << 5) | 21;   /* build date 2026-11-21 */
+	d[2] = 0x00010000;                   /* version 0.1.0 */
+	d[3] = 'P' | 'C' << 8 | 'A' << 16 | (word_t)'N' << 24;
+	char *s = (char *)&d[4];
+	for (unsigned i = 0; i < sizeof(version); i++)   /* string, then an empty feature list */
+		s[i] = version[i];
+}
+
+void kip_init(void)
+{
+	set(KIP_OFF_API_VERSION, KIP_API_VERSION);
+	set(KIP_OFF_API_FLAGS, KIP_API_FLAGS);
+	set(KIP_OFF_KERNEL_DESC, KIP_KERNEL_DESC_OFF);
+	set(KIP_OFF_UTCB_INFO, (12UL << 16) | (10UL << 10) | 1);        /* m = 1, a = 10, s = 12 */
+	set(KIP_OFF_KIP_AREA_INFO, 12);
+	set(KIP_OFF_PROC_DESC, KIP_PROC_DESC_OFF);
+	set(KIP_OFF_THREAD_INFO, ((word_t)L4_USER_BASE << 20) | (L4_SYSTEM_BASE << 8) | L4_THREAD_BITS);
+	set(KIP_OFF_PAGE_INFO, (1UL << (12 - 10)) | 7);                  /* 4 KiB pages, rwx */
+	set(KIP_OFF_PROC_INFO, 5UL << 60);                               /* one CPU, 32-byte descriptors */
+	set(KIP_OFF_MEMORY_INFO, (word_t)KIP_MEM_DESC_OFF << 32);
+#define X(nr, name, off) set(off, USTUB_ENTRY(nr));
+	L4_SYSCALL_TABLE(X)
+#undef X
+	kernel_descriptor();
+}
+
+void kip_set_server(int off, word_t ip, word_t sp, word_t low, word_t high)
+{
+	set(off, sp);
+	set(off + 8, ip);
+	set(off + 16, low);
+	set(off + 24, high);
+}
+
+bool kip_add_memdesc(unsigned type, unsigned subtype, bool virt, u64 low, u64 high)
+{
+	if (nmemdesc == KIP_MEM_DESC_MAX || high <= low)
+		return false;
+	word_t *d = &kip[KIP_MEM_DESC_OFF / 8 + 2 * nmemdesc++];
+	d[0] = (low & ~0x3ffUL) | (virt ? 1UL << 9 : 0) | (subtype & 0xf) << 4 | (type & 0xf);
+	d[1] = (high - 1) & ~0x3ffUL;
+	set(KIP_OFF_MEMORY_INFO, (word_t)KIP_MEM_DESC_OFF << 32 | nmemdesc);
+	return true;
+}
+
+void kip_set_boot_info(word_t addr)
+{
+	set(KIP_OFF_BOOT_INFO, addr);
+}

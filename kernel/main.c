@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// Boot: console, CPU, memory plan, KIP, the two root servers, then the scheduler.
+#include "boot.h"
+#include "elf.h"
+#include "frame.h"
+#include "kip.h"
+#include "printk.h"
+#include "sched.h"
+#include "space.h"
+#include <arch.h>
+#include <l4/thread.h>
+
+#define KMEM_ALIGN (2UL << 20)
+
+extern char _load_start[], _bss_end_phys[];
+
+static struct boot_info bi;
+static struct mem_map usable;    /* free RAM not yet claimed by anyone */
+
+#define boot_fail(...) halt_system(HALT_BAD_BOOT, "boot failed: " __VA_ARGS__)
+
+static bool cmdline_has(const char *cmd, const char *opt)
+{
+	for (; *cmd; cmd++) {
+		int i = 0;
+		while (opt[i] && cmd[i] == opt[i])
+			i++;
+		if (!opt[i] && (cmd[i] == ' ' || cmd[i] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+static void claim(u64 base, u64 end, const char *what)
+{
+	if (!pmem_remove(&usable, ALIGN_DOWN(base, PAGE_SIZE), ALIGN_UP(end, PAGE_SIZE)))
+		boot_fail("memory map too fragmented while reserving %s", what);
+}
+
+static void plan_memory(void)
+{
+	if (!pmem_usable(&bi.fw, &usable))
+		boot_fail("memory map has too many entries");
+	claim(0, 1UL << 20, "low memory");
+	claim((u64)_load_start, (u64)_bss_end_phys, "the kernel image");
+	claim(bi.info_start, bi.info_end, "the boot information");
+	for (int i = 0; i < bi.nmods; i++)
+		claim(bi.mods[i].start, bi.mods[i].end, "a boot module");
+}
+
+static void check_module(int i, const char *role, struct elf_image *img)
+{
+	const struct boot_module *m = &bi.mods[i];
+	const char *err = elf_check(phys_to_virt(m->start), m->end - m->start, USER_TOP, img);
+	if (err)
+		boot_fail("module %d (%s, \"%s\"): %s", i, role, m->cmdline, err);
+	if (img->high > ROOT_UTCB_AREA && img->low < ROOT_KIP_AREA + PAGE_SIZE)
+		boot_fail("module %d (%s): image overlaps the UTCB/KIP area %lx-%lx", i, role,
+			  ROOT_UTCB_AREA, ROOT_KIP_AREA + PAGE_SIZE);
+}
+
+/* Claim the physical frames the image's segments load into, page rounded. */
+static void claim_segments(int i, const char *role, const struct elf_image *img)
+{
+	struct mem_map need = { 0 };
+	for (int s = 0; s < img->nsegs; s++) {
+		const struct elf_segment *sg = &img->segs[s];
+		pmem_add(&need, ALIGN_DOWN(sg->paddr, PAGE_SIZE), ALIGN_UP(sg->paddr + sg->memsz, PAGE_SIZE), MEM_RAM);
+	}
+	pmem_normalize(&need);
+	for (int r = 0; r < need.n; r++) {
+		if (!pmem_contains(&usable, need.r[r].base, need.r[r].end))
+			boot_fail("module %d (%s): segment at physical %lx-%lx is not free RAM "
+				  "(overlaps the kernel, another module or reserved memory)",
+				  i, role, need.r[r].base, need.r[r].end);
+		claim(need.r[r].base, need.r[r].end, role);
+	}
+}
+
+/* Zero every segment's pages first, then copy: segments may share a page. */
+static void load_segments(int i, const struct elf_image *img, struct space *s)
+{
+	const u8 *file = phys_to_virt(bi.mods[i].start);
+	for (int k = 0; k < img->nsegs; k++) {
+		const struct elf_segment *sg = &img->segs[k];
+		u8 *dst = phys_to_virt(ALIGN_DOWN(sg->paddr, PAGE_SIZE));
+		for (u64 b = 0; b < ALIGN_UP(sg->paddr + sg->memsz, PAGE_SIZE) - ALIGN_DOWN(sg->paddr, PAGE_SIZE); b++)
+			dst[b] = 0;
+	}
+	for (int k = 0; k < img->nsegs; k++) {
+		const struct elf_segment *sg = &img->segs[k];
+		u8 *dst = phys_to_virt(sg->paddr);
+		for (u64 b = 0; b < sg->filesz; b++)
+			dst[b] = file[sg->offset + b];
+		for (u64 va = ALIGN_DOWN(sg->vaddr, PAGE_SIZE); va < sg->vaddr + sg->memsz; va += PAGE_SIZE) {
+			paddr_t pa = ALIGN_DOWN(sg->paddr, PAGE_SIZE) + (va - ALIGN_DOWN(sg->vaddr, PAGE_SIZE));
+			unsigned rights = sg->rights | MAP_R;
+			paddr_t old;
+			unsigned have;
+			if (arch_lookup(s->root, va, &old, &have))
+				rights |= have;
+			if (!space_map(s, va, pa, rights))
+				boot_fail("out of kernel memory mapping module %d", i);
+		}
+	}
+}
+
+static struct tcb *start_server(int i, const char *role, word_t no, const struct elf_image *img)
+{
+	struct space *s = space_create(ROOT_KIP_AREA, ROOT_UTCB_AREA, 1UL << ROOT_UTCB_AREA_LOG2);
+	if (!s)
+		boot_fail("out of kernel memory creating the %s space", role);
+	s->privileged = true;
+	load_segments(i, img, s);
+	/* abi.md §8: RSP starts at 0; crt0 sets up its own stack */
+	struct tcb *t = thread_create(l4_global_id(no, 1), s, ROOT_UTCB_AREA, img->entry, 0, role);
+	if (!t)
+		boot_fail("out of kernel memory creating the %s thread", role);
+	sched_make_ready(t);
+	return t;
+}
+
+static void describe_memory(u64 kmem)
+{
+	for (int i = 0; i < bi.fw.n; i++) {
+		const struct mem_range *r = &bi.fw.r[i];
+		if (r->type == MEM_RAM)
+			kip_add_memdesc(MEMDESC_CONVENTIONAL, 0, false, r->base, r->end);
+		else
+			kip_add_memdesc(MEMDESC_ARCH, 2, false, r->base, r->end);
+	}
+	kip_add_memdesc(MEMDESC_RESERVED, 0, false, (u64)_load_start, ALIGN_UP((u64)_bss_end_phys, PAGE_SIZE));
+	kip_add_memdesc(MEMDESC_RESERVED, 0, false, kmem, kmem + CONFIG_KMEM_SIZE);
+	kip_add_memdesc(MEMDESC_BOOTLOADER, 1, false, ALIGN_DOWN(bi.info_start, PAGE_SIZE), ALIGN_UP(bi.info_end, PAGE_SIZE));
+	for (int i = 0; i < bi.nmods; i++)
+		kip_add_memdesc(MEMDESC_BOOTLOADER, 3, false, ALIGN_DOWN(bi.mods[i].start, PAGE_SIZE),
+				ALIGN_UP(bi.mods[i].end, PAGE_SIZE));
+}
+
+static u64 setup_kernel_memory(void)
+{
+	u64 kmem;
+	if (!pmem_find_top(&usable, CONFIG_KMEM_SIZE, KMEM_ALIGN, ~0UL, &kmem))
+		boot_fail("not enough RAM for the kernel pool (%lu KiB)", CONFIG_KMEM_SIZE >> 10);
+	claim(kmem, kmem + CONFIG_KMEM_SIZE, "the kernel pool");
+	kmem_init(kmem, CONFIG_KMEM_SIZE);
+	return kmem;
+}
+
+static void selftests(void)
+{
+	if (cmdline_has(bi.cmdline, "pecan.selftest=kfault")) {
+		printk("pecan: selftest: touching an unmapped kernel address\n");
+		(void)*(volatile u64 *)0xffffc00000000000UL;
+	}
+}
+
+void kmain(u32 mbi)
+{
+	arch_console_init();
+	printk("\nPecan microkernel (L4 X.2, x86-64) booting\n");
+	arch_cpu_init();
+	arch_paging_init();
+	const char *err = multiboot_parse(mbi, PHYS_MAP_BASE, &bi);
+	if (err)
+		boot_fail("%s", err);
+	plan_memory();
+	if (bi.nmods < 2)
+		boot_fail("need the sigma0 and root-task modules, got %d module(s)", bi.nmods);
+	struct elf_image s0, root;
+	check_module(0, "sigma0", &s0);
+	check_module(1, "root", &root);
+	claim_segments(0, "sigma0", &s0);
+	claim_segments(1, "root", &root);
+	u64 kmem = setup_kernel_memory();
+	kip_init();
+	describe_memory(kmem);
+	kip_set_server(KIP_OFF_SIGMA0, s0.entry, 0, s0.low, s0.high);
+	kip_set_server(KIP_OFF_ROOT, root.entry, 0, root.low, root.high);
+	kip_set_boot_info(mbi);
+	start_server(0, "sigma0", L4_USER_BASE, &s0);
+	start_server(1, "root", L4_USER_BASE + 2, &root);
+	printk("pecan: %d module(s), kernel pool %lu KiB at %lx; starting sigma0 and the root task\n",
+	       bi.nmods, CONFIG_KMEM_SIZE >> 10, kmem);
+	selftests();
+	sched_start();
+}

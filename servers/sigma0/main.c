@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+// sigma0 placeholder: announces itself and yields.  The sigma0 protocol (owning
+// physical memory, serving page faults) comes with the memory issue.
+#include "../../lib/l4/l4.h"
+#include "../../lib/c/stdio.h"
+
+int main(void)
+{
+	printf("sigma0: running (placeholder: no sigma0 protocol yet)\n");
+	for (;;)
+		L4_ThreadSwitch(L4_NILTHREAD);
+}
