@@ -14,7 +14,8 @@ COMMON_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-pic -fno-pi
 	-fno-stack-protector -fno-asynchronous-unwind-tables -Iinclude
 KCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse \
 	-Ikernel/arch/x86_64 $(KCONFIG)
-UCFLAGS := $(COMMON_CFLAGS)
+# user wrappers push and call inside inline asm: no red zone; tests run in source order
+UCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -fno-toplevel-reorder
 HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel \
 	-fsanitize=address,undefined -fno-omit-frame-pointer
 
@@ -54,10 +55,10 @@ clean:
 	rm -rf $(BUILD)
 
 # --- kernel ---
-$(BUILD)/k/%.c.o: %.c
+$(BUILD)/k/%.c.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -MMD -c $< -o $@
-$(BUILD)/k/%.S.o: %.S
+$(BUILD)/k/%.S.o: %.S Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -MMD -c $< -o $@
 $(BUILD)/kernel.elf: $(KOBJ) kernel/arch/x86_64/linker.ld
@@ -66,10 +67,10 @@ $(KERNEL): $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
 
 # --- user programs ---
-$(BUILD)/u/%.c.o: %.c
+$(BUILD)/u/%.c.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -MMD -c $< -o $@
-$(BUILD)/u/%.S.o: %.S
+$(BUILD)/u/%.S.o: %.S Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -MMD -c $< -o $@
 ULINK = $(LD) -static -nostdlib -z max-page-size=4096 -e _start -Ttext-segment=$(1) -o $@ $(filter %.o,$^)

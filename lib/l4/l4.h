@@ -42,6 +42,12 @@ static inline L4_Word_t L4_Tcr(int byte_offset)
 	return *(L4_Word_t *)((char *)L4_Utcb() + byte_offset);
 }
 
+static inline void L4_SetTcr(int byte_offset, L4_Word_t v)
+{
+	L4_Word_t addr = (L4_Word_t)L4_Utcb() + byte_offset;
+	*(volatile L4_Word_t *)addr = v;
+}
+
 static inline L4_ThreadId_t L4_MyGlobalId(void) { return L4_Tcr(UTCB_MY_GLOBAL_ID); }
 static inline L4_Word_t L4_ErrorCode(void) { return L4_Tcr(UTCB_ERROR_CODE); }
 

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: MIT
+"""Shared by host and system tests: run a test binary or boot Pecan, read TEST lines.
+
+Test programs (host binaries and in-guest programs alike) print
+    TEST <id> <description>: ok
+    TEST <id> <description>: FAIL <why>
+    TESTS DONE: <n> passed, <m> failed
+Each TEST_CASE in a program's C source becomes one pytest item, so a test that
+never reports (the program crashed or hung) fails with the console tail.
+"""
+import functools
+import os
+import re
+import subprocess
+
+import pytest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+RUN = os.path.join(TOP, "tools", "run")
+
+CASE_RE = re.compile(r'TEST_CASE\("([^"]+)",\s*"([^"]+)"\)')
+LINE_RE = re.compile(r"^TEST (\S+) (.*?): (ok|FAIL)(?: (.*))?$")
+SUMMARY_RE = re.compile(r"^TESTS DONE: (\d+) passed, (\d+) failed$")
+
+
+def case_ids(source):
+    """[(id, description)] of the TEST_CASEs in a C source file."""
+    with open(source) as f:
+        return CASE_RE.findall(f.read())
+
+
+class Result:
+    def __init__(self, rc, output):
+        self.rc = rc
+        self.output = output
+        self.lines = [l.rstrip("\r") for l in output.splitlines()]
+        self.cases = {}
+        self.summary = None
+        for line in self.lines:
+            m = LINE_RE.match(line)
+            if m:
+                self.cases[m.group(1)] = (m.group(3), m.group(4) or "")
+            m = SUMMARY_RE.match(line)
+            if m:
+                self.summary = (int(m.group(1)), int(m.group(2)))
+
+    def tail(self, n=25):
+        return "\n".join(self.lines[-n:])
+
+    def line_index(self, pattern):
+        """Index of the first console line matching the regex, or -1."""
+        rx = re.compile(pattern)
+        return next((i for i, l in enumerate(self.lines) if rx.search(l)), -1)
+
+    def check_case(self, case_id):
+        if case_id not in self.cases:
+            pytest.fail(f"{case_id}: not reported (exit status {self.rc})\n{self.tail()}")
+        status, why = self.cases[case_id]
+        if status != "ok":
+            pytest.fail(f"{case_id}: {why}")
+
+
+@functools.lru_cache(maxsize=None)
+def run_host(binary, timeout=120):
+    p = subprocess.run([binary], capture_output=True, text=True, timeout=timeout)
+    return Result(p.returncode, p.stdout + p.stderr)
+
+
+@functools.lru_cache(maxsize=None)
+def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False):
+    """Boot Pecan once per distinct configuration; paths are relative to BUILD."""
+    cmd = [RUN, "--timeout", str(timeout)]
+    if root:
+        cmd += ["--root", root if root == "none" else os.path.join(BUILD, root)]
+    if sigma0:
+        cmd += ["--sigma0", os.path.join(BUILD, sigma0)]
+    for m in modules:
+        cmd += ["--module", m]
+    if append:
+        cmd += ["--append", append]
+    if icount:
+        cmd.append("--icount")
+    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       errors="replace")
+    return Result(p.returncode, p.stdout + p.stderr)
+
+
+def guest_cases(program):
+    """pytest parameters for every TEST_CASE of tests/system/progs/<program>.c."""
+    src = os.path.join(TOP, "tests", "system", "progs", program + ".c")
+    return [pytest.param(cid, id=cid) for cid, _ in case_ids(src)]

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install what building and testing Pecan needs from Debian's packages.
+# A no-op when everything is present.  Needs root (or sudo) to install.
+set -e
+
+need=""
+have() { command -v "$1" >/dev/null 2>&1; }
+have qemu-system-x86_64 || need="$need qemu-system-x86"
+have gcc || need="$need gcc"
+have make || need="$need make"
+have ld || need="$need binutils"
+have objcopy || need="$need binutils"
+have python3 || need="$need python3"
+if have python3 && ! python3 -c 'import pytest' >/dev/null 2>&1; then
+	need="$need python3-pytest"
+fi
+# gcc's sanitizer runtimes for the host unit tests
+if have gcc && ! echo 'int main(void){return 0;}' | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1; then
+	need="$need libasan8 libubsan1"
+fi
+
+[ -z "$need" ] && exit 0
+echo "tools/deps.sh: installing:$need"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
+# python3 may be a non-Debian interpreter first on PATH (pyenv): fall back to pip there
+if ! python3 -c 'import pytest' >/dev/null 2>&1; then
+	python3 -m pip install -q pytest
+fi
