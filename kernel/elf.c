@@ -23,8 +23,6 @@ struct phdr {
 
 static const char *check_header(const struct ehdr *h, u64 len)
 {
-	if (h->ident[0] != 0x7f || h->ident[1] != 'E' || h->ident[2] != 'L' || h->ident[3] != 'F')
-		return "not an ELF file (bad magic)";
 	if (h->ident[4] != 2)
 		return "not a 64-bit ELF file";
 	if (h->ident[5] != 1)
@@ -77,9 +75,12 @@ static bool entry_executable(const struct elf_image *img)
 
 const char *elf_check(const u8 *img, u64 len, u64 user_top, struct elf_image *out)
 {
+	if (len < 4)
+		return "not an ELF file (too short)";
+	if (img[0] != 0x7f || img[1] != 'E' || img[2] != 'L' || img[3] != 'F')
+		return "not an ELF file (bad magic)";
 	if (len < sizeof(struct ehdr))
-		return len >= 4 && img[0] == 0x7f && img[1] == 'E' ? "ELF header truncated"
-								      : "not an ELF file (too short)";
+		return "ELF header truncated";
 	const struct ehdr *h = (const struct ehdr *)img;
 	const char *err = check_header(h, len);
 	if (err)
