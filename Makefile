@@ -32,7 +32,7 @@ ROOT_BASE   := 0x01000000
 
 KERNEL := $(BUILD)/pecan.bin
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
-# In-guest test programs: t_* run as the root task, v_* ("victims") in sigma0's slot.
+# In-guest test programs: t_* run as the root task; v_* ("victims") and s_* run in sigma0's slot.
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
@@ -85,6 +85,9 @@ $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/v_%.elf: $(BUILD)/u/tests/system/progs/v_%.c.o $(ULIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(SIGMA0_BASE))
+$(BUILD)/tests/s_%.elf: $(BUILD)/u/tests/system/progs/s_%.c.o $(ULIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(SIGMA0_BASE))
 
