@@ -16,7 +16,7 @@ KCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -mcmodel=kernel -mgeneral-regs-only -m
 	-Ikernel/arch/x86_64 $(KCONFIG)
 # user wrappers push and call inside inline asm: no red zone; tests run in source order
 UCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -fno-toplevel-reorder
-HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel \
+HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel -fno-toplevel-reorder \
 	-fsanitize=address,undefined -fno-omit-frame-pointer
 
 KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \

@@ -15,7 +15,7 @@ struct boot_info {
 	int nmods;
 	struct boot_module mods[CONFIG_MAX_MODULES];
 	const char *cmdline;        /* kernel command line, never NULL */
-	u64 info_start, info_end;   /* the loader's own structures, to keep intact */
+	u64 info_start, info_end;   /* the loader's structures and strings, to keep intact */
 };
 
 /*

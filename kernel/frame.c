@@ -15,6 +15,17 @@ void fpool_init(struct frame_pool *p, paddr_t base, word_t nframes, u64 *bitmap)
 	p->bitmap = bitmap;
 	for (word_t i = 0; i < FRAME_BITMAP_WORDS(nframes); i++)
 		bitmap[i] = 0;
+	if (base == 0 && nframes) {     /* 0 means "no frame": never hand out physical 0 */
+		bit_set(bitmap, 0);
+		p->nfree--;
+	}
+}
+
+/* First index >= i whose physical frame number is a multiple of align. */
+static word_t align_index(const struct frame_pool *p, word_t i, word_t align)
+{
+	word_t pfn = p->base / PAGE_SIZE;
+	return ALIGN_UP(pfn + i, align) - pfn;
 }
 
 /* Index of the first used frame in [start, start+n), or start+n if all are free. */
@@ -29,14 +40,14 @@ static word_t first_used(const struct frame_pool *p, word_t start, word_t n)
 static bool search(struct frame_pool *p, word_t from, word_t to, word_t n,
 		   word_t align, word_t *found)
 {
-	word_t i = ALIGN_UP(from, align);
+	word_t i = align_index(p, from, align);
 	while (i + n <= to) {
 		word_t used = first_used(p, i, n);
 		if (used == i + n) {
 			*found = i;
 			return true;
 		}
-		i = ALIGN_UP(used + 1, align);
+		i = align_index(p, used + 1, align);
 	}
 	return false;
 }

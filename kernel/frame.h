@@ -17,7 +17,8 @@ struct frame_pool {
 #define FRAME_BITMAP_WORDS(n) (((n) + 63) / 64)
 
 void fpool_init(struct frame_pool *p, paddr_t base, word_t nframes, u64 *bitmap);
-/* n contiguous frames aligned to align_frames (a power of two); 0 if none. */
+/* n contiguous frames whose physical address is aligned to align_frames pages
+ * (a power of two); 0 if none.  A pool based at 0 never hands out frame 0. */
 paddr_t fpool_alloc(struct frame_pool *p, word_t n, word_t align_frames);
 /* False (and nothing changes) if any frame is outside the pool or already free. */
 bool fpool_free(struct frame_pool *p, paddr_t addr, word_t n);

@@ -10,19 +10,28 @@ bool pmem_add(struct mem_map *m, u64 base, u64 end, u32 type)
 	return true;
 }
 
+static bool overlaps(const struct mem_range *r, u64 base, u64 end)
+{
+	return base < r->end && end > r->base;
+}
+
+/* Atomic: if splitting would overflow the table, nothing changes. */
 bool pmem_remove(struct mem_map *m, u64 base, u64 end)
 {
 	if (end <= base)
 		return true;
+	int splits = 0;
+	for (int i = 0; i < m->n; i++)
+		splits += base > m->r[i].base && end < m->r[i].end;
+	if (m->n + splits > CONFIG_MAX_MEM_RANGES)
+		return false;
 	for (int i = 0; i < m->n; i++) {
 		struct mem_range *r = &m->r[i];
-		if (end <= r->base || base >= r->end)
+		if (!overlaps(r, base, end))
 			continue;
 		if (base > r->base && end < r->end) {      /* hole in the middle: split */
-			u64 old_end = r->end;
+			m->r[m->n++] = (struct mem_range){ end, r->end, r->type };
 			r->end = base;
-			if (!pmem_add(m, end, old_end, r->type))
-				return false;
 		} else if (base > r->base) {
 			r->end = base;
 		} else if (end < r->end) {
@@ -34,14 +43,27 @@ bool pmem_remove(struct mem_map *m, u64 base, u64 end)
 	return true;
 }
 
-void pmem_normalize(struct mem_map *m)
+static bool before(const struct mem_range *a, const struct mem_range *b, bool by_type)
+{
+	if (by_type && a->type != b->type)
+		return a->type < b->type;
+	return a->base < b->base;
+}
+
+static void sort(struct mem_map *m, bool by_type)
 {
 	for (int i = 1; i < m->n; i++)              /* insertion sort: tables are small */
-		for (int j = i; j > 0 && m->r[j].base < m->r[j - 1].base; j--) {
+		for (int j = i; j > 0 && before(&m->r[j], &m->r[j - 1], by_type); j--) {
 			struct mem_range t = m->r[j];
 			m->r[j] = m->r[j - 1];
 			m->r[j - 1] = t;
 		}
+}
+
+/* Sorted by type then base, same-type neighbours are the only merge candidates. */
+void pmem_normalize(struct mem_map *m)
+{
+	sort(m, true);
 	int out = 0;
 	for (int i = 0; i < m->n; i++) {
 		struct mem_range *prev = out ? &m->r[out - 1] : NULL;
@@ -53,21 +75,26 @@ void pmem_normalize(struct mem_map *m)
 		}
 	}
 	m->n = out;
+	sort(m, false);
+}
+
+/* Page rounding that saturates instead of wrapping past 2^64. */
+static u64 page_up(u64 x)
+{
+	return x > ~0UL - (PAGE_SIZE - 1) ? ~0UL : ALIGN_UP(x, PAGE_SIZE);
 }
 
 bool pmem_usable(const struct mem_map *fw, struct mem_map *out)
 {
 	out->n = 0;
 	for (int i = 0; i < fw->n; i++) {
-		u64 b = ALIGN_UP(fw->r[i].base, PAGE_SIZE), e = ALIGN_DOWN(fw->r[i].end, PAGE_SIZE);
-		if (fw->r[i].type == MEM_RAM && b < e &&
-		    !pmem_add(out, b, e, MEM_RAM))
+		u64 b = page_up(fw->r[i].base), e = ALIGN_DOWN(fw->r[i].end, PAGE_SIZE);
+		if (fw->r[i].type == MEM_RAM && b < e && !pmem_add(out, b, e, MEM_RAM))
 			return false;
 	}
 	for (int i = 0; i < fw->n; i++)
 		if (fw->r[i].type != MEM_RAM &&
-		    !pmem_remove(out, ALIGN_DOWN(fw->r[i].base, PAGE_SIZE),
-				 ALIGN_UP(fw->r[i].end, PAGE_SIZE)))
+		    !pmem_remove(out, ALIGN_DOWN(fw->r[i].base, PAGE_SIZE), page_up(fw->r[i].end)))
 			return false;
 	pmem_normalize(out);
 	return true;

@@ -20,7 +20,7 @@ struct mem_map {
 
 /* Append a range; false if the table is full or the range is empty/overflowing. */
 bool pmem_add(struct mem_map *m, u64 base, u64 end, u32 type);
-/* Remove [base, end) from every range, splitting where needed; false if full. */
+/* Remove [base, end) from every range, splitting where needed; false (and no change) if full. */
 bool pmem_remove(struct mem_map *m, u64 base, u64 end);
 /* Sort by base and merge touching or overlapping ranges of the same type. */
 void pmem_normalize(struct mem_map *m);

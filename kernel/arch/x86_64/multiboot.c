@@ -47,17 +47,25 @@ const char *multiboot_parse_mmap(const u8 *buf, u32 len, struct mem_map *out)
 	return out->n ? NULL : "memory map is empty";
 }
 
-static const char *string_at(u32 phys, u64 off)
-{
-	return phys ? (const char *)(phys + off) : "";
-}
-
 static void cover(struct boot_info *bi, u64 start, u64 end)
 {
 	if (start < bi->info_start)
 		bi->info_start = start;
 	if (end > bi->info_end)
 		bi->info_end = end;
+}
+
+/* A loader string, which the kernel keeps using, so it is covered too. */
+static const char *string_at(struct boot_info *bi, u32 phys, u64 off)
+{
+	if (!phys)
+		return "";
+	const char *s = (const char *)(phys + off);
+	u64 len = 0;
+	while (s[len])
+		len++;
+	cover(bi, phys, phys + len + 1);
+	return s;
 }
 
 static const char *parse_modules(const struct mbi *m, u64 off, struct boot_info *bi)
@@ -73,7 +81,7 @@ static const char *parse_modules(const struct mbi *m, u64 off, struct boot_info 
 		if (mods[i].end < mods[i].start)
 			return "boot module ends before it starts";
 		bi->mods[i] = (struct boot_module){ mods[i].start, mods[i].end,
-						    string_at(mods[i].string, off) };
+						    string_at(bi, mods[i].string, off) };
 	}
 	bi->nmods = (int)m->mods_count;
 	return NULL;
@@ -84,7 +92,7 @@ const char *multiboot_parse(u64 mbi, u64 off, struct boot_info *bi)
 	const struct mbi *m = (const void *)(mbi + off);
 	bi->info_start = mbi;
 	bi->info_end = mbi + sizeof(*m);
-	bi->cmdline = (m->flags & MBI_FLAG_CMDLINE) ? string_at(m->cmdline, off) : "";
+	bi->cmdline = (m->flags & MBI_FLAG_CMDLINE) ? string_at(bi, m->cmdline, off) : "";
 	if (!(m->flags & MBI_FLAG_MMAP))
 		return "boot loader gave no memory map";
 	cover(bi, m->mmap_addr, (u64)m->mmap_addr + m->mmap_length);
