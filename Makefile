@@ -37,6 +37,8 @@ TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard test
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
 .PHONY: all deps run test debug clean
+# keep object files of pattern-built programs (make would delete them as intermediates)
+.SECONDARY:
 all: $(KERNEL) $(BUILD)/kernel.elf $(SERVERS) $(TPROGS) $(HOSTTESTS)
 
 deps:
