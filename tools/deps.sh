@@ -11,8 +11,9 @@ have gcc || need="$need gcc"
 have make || need="$need make"
 have ld || need="$need binutils"
 have objcopy || need="$need binutils"
-have python3 || need="$need python3"
-if have python3 && ! python3 -c 'import pytest' >/dev/null 2>&1; then
+if ! have python3; then
+	need="$need python3 python3-pytest"
+elif ! python3 -c 'import pytest' >/dev/null 2>&1; then
 	need="$need python3-pytest"
 fi
 # gcc's sanitizer runtimes for the host unit tests
