@@ -9,6 +9,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have qemu-system-x86_64 || need="$need qemu-system-x86"
 have gcc || need="$need gcc"
 have make || need="$need make"
+have gdb || need="$need gdb"          # make debug, and its test
 have ld || need="$need binutils"
 have objcopy || need="$need binutils"
 if ! have python3; then
