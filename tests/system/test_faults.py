@@ -20,7 +20,7 @@ VICTIMS = {
     "ud2": r"#UD invalid opcode \(vector 6",
     "div0": r"#DE divide error \(vector 0",
     "int3": r"#BP breakpoint \(vector 3",
-    "int80": r"#GP general protection \(vector 13, error 402\)",
+    "int80": r"#GP general protection \(vector 13",
     "noncanon": r"#GP general protection \(vector 13.* at rip 8000000000000000",
 }
 
