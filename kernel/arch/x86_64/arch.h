@@ -18,6 +18,9 @@ struct trapframe {
 	word_t rip, cs, rflags, rsp, ss;   /* the iretq frame */
 };
 
+_Static_assert(offsetof(struct trapframe, vector) == TF_VECTOR * 8, "entry.S frame layout");
+_Static_assert(offsetof(struct trapframe, rip) == TF_RIP * 8, "entry.S frame layout");
+
 /* Per-thread architecture state. */
 struct arch_thread {
 	word_t ksp;                         /* saved kernel stack pointer while switched out */

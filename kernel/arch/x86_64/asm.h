@@ -41,17 +41,9 @@
 #define RFLAGS_IF   (1 << 9)
 #define RFLAGS_IOPL3 (3 << 12)
 
-/* Trap-frame layout (struct trapframe in arch.h), in words. */
-#define TF_R15 0
-#define TF_RAX 14
+/* Trap-frame words entry.S reads (struct trapframe in arch.h checks them). */
 #define TF_VECTOR 15
-#define TF_ERROR 16
 #define TF_RIP 17
-#define TF_CS 18
-#define TF_RFLAGS 19
-#define TF_RSP 20
-#define TF_SS 21
-#define TF_WORDS 22
 
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
 
