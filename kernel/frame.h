@@ -27,6 +27,5 @@ bool fpool_free(struct frame_pool *p, paddr_t addr, word_t n);
 void kmem_init(paddr_t base, word_t size);
 paddr_t frame_alloc_zeroed(word_t n);
 void frame_free(paddr_t addr, word_t n);
-word_t kmem_free_frames(void);
 
 #endif

@@ -13,7 +13,6 @@ static word_t kip[512] __attribute__((aligned(4096), section(".data.pagealigned"
 static int nmemdesc;
 
 static void set(int off, word_t v) { kip[off / 8] = v; }
-word_t kip_word(int off) { return kip[off / 8]; }
 paddr_t kip_phys(void) { return kernel_virt_to_phys(kip); }
 
 static void kernel_descriptor(void)

@@ -13,6 +13,5 @@ void kip_set_server(int off, word_t ip, word_t sp, word_t low, word_t high);
 /* Append a memory descriptor (type | subtype << 4, [low, high) ); false if full. */
 bool kip_add_memdesc(unsigned type, unsigned subtype, bool virt, u64 low, u64 high);
 void kip_set_boot_info(word_t addr);
-word_t kip_word(int off);
 
 #endif

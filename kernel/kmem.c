@@ -29,8 +29,3 @@ void frame_free(paddr_t addr, word_t n)
 	if (!fpool_free(&kpool, addr, n))
 		panic("frame_free: bad free of %lx (%lu frames)", addr, n);
 }
-
-word_t kmem_free_frames(void)
-{
-	return kpool.nfree;
-}

@@ -68,8 +68,3 @@ void utcb_set(struct tcb *t, int offset, word_t value)
 {
 	*(word_t *)(t->utcb_k + offset) = value;
 }
-
-word_t utcb_get(struct tcb *t, int offset)
-{
-	return *(word_t *)(t->utcb_k + offset);
-}

@@ -35,6 +35,5 @@ struct tcb *tcb_lookup(word_t gid);
 struct tcb *thread_create(word_t gid, struct space *s, word_t utcb_location,
 			  word_t ip, word_t sp, const char *name);
 void utcb_set(struct tcb *t, int offset, word_t value);
-word_t utcb_get(struct tcb *t, int offset);
 
 #endif

@@ -45,7 +45,6 @@ int arch_console_getc(bool block);       /* -1 if none and not blocking */
 void arch_cpu_init(void);
 void arch_paging_init(void);       /* kernel tables, direct map of the first 512 GiB */
 void arch_poweroff(int status) __attribute__((noreturn));
-void arch_idle(void);
 
 paddr_t arch_space_create(void);          /* new top-level table with the kernel half; 0 if OOM */
 bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
@@ -55,7 +54,6 @@ void arch_space_activate(paddr_t root);
 void arch_thread_init(struct tcb *t, word_t ip, word_t sp, word_t kstack_top);
 void arch_switch_to(struct tcb *prev, struct tcb *next);
 void arch_set_utcb_pointer(word_t utcb);
-struct trapframe *arch_user_frame(struct tcb *t);
 
 void arch_dump_frame(const struct trapframe *tf);
 const char *arch_vector_name(word_t vector);

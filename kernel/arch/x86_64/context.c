@@ -8,11 +8,6 @@ void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
 void arch_set_kernel_stack(word_t top);
 extern char thread_first_entry[];
 
-struct trapframe *arch_user_frame(struct tcb *t)
-{
-	return (struct trapframe *)t->kstack_top - 1;
-}
-
 void arch_thread_init(struct tcb *t, word_t ip, word_t sp, word_t kstack_top)
 {
 	struct trapframe *tf = (struct trapframe *)kstack_top - 1;

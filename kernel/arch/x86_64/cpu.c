@@ -150,8 +150,3 @@ void arch_poweroff(int status)
 	for (;;)
 		__asm__ __volatile__("cli; hlt");
 }
-
-void arch_idle(void)
-{
-	__asm__ __volatile__("sti; hlt; cli");
-}

@@ -17,12 +17,7 @@ struct mb_module {
 	u32 start, end, string, reserved;
 } __attribute__((packed));
 
-struct mb_mmap_entry {
-	u32 size;
-	u64 base, len;
-	u32 type;
-} __attribute__((packed));
-
+/* Memory-map entries are {u32 size; u64 base, len; u32 type}, unaligned: read bytewise. */
 static u32 rd32(const u8 *p) { return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24; }
 static u64 rd64(const u8 *p) { return rd32(p) | (u64)rd32(p + 4) << 32; }
 
