@@ -9,6 +9,22 @@ OBJCOPY := objcopy
 PYTHON  ?= python3
 # Kernel configuration: -DCONFIG_X=value overrides kernel/config.h defaults.
 KCONFIG ?=
+# Scheduler-variant presets (kernel/config.h, docs/architecture.md).  Each is
+# built as $(BUILD)/kernels/<name>/pecan.bin besides the default kernel.
+PRESET_dslq   := -DCONFIG_SCHED_DIRECT=1 -DCONFIG_SCHED_LAZY=1 -DCONFIG_SCHED_BENNO=0
+PRESET_dseq   := -DCONFIG_SCHED_DIRECT=1 -DCONFIG_SCHED_LAZY=0 -DCONFIG_SCHED_BENNO=0
+PRESET_fslq   := -DCONFIG_SCHED_DIRECT=0 -DCONFIG_SCHED_LAZY=1 -DCONFIG_SCHED_BENNO=0
+PRESET_fseq   := -DCONFIG_SCHED_DIRECT=0 -DCONFIG_SCHED_LAZY=0 -DCONFIG_SCHED_BENNO=0
+PRESET_benno  := -DCONFIG_SCHED_DIRECT=1 -DCONFIG_SCHED_LAZY=0 -DCONFIG_SCHED_BENNO=1
+VARIANTS := dslq dseq fslq fseq benno
+# test kernels: every variant as built by default, plus the default with the fastpath off
+TEST_KERNELS := $(VARIANTS) dslq-nofast
+KCONF_dslq := $(PRESET_dslq)
+KCONF_dseq := $(PRESET_dseq)
+KCONF_fslq := $(PRESET_fslq)
+KCONF_fseq := $(PRESET_fseq)
+KCONF_benno := $(PRESET_benno)
+KCONF_dslq-nofast := $(PRESET_dslq) -DCONFIG_FASTPATH=0
 
 COMMON_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -Iinclude
@@ -31,6 +47,7 @@ SIGMA0_BASE := 0x00f00000
 ROOT_BASE   := 0x01000000
 
 KERNEL := $(BUILD)/pecan.bin
+VARIANT_KERNELS := $(foreach k,$(TEST_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 # In-guest test programs: t_* run as the root task; v_* ("victims") and s_* run in sigma0's slot.
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
@@ -39,7 +56,7 @@ HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/tes
 .PHONY: all deps run test debug clean
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
-all: $(KERNEL) $(BUILD)/kernel.elf $(SERVERS) $(TPROGS) $(HOSTTESTS)
+all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS)
 
 deps:
 	@tools/deps.sh
@@ -67,6 +84,22 @@ $(BUILD)/kernel.elf: $(KOBJ) kernel/arch/x86_64/linker.ld
 	$(LD) -n -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -T kernel/arch/x86_64/linker.ld -o $@ $(KOBJ)
 $(KERNEL): $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
+
+# kernel_variant(name, flags): the kernel built with extra configuration flags
+define kernel_variant
+$(BUILD)/kv/$(1)/%.c.o: %.c Makefile
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(KCFLAGS) $(2) -MMD -c $$< -o $$@
+$(BUILD)/kv/$(1)/%.S.o: %.S Makefile
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(KCFLAGS) $(2) -MMD -c $$< -o $$@
+$(BUILD)/kernels/$(1)/kernel.elf: $(patsubst %,$(BUILD)/kv/$(1)/%.o,$(KSRC)) kernel/arch/x86_64/linker.ld
+	@mkdir -p $$(dir $$@)
+	$$(LD) -n -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -T kernel/arch/x86_64/linker.ld -o $$@ $$(filter %.o,$$^)
+$(BUILD)/kernels/$(1)/pecan.bin: $(BUILD)/kernels/$(1)/kernel.elf
+	$$(OBJCOPY) -O binary $$< $$@
+endef
+$(foreach k,$(TEST_KERNELS),$(eval $(call kernel_variant,$(k),$(KCONF_$(k)))))
 
 # --- user programs ---
 $(BUILD)/u/%.c.o: %.c Makefile
@@ -103,5 +136,7 @@ $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)
+
+include mk/bench.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -29,4 +29,38 @@
 #define CONFIG_COM1_BAUD_DIV  1              /* 115200 baud */
 #endif
 
+/*
+ * Scheduler variant (seed 001): DIRECT = direct process switch in IPC (else
+ * a full scheduler call), LAZY = lazy queueing (else eager).  BENNO (with
+ * DIRECT and not LAZY) keeps the ready queue exact, never holding the
+ * running thread, and switches directly only when that respects priorities.
+ */
+#ifndef CONFIG_SCHED_DIRECT
+#define CONFIG_SCHED_DIRECT   1
+#endif
+#ifndef CONFIG_SCHED_LAZY
+#define CONFIG_SCHED_LAZY     1
+#endif
+#ifndef CONFIG_SCHED_BENNO
+#define CONFIG_SCHED_BENNO    0
+#endif
+#ifndef CONFIG_FASTPATH
+#define CONFIG_FASTPATH       1              /* register-only IPC fastpath (ipc_fast.c) */
+#endif
+#ifndef CONFIG_COUNTERS
+#define CONFIG_COUNTERS       1              /* seed 001 Table 2 event counters */
+#endif
+#ifndef CONFIG_TICK_US
+#define CONFIG_TICK_US        1000           /* timer tick */
+#endif
+#ifndef CONFIG_TIMESLICE_US
+#define CONFIG_TIMESLICE_US   10000          /* default time slice */
+#endif
+#ifndef CONFIG_DEFAULT_PRIO
+#define CONFIG_DEFAULT_PRIO   100            /* priority of new threads */
+#endif
+#ifndef CONFIG_ROOT_PRIO
+#define CONFIG_ROOT_PRIO      255            /* sigma0 and the root task (abi.md) */
+#endif
+
 #endif

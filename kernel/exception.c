@@ -6,11 +6,15 @@
 #include "printk.h"
 #include "sched.h"
 #include "space.h"
+#include "ipc.h"
+#include <l4/ipc.h>
+#include <l4/utcb.h>
 #include <l4/thread.h>
 #include "../lib/fmt/fmt.h"
 
 #define VEC_BP 3
 #define VEC_UD 6
+#define VEC_PF 14
 
 /* KernelInterface is the 2-byte #UD `F0 90` (lock; nop). */
 static bool kernel_interface(struct trapframe *tf)
@@ -35,12 +39,50 @@ void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 		printk(", address %lx", addr);
 	printk("\n");
 	t->state = TS_HALTED;
-	sched_leave();
+	sched_swap(NULL);
 	panic("halted thread %lx resumed", t->id);
+}
+
+/* Words of the faulter's state the page-fault IPC overwrites (abi.md §3, §7.1). */
+struct pf_saved {
+	word_t mr[3], br0, error, from;
+};
+
+/*
+ * A user page fault becomes a Call to the thread's pager: label -2<<4 | rwx,
+ * MR1 = address, MR2 = RIP; the pager's map items land through a receive
+ * window of the whole space.  Afterwards the faulter's MRs are as before and
+ * the instruction is retried.  Returns false if there is no pager.
+ */
+static bool pagefault_ipc(struct trapframe *tf, word_t addr)
+{
+	struct tcb *t = current;
+	word_t pager = utcb_get(t, UTCB_PAGER);
+	if (!pager || !tcb_resolve(t, pager))
+		return false;
+	word_t *mr = utcb_mrs(t);
+	struct pf_saved sv = { { mr[0], mr[1], mr[2] }, utcb_get(t, UTCB_BR(0)),
+			       utcb_get(t, UTCB_ERROR_CODE), t->ipc_from };
+	word_t rwx = (tf->error & 2) ? MAP_W : (tf->error & 16) ? MAP_X : MAP_R;
+	mr[0] = L4_TAG_MAKE(L4_LABEL_PAGEFAULT | rwx, 2, 0);
+	mr[1] = addr;
+	mr[2] = tf->rip;
+	utcb_set(t, UTCB_BR(0), L4_COMPLETE_SPACE);
+	t->ipc_kind = IPC_KERNEL;
+	ipc_do(t, pager, pager, 0);
+	t->ipc_kind = IPC_USER;
+	bool gone = L4_IPC_CODE(t->ipc_error) == L4_IPC_NOPARTNER;
+	mr[0] = sv.mr[0]; mr[1] = sv.mr[1]; mr[2] = sv.mr[2];
+	utcb_set(t, UTCB_BR(0), sv.br0);
+	utcb_set(t, UTCB_ERROR_CODE, sv.error);
+	t->ipc_from = sv.from;
+	return !gone;
 }
 
 void exception_user(struct trapframe *tf, word_t fault_addr)
 {
+	if (tf->vector == VEC_PF && pagefault_ipc(tf, fault_addr))
+		return;
 	if (tf->vector == VEC_UD && kernel_interface(tf))
 		return;
 	if (tf->vector == VEC_BP && kdb_trap(tf))

@@ -7,6 +7,8 @@
 #include "printk.h"
 #include "sched.h"
 #include "space.h"
+#include "config.h"
+#include <l4/utcb.h>
 #include <arch.h>
 #include <l4/thread.h>
 
@@ -105,18 +107,30 @@ static void load_segments(int i, const struct elf_image *img, struct space *s)
 	}
 }
 
-static struct tcb *start_server(int i, const char *role, word_t no, const struct elf_image *img)
+/*
+ * Root servers: privileged spaces with the KIP and UTCB areas of abi.md §8,
+ * the debug console's ports (Pistachio's programs print through COM1), the
+ * highest priority, and the given pager and scheduler.
+ */
+static struct tcb *start_server(int i, const char *role, word_t no, const struct elf_image *img,
+				word_t pager, word_t scheduler)
 {
-	struct space *s = space_create(ROOT_KIP_AREA, ROOT_UTCB_AREA, 1UL << ROOT_UTCB_AREA_LOG2);
-	if (!s)
+	struct space *s = space_create();
+	if (!s || !space_configure(s, ROOT_KIP_AREA, ROOT_UTCB_AREA, 1UL << ROOT_UTCB_AREA_LOG2))
 		boot_fail("out of kernel memory creating the %s space", role);
 	s->privileged = true;
+	s->console_ports = true;
 	load_segments(i, img, s);
 	/* abi.md §8: RSP starts at 0; crt0 sets up its own stack */
 	struct tcb *t = thread_create(l4_global_id(no, 1), s, ROOT_UTCB_AREA, img->entry, 0, role);
 	if (!t)
 		boot_fail("out of kernel memory creating the %s thread", role);
-	sched_make_ready(t);
+	t->pager = pager;
+	utcb_set(t, UTCB_PAGER, pager);
+	t->scheduler = scheduler;
+	t->prio = CONFIG_ROOT_PRIO;
+	t->state = TS_READY;
+	sched_enqueue(t);
 	return t;
 }
 
@@ -178,8 +192,10 @@ void kmain(u32 mbi)
 	kip_set_server(KIP_OFF_SIGMA0, s0.entry, 0, s0.low, s0.high);
 	kip_set_server(KIP_OFF_ROOT, root.entry, 0, root.low, root.high);
 	kip_set_boot_info(mbi);
-	start_server(0, "sigma0", L4_USER_BASE, &s0);
-	start_server(1, "root", L4_USER_BASE + 2, &root);
+	word_t sigma0_id = l4_global_id(L4_USER_BASE, 1), root_id = l4_global_id(L4_USER_BASE + 2, 1);
+	start_server(0, "sigma0", L4_USER_BASE, &s0, L4_NILTHREAD, root_id);
+	start_server(1, "root", L4_USER_BASE + 2, &root, sigma0_id, root_id);
+	arch_timer_init(CONFIG_TICK_US);
 	printk("pecan: %d module(s), kernel pool %lu KiB at %lx; starting sigma0 and the root task\n",
 	       bi.nmods, CONFIG_KMEM_SIZE >> 10, kmem);
 	selftests();

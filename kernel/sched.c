@@ -1,74 +1,232 @@
 // SPDX-License-Identifier: MIT
-// A single round-robin ready queue and the switch between threads.
+// 256-priority round-robin scheduler with the seed 001 variants (sched.h).
 #include "sched.h"
 #include "printk.h"
+#include "timer.h"
+
+/*
+ * Queue invariants by variant:
+ *   eager (EQ):  the queue holds exactly the runnable threads, current included;
+ *   lazy (LQ):   it holds at least every runnable thread that is not running;
+ *                blocked threads leave it when a lookup meets them;
+ *   Benno:       it holds exactly the runnable threads that are not running.
+ */
+#define EAGER (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO)
 
 struct tcb *current;
-static struct tcb *ready_head, *ready_tail;
+static struct tcb idle_tcb = { .name = "idle", .state = TS_IDLE };
+static struct tcb *const idle_thread = &idle_tcb;
+static struct tcb *rq_head[256];
+static u64 rq_bitmap[4];
 
-void sched_make_ready(struct tcb *t)
-{
-	t->state = TS_READY;
-	t->ready_next = NULL;
-	if (ready_tail)
-		ready_tail->ready_next = t;
-	else
-		ready_head = t;
-	ready_tail = t;
-}
+word_t *const sched_counters = &user_gs_page[(PECAN_COUNTERS_ADDR - USER_GS_PAGE) / 8];
 
-void sched_remove(struct tcb *t)
+void sched_enqueue(struct tcb *t)
 {
-	struct tcb **pp = &ready_head, *prev = NULL;
-	for (; *pp && *pp != t; prev = *pp, pp = &(*pp)->ready_next)
-		;
-	if (!*pp)
+	if (t->queued || t == idle_thread)
 		return;
-	*pp = t->ready_next;
-	if (ready_tail == t)
-		ready_tail = prev;
-	t->ready_next = NULL;
+	COUNT(actual_enqueue);
+	struct tcb **h = &rq_head[t->prio];
+	if (*h) {
+		t->rq_next = *h;
+		t->rq_prev = (*h)->rq_prev;
+		(*h)->rq_prev->rq_next = t;
+		(*h)->rq_prev = t;
+	} else {
+		*h = t->rq_next = t->rq_prev = t;
+		rq_bitmap[t->prio / 64] |= 1UL << (t->prio % 64);
+	}
+	t->queued = true;
 }
 
-static struct tcb *dequeue_head(void)
+void sched_dequeue(struct tcb *t)
 {
-	struct tcb *t = ready_head;
-	if (t)
-		sched_remove(t);
-	return t;
+	if (!t->queued)
+		return;
+	COUNT(actual_dequeue);
+	struct tcb **h = &rq_head[t->prio];
+	if (t->rq_next == t) {
+		*h = NULL;
+		rq_bitmap[t->prio / 64] &= ~(1UL << (t->prio % 64));
+	} else {
+		t->rq_prev->rq_next = t->rq_next;
+		t->rq_next->rq_prev = t->rq_prev;
+		if (*h == t)
+			*h = t->rq_next;
+	}
+	t->rq_next = t->rq_prev = NULL;
+	t->queued = false;
 }
 
-static void switch_to(struct tcb *next)
+int sched_highest_prio(void)
+{
+	for (int w = 3; w >= 0; w--)
+		if (rq_bitmap[w])
+			return w * 64 + 63 - __builtin_clzl(rq_bitmap[w]);
+	return -1;
+}
+
+/* The first runnable thread of the highest priority; drops blocked ones met on the way. */
+static struct tcb *lookup(void)
+{
+	COUNT(queue_lookups);
+	for (int p; (p = sched_highest_prio()) >= 0;) {
+		struct tcb *t = rq_head[p];
+		if (sched_runnable(t))
+			return t;
+		COUNT(deferred_dequeue);
+		sched_dequeue(t);
+	}
+	return NULL;
+}
+
+static int prio_of(const struct tcb *t)
+{
+	return t == idle_thread ? -1 : t->prio;
+}
+
+void sched_switch_to(struct tcb *next)
 {
 	struct tcb *prev = current;
+	if (prev == next)
+		return;
 	current = next;
-	if (prev != next)
-		arch_switch_to(prev, next);
+	COUNT(context_switches);
+	arch_switch_to(prev, next);
+}
+
+void sched_schedule(void)
+{
+	if (sched_runnable(current) && !current->queued) {
+		if (CONFIG_SCHED_LAZY)
+			COUNT(deferred_enqueue);
+		sched_enqueue(current);
+	}
+	struct tcb *next = lookup();
+	if (!next)
+		next = idle_thread;
+	else if (CONFIG_SCHED_BENNO)
+		sched_dequeue(next);
+	sched_switch_to(next);
+}
+
+/* May the IPC path switch straight to `next` instead of calling the scheduler? */
+static bool direct_ok(const struct tcb *next)
+{
+	if (!CONFIG_SCHED_DIRECT || !next || !sched_runnable(next))
+		return false;
+	return !CONFIG_SCHED_BENNO || (int)next->prio >= sched_highest_prio();
+}
+
+void sched_swap(struct tcb *next)
+{
+	COUNT(eager_dequeue);
+	if (next)
+		COUNT(eager_enqueue);
+	if (EAGER) {
+		sched_dequeue(current);
+		if (next && sched_runnable(next))
+			sched_enqueue(next);
+	}
+	if (direct_ok(next)) {
+		sched_switch_to(next);
+		return;
+	}
+	if (next && sched_runnable(next))
+		sched_enqueue(next);
+	sched_schedule();
+}
+
+/* Current is preempted by t: it stays runnable, so it must be findable again. */
+static void preempt_current_for(struct tcb *t)
+{
+	if (current != idle_thread)
+		sched_enqueue(current);
+	if (CONFIG_SCHED_BENNO)
+		sched_dequeue(t);
+	sched_switch_to(t);
+}
+
+void sched_wake(struct tcb *t)
+{
+	COUNT(eager_enqueue);
+	if (!sched_runnable(t))
+		return;
+	bool higher = (int)t->prio > prio_of(current);
+	if (!CONFIG_SCHED_DIRECT || !higher || EAGER || CONFIG_SCHED_BENNO)
+		sched_enqueue(t);
+	if (!higher)
+		return;
+	if (CONFIG_SCHED_DIRECT)
+		preempt_current_for(t);
+	else
+		sched_schedule();
 }
 
 void sched_yield(void)
 {
-	if (!ready_head)
+	if (current == idle_thread)
 		return;
-	struct tcb *next = dequeue_head();
-	sched_make_ready(current);
-	switch_to(next);
+	sched_dequeue(current);
+	sched_enqueue(current);
+	current->slice_left = current->timeslice;
+	sched_schedule();
 }
 
-void sched_leave(void)
+void sched_donate(struct tcb *t)
 {
-	struct tcb *next = dequeue_head();
-	if (!next)
-		halt_system(HALT_IDLE, "no thread can run any more; powering off");
-	switch_to(next);
+	if (t == current || !sched_runnable(t))
+		return;
+	sched_enqueue(current);
+	if (!EAGER)
+		sched_dequeue(t);
+	sched_switch_to(t);
 }
 
+void sched_set_prio(struct tcb *t, u8 prio)
+{
+	bool was_queued = t->queued;
+	sched_dequeue(t);
+	t->prio = prio;
+	if (was_queued)
+		sched_enqueue(t);
+	if (sched_runnable(t) && t != current && !t->queued)
+		sched_enqueue(t);
+	if (sched_highest_prio() > prio_of(current))
+		sched_schedule();
+}
+
+void sched_tick(word_t us)
+{
+	if (current == idle_thread || !current->timeslice)
+		return;
+	if (current->slice_left > us) {
+		current->slice_left -= us;
+		return;
+	}
+	sched_yield();
+}
+
+static word_t variant(void)
+{
+	if (CONFIG_SCHED_BENNO)
+		return PECAN_VARIANT_BENNO;
+	if (CONFIG_SCHED_DIRECT)
+		return CONFIG_SCHED_LAZY ? PECAN_VARIANT_DSLQ : PECAN_VARIANT_DSEQ;
+	return CONFIG_SCHED_LAZY ? PECAN_VARIANT_FSLQ : PECAN_VARIANT_FSEQ;
+}
+
+/* The boot stack becomes the idle thread: it runs whenever nothing else can. */
 void sched_start(void)
 {
-	struct tcb *first = dequeue_head();
-	if (!first)
-		halt_system(HALT_IDLE, "no thread to start");
-	current = first;
-	arch_switch_to(NULL, first);
-	panic("sched_start: returned");
+	user_gs_page[(PECAN_VARIANT_ADDR - USER_GS_PAGE) / 8] = variant();
+	user_gs_page[(PECAN_BUILD_ADDR - USER_GS_PAGE) / 8] =
+		(CONFIG_FASTPATH ? 1 : 0) | (CONFIG_COUNTERS ? 2 : 0);
+	current = idle_thread;
+	for (;;) {
+		sched_schedule();
+		if (!timeout_pending())
+			halt_system(HALT_IDLE, "no thread can run any more; powering off");
+		arch_idle_wait();
+	}
 }

@@ -1,22 +1,56 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scheduler.  For now one round-robin ready queue; the 256 priorities
- * and the DS/LQ family of variants replace it with the kernel-core work.
+ * The scheduler: 256 hard priorities, round robin within each, behind the
+ * internal interface of seed 001 (Listing 1): enqueue, dequeue, swap and
+ * schedule with hints.  The variant (DS/LQ, DS/EQ, FS/LQ, FS/EQ, Benno) is
+ * chosen by CONFIG_SCHED_* in config.h; callers never see the difference.
  */
 #ifndef PECAN_SCHED_H
 #define PECAN_SCHED_H
 
+#include "config.h"
 #include "thread.h"
+#include <l4/pecan.h>
 
 extern struct tcb *current;
+extern word_t *const sched_counters;
 
-void sched_make_ready(struct tcb *t);      /* append to the ready queue */
-void sched_remove(struct tcb *t);          /* take off the ready queue if queued */
-/* Give up the CPU to the next ready thread; returns when `current` runs again. */
+#define COUNT(name) do { if (CONFIG_COUNTERS) sched_counters[PECAN_CTR_##name]++; } while (0)
+
+/* Does t want the CPU (ready and not stopped by ExchangeRegisters)? */
+static inline bool sched_runnable(const struct tcb *t)
+{
+	return t->state == TS_READY && !t->stopped;
+}
+
+void sched_enqueue(struct tcb *t);      /* at the tail of its priority, if not queued */
+void sched_dequeue(struct tcb *t);      /* if queued */
+
+/*
+ * IPC hand-over (hint "new"): current has just blocked and `next` (may be
+ * NULL) has just become ready.  Returns when current runs again.
+ */
+void sched_swap(struct tcb *next);
+/*
+ * `t` has just become ready while current stays ready (send-only IPC,
+ * timeouts, aborts; hint "current or new").  May switch to t.
+ */
+void sched_wake(struct tcb *t);
+/* Run the highest-priority runnable thread (hint "highest priority"). */
+void sched_schedule(void);
+/* Current gives up the rest of its slice to its equals (ThreadSwitch(nil)). */
 void sched_yield(void);
-/* Leave the current thread (which is no longer ready) and run another. */
-void sched_leave(void);
+/* Switch to `t` now if it is runnable (ThreadSwitch(t), donating the slice). */
+void sched_donate(struct tcb *t);
+/* Change t's priority, keeping the queues consistent. */
+void sched_set_prio(struct tcb *t, u8 prio);
+/* One timer tick of `us` microseconds has passed in the current thread. */
+void sched_tick(word_t us);
 /* Run the first ready thread; never returns. */
 void sched_start(void) __attribute__((noreturn));
+/* Make t the current thread and switch to it (the commit of any switch). */
+void sched_switch_to(struct tcb *t);
+/* The highest priority with a runnable thread queued, or -1. */
+int sched_highest_prio(void);
 
 #endif

@@ -1,25 +1,47 @@
 // SPDX-License-Identifier: MIT
-// Address spaces.  Mapping policy (map/grant/unmap, the mapping database) comes later.
+// Address spaces.  Map items copy page-table entries; the mapping database comes with issue 4.
 #include "space.h"
 #include "frame.h"
 #include "kip.h"
-#include <arch.h>
+#include "sched.h"
+#include <l4/errors.h>
+#include <l4/ipc.h>
+#include <l4/utcb.h>
 
-struct space *space_create(word_t kip_base, word_t utcb_base, word_t utcb_size)
+struct space *space_create(void)
 {
 	paddr_t obj = frame_alloc_zeroed(1);
 	if (!obj)
 		return NULL;
 	struct space *s = phys_to_virt(obj);
 	s->root = arch_space_create();
-	if (!s->root || !arch_map(s->root, kip_base, kip_phys(), MAP_R)) {
-		frame_free(obj, 1);    /* a root table left behind is reclaimed with spaces later */
+	if (!s->root) {
+		frame_free(obj, 1);
 		return NULL;
 	}
+	return s;
+}
+
+bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size)
+{
+	if (!arch_map(s->root, kip_base, kip_phys(), MAP_R))
+		return false;
 	s->kip_base = kip_base;
 	s->utcb_base = utcb_base;
 	s->utcb_size = utcb_size;
-	return s;
+	s->configured = true;
+	return true;
+}
+
+void space_destroy(struct space *s)
+{
+	word_t va = s->utcb_base, end = s->utcb_base + s->utcb_size;
+	paddr_t pa;
+	unsigned r;
+	for (; s->configured && arch_next_mapped(s->root, &va, end, &pa, &r); va += PAGE_SIZE)
+		frame_free(pa & PAGE_MASK, 1);      /* UTCB pages are the kernel's */
+	arch_space_destroy(s->root);
+	frame_free(virt_to_phys_direct(s), 1);
 }
 
 bool space_map(struct space *s, word_t va, paddr_t pa, unsigned rights)
@@ -53,4 +75,105 @@ bool space_read(struct space *s, word_t va, void *buf, size_t n)
 		n -= chunk;
 	}
 	return true;
+}
+
+word_t space_copy(struct space *from, word_t src, struct space *to, word_t dst, word_t n)
+{
+	word_t done = 0;
+	while (done < n) {
+		const u8 *s = space_kaddr(from, src + done, MAP_R);
+		u8 *d = space_kaddr(to, dst + done, MAP_W);
+		if (!s || !d)
+			break;
+		word_t chunk = n - done;
+		word_t sl = PAGE_SIZE - ((src + done) & ~PAGE_MASK);
+		word_t dl = PAGE_SIZE - ((dst + done) & ~PAGE_MASK);
+		if (chunk > sl)
+			chunk = sl;
+		if (chunk > dl)
+			chunk = dl;
+		__builtin_memmove(d, s, chunk);
+		done += chunk;
+	}
+	return done;
+}
+
+bool space_area_free(const struct space *s, word_t base, word_t size)
+{
+	word_t end = base + size;
+	if (!s->configured)
+		return true;
+	if (base < s->kip_base + PAGE_SIZE && end > s->kip_base)
+		return false;
+	return !(base < s->utcb_base + s->utcb_size && end > s->utcb_base);
+}
+
+static word_t fpage_size(word_t fp) { return L4_FPAGE_LOG2(fp) >= 64 ? 0 : 1UL << L4_FPAGE_LOG2(fp); }
+
+void space_map_fpage(struct space *from, word_t fpage, word_t send_base,
+		     struct space *to, word_t window)
+{
+	word_t ssz = fpage_size(fpage), wsz = fpage_size(window);
+	if (L4_FPAGE_LOG2(fpage) < 12 || L4_FPAGE_LOG2(window) < 12 || !ssz || !wsz)
+		return;                          /* nil, I/O or unaligned fpages map nothing */
+	word_t sbase = L4_FPAGE_BASE(fpage), wbase = L4_FPAGE_BASE(window), dst, len;
+	if (ssz <= wsz) {
+		dst = wbase + ((send_base & (wsz - 1)) & ~(ssz - 1));
+		len = ssz;
+	} else {
+		sbase += (send_base & (ssz - 1)) & ~(wsz - 1);
+		dst = wbase;
+		len = wsz;
+	}
+	unsigned rights = L4_FPAGE_RIGHTS(fpage);
+	paddr_t pa;
+	unsigned have;
+	for (word_t va = sbase; arch_next_mapped(from->root, &va, sbase + len, &pa, &have); va += PAGE_SIZE) {
+		word_t target = dst + (va - sbase);
+		if (space_area_free(to, target, PAGE_SIZE) && space_area_free(from, va, PAGE_SIZE) &&
+		    (have & rights))
+			arch_map(to->root, target, pa & PAGE_MASK, have & rights);
+		if (va + PAGE_SIZE < va)
+			break;
+	}
+}
+
+static word_t space_control_error(struct trapframe *tf, word_t code)
+{
+	utcb_set(current, UTCB_ERROR_CODE, code);
+	return tf->rax = 0;
+}
+
+/* An fpage usable as a KIP or UTCB area: at least a page, naturally aligned, user memory. */
+static bool area_ok(word_t fp, word_t min_log2)
+{
+	word_t s = L4_FPAGE_LOG2(fp);
+	return s >= min_log2 && s < 47 && L4_FPAGE_BASE(fp) + (1UL << s) <= USER_TOP;
+}
+
+/* SpaceControl(space, control, kip area, utcb area, redirector) (abi.md §5.7). */
+void sys_space_control(struct trapframe *tf)
+{
+	word_t kip = tf->rdx, utcb = tf->r8;
+	if (!current->space->privileged)
+		return (void)space_control_error(tf, L4_ERR_NO_PRIVILEGE);
+	struct tcb *t = tcb_lookup(tf->rdi);
+	if (!t || !thread_is_user(t))
+		return (void)space_control_error(tf, L4_ERR_INVALID_SPACE);
+	struct space *s = t->space;
+	tf->rdx = 0;                        /* old control: no compatibility mode, ever */
+	if (s->configured) {
+		tf->rax = 1;                    /* areas are fixed once set; the rest is ignored */
+		return;
+	}
+	word_t ks = 1UL << 12;
+	if (!area_ok(kip, 12) || L4_FPAGE_LOG2(kip) != 12)
+		return (void)space_control_error(tf, L4_ERR_KIP_AREA);
+	if (!area_ok(utcb, 12) || (L4_FPAGE_BASE(utcb) < L4_FPAGE_BASE(kip) + ks &&
+				   L4_FPAGE_BASE(utcb) + (1UL << L4_FPAGE_LOG2(utcb)) > L4_FPAGE_BASE(kip)))
+		return (void)space_control_error(tf, L4_ERR_UTCB_AREA);
+	if (!space_configure(s, L4_FPAGE_BASE(kip), L4_FPAGE_BASE(utcb), 1UL << L4_FPAGE_LOG2(utcb)))
+		return (void)space_control_error(tf, L4_ERR_NO_MEM);
+	thread_try_activate_space(s);
+	tf->rax = 1;
 }

@@ -4,21 +4,39 @@
 #define PECAN_SPACE_H
 
 #include "types.h"
+#include <arch.h>
 
 struct space {
 	paddr_t root;            /* top-level page table */
+	bool configured;         /* SpaceControl has set the KIP and UTCB areas */
 	word_t kip_base;         /* where the KIP appears in this space */
 	word_t utcb_base, utcb_size;
 	bool privileged;         /* sigma0's and the root task's spaces */
+	bool console_ports;      /* may use the debug console's I/O ports (docs/abi.md) */
 	int nthreads;
 };
 
-/* A new space with the KIP mapped at kip_base and the given UTCB area; NULL if OOM. */
-struct space *space_create(word_t kip_base, word_t utcb_base, word_t utcb_size);
+/* A new, unconfigured space; NULL if out of memory. */
+struct space *space_create(void);
+/* Set the KIP and UTCB areas (fpage encodings already checked); false if OOM. */
+bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size);
+/* Free the space's tables and UTCB pages; no thread may be left in it. */
+void space_destroy(struct space *s);
 bool space_map(struct space *s, word_t va, paddr_t pa, unsigned rights);
 /* Copy n bytes from user address va; false if any byte is unmapped or not user memory. */
 bool space_read(struct space *s, word_t va, void *buf, size_t n);
 /* The kernel address of user address va if mapped with at least `rights`, else NULL. */
 void *space_kaddr(struct space *s, word_t va, unsigned rights);
+/* Copy n bytes between user memory of two spaces; returns the bytes copied before a fault. */
+word_t space_copy(struct space *from, word_t src, struct space *to, word_t dst, word_t n);
+/*
+ * Map item: map what `from` has in `fpage` into `to`'s receive window,
+ * placed by the send base (X.2 rules), rights never raised.
+ */
+void space_map_fpage(struct space *from, word_t fpage, word_t send_base,
+		     struct space *to, word_t window);
+/* Is [base, base+size) clear of s's KIP and UTCB areas? */
+bool space_area_free(const struct space *s, word_t base, word_t size);
+void sys_space_control(struct trapframe *tf);
 
 #endif

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The one dispatch point for system calls, and the foreign-`syscall` rule.
+// The one dispatch point for system calls, the small calls, and the foreign-`syscall` rule.
 #include "exception.h"
+#include "ipc.h"
 #include "printk.h"
 #include "sched.h"
+#include "space.h"
+#include "timer.h"
 #include <l4/errors.h>
+#include <l4/ipc.h>
+#include <l4/thread.h>
 #include <l4/syscalls.h>
 #include <l4/utcb.h>
 
@@ -16,15 +21,97 @@ static void sys_error(struct trapframe *tf, word_t code)
 	tf->rax = 0;
 }
 
-/* ThreadSwitch(dest): dest = nil yields to the next ready thread. */
+/* ThreadSwitch(dest): nil yields to equals; otherwise donate the CPU to dest. */
 static void sys_thread_switch(struct trapframe *tf)
 {
-	(void)tf;
-	sched_yield();
+	if (tf->rdi == L4_NILTHREAD) {
+		sched_yield();
+		return;
+	}
+	struct tcb *t = tcb_resolve(current, tf->rdi);
+	if (t)
+		sched_donate(t);
+}
+
+static void sys_system_clock(struct trapframe *tf)
+{
+	tf->rax = timer_now();
+}
+
+/* A time period (timeout encoding m * 2^e µs) for a number of µs, rounded down. */
+static word_t period_encode(word_t us)
+{
+	word_t e = 0;
+	while ((us >> e) > 0x3ff)
+		e++;
+	return us ? (e << 10) | (us >> e) : 0;
+}
+
+static word_t sched_state(const struct tcb *t)
+{
+	switch (t->state) {
+	case TS_READY: return L4_SCHED_RUNNING;
+	case TS_SEND_BLOCKED: return L4_SCHED_PENDING_SEND;
+	case TS_RECV_BLOCKED: return L4_SCHED_WAITING;
+	default: return L4_SCHED_INACTIVE;
+	}
+}
+
+/* Schedule(dest, prio, time, processor, preemption): only dest's scheduler may call it. */
+static void sys_schedule(struct trapframe *tf)
+{
+	struct tcb *t = tcb_resolve(current, tf->rdi);
+	word_t prio = tf->rsi, time = tf->rdx, cpu = tf->r8;
+	if (!t || !thread_is_user(t))
+		return sys_error(tf, L4_ERR_INVALID_THREAD);
+	if (t->scheduler != current->id)
+		return sys_error(tf, L4_ERR_NO_PRIVILEGE);
+	if ((prio != ~0UL && (prio & 0xff) > current->prio) || (cpu != ~0UL && (cpu & 0xffff) != 0))
+		return sys_error(tf, L4_ERR_INVALID_PARAM);
+	word_t old_time = period_encode(t->timeslice) << 16 | period_encode(t->quantum);
+	if (time != ~0UL) {
+		if ((time >> 16 & 0xffff) != 0xffff)
+			t->timeslice = t->slice_left = timeout_deadline(time >> 16 & 0xffff, 0);
+		if ((time & 0xffff) != 0xffff)
+			t->quantum = timeout_deadline(time & 0xffff, 0);
+	}
+	tf->rdx = old_time;
+	tf->rax = sched_state(t);
+	if (prio != ~0UL)
+		sched_set_prio(t, prio & 0xff);
+}
+
+static void sys_processor_control(struct trapframe *tf)
+{
+	if (!current->space->privileged)
+		return sys_error(tf, L4_ERR_NO_PRIVILEGE);
+	if (tf->rdi != 0)
+		return sys_error(tf, L4_ERR_INVALID_PARAM);
+	tf->rax = 1;       /* one processor, nothing to tune under emulation */
+}
+
+/* MemoryControl: only default attributes exist; the result is in RDX. */
+static void sys_memory_control(struct trapframe *tf)
+{
+	bool ok = current->space->privileged;
+	word_t err = ok ? L4_ERR_INVALID_PARAM : L4_ERR_NO_PRIVILEGE;
+	if (ok && tf->rcx == 0 && tf->rsi == 0 && tf->r8 == 0 && tf->r11 == 0)
+		err = 0;
+	if (err)
+		utcb_set(current, UTCB_ERROR_CODE, err);
+	tf->rdx = !err;
 }
 
 static const syscall_fn syscall_table[USTUB_SLOTS] = {
+	[SYSNR_IPC] = sys_ipc,
+	[SYSNR_EXCHANGE_REGS] = sys_exchange_registers,
+	[SYSNR_SYSTEM_CLOCK] = sys_system_clock,
 	[SYSNR_THREAD_SWITCH] = sys_thread_switch,
+	[SYSNR_SCHEDULE] = sys_schedule,
+	[SYSNR_SPACE_CONTROL] = sys_space_control,
+	[SYSNR_THREAD_CONTROL] = sys_thread_control,
+	[SYSNR_PROCESSOR_CONTROL] = sys_processor_control,
+	[SYSNR_MEMORY_CONTROL] = sys_memory_control,
 };
 
 /*

@@ -1,20 +1,44 @@
 // SPDX-License-Identifier: MIT
-// Thread creation and lookup by global ID.
+// Threads: creation, lookup by ID, activation, deletion, and the ThreadControl system call.
 #include "thread.h"
-#include "space.h"
-#include "frame.h"
 #include "config.h"
+#include "frame.h"
+#include "ipc.h"
+#include "sched.h"
+#include "space.h"
+#include <l4/errors.h>
+#include <l4/ipc.h>
 #include <l4/thread.h>
 #include <l4/utcb.h>
 
 static struct tcb *tcb_table[CONFIG_MAX_THREADS];
 
+struct tcb *tcb_by_number(word_t no)
+{
+	return no < CONFIG_MAX_THREADS ? tcb_table[no] : NULL;
+}
+
 struct tcb *tcb_lookup(word_t gid)
 {
-	word_t no = l4_thread_no(gid);
-	if (no >= CONFIG_MAX_THREADS || !tcb_table[no] || tcb_table[no]->id != gid)
+	struct tcb *t = tcb_by_number(l4_thread_no(gid));
+	return t && t->id == gid ? t : NULL;
+}
+
+/* A local ID is a UTCB address in self's space; its MyGlobalId TCR names the thread. */
+struct tcb *tcb_resolve(struct tcb *self, word_t id)
+{
+	if (!l4_is_local_id(id))
+		return tcb_lookup(id);
+	word_t gid;
+	if (!space_read(self->space, id + UTCB_MY_GLOBAL_ID, &gid, sizeof(gid)))
 		return NULL;
-	return tcb_table[no];
+	struct tcb *t = tcb_lookup(gid);
+	return t && t->space == self->space && t->utcb == id ? t : NULL;
+}
+
+word_t tcb_id_as_seen_by(const struct tcb *t, const struct tcb *viewer)
+{
+	return t->space == viewer->space ? t->utcb : t->id;
 }
 
 /* The kernel address of the UTCB at loc, allocating and mapping its page if needed. */
@@ -24,17 +48,65 @@ static u8 *utcb_page(struct space *s, word_t loc)
 	u8 *k = space_kaddr(s, page, MAP_R | MAP_W);
 	if (!k) {
 		paddr_t f = frame_alloc_zeroed(1);
-		if (!f || !space_map(s, page, f, MAP_R | MAP_W))
+		if (!f)
 			return NULL;
+		if (!space_map(s, page, f, MAP_R | MAP_W)) {
+			frame_free(f, 1);
+			return NULL;
+		}
 		k = phys_to_virt(f);
 	}
 	return k + (loc & ~PAGE_MASK);
 }
 
-static bool utcb_location_valid(struct space *s, word_t loc)
+static bool utcb_location_valid(const struct space *s, word_t loc)
 {
-	return (loc & (UTCB_SIZE - 1)) == 0 && loc >= s->utcb_base &&
-	       loc + UTCB_SIZE <= s->utcb_base + s->utcb_size;
+	return s->configured && (loc & (UTCB_SIZE - 1)) == 0 && loc >= s->utcb_base &&
+	       loc + UTCB_SIZE <= s->utcb_base + s->utcb_size && loc + UTCB_SIZE > loc;
+}
+
+/* Would loc be a valid UTCB location in st's space (if st exists and is configured)? */
+static bool utcb_ok_in(const struct tcb *st, word_t loc)
+{
+	return !st || !st->space->configured || utcb_location_valid(st->space, loc);
+}
+
+/* Give t its UTCB at loc (the space must be configured). */
+static bool thread_set_utcb(struct tcb *t, word_t loc)
+{
+	u8 *k = utcb_page(t->space, loc);
+	if (!k)
+		return false;
+	t->utcb = loc + UTCB_P_OFFSET;
+	t->utcb_k = k + UTCB_P_OFFSET;
+	for (int off = -UTCB_P_OFFSET; off < UTCB_P_OFFSET; off += 8)
+		utcb_set(t, off, 0);
+	utcb_set(t, UTCB_MY_GLOBAL_ID, t->id);
+	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
+	return true;
+}
+
+static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name)
+{
+	paddr_t tp = frame_alloc_zeroed(1);
+	paddr_t kp = frame_alloc_zeroed(CONFIG_KSTACK_PAGES);
+	if (!tp || !kp) {
+		if (tp)
+			frame_free(tp, 1);
+		if (kp)
+			frame_free(kp, CONFIG_KSTACK_PAGES);
+		return NULL;
+	}
+	struct tcb *t = phys_to_virt(tp);
+	t->id = gid;
+	t->state = TS_INACTIVE;
+	t->space = s;
+	t->name = name;
+	t->prio = CONFIG_DEFAULT_PRIO;
+	t->timeslice = t->slice_left = CONFIG_TIMESLICE_US;
+	t->kstack_top = (word_t)phys_to_virt(kp) + CONFIG_KSTACK_PAGES * PAGE_SIZE;
+	arch_thread_init(t, 0, 0);
+	return t;
 }
 
 struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
@@ -43,28 +115,175 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 	word_t no = l4_thread_no(gid);
 	if (no >= CONFIG_MAX_THREADS || tcb_table[no] || !utcb_location_valid(s, loc))
 		return NULL;
-	paddr_t tp = frame_alloc_zeroed(1);
-	paddr_t kp = frame_alloc_zeroed(CONFIG_KSTACK_PAGES);
-	u8 *utcb = utcb_page(s, loc);
-	if (!tp || !kp || !utcb)
-		return NULL;            /* boot-time only so far: the caller stops the system */
-	struct tcb *t = phys_to_virt(tp);
-	t->id = gid;
-	t->state = TS_INACTIVE;
-	t->space = s;
-	t->utcb = loc + UTCB_P_OFFSET;
-	t->utcb_k = utcb + UTCB_P_OFFSET;
-	t->name = name;
-	t->kstack_top = (word_t)phys_to_virt(kp) + CONFIG_KSTACK_PAGES * PAGE_SIZE;
-	utcb_set(t, UTCB_MY_GLOBAL_ID, gid);
-	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
-	arch_thread_init(t, ip, sp, t->kstack_top);
+	struct tcb *t = tcb_alloc(gid, s, name);
+	if (!t)
+		return NULL;
+	if (!thread_set_utcb(t, loc)) {
+		thread_destroy(t);
+		return NULL;
+	}
+	arch_thread_init(t, ip, sp);
 	s->nthreads++;
 	tcb_table[no] = t;
 	return t;
 }
 
+/* Free t's memory; the caller has taken it off every queue. */
+void thread_destroy(struct tcb *t)
+{
+	word_t no = l4_thread_no(t->id);
+	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t) {
+		tcb_table[no] = NULL;
+		t->space->nthreads--;
+	}
+	frame_free(virt_to_phys_direct((void *)(t->kstack_top - CONFIG_KSTACK_PAGES * PAGE_SIZE)),
+		   CONFIG_KSTACK_PAGES);
+	frame_free(virt_to_phys_direct(t), 1);
+}
+
 void utcb_set(struct tcb *t, int offset, word_t value)
 {
 	*(word_t *)(t->utcb_k + offset) = value;
+}
+
+word_t utcb_get(const struct tcb *t, int offset)
+{
+	return *(const word_t *)(t->utcb_k + offset);
+}
+
+/*
+ * An inactive thread becomes active once its space is configured and it
+ * has a UTCB and a pager: it then waits for its pager's start message
+ * (abi.md §7.6), as if in a receive with BR0 = 0.
+ */
+static void thread_try_activate(struct tcb *t)
+{
+	if (t->state != TS_INACTIVE || !t->space->configured)
+		return;
+	if (!t->utcb_k && t->utcb_loc_set &&
+	    (!utcb_location_valid(t->space, t->utcb_loc) || !thread_set_utcb(t, t->utcb_loc)))
+		return;
+	if (!t->utcb_k || !t->pager)
+		return;
+	utcb_set(t, UTCB_PAGER, t->pager);
+	t->ipc_kind = IPC_STARTUP;
+	t->state = TS_RECV_BLOCKED;
+	t->partner = t->pager;
+	t->ipc_error = 0;
+	arch_set_continuation(t, ipc_startup_return);
+}
+
+void thread_try_activate_space(struct space *s)
+{
+	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++)
+		if (tcb_table[no] && tcb_table[no]->space == s)
+			thread_try_activate(tcb_table[no]);
+}
+
+static void tc_error(struct trapframe *tf, word_t code)
+{
+	utcb_set(current, UTCB_ERROR_CODE, code);
+	tf->rax = 0;
+}
+
+static void delete_thread(struct trapframe *tf, struct tcb *t)
+{
+	struct space *s = t->space;
+	ipc_forget(t);
+	thread_destroy(t);
+	if (s->nthreads == 0)
+		space_destroy(s);
+	tf->rax = 1;
+}
+
+/* A valid user thread ID for a new thread: number in range, version not local-looking. */
+static bool new_id_valid(word_t id)
+{
+	word_t no = l4_thread_no(id);
+	return no >= L4_USER_BASE && no < CONFIG_MAX_THREADS && (l4_version(id) & 0x3f) != 0;
+}
+
+/* Create dest in the space of `space` (a new space if space == dest). */
+static struct tcb *create_thread(struct trapframe *tf, word_t dest, word_t space_id)
+{
+	struct space *s;
+	if (space_id == dest) {
+		s = space_create();
+		if (!s)
+			return tc_error(tf, L4_ERR_NO_MEM), NULL;
+	} else {
+		struct tcb *st = tcb_resolve(current, space_id);
+		if (!st || !thread_is_user(st))
+			return tc_error(tf, L4_ERR_INVALID_SPACE), NULL;
+		s = st->space;
+	}
+	struct tcb *t = tcb_alloc(dest, s, "user");
+	if (!t) {
+		if (space_id == dest)
+			space_destroy(s);
+		return tc_error(tf, L4_ERR_NO_MEM), NULL;
+	}
+	s->nthreads++;
+	tcb_table[l4_thread_no(dest)] = t;
+	return t;
+}
+
+/* Apply the pager, scheduler and UTCB parameters to t; false after setting an error. */
+static bool configure_thread(struct trapframe *tf, struct tcb *t, word_t sched, word_t pager,
+			     word_t utcb)
+{
+	if (sched != L4_NILTHREAD) {
+		struct tcb *sc = tcb_resolve(current, sched);
+		if (!sc)
+			return tc_error(tf, L4_ERR_INVALID_SCHED), false;
+		t->scheduler = sc->id;
+	}
+	if (utcb != ~0UL && !t->utcb_k) {
+		if (t->space->configured && !utcb_location_valid(t->space, utcb))
+			return tc_error(tf, L4_ERR_UTCB_AREA), false;
+		t->utcb_loc = utcb;
+		t->utcb_loc_set = true;
+	}
+	if (pager != L4_NILTHREAD) {
+		struct tcb *p = tcb_resolve(current, pager);
+		t->pager = p ? p->id : pager;
+		if (t->utcb_k)
+			utcb_set(t, UTCB_PAGER, t->pager);
+	}
+	thread_try_activate(t);
+	if (t->utcb_loc_set && !t->utcb_k && t->space->configured)
+		return tc_error(tf, L4_ERR_NO_MEM), false;
+	return true;
+}
+
+/* ThreadControl(dest, space, scheduler, pager, utcb location) (abi.md §5.7). */
+void sys_thread_control(struct trapframe *tf)
+{
+	word_t dest = tf->rdi, space = tf->rsi, sched = tf->rdx, pager = tf->r8, utcb = tf->r9;
+	if (!current->space->privileged)
+		return tc_error(tf, L4_ERR_NO_PRIVILEGE);
+	struct tcb *t = tcb_lookup(dest);
+	if (space == L4_NILTHREAD) {
+		if (!t || t == current || !thread_is_user(t))
+			return tc_error(tf, L4_ERR_INVALID_THREAD);
+		return delete_thread(tf, t);
+	}
+	if (!t) {
+		if (!new_id_valid(dest) || tcb_by_number(l4_thread_no(dest)))
+			return tc_error(tf, L4_ERR_INVALID_THREAD);
+		if (sched != L4_NILTHREAD && !tcb_resolve(current, sched))
+			return tc_error(tf, L4_ERR_INVALID_SCHED);
+		if (utcb != ~0UL && space != dest && !utcb_ok_in(tcb_resolve(current, space), utcb))
+			return tc_error(tf, L4_ERR_UTCB_AREA);
+		t = create_thread(tf, dest, space);
+		if (!t)
+			return;
+		t->scheduler = current->id;
+	} else {
+		struct tcb *st = tcb_resolve(current, space);
+		if (!st || st->space != t->space)
+			return tc_error(tf, L4_ERR_INVALID_SPACE);
+	}
+	if (configure_thread(tf, t, sched, pager, utcb))
+		tf->rax = 1;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Threads: identity, state, UTCB and kernel stack. */
+/* Threads: identity, state, UTCB, IPC and scheduling state, kernel stack. */
 #ifndef PECAN_THREAD_H
 #define PECAN_THREAD_H
 
@@ -7,33 +7,87 @@
 #include <arch.h>
 
 enum thread_state {
-	TS_INACTIVE,
+	TS_INACTIVE,    /* exists, not yet activated (no space configured, pager or UTCB) */
 	TS_READY,       /* running or runnable */
+	TS_SEND_BLOCKED,/* waiting for its partner to receive */
+	TS_RECV_BLOCKED,/* waiting for a message */
 	TS_HALTED,      /* stopped by an unhandled exception */
+	TS_IDLE,        /* the kernel's idle thread: never queued */
+};
+
+/* How a thread blocked in a receive continues once the message arrives. */
+enum ipc_kind {
+	IPC_USER,       /* an Ipc/Lipc system call: return the message to user mode */
+	IPC_STARTUP,    /* a new thread waiting for its pager's start message */
+	IPC_KERNEL,     /* a kernel-generated IPC whose C continuation is on the stack */
 };
 
 struct space;
 
 struct tcb {
+	/* identity */
 	word_t id;                  /* global thread ID */
 	enum thread_state state;
+	bool stopped;               /* halted by ExchangeRegisters; not run until resumed */
 	struct space *space;
 	word_t utcb;                /* user address of the UTCB pointer P (= local ID) */
 	u8 *utcb_k;                 /* kernel address of P */
 	const char *name;
-	struct tcb *ready_next;     /* the scheduler's queue link */
+	word_t scheduler;           /* the thread allowed to call Schedule on this one */
+	word_t pager;               /* kept here until the UTCB exists, then in its Pager TCR */
+	word_t utcb_loc;            /* requested UTCB location while the space is unconfigured */
+	bool utcb_loc_set;
+
+	/* scheduling */
+	u8 prio;
+	bool queued;                /* in the ready queue */
+	struct tcb *rq_next, *rq_prev;
+	word_t timeslice, slice_left;   /* µs */
+	word_t quantum;             /* total quantum in µs, 0 = infinite */
+
+	/* IPC */
+	u8 ipc_kind;
+	word_t partner;             /* send: destination; receive: from-specifier */
+	word_t recv_spec;           /* while sending: the receive phase that follows (nil: none) */
+	word_t rcv_timeout;         /* a Call's receive timeout, started when its send completes */
+	word_t ipc_error;           /* result of the last blocked IPC: 0 or an IPC ErrorCode */
+	word_t ipc_from;            /* the sender the receive got its message from */
+	struct tcb *send_to;        /* while TS_SEND_BLOCKED: whose send queue we wait in */
+	struct tcb *sendq;          /* threads waiting to send to this one (FIFO ring) */
+	struct tcb *sq_next, *sq_prev;
+	u64 wake_at;                /* timeout deadline in µs; 0 = none */
+	struct tcb *wq_next, *wq_prev;
+
 	word_t kstack_top;
 	struct arch_thread arch;
 };
 
 /* The thread with exactly this global ID (number and version), or NULL. */
 struct tcb *tcb_lookup(word_t gid);
+/* The thread with this number, whatever its version, or NULL. */
+struct tcb *tcb_by_number(word_t no);
+/* Resolve a thread ID as `self` names it: global, or local in self's space. */
+struct tcb *tcb_resolve(struct tcb *self, word_t id);
+/* The ID under which `t` appears to `viewer`: local if both share a space. */
+word_t tcb_id_as_seen_by(const struct tcb *t, const struct tcb *viewer);
+
 /*
  * Create thread gid in space s with its UTCB at utcb_location (1 KiB aligned,
- * inside the space's UTCB area).  The thread starts at ip/sp once readied.
+ * inside the space's UTCB area).  Inactive until thread_activate.
  */
 struct tcb *thread_create(word_t gid, struct space *s, word_t utcb_location,
 			  word_t ip, word_t sp, const char *name);
+void thread_destroy(struct tcb *t);
+/* Activate the threads of s that now have everything they need. */
+void thread_try_activate_space(struct space *s);
 void utcb_set(struct tcb *t, int offset, word_t value);
+word_t utcb_get(const struct tcb *t, int offset);
+static inline word_t *utcb_mrs(struct tcb *t) { return (word_t *)t->utcb_k; }
+
+/* ThreadControl / ExchangeRegisters bodies (thread.c, exregs.c). */
+void sys_thread_control(struct trapframe *tf);
+void sys_exchange_registers(struct trapframe *tf);
+
+static inline bool thread_is_user(const struct tcb *t) { return t->state != TS_IDLE; }
 
 #endif

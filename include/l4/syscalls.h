@@ -12,14 +12,20 @@
 #ifndef L4_SYSCALLS_H
 #define L4_SYSCALLS_H
 
-#define USTUB_BASE      0xffffffffc0800000UL   /* as in Pistachio */
+#ifdef __ASSEMBLER__
+#define L4_UL(x) x
+#else
+#define L4_UL(x) x##UL
+#endif
+
+#define USTUB_BASE      L4_UL(0xffffffffc0800000)   /* as in Pistachio */
 #define USTUB_SLOT      0x80
 #define USTUB_SLOTS     32                     /* one 4 KiB page */
 #define USER_GS_PAGE    (USTUB_BASE + 0x1000)  /* %gs:0 = current UTCB pointer */
 
 /* Assembler-visible numbers; keep in step with L4_SYSCALL_TABLE below. */
 #define SYSNR_IPC               0
-#define SYSNR_LIPC              1
+#define SYSNR_LIPC              1   /* unused: Lipc shares Ipc's stub, as in Pistachio */
 #define SYSNR_UNMAP             2
 #define SYSNR_EXCHANGE_REGS     3
 #define SYSNR_SYSTEM_CLOCK      4
@@ -34,7 +40,7 @@
 /* X(number, name, KIP offset of its pointer) */
 #define L4_SYSCALL_TABLE(X) \
 	X(SYSNR_IPC,               ipc,                0x1C0) \
-	X(SYSNR_LIPC,              lipc,               0x1C8) \
+	X(SYSNR_IPC,               lipc,               0x1C8) \
 	X(SYSNR_UNMAP,             unmap,              0x1D0) \
 	X(SYSNR_EXCHANGE_REGS,     exchange_registers, 0x1D8) \
 	X(SYSNR_SYSTEM_CLOCK,      system_clock,       0x1E0) \
@@ -46,5 +52,7 @@
 	X(SYSNR_MEMORY_CONTROL,    memory_control,     0x1B8)
 
 #define USTUB_ENTRY(nr)  (USTUB_BASE + (nr) * USTUB_SLOT)
+/* The return address `syscall` leaves in RCX for an Ipc or Lipc call. */
+#define USTUB_IPC_RETURN (USTUB_BASE + 2)
 
 #endif

@@ -24,10 +24,12 @@ _Static_assert(offsetof(struct trapframe, rip) == TF_RIP * 8, "entry.S frame lay
 /* Per-thread architecture state. */
 struct arch_thread {
 	word_t ksp;                         /* saved kernel stack pointer while switched out */
+	word_t cont[7];                     /* a continuation's switch frame (context.c) */
 	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
 };
 
 static inline void *phys_to_virt(paddr_t p) { return (void *)(p + PHYS_MAP_BASE); }
+static inline paddr_t virt_to_phys_direct(const void *v) { return (word_t)v - PHYS_MAP_BASE; }
 static inline paddr_t kernel_virt_to_phys(const void *v) { return (word_t)v - KERNEL_VMA; }
 
 #define USER_TOP        0x0000800000000000UL   /* first non-user address */
@@ -50,10 +52,32 @@ paddr_t arch_space_create(void);          /* new top-level table with the kernel
 bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
 void arch_space_activate(paddr_t root);
+void arch_unmap(paddr_t root, word_t va);
+bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
+void arch_space_destroy(paddr_t root);
 
-void arch_thread_init(struct tcb *t, word_t ip, word_t sp, word_t kstack_top);
+struct space;
+/* Set up t's first user frame (ip, sp) and a switch frame that enters it. */
+void arch_thread_init(struct tcb *t, word_t ip, word_t sp);
+/* The user trap frame at the top of t's kernel stack. */
+struct trapframe *arch_user_frame(struct tcb *t);
+/*
+ * Make t's next switch-in run fn(frame) (fn may be NULL) and return to user
+ * mode, dropping whatever kernel context t had.  Only for threads blocked
+ * where no kernel state is live on their stack (IPC waits, new threads).
+ */
+void arch_set_continuation(struct tcb *t, void (*fn)(struct trapframe *));
 void arch_switch_to(struct tcb *prev, struct tcb *next);
+/* Everything of a switch but the kernel stack: space, UTCB pointer, FPU state. */
+void arch_switch_context(struct tcb *prev, struct tcb *next);
+/* Load next's address space, kernel stack and UTCB pointer. */
+void arch_enter_context(struct tcb *next, struct space *prev_space);
 void arch_set_utcb_pointer(word_t utcb);
+void arch_idle_wait(void);               /* enable interrupts, halt until one arrives */
+u64 arch_clock_us(void);                 /* monotonic microseconds since boot */
+void arch_timer_init(word_t tick_us);    /* periodic tick calling timer_tick() */
+/* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
+extern u64 user_gs_page[512];
 
 void arch_dump_frame(const struct trapframe *tf);
 const char *arch_vector_name(word_t vector);

@@ -5,6 +5,9 @@
 #include "../../printk.h"
 #include <l4/syscalls.h>
 
+#define IOMAP_BYTES   (0x400 / 8)
+#define COM1_IOMAP    (0x3f8 / 8)     /* one byte covers COM1's eight ports */
+
 struct tss {
 	u32 reserved0;
 	u64 rsp[3];
@@ -13,6 +16,7 @@ struct tss {
 	u64 reserved2;
 	u16 reserved3;
 	u16 iomap_base;
+	u8 iomap[IOMAP_BYTES + 1];   /* ports 0..0x3ff; the extra 0xff byte ends the map */
 } __attribute__((packed));
 
 struct idt_gate {
@@ -56,7 +60,9 @@ static void gdt_init(void)
 	gdt[8] = base >> 32;
 	tss.ist[IST_DOUBLE_FAULT - 1] = (u64)&ist_stacks[0][4096];
 	tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
-	tss.iomap_base = sizeof(tss);    /* no I/O bitmap: ring 3 has no ports */
+	tss.iomap_base = offsetof(struct tss, iomap);
+	for (int i = 0; i <= IOMAP_BYTES; i++)
+		tss.iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
 
 	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
 	__asm__ __volatile__(
@@ -136,6 +142,15 @@ void arch_cpu_init(void)
 void arch_set_utcb_pointer(word_t utcb)
 {
 	user_gs_page[0] = utcb;
+}
+
+/*
+ * The ports of the debug console (COM1), for the spaces that Pistachio's
+ * user programs print from (sigma0's and the root task's; docs/abi.md).
+ */
+void arch_set_console_ports(bool allowed)
+{
+	tss.iomap[COM1_IOMAP] = allowed ? 0 : 0xff;
 }
 
 void arch_set_kernel_stack(word_t top)

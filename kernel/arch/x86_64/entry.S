@@ -6,6 +6,7 @@
  * the same struct trapframe (arch.h).
  */
 #include "asm.h"
+#include <l4/syscalls.h>
 
 .macro SAVE_GPRS
 	pushq %rax
@@ -86,6 +87,9 @@ return_to_user_or_kernel:
 	movabsq $0x00007fffffffffff, %r11
 	cmpq %r11, %rcx
 	ja iret_path              /* sysretq to a non-canonical RIP would fault in ring 0 */
+	/* A frame from `syscall` whose RIP is canonical: sysretq is safe. */
+	.globl sysret_path
+sysret_path:
 	RESTORE_GPRS
 	addq $16, %rsp            /* vector, error */
 	popq %rcx                 /* rip */
@@ -113,7 +117,16 @@ syscall_entry:
 	pushq $VEC_SYSCALL
 	SAVE_GPRS
 	movq %rsp, %rdi
-	call syscall_dispatch
+	cmpq $USTUB_IPC_RETURN, TF_RIP*8(%rsp)
+	jne 1f
+	/* ipc_fastpath returns the frame to leave through (another thread's), or 0 */
+	call ipc_fastpath
+	testq %rax, %rax
+	jz 2f
+	movq %rax, %rsp
+	jmp sysret_path
+2:	movq %rsp, %rdi
+1:	call syscall_dispatch
 	jmp return_to_user_or_kernel
 
 	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
@@ -135,10 +148,18 @@ arch_switch_stacks:
 	popq %rbp
 	ret
 
-	/* A new thread's first switch returns here with RSP at its trap frame. */
-	.globl thread_first_entry
-thread_first_entry:
-	jmp return_to_user_or_kernel
+	/*
+	 * A continuation (context.c): the switch returns here with RBP = the
+	 * thread's user trap frame and RBX = the function to run on it, or 0.
+	 */
+	.globl continuation_entry
+continuation_entry:
+	movq %rbp, %rsp
+	testq %rbx, %rbx
+	jz 1f
+	movq %rsp, %rdi
+	call *%rbx
+1:	jmp return_to_user_or_kernel
 
 	.bss
 	.align 8

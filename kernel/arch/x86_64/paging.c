@@ -117,3 +117,59 @@ void arch_space_activate(paddr_t root)
 	if (read_cr3() != root)
 		write_cr3(root);
 }
+
+/*
+ * The first mapped user page at or above *va and below end, skipping empty
+ * tables whole, so that scanning a huge fpage costs what is mapped in it.
+ */
+bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights)
+{
+	if (end > USER_TOP)
+		end = USER_TOP;
+	for (word_t v = *va; v < end && v >= *va;) {
+		pte_t *t = phys_to_virt(root);
+		int level = 3;
+		for (; level > 0; level--) {
+			pte_t e = t[idx(v, level)];
+			if (!(e & PTE_P))
+				break;
+			t = phys_to_virt(e & PTE_ADDR);
+		}
+		word_t span = 1UL << (12 + 9 * level);
+		if (level == 0 && (t[idx(v, 0)] & PTE_P)) {
+			*va = v;
+			return arch_lookup(root, v, pa, rights);
+		}
+		v = ALIGN_DOWN(v, span) + span;
+	}
+	return false;
+}
+
+void arch_unmap(paddr_t root, word_t va)
+{
+	pte_t *e = walk(root, va, false);
+	if (e && (*e & PTE_P)) {
+		*e = 0;
+		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+	}
+}
+
+static void free_table(pte_t *t, int level)
+{
+	for (int i = 0; level > 0 && i < 512; i++)
+		if (t[i] & PTE_P)
+			free_table(phys_to_virt(t[i] & PTE_ADDR), level - 1);
+	frame_free(virt_to_phys_direct(t), 1);
+}
+
+/* Free the user half's tables and the root (never the frames they map). */
+void arch_space_destroy(paddr_t root)
+{
+	pte_t *pml4 = phys_to_virt(root);
+	if (read_cr3() == root)
+		write_cr3(kernel_virt_to_phys(kernel_pml4));
+	for (int i = 0; i < 256; i++)
+		if (pml4[i] & PTE_P)
+			free_table(phys_to_virt(pml4[i] & PTE_ADDR), 2);
+	frame_free(root, 1);
+}

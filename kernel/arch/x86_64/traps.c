@@ -4,6 +4,9 @@
 #include "io.h"
 #include "../../printk.h"
 #include "../../exception.h"
+#include "../../timer.h"
+
+#define VEC_TIMER 32              /* PIC IRQ 0 */
 
 static const char *const names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -44,8 +47,13 @@ static void kernel_fault(struct trapframe *tf)
 
 void trap_dispatch(struct trapframe *tf)
 {
+	if (tf->vector == VEC_TIMER) {
+		outb(0x20, 0x20);         /* EOI first: timer_tick may switch threads */
+		timer_tick();
+		return;
+	}
 	if (tf->vector >= 32) {
-		/* every PIC line is masked: anything arriving here is spurious */
+		/* every other PIC line is masked: anything arriving here is spurious */
 		if (tf->vector == 39 || tf->vector == 47)
 			return;
 		printk("pecan: unexpected interrupt vector %lu ignored\n", tf->vector);

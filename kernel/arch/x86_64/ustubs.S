@@ -15,6 +15,7 @@ ustub_page:
 	.rept USTUB_SLOTS
 	.org nr * USTUB_SLOT, 0xcc
 	syscall
+	movq %r9, %rcx            /* Ipc and Unmap return MR0 in RCX too (abi.md §2) */
 	ret
 	.set nr, nr + 1
 	.endr

@@ -52,14 +52,15 @@ TEST_CASE("kip.layout", "KIP magic, UTCB and thread info, kernel descriptor")
 	EXPECT(kip_word(KIP_OFF_PROC_DESC) < 4096, "processor descriptor outside the KIP");
 }
 
-TEST_CASE("kip.syscall_pointers", "the eleven system-call pointers are distinct stubs in the stub page")
+TEST_CASE("kip.syscall_pointers", "the system-call pointers are distinct stubs in the stub page, Lipc shares Ipc's")
 {
 	static const int offs[] = { 0x1A0, 0x1A8, 0x1B0, 0x1B8, 0x1C0, 0x1C8, 0x1D0, 0x1D8, 0x1E0, 0x1E8, 0x1F0 };
 	for (unsigned i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
 		L4_Word_t p = kip_word(offs[i]);
 		EXPECT(p >= USTUB_BASE && p < USTUB_BASE + 4096, "pointer at %x is %lx", offs[i], p);
 		for (unsigned j = 0; j < i; j++)
-			EXPECT(p != kip_word(offs[j]), "pointers at %x and %x coincide", offs[i], offs[j]);
+			EXPECT(p != kip_word(offs[j]) || (offs[i] == 0x1C8 && offs[j] == 0x1C0),
+			       "pointers at %x and %x coincide", offs[i], offs[j]);
 	}
 }
 

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// ExchangeRegisters (abi.md §5.6): read and change another thread of the caller's space.
+#include "ipc.h"
+#include "sched.h"
+#include <l4/errors.h>
+#include <l4/ipc.h>
+#include <l4/thread.h>
+#include <l4/utcb.h>
+
+static word_t old_control(const struct tcb *t)
+{
+	return (t->stopped ? 1 : 0) | (t->state == TS_RECV_BLOCKED ? 2 : 0) |
+	       (t->state == TS_SEND_BLOCKED ? 4 : 0);
+}
+
+/* Stop or resume t (the H and h bits). */
+static void set_halt(struct tcb *t, bool halt)
+{
+	if (halt == t->stopped)
+		return;
+	t->stopped = halt;
+	if (halt && t != current)
+		sched_dequeue(t);
+	else if (!halt && t != current && sched_runnable(t))
+		sched_enqueue(t);
+}
+
+static void apply(struct tcb *t, struct trapframe *tf, word_t control, struct trapframe *uf)
+{
+	if (control & (L4_EXREG_ABORT_SEND | L4_EXREG_ABORT_RECV))
+		ipc_abort(t, control & L4_EXREG_ABORT_SEND, control & L4_EXREG_ABORT_RECV);
+	if (control & L4_EXREG_SET_SP)
+		uf->rsp = tf->rdx;
+	if (control & L4_EXREG_SET_IP)
+		uf->rip = tf->r8;
+	if (control & L4_EXREG_SET_FLAGS)
+		uf->rflags = (uf->rflags & ~L4_USER_FLAGS_MASK) | (tf->r9 & L4_USER_FLAGS_MASK);
+	if (control & L4_EXREG_SET_HANDLE)
+		utcb_set(t, UTCB_USER_HANDLE, tf->r10);
+	if (control & L4_EXREG_SET_PAGER) {
+		t->pager = tf->rdi;
+		utcb_set(t, UTCB_PAGER, tf->rdi);
+	}
+	if (control & L4_EXREG_HALT_VALID)
+		set_halt(t, control & L4_EXREG_HALT);
+}
+
+void sys_exchange_registers(struct trapframe *tf)
+{
+	word_t dest = tf->rax, control = tf->rsi;
+	struct tcb *t = tcb_resolve(current, dest);
+	if (!t || t->space != current->space || t->state == TS_INACTIVE || !t->utcb_k) {
+		utcb_set(current, UTCB_ERROR_CODE, L4_ERR_INVALID_THREAD);
+		tf->rax = L4_NILTHREAD;
+		return;
+	}
+	struct trapframe *uf = t == current ? tf : arch_user_frame(t);
+	word_t old_sp = uf->rsp, old_ip = uf->rip, old_flags = uf->rflags;
+	word_t old_pager = utcb_get(t, UTCB_PAGER), old_handle = utcb_get(t, UTCB_USER_HANDLE);
+	word_t old = old_control(t);
+	apply(t, tf, control, uf);
+	tf->rax = l4_is_local_id(dest) ? t->id : t->utcb;
+	tf->rdx = old_sp;
+	tf->rsi = old;
+	tf->rdi = old_pager;
+	tf->r8 = old_ip;
+	tf->r9 = old_flags;
+	tf->r10 = old_handle;
+	if (!sched_runnable(current) || sched_highest_prio() > current->prio)
+		sched_schedule();
+}

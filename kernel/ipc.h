@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* Synchronous IPC: the slowpath (ipc.c), message transfer (transfer.c), the fastpath (ipc_fast.c). */
+#ifndef PECAN_IPC_H
+#define PECAN_IPC_H
+
+#include "thread.h"
+
+void sys_ipc(struct trapframe *tf);
+/*
+ * The IPC operation of thread t (current): send to `to` (nil: none), then
+ * receive from `from` (nil: none), with the X.2 Timeouts word.  t's message
+ * is in its UTCB.  When it returns, t->ipc_error and t->ipc_from hold the
+ * result and a received message is in t's UTCB.
+ */
+void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts);
+/* Continuation of a thread that blocked in an Ipc system call: return its result. */
+void ipc_user_return(struct trapframe *tf);
+/* Continuation of a new thread once its pager's start message (or an abort) arrived. */
+void ipc_startup_return(struct trapframe *tf);
+
+/* A blocked thread's deadline passed. */
+void ipc_timeout(struct tcb *t);
+/* ExchangeRegisters: abort t's send and/or receive; returns the old IPC state bits. */
+word_t ipc_abort(struct tcb *t, bool send, bool recv);
+/* t is about to disappear: fail everyone waiting on it, take it off every queue. */
+void ipc_forget(struct tcb *t);
+
+/*
+ * Copy t's message (snd's UTCB) to rcv's UTCB, processing typed items.
+ * Returns 0 or an IPC error code without phase bit (overflow, xfer faults).
+ */
+word_t ipc_transfer(struct tcb *snd, struct tcb *rcv);
+
+/* The register-only fast path; the frame to return through, or NULL for the slowpath. */
+struct trapframe *ipc_fastpath(struct trapframe *tf);
+
+#endif

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// Message transfer: untyped words, map items and string items (abi.md §5.3, §6.2).
+#include "ipc.h"
+#include "space.h"
+#include <l4/ipc.h>
+#include <l4/utcb.h>
+
+/*
+ * A cursor over the substrings of one logical string: a chain of string
+ * items linked by their c bits, in message registers (send side) or in
+ * buffer registers (receive side).
+ */
+struct strcur {
+	const word_t *w;     /* the words: MRs or BRs */
+	int i, end;          /* current item's first word; last usable word */
+	int sub;             /* next substring of the current item */
+	word_t addr, left;   /* the current substring's unconsumed part */
+};
+
+/* Advance to the next substring with bytes left; false at the end of the string. */
+static bool cur_next(struct strcur *c)
+{
+	while (c->left == 0) {
+		word_t w0 = c->w[c->i];
+		if (c->sub > (int)L4_STRING_J(w0)) {
+			if (!(w0 & L4_STRING_COMPOUND))
+				return false;
+			c->i += 2 + L4_STRING_J(w0);
+			c->sub = 0;
+			if (c->i > c->end || !L4_STRING_IS(c->w[c->i]))
+				return false;
+			continue;
+		}
+		if (c->i + 1 + c->sub > c->end)
+			return false;
+		c->addr = c->w[c->i + 1 + c->sub];
+		c->left = L4_STRING_LEN(w0);
+		c->sub++;
+	}
+	return true;
+}
+
+/* The word after the last item of the logical string starting at c->i. */
+static int string_end(const word_t *w, int i, int end)
+{
+	for (;;) {
+		word_t w0 = w[i];
+		int next = i + 2 + (int)L4_STRING_J(w0);
+		if (!(w0 & L4_STRING_COMPOUND) || next > end || !L4_STRING_IS(w[next]))
+			return next;
+		i = next;
+	}
+}
+
+struct xfer {
+	struct tcb *snd, *rcv;
+	word_t bytes;        /* copied so far, over the whole message */
+	word_t brs[L4_NUM_BRS];
+	int br;              /* next receive buffer (index into brs), 0 when none is left */
+};
+
+/* A copy fault ends the transfer at once, as a zero xfer timeout would (docs/abi.md). */
+static word_t fault_error(const struct xfer *x)
+{
+	word_t snd_to = utcb_get(x->snd, UTCB_XFER_TIMEOUTS) >> 16 & 0xffff;
+	word_t rcv_to = utcb_get(x->rcv, UTCB_XFER_TIMEOUTS) & 0xffff;
+	bool rcv_shorter = rcv_to && (!snd_to || rcv_to < snd_to);
+	return (x->bytes << 4) | (rcv_shorter ? L4_IPC_XFER_TO_PARTNER : L4_IPC_XFER_TO_OWN);
+}
+
+static word_t overflow(const struct xfer *x)
+{
+	return (x->bytes << 4) | L4_IPC_OVERFLOW;
+}
+
+/* Copy one logical send string (MRs from index i) into the next receive buffer. */
+static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
+{
+	if (!(x->brs[0] & L4_ACCEPT_STRINGS) || !x->br || x->br >= L4_NUM_BRS ||
+	    !L4_STRING_IS(x->brs[x->br]))
+		return overflow(x);
+	struct strcur s = { mr, i, end, 0, 0, 0 };
+	struct strcur r = { x->brs, x->br, L4_NUM_BRS - 1, 0, 0, 0 };
+	bool more_buffers = x->brs[x->br] & L4_ITEM_CONT;
+	x->br = more_buffers ? string_end(x->brs, x->br, L4_NUM_BRS - 1) : 0;
+	while (cur_next(&s)) {
+		if (!cur_next(&r))
+			return overflow(x);
+		word_t n = s.left < r.left ? s.left : r.left;
+		word_t done = space_copy(x->snd->space, s.addr, x->rcv->space, r.addr, n);
+		x->bytes += done;
+		if (done < n)
+			return fault_error(x);
+		s.addr += n; s.left -= n;
+		r.addr += n; r.left -= n;
+	}
+	return 0;
+}
+
+static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
+{
+	word_t window = x->brs[0] & ~0xfUL;
+	if (i + 1 > end || !window)
+		return overflow(x);
+	space_map_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window);
+	return 0;
+}
+
+static word_t typed_items(struct xfer *x, const word_t *mr, int i, int end)
+{
+	for (int k = 0; k < L4_NUM_BRS; k++)
+		x->brs[k] = utcb_get(x->rcv, UTCB_BR(k));
+	x->br = 1;
+	while (i <= end) {
+		word_t w0 = mr[i], err;
+		if (L4_ITEM_TYPE(w0) == L4_ITEM_MAP || L4_ITEM_TYPE(w0) == L4_ITEM_GRANT) {
+			err = map_item(x, mr, i, end);
+			i += 2;
+		} else if (L4_STRING_IS(w0)) {
+			err = copy_string(x, mr, i, end);
+			i = string_end(mr, i, end);
+		} else {
+			err = overflow(x);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
+{
+	const word_t *smr = utcb_mrs(snd);
+	word_t *rmr = utcb_mrs(rcv);
+	word_t tag = smr[0], n = L4_TAG_U(tag) + L4_TAG_T(tag);
+	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
+	if (n >= L4_NUM_MRS)
+		return L4_IPC_OVERFLOW;
+	for (word_t i = 1; i <= n; i++)
+		rmr[i] = smr[i];
+	if (!L4_TAG_T(tag))
+		return 0;
+	struct xfer x = { .snd = snd, .rcv = rcv };
+	return typed_items(&x, smr, (int)L4_TAG_U(tag) + 1, (int)n);
+}
