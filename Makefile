@@ -41,7 +41,7 @@ KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 
 ULIB := lib/l4/crt0.S lib/l4/l4.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c
 ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
-TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o
+TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o $(BUILD)/u/lib/test/tthread.c.o
 
 SIGMA0_BASE := 0x00f00000
 ROOT_BASE   := 0x01000000

@@ -38,6 +38,7 @@ void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 	if (addr)
 		printk(", address %lx", addr);
 	printk("\n");
+	arch_dump_frame(tf);
 	t->state = TS_HALTED;
 	sched_swap(NULL);
 	panic("halted thread %lx resumed", t->id);

@@ -108,15 +108,27 @@ bool space_area_free(const struct space *s, word_t base, word_t size)
 	return !(base < s->utcb_base + s->utcb_size && end > s->utcb_base);
 }
 
-static word_t fpage_size(word_t fp) { return L4_FPAGE_LOG2(fp) >= 64 ? 0 : 1UL << L4_FPAGE_LOG2(fp); }
+/* The memory range of an fpage: the complete space is the user half; false if none. */
+static bool fpage_range(word_t fp, word_t *base, word_t *log2)
+{
+	word_t s = L4_FPAGE_LOG2(fp);
+	if (s == 1 && (fp >> 10) == 0) {
+		*base = 0;
+		*log2 = 47;
+		return true;
+	}
+	*base = L4_FPAGE_BASE(fp);
+	*log2 = s;
+	return s >= 12 && s <= 47 && *base + (1UL << s) <= USER_TOP;
+}
 
 void space_map_fpage(struct space *from, word_t fpage, word_t send_base,
 		     struct space *to, word_t window)
 {
-	word_t ssz = fpage_size(fpage), wsz = fpage_size(window);
-	if (L4_FPAGE_LOG2(fpage) < 12 || L4_FPAGE_LOG2(window) < 12 || !ssz || !wsz)
-		return;                          /* nil, I/O or unaligned fpages map nothing */
-	word_t sbase = L4_FPAGE_BASE(fpage), wbase = L4_FPAGE_BASE(window), dst, len;
+	word_t sbase, slog, wbase, wlog, dst, len;
+	if (!fpage_range(fpage, &sbase, &slog) || !fpage_range(window, &wbase, &wlog))
+		return;                          /* nil, I/O or invalid fpages map nothing */
+	word_t ssz = 1UL << slog, wsz = 1UL << wlog;
 	if (ssz <= wsz) {
 		dst = wbase + ((send_base & (wsz - 1)) & ~(ssz - 1));
 		len = ssz;

@@ -68,9 +68,14 @@ def run_host(binary, timeout=120):
 
 
 @functools.lru_cache(maxsize=None)
-def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False):
-    """Boot Pecan once per distinct configuration; paths are relative to BUILD."""
+def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None):
+    """Boot Pecan once per distinct configuration; paths are relative to BUILD.
+
+    kernel: a test-kernel name (Makefile TEST_KERNELS, e.g. "fseq" or
+    "dslq-nofast"); None boots the default build."""
     cmd = [RUN, "--timeout", str(timeout)]
+    if kernel:
+        cmd += ["--kernel", os.path.join(BUILD, "kernels", kernel, "pecan.bin")]
     if root:
         cmd += ["--root", root if root == "none" else os.path.join(BUILD, root)]
     if sigma0:
@@ -90,3 +95,14 @@ def guest_cases(program):
     """pytest parameters for every TEST_CASE of tests/system/progs/<program>.c."""
     src = os.path.join(TOP, "tests", "system", "progs", program + ".c")
     return [pytest.param(cid, id=cid) for cid, _ in case_ids(src)]
+
+
+# Every kernel configuration the kernel-core suites run on (Makefile TEST_KERNELS).
+TEST_KERNELS = ("dslq", "dseq", "fslq", "fseq", "benno", "dslq-nofast")
+
+
+def guest_cases_all_kernels(program):
+    """pytest parameters (kernel, case) for every TEST_CASE on every test kernel."""
+    src = os.path.join(TOP, "tests", "system", "progs", program + ".c")
+    return [pytest.param(k, cid, id=f"{k}:{cid}")
+            for k in TEST_KERNELS for cid, _ in case_ids(src)]

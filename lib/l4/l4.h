@@ -9,6 +9,8 @@
 #include <l4/kip.h>
 #include <l4/kdebug.h>
 #include <l4/errors.h>
+#include <l4/ipc.h>
+#include <l4/pecan.h>
 
 typedef L4_Word_t L4_ThreadId_t;
 
@@ -69,6 +71,184 @@ static inline L4_Word_t pecan_raw_syscall_at(L4_Word_t entry)
 			     : "r"(entry)
 			     : "rcx", "r11", "memory", "cc");
 	return rax;
+}
+
+/* ---- IPC (abi.md §2: MR0-7 in R9 RAX RBX R10 R12-R15, RDI = UTCB) ---- */
+
+typedef L4_Word_t L4_MsgTag_t;
+
+/*
+ * The Ipc system call with the message in the UTCB: loads MR0-7 into their
+ * registers, calls the stub, stores them back (as Pistachio's L4_Ipc).
+ * Returns the tag; *from gets the partner (may be NULL).  The stub pointer
+ * must be a global (RIP-relative operand): every other register is in use,
+ * and an RSP-relative one would be off by the push.
+ */
+#define PECAN_IPC_BODY(stubvar)                                                                   \
+	L4_Word_t *mr = L4_Utcb();                                                                \
+	register L4_Word_t r8 __asm__("r8") = timeouts;                                           \
+	register L4_Word_t r9 __asm__("r9") = mr[0];                                              \
+	register L4_Word_t r10 __asm__("r10") = mr[3];                                            \
+	register L4_Word_t r12 __asm__("r12") = mr[4];                                            \
+	register L4_Word_t r13 __asm__("r13") = mr[5];                                            \
+	register L4_Word_t r14 __asm__("r14") = mr[6];                                            \
+	register L4_Word_t r15 __asm__("r15") = mr[7];                                            \
+	L4_Word_t rax = mr[1], rbx = mr[2];                                                       \
+	L4_Word_t *rdi = mr;                                                                      \
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"                               \
+			     : "+S"(to), "+d"(fromspec), "+r"(r8), "+r"(r9), "+r"(r10), "+r"(r12), \
+			       "+r"(r13), "+r"(r14), "+r"(r15), "+a"(rax), "+b"(rbx), "+D"(rdi)   \
+			     : [stub] "m"(stubvar)                                                \
+			     : "rcx", "r11", "memory", "cc");                                     \
+	mr[0] = r9; mr[1] = rax; mr[2] = rbx; mr[3] = r10;                                        \
+	mr[4] = r12; mr[5] = r13; mr[6] = r14; mr[7] = r15;                                       \
+	if (from)                                                                                 \
+		*from = to;                                                                       \
+	return r9
+
+static inline L4_MsgTag_t L4_Ipc(L4_ThreadId_t to, L4_ThreadId_t fromspec, L4_Word_t timeouts,
+				 L4_ThreadId_t *from)
+{
+	PECAN_IPC_BODY(__L4_Ipc);
+}
+static inline L4_MsgTag_t L4_Lipc(L4_ThreadId_t to, L4_ThreadId_t fromspec, L4_Word_t timeouts,
+				  L4_ThreadId_t *from)
+{
+	PECAN_IPC_BODY(__L4_Lipc);
+}
+static inline L4_MsgTag_t L4_Call(L4_ThreadId_t to)
+{
+	return L4_Ipc(to, to, 0, 0);
+}
+static inline L4_MsgTag_t L4_Send_Timeout(L4_ThreadId_t to, L4_Word_t snd)
+{
+	return L4_Ipc(to, L4_NILTHREAD, L4_TIMEOUTS(snd, 0), 0);
+}
+static inline L4_MsgTag_t L4_Send(L4_ThreadId_t to)
+{
+	return L4_Send_Timeout(to, L4_TIMEOUT_NEVER);
+}
+static inline L4_MsgTag_t L4_Reply(L4_ThreadId_t to)
+{
+	return L4_Send_Timeout(to, L4_TIMEOUT_ZERO);
+}
+static inline L4_MsgTag_t L4_Receive_Timeout(L4_ThreadId_t from, L4_Word_t rcv, L4_ThreadId_t *got)
+{
+	return L4_Ipc(L4_NILTHREAD, from, L4_TIMEOUTS(0, rcv), got);
+}
+static inline L4_MsgTag_t L4_Receive(L4_ThreadId_t from)
+{
+	return L4_Receive_Timeout(from, L4_TIMEOUT_NEVER, 0);
+}
+static inline L4_MsgTag_t L4_Wait(L4_ThreadId_t *from)
+{
+	return L4_Receive_Timeout(L4_ANYTHREAD, L4_TIMEOUT_NEVER, from);
+}
+static inline L4_MsgTag_t L4_ReplyWait(L4_ThreadId_t to, L4_ThreadId_t *from)
+{
+	return L4_Ipc(to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, 0), from);
+}
+static inline int L4_IpcFailed(L4_MsgTag_t t) { return (t & L4_TAG_ERROR) != 0; }
+static inline L4_Word_t L4_MR(int i) { return L4_Utcb()[i]; }
+static inline void L4_SetMR(int i, L4_Word_t v) { L4_Utcb()[i] = v; }
+static inline void L4_SetBR(int i, L4_Word_t v) { L4_SetTcr(UTCB_BR(i), v); }
+/* A relative timeout of about `us` microseconds (m * 2^e). */
+static inline L4_Word_t L4_TimePeriod(L4_Word_t us)
+{
+	L4_Word_t e = 0;
+	while ((us >> e) > 0x3ff)
+		e++;
+	return us ? (e << 10) | (us >> e) : L4_TIMEOUT_ZERO;
+}
+static inline void L4_Sleep(L4_Word_t us)
+{
+	L4_Receive_Timeout(L4_MyGlobalId(), L4_TimePeriod(us), 0);
+}
+
+/* ---- thread and space management ---- */
+
+static inline L4_Word_t L4_ThreadControl(L4_ThreadId_t dest, L4_ThreadId_t space,
+					 L4_ThreadId_t sched, L4_ThreadId_t pager, L4_Word_t utcb)
+{
+	register L4_Word_t r8 __asm__("r8") = pager;
+	register L4_Word_t r9 __asm__("r9") = utcb;
+	L4_Word_t rax;
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+			     : "=a"(rax), "+D"(dest), "+S"(space), "+d"(sched), "+r"(r8), "+r"(r9)
+			     : [stub] "m"(__L4_ThreadControl)
+			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
+	return rax;
+}
+
+static inline L4_Word_t L4_SpaceControl(L4_ThreadId_t space, L4_Word_t control, L4_Word_t kip,
+					L4_Word_t utcb, L4_ThreadId_t redirector, L4_Word_t *old)
+{
+	register L4_Word_t r8 __asm__("r8") = utcb;
+	register L4_Word_t r9 __asm__("r9") = redirector;
+	L4_Word_t rax;
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+			     : "=a"(rax), "+D"(space), "+S"(control), "+d"(kip), "+r"(r8), "+r"(r9)
+			     : [stub] "m"(__L4_SpaceControl)
+			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
+	if (old)
+		*old = kip;
+	return rax;
+}
+
+struct L4_ExRegs {
+	L4_Word_t control, sp, ip, flags, handle;
+	L4_ThreadId_t pager;
+};
+
+/* ExchangeRegisters: in/out through *r (abi.md §2); returns the result thread ID. */
+static inline L4_ThreadId_t pecan_exregs(L4_ThreadId_t dest, struct L4_ExRegs *r)
+{
+	register L4_Word_t r8 __asm__("r8") = r->ip;
+	register L4_Word_t r9 __asm__("r9") = r->flags;
+	register L4_Word_t r10 __asm__("r10") = r->handle;
+	L4_Word_t rax = dest, rdx = r->sp, rsi = r->control, rdi = r->pager;
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+			     : "+a"(rax), "+d"(rdx), "+S"(rsi), "+D"(rdi), "+r"(r8), "+r"(r9), "+r"(r10)
+			     : [stub] "m"(__L4_ExchangeRegisters)
+			     : "rbx", "rcx", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
+	r->sp = rdx; r->control = rsi; r->pager = rdi; r->ip = r8; r->flags = r9; r->handle = r10;
+	return rax;
+}
+
+static inline L4_Word_t L4_Schedule(L4_ThreadId_t dest, L4_Word_t time, L4_Word_t cpu,
+				    L4_Word_t prio, L4_Word_t preempt, L4_Word_t *old_time)
+{
+	register L4_Word_t r8 __asm__("r8") = cpu;
+	register L4_Word_t r9 __asm__("r9") = preempt;
+	L4_Word_t rax, rdx = time;
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+			     : "=a"(rax), "+D"(dest), "+S"(prio), "+d"(rdx), "+r"(r8), "+r"(r9)
+			     : [stub] "m"(__L4_Schedule)
+			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
+	if (old_time)
+		*old_time = rdx;
+	return rax;
+}
+
+static inline L4_Word_t L4_Set_Priority(L4_ThreadId_t t, L4_Word_t prio)
+{
+	return L4_Schedule(t, ~0UL, ~0UL, prio, ~0UL, 0);
+}
+
+static inline L4_Word_t L4_SystemClock(void)
+{
+	L4_Word_t rax;
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+			     : "=a"(rax)
+			     : [stub] "m"(__L4_SystemClock)
+			     : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
+			       "r13", "r14", "r15", "memory", "cc");
+	return rax;
+}
+
+static inline L4_Word_t pecan_counter(int i)
+{
+	return ((volatile L4_Word_t *)PECAN_COUNTERS_ADDR)[i];
 }
 
 void __l4_init(void);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// sigma0 placeholder: announces itself and yields.  The sigma0 protocol (owning
-// physical memory, serving page faults) comes with the memory issue.
+// sigma0 placeholder: announces itself and waits for requests it does not serve
+// yet.  The sigma0 protocol (owning physical memory, serving page faults) comes
+// with the memory issue.
 #include "../../lib/l4/l4.h"
 #include "../../lib/c/stdio.h"
 
@@ -8,5 +9,5 @@ int main(void)
 {
 	printf("sigma0: running (placeholder: no sigma0 protocol yet)\n");
 	for (;;)
-		L4_ThreadSwitch(L4_NILTHREAD);
+		L4_Wait(0);
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Threads for in-guest tests, run from the root task: in its own space, or
+ * each in a new space paged by a pager thread that maps the root task's own
+ * pages at the same addresses (so code and globals are shared).
+ */
+#ifndef PECAN_TTHREAD_H
+#define PECAN_TTHREAD_H
+
+#include "../l4/l4.h"
+
+#define TT_STACK_SIZE 8192
+
+/* The global ID of test thread slot n (0 <= n < 150), version v. */
+L4_ThreadId_t tt_id(int n, int v);
+/* UTCB location for thread number no, in the root layout (shared by new spaces). */
+L4_Word_t tt_utcb(L4_ThreadId_t t);
+/* A fresh stack for a thread (never reused); top of stack ready for `call`. */
+L4_Word_t tt_stack(void);
+
+/* Create t in the caller's space, start it at fn with a fresh stack; 0 on failure. */
+int tt_start_local(L4_ThreadId_t t, void (*fn)(void));
+/* Create t in a new space, paged by the test pager; 0 on failure (ErrorCode says why). */
+int tt_start_space(L4_ThreadId_t t, void (*fn)(void));
+/* Send the start message (MR1 = ip, MR2 = sp) to a thread waiting for its pager (us). */
+int tt_send_start(L4_ThreadId_t t, void (*fn)(void), L4_Word_t sp);
+/* Delete t (and its space with its last thread). */
+int tt_kill(L4_ThreadId_t t);
+/* Block forever (a finished test thread waits here until deleted). */
+void tt_park(void) __attribute__((noreturn));
+/* The test pager's thread ID (started on first use) and the faults it served. */
+L4_ThreadId_t tt_pager(void);
+extern volatile L4_Word_t tt_pager_faults;
+
+#endif

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// IPC from the root task: rendezvous, message transfer, timeouts, cancellation, errors.
+#include "../../../lib/l4/l4.h"
+#include "../../../lib/test/test.h"
+#include "../../../lib/test/tthread.h"
+#include "../../../lib/c/string.h"
+
+static volatile L4_ThreadId_t main_id;
+static volatile L4_Word_t seen[64];
+static volatile L4_Word_t seen_tag, seen_from, seen_err;
+static int slot;
+
+static L4_ThreadId_t fresh(void) { return tt_id(slot++, 1); }
+
+/* Echo server: receives from anyone, replies with label+1 and every word +1, forever. */
+static void echo(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_Word_t u = L4_TAG_U(tag);
+		for (L4_Word_t i = 1; i <= u; i++)
+			L4_SetMR(i, L4_MR(i) + 1);
+		L4_SetMR(0, L4_TAG_MAKE(L4_TAG_LABEL(tag) + 1, u, 0));
+		seen_from = from;
+		tag = L4_ReplyWait(from, &from);
+	}
+}
+
+/* Check one Call of u words with label `label` against the echo server. */
+static int call_echo(L4_ThreadId_t srv, L4_Word_t u, L4_Word_t label)
+{
+	for (L4_Word_t i = 1; i <= u; i++)
+		L4_SetMR(i, i * 1000 + u);
+	L4_SetMR(0, L4_TAG_MAKE(label, u, 0));
+	L4_MsgTag_t tag = L4_Call(srv);
+	if (L4_IpcFailed(tag) || L4_TAG_U(tag) != u || L4_TAG_LABEL(tag) != label + 1)
+		return 0;
+	for (L4_Word_t i = 1; i <= u; i++)
+		if (L4_MR(i) != i * 1000 + u + 1)
+			return 0;
+	return 1;
+}
+
+static void echo_all_lengths(L4_ThreadId_t srv)
+{
+	for (L4_Word_t u = 0; u < 64; u++)
+		EXPECT(call_echo(srv, u, 0x100 + u), "Call with %lu words failed (ErrorCode %lx)",
+		       u, L4_ErrorCode());
+}
+
+TEST_CASE("ipc.call_intra", "Call/ReplyWait of 0..63 words and labels within one space")
+{
+	L4_ThreadId_t srv = fresh();
+	EXPECT(tt_start_local(srv, echo), "start failed: %lx", L4_ErrorCode());
+	echo_all_lengths(srv);
+	EXPECT(tt_kill(srv), "kill failed");
+}
+
+TEST_CASE("ipc.call_inter", "Call/ReplyWait of 0..63 words and labels between spaces")
+{
+	L4_ThreadId_t srv = fresh();
+	EXPECT(tt_start_space(srv, echo), "start failed: %lx", L4_ErrorCode());
+	echo_all_lengths(srv);
+	EXPECT(tt_kill(srv), "kill failed");
+}
+
+TEST_CASE("ipc.from_global_local", "From is the local ID within a space, the global ID across spaces")
+{
+	L4_ThreadId_t a = fresh(), b = fresh();
+	EXPECT(tt_start_local(a, echo) && tt_start_space(b, echo), "start failed");
+	L4_ThreadId_t from;
+	L4_SetMR(0, 0);
+	L4_Ipc(a, a, 0, &from);
+	EXPECT(from == tt_utcb(a) + UTCB_P_OFFSET, "intra: From %lx", from);
+	EXPECT(seen_from == (L4_Word_t)L4_Utcb(), "server saw %lx, not our local ID", seen_from);
+	L4_SetMR(0, 0);
+	L4_Ipc(b, b, 0, &from);
+	EXPECT(from == b, "inter: From %lx", from);
+	EXPECT(seen_from == L4_MyGlobalId(), "server saw %lx, not our global ID", seen_from);
+	tt_kill(a);
+	tt_kill(b);
+}
+
+TEST_CASE("ipc.local_dest", "a local thread ID works as destination")
+{
+	L4_ThreadId_t a = fresh();
+	EXPECT(tt_start_local(a, echo), "start failed");
+	L4_Word_t local = tt_utcb(a) + UTCB_P_OFFSET;
+	L4_SetMR(0, L4_TAG_MAKE(7, 0, 0));
+	L4_MsgTag_t tag = L4_Call(local);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 8, "tag %lx err %lx", tag, L4_ErrorCode());
+	tt_kill(a);
+}
+
+static void receiver_once(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Receive_Timeout(main_id, L4_TIMEOUT_NEVER, &from);
+	seen_tag = tag;
+	seen_from = from;
+	for (int i = 0; i < 64; i++)
+		seen[i] = L4_MR(i);
+	tt_park();
+}
+
+TEST_CASE("ipc.send_receive", "Send to a thread in a closed receive from us")
+{
+	main_id = L4_MyGlobalId();
+	L4_ThreadId_t r = fresh();
+	EXPECT(tt_start_local(r, receiver_once), "start failed");
+	L4_SetMR(0, L4_TAG_MAKE(0x55, 3, 0));
+	L4_SetMR(1, 11); L4_SetMR(2, 22); L4_SetMR(3, 33);
+	L4_MsgTag_t tag = L4_Send(r);
+	EXPECT(!L4_IpcFailed(tag), "send failed %lx", L4_ErrorCode());
+	L4_Sleep(2000);     /* the receiver runs at a lower priority */
+	EXPECT(L4_TAG_LABEL(seen_tag) == 0x55 && L4_TAG_U(seen_tag) == 3, "tag %lx", seen_tag);
+	EXPECT(seen[1] == 11 && seen[2] == 22 && seen[3] == 33, "words %lx %lx %lx", seen[1], seen[2], seen[3]);
+	tt_kill(r);
+}
+
+TEST_CASE("ipc.send_timeout_zero", "Send with a zero timeout to a thread not receiving fails at once")
+{
+	L4_ThreadId_t r = fresh();
+	EXPECT(tt_start_local(r, tt_park), "start failed");
+	L4_Sleep(1000);    /* now parked: waiting for itself */
+	L4_SetMR(0, 0);
+	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TIMEOUT_ZERO);
+	EXPECT(L4_IpcFailed(tag), "send succeeded");
+	EXPECT(L4_ErrorCode() == L4_IPC_TIMEOUT, "ErrorCode %lx, want send-phase timeout", L4_ErrorCode());
+	tt_kill(r);
+}
+
+TEST_CASE("ipc.send_timeout_relative", "Send with a 20 ms timeout to a thread not receiving times out after it")
+{
+	L4_ThreadId_t r = fresh();
+	EXPECT(tt_start_local(r, tt_park), "start failed");
+	L4_Sleep(1000);
+	L4_SetMR(0, 0);
+	L4_Word_t t0 = L4_SystemClock();
+	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TimePeriod(20000));
+	L4_Word_t dt = L4_SystemClock() - t0;
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_TIMEOUT, "ErrorCode %lx", L4_ErrorCode());
+	EXPECT(dt >= 20000 && dt < 25000, "took %lu us", dt);
+	tt_kill(r);
+}
+
+TEST_CASE("ipc.receive_timeout", "receive timeouts: zero fails at once, 10 ms after about 10 ms")
+{
+	L4_Word_t t0 = L4_SystemClock();
+	L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TIMEOUT_ZERO, 0);
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
+	       "zero: ErrorCode %lx", L4_ErrorCode());
+	EXPECT(tag == L4_TAG_ERROR, "zero: tag %lx", tag);
+	t0 = L4_SystemClock();
+	tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(10000), 0);
+	L4_Word_t dt = L4_SystemClock() - t0;
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
+	       "10 ms: ErrorCode %lx", L4_ErrorCode());
+	EXPECT(dt >= 10000 && dt < 12500, "10 ms: took %lu us", dt);
+}
+
+static void sleeper(void)
+{
+	L4_Word_t t0 = L4_SystemClock();
+	L4_Sleep(5000);
+	seen[0] = L4_SystemClock() - t0;
+	seen_err = L4_ErrorCode();
+	tt_park();
+}
+
+TEST_CASE("ipc.sleep", "L4_Sleep (receive from self with a timeout) ends in a receive timeout")
+{
+	seen[0] = 0;
+	L4_ThreadId_t s = fresh();
+	EXPECT(tt_start_local(s, sleeper), "start failed");
+	L4_Sleep(20000);
+	EXPECT(seen[0] >= 5000 && seen[0] < 7000, "slept %lu us", seen[0]);
+	EXPECT(seen_err == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
+	tt_kill(s);
+}
+
+static void wait_any_record(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	seen_tag = tag;
+	seen_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+TEST_CASE("ipc.cancel_receive", "ExchangeRegisters aborts a receive: the receiver sees 'canceled'")
+{
+	L4_ThreadId_t r = fresh();
+	EXPECT(tt_start_local(r, wait_any_record), "start failed");
+	L4_Sleep(1000);
+	struct L4_ExRegs x = { .control = L4_EXREG_ABORT_RECV | L4_EXREG_ABORT_SEND };
+	EXPECT(pecan_exregs(r, &x) != L4_NILTHREAD, "exregs failed");
+	EXPECT(x.control & 2, "old control %lx does not say receiving", x.control);
+	L4_Sleep(1000);
+	EXPECT(seen_err == (L4_IPC_CANCELED | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
+	tt_kill(r);
+}
+
+static void send_record(void)
+{
+	L4_SetMR(0, L4_TAG_MAKE(1, 0, 0));
+	L4_MsgTag_t tag = L4_Send(main_id);
+	seen_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	seen_tag = tag;
+	tt_park();
+}
+
+TEST_CASE("ipc.cancel_send", "ExchangeRegisters aborts a blocked send: the sender sees 'canceled'")
+{
+	main_id = L4_MyGlobalId();
+	seen_err = 0;
+	L4_ThreadId_t s = fresh();
+	EXPECT(tt_start_local(s, send_record), "start failed");
+	L4_Sleep(1000);   /* s now waits to send to us */
+	struct L4_ExRegs x = { .control = L4_EXREG_ABORT_SEND };
+	pecan_exregs(s, &x);
+	EXPECT(x.control & 4, "old control %lx does not say sending", x.control);
+	L4_Sleep(1000);
+	EXPECT(seen_err == L4_IPC_CANCELED, "ErrorCode %lx", seen_err);
+	EXPECT(L4_TAG_LABEL(seen_tag) == 1, "a canceled send keeps its tag: %lx", seen_tag);
+	tt_kill(s);
+}
+
+TEST_CASE("ipc.pending_sender", "a sender that blocked first is received from later (open and closed)")
+{
+	main_id = L4_MyGlobalId();
+	L4_ThreadId_t s = fresh();
+	EXPECT(tt_start_local(s, send_record), "start failed");
+	L4_Sleep(1000);
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Receive_Timeout(s, L4_TIMEOUT_ZERO, &from);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 1, "tag %lx err %lx", tag, L4_ErrorCode());
+	EXPECT(from == tt_utcb(s) + UTCB_P_OFFSET, "From %lx", from);
+	tt_kill(s);
+}
+
+TEST_CASE("ipc.anylocal", "anylocalthread takes senders of our space only")
+{
+	main_id = L4_MyGlobalId();
+	L4_ThreadId_t far = fresh(), near = fresh();
+	EXPECT(tt_start_space(far, send_record), "start far failed");
+	L4_Sleep(2000);
+	L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYLOCALTHREAD, L4_TIMEOUT_ZERO, 0);
+	EXPECT(L4_IpcFailed(tag), "took a message from another space");
+	EXPECT(tt_start_local(near, send_record), "start near failed");
+	L4_Sleep(1000);
+	L4_ThreadId_t from;
+	tag = L4_Receive_Timeout(L4_ANYLOCALTHREAD, L4_TIMEOUT_ZERO, &from);
+	EXPECT(!L4_IpcFailed(tag) && from == tt_utcb(near) + UTCB_P_OFFSET, "From %lx err %lx", from, L4_ErrorCode());
+	tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TIMEOUT_ZERO, &from);
+	EXPECT(!L4_IpcFailed(tag) && from == far, "open receive: From %lx", from);
+	tt_kill(far);
+	tt_kill(near);
+}
+
+TEST_CASE("ipc.bad_partner", "nonexistent, stale, nil-version and own IDs fail with 'no partner'")
+{
+	L4_ThreadId_t t = fresh();
+	L4_SetMR(0, 0);
+	L4_MsgTag_t tag = L4_Send_Timeout(t, L4_TIMEOUT_ZERO);
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "nonexistent: %lx", L4_ErrorCode());
+	EXPECT(tt_start_local(t, tt_park), "start failed");
+	L4_ThreadId_t stale = l4_global_id(l4_thread_no(t), 2);
+	tag = L4_Send_Timeout(stale, L4_TIMEOUT_NEVER);
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "stale: %lx", L4_ErrorCode());
+	tag = L4_Receive_Timeout(stale, L4_TIMEOUT_NEVER, 0);
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV),
+	       "receive from stale: %lx", L4_ErrorCode());
+	tag = L4_Send_Timeout(L4_MyGlobalId(), L4_TIMEOUT_NEVER);
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "self: %lx", L4_ErrorCode());
+	tag = L4_Send_Timeout(0x12345640UL, L4_TIMEOUT_NEVER);   /* a local ID that is no UTCB */
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "bad local: %lx", L4_ErrorCode());
+	tag = L4_Send_Timeout(0xffffffffc0800040UL, L4_TIMEOUT_NEVER);   /* a kernel address */
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "kernel local: %lx", L4_ErrorCode());
+	tt_kill(t);
+}
+
+TEST_CASE("ipc.too_many_words", "u + t above 63 is a message overflow for both sides; the receiver survives")
+{
+	L4_ThreadId_t srv = fresh();
+	EXPECT(tt_start_local(srv, echo), "start failed");
+	L4_SetMR(0, L4_TAG_MAKE(1, 40, 30));
+	L4_MsgTag_t tag = L4_Call(srv);
+	EXPECT(L4_IpcFailed(tag) && L4_IPC_CODE(L4_ErrorCode()) == L4_IPC_OVERFLOW &&
+	       !(L4_ErrorCode() & L4_IPC_PHASE_RECV), "ErrorCode %lx", L4_ErrorCode());
+	EXPECT(call_echo(srv, 5, 9), "the server is broken afterwards");
+	tt_kill(srv);
+}
+
+TEST_CASE("ipc.deleted_partner", "a sender waiting for a thread that is deleted gets 'no partner'")
+{
+	main_id = L4_MyGlobalId();
+	seen_err = 0;
+	L4_ThreadId_t victim = fresh(), s = fresh();
+	EXPECT(tt_start_local(victim, tt_park), "start failed");
+	main_id = victim;
+	EXPECT(tt_start_local(s, send_record), "start failed");
+	L4_Sleep(1000);
+	tt_kill(victim);
+	L4_Sleep(1000);
+	EXPECT(seen_err == L4_IPC_NOPARTNER, "ErrorCode %lx", seen_err);
+	tt_kill(s);
+}
+
+int main(void)
+{
+	int failed = test_run_all();
+	pecan_kdb_power_off(failed ? 1 : 0);
+	return 0;
+}
