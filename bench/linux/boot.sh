@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Usage: boot.sh GUESTDIR SCALE RESULTS
+# Boots the Linux baseline guest (GUESTDIR/vmlinuz + initramfs.cpio.gz) in the
+# measurement configuration, keeps its console in RESULTS.log, and writes the
+# META, RESULT and STATUS lines to RESULTS with the run's provenance.
+# Fails when the guest does not reach "BENCH DONE".
+set -e
+dir=$1 scale=$2 results=$3
+log=$results.log
+mkdir -p "$(dirname "$results")"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+start=$(date +%s)
+timeout "${BENCH_TIMEOUT:-3000}" qemu-system-x86_64 -accel tcg -cpu max \
+	-icount shift=0,align=off,sleep=off -m 256M -serial stdio -display none \
+	-monitor none -no-reboot -nodefaults \
+	-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1 bench.scale=$scale" \
+	</dev/null >"$log" 2>&1 || true
+end=$(date +%s)
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+{
+	echo "META producer=linux"
+	echo "META commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top" diff --quiet HEAD -- bench 2>/dev/null || echo -dirty)"
+	echo "META qemu=$(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //; s/ .*//')"
+	echo "META debian_kernel=$(cat "$dir/kernel-version" | sed 's/ .*//')"
+	echo "META host_seconds=$((end - start))"
+	grep -E '^(META|RESULT|STATUS) ' "$log" || true
+} >"$results"
+if ! grep -q '^BENCH DONE' "$log"; then
+	echo "boot.sh: the guest did not finish; console tail:" >&2
+	tail -n 30 "$log" >&2
+	exit 1
+fi

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// The measurement library shared by the portable benchmarks (bench/posix).
+//
+// Figures are guest instructions: under QEMU's `-icount shift=0` the time-stamp
+// counter advances one tick per executed guest instruction, so an rdtsc delta
+// divided by the iteration count is instructions per operation
+// (../shared/design/method.md).  Every figure is printed as one line
+//     RESULT name=<name> system=<sys> [<params>] value=<v> unit=<u> method=<m>
+// written with a single write(2), so forked children never duplicate it.
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stdint.h>
+
+// A timed body: performs its operation `iters` times.
+typedef void (*bench_fn)(long iters, void *arg);
+
+// Reads the environment: BENCH_SCALE (percent of the default iteration
+// counts, default 100), BENCH_SYSTEM (default "linux"), BENCH_METHOD (default
+// "icount").  Call first, with argv[0] (used to find sibling programs).
+void bench_init(int argc, char **argv);
+
+// Iterations to run for a benchmark whose full run uses `full`: scaled by
+// BENCH_SCALE, never fewer than 2.
+long bench_iters(long full);
+
+// Instructions per operation: runs fn once untimed (warm-up: page faults,
+// caches of the kernel), then times fn(iters).
+double bench_measure(bench_fn fn, void *arg, long iters);
+
+// Prints one RESULT line; `params` is "" or "key=value ...".
+void bench_result(const char *name, const char *params, double value, const char *unit);
+
+// Prints `what: strerror(errno)` on stderr and exits with status 1.
+void bench_die(const char *what);
+
+// Absolute path of a program in the benchmark's own directory.
+const char *bench_sibling(const char *prog);
+
+// Forks a child that reads one byte at a time from rfd and writes it back to
+// wfd until end-of-file, then exits; `close_fd` (or -1) is closed in the child
+// first (the parent's end of a socket pair).  Returns the child's pid.
+int bench_spawn_echo(int rfd, int wfd, int close_fd);
+
+// Round trip of one byte: write to wfd, read the answer from rfd.
+void bench_round_trip(int wfd, int rfd);
+
+// Waits for a child and fails unless it exited with status 0.
+void bench_reap(int pid);
+
+// The time-stamp counter: guest instructions under icount.
+static inline uint64_t bench_now(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+#endif

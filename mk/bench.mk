@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+# `make bench`: the seeds' experiments on native Linux and on Pecan, one report.
+#
+# Producers write RESULT lines (../shared/design/method.md) into
+# $(BENCH_OUT)/<producer>.results; the report generator reads every such file.
+# Pecan's benchmark targets add themselves to BENCH_PECAN_TARGETS, e.g.
+#     BENCH_PECAN_TARGETS += bench-ipc     # writes $(BENCH_OUT)/pecan-ipc.results
+# Rows with no results say "not yet run on Pecan".
+
+BENCH_OUT    := $(BUILD)/bench
+BENCH_LINUX  := $(BENCH_OUT)/linux
+MUSL_CC      ?= musl-gcc
+BENCH_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -static
+BENCH_PECAN_TARGETS ?=
+
+# The portable suite: every bench/posix/*.c except the library is a program.
+BENCH_POSIX_SRC  := $(filter-out bench/posix/bench.c,$(wildcard bench/posix/*.c))
+BENCH_POSIX_BIN  := $(patsubst bench/posix/%.c,$(BENCH_OUT)/posix/%,$(BENCH_POSIX_SRC))
+
+# percent of the default iteration counts; `make test` uses a tiny one
+BENCH_SCALE ?= 100
+
+.PHONY: bench bench-posix bench-linux bench-report bench-guest
+
+bench-posix: $(BENCH_POSIX_BIN)
+
+$(BENCH_OUT)/posix/%: bench/posix/%.c bench/posix/bench.c bench/posix/bench.h mk/bench.mk
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) $(BENCH_CFLAGS) -o $@ $< bench/posix/bench.c
+
+$(BENCH_LINUX)/vmlinuz: bench/linux/fetch-kernel.sh
+	bench/linux/fetch-kernel.sh $(BENCH_LINUX)
+
+$(BENCH_LINUX)/initramfs.cpio.gz: bench/linux/mkinitramfs.sh bench/linux/init $(BENCH_POSIX_BIN)
+	@mkdir -p $(dir $@)
+	bench/linux/mkinitramfs.sh $@ bench/linux/init /bin/busybox $(BENCH_POSIX_BIN)
+
+# Everything the guest needs, built (and the kernel fetched) but not booted.
+bench-guest: $(BENCH_LINUX)/vmlinuz $(BENCH_LINUX)/initramfs.cpio.gz
+
+# One boot of the Linux guest running the whole suite at BENCH_SCALE.
+bench-linux: deps bench-guest
+	bench/linux/boot.sh $(BENCH_LINUX) $(BENCH_SCALE) $(BENCH_OUT)/linux.results
+
+bench-report:
+	$(PYTHON) bench/report/report.py --out docs/report.md --svg-dir docs/report $(BENCH_OUT)/*.results
+
+bench: deps $(BENCH_PECAN_TARGETS) bench-linux
+	$(MAKE) --no-print-directory bench-report
