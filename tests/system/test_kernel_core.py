@@ -1,19 +1,28 @@
 # SPDX-License-Identifier: MIT
-"""The kernel-core suites (IPC, threads and spaces, scheduling) on every scheduler
-variant and with the fastpath off: each TEST_CASE of each program is one item."""
+"""The kernel-core suites (IPC, string IPC, threads and spaces, scheduling) on
+every scheduler variant and with the fastpath off: each TEST_CASE of each
+program on each kernel is one item."""
 import pytest
 
-from harness import boot, guest_cases_all_kernels
+from harness import TEST_KERNELS, boot, guest_cases_all_kernels
 
-PROGRAMS = ("t_ipc",)
-
-
-@pytest.mark.parametrize("kernel,case_id", guest_cases_all_kernels("t_ipc"))
-def test_ipc(kernel, case_id):
-    boot(root="tests/t_ipc.elf", kernel=kernel).check_case(case_id)
+PROGRAMS = ("t_ipc", "t_string", "t_thread", "t_sched")
 
 
-@pytest.mark.parametrize("kernel", ["dslq", "dslq-nofast"])
-def test_ipc_all_passed_and_powered_off(kernel):
-    r = boot(root="tests/t_ipc.elf", kernel=kernel)
+def params():
+    return [p for prog in PROGRAMS for p in
+            (pytest.param(prog, *pp.values, id=f"{prog}:{pp.id}")
+             for pp in guest_cases_all_kernels(prog))]
+
+
+@pytest.mark.parametrize("program,kernel,case_id", params())
+def test_case(program, kernel, case_id):
+    boot(root=f"tests/{program}.elf", kernel=kernel).check_case(case_id)
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+@pytest.mark.parametrize("kernel", TEST_KERNELS)
+def test_program_finished(program, kernel):
+    """Every case reported, none failed, and the root task powered off cleanly."""
+    r = boot(root=f"tests/{program}.elf", kernel=kernel)
     assert r.summary is not None and r.summary[1] == 0 and r.rc == 0, r.tail()
