@@ -53,7 +53,7 @@ SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
-.PHONY: all deps run test debug clean
+.PHONY: all deps run test debug clean bench-ipc
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS)
@@ -101,6 +101,12 @@ $(BUILD)/kernels/$(1)/pecan.bin: $(BUILD)/kernels/$(1)/kernel.elf
 endef
 $(foreach k,$(TEST_KERNELS),$(eval $(call kernel_variant,$(k),$(KCONF_$(k)))))
 
+# --- benchmark kernels: every variant, fastpath on and off, no counters ---
+BENCH_KERNELS := $(foreach v,$(VARIANTS),bench-$(v)-fast bench-$(v)-slow)
+$(foreach v,$(VARIANTS),$(eval $(call kernel_variant,bench-$(v)-fast,$(PRESET_$(v)) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1)))
+$(foreach v,$(VARIANTS),$(eval $(call kernel_variant,bench-$(v)-slow,$(PRESET_$(v)) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=0)))
+BENCH_KERNEL_BINS := $(foreach k,$(BENCH_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
+
 # --- user programs ---
 $(BUILD)/u/%.c.o: %.c Makefile
 	@mkdir -p $(dir $@)
@@ -114,6 +120,9 @@ $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(SIGMA0_BASE))
 $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ)
@@ -136,6 +145,13 @@ $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)
+
+# `make bench-ipc`: the ping-pong benchmark on every benchmark kernel under
+# icount (figures of record), plus the counters from the test kernels.
+BENCH_PECAN_TARGETS += bench-ipc
+bench-ipc: deps $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --out $(BUILD)/bench/pecan-ipc.results \
+		--table docs/benchmarks.md $(BENCH_KERNELS) $(addprefix counters:,$(VARIANTS))
 
 include mk/bench.mk
 

@@ -92,7 +92,7 @@ word_t space_copy(struct space *from, word_t src, struct space *to, word_t dst, 
 			chunk = sl;
 		if (chunk > dl)
 			chunk = dl;
-		__builtin_memmove(d, s, chunk);
+		arch_copy(d, s, chunk);
 		done += chunk;
 	}
 	return done;
