@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 start=$(date +%s)
 timeout "${BENCH_TIMEOUT:-3000}" qemu-system-x86_64 -accel tcg -cpu max \
 	-icount shift=0,align=off,sleep=off -m 256M -serial stdio -display none \
-	-monitor none -no-reboot -nodefaults \
+	-monitor none -no-reboot -nodefaults -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm \
 	-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1 bench.scale=$scale" \
 	</dev/null >"$log" 2>&1 || true

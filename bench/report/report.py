@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes docs/report.md and its SVG plots from benchmark result files.
+
+    report.py --out docs/report.md --svg-dir docs/report build/bench/*.results
+
+Each table has the shape of a seed's table: the seed's figure, native Linux
+here, Pecan here, and where both are present the ratio (Pecan / Linux), the
+delta (Pecan - Linux) and the overhead in %.  A figure that is absent reads
+"not yet run on Pecan"; one whose program exited non-zero reads "failed".
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seeds  # noqa: E402
+import svg  # noqa: E402
+from results import Results  # noqa: E402
+
+DASH = "—"
+HIGHER_IS_BETTER = {"MB_per_s", "ops_per_s"}
+
+
+def fmt(v, unit="instructions"):
+    if v is None:
+        return DASH
+    if unit in ("instructions", "ops_per_s", "count") and abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.2f}"
+
+
+class Table:
+    """Looks figures up, remembers which were shown, and renders rows."""
+
+    def __init__(self, res):
+        self.res = res
+        self.shown = set()
+
+    def cell(self, system, name, **params):
+        """(value, text, unit): the figure, or None and why it is missing."""
+        r = self.res.get(name, system, **params)
+        if r is not None:
+            self.shown.add(r.key())
+            text = fmt(r.value, r.unit) + (" (wall)" if r.method == "wall" else "")
+            return r.value, text, r.unit
+        return None, self.why_missing(system, name), None
+
+    def why_missing(self, system, name):
+        prog = seeds.PROG_OF.get(name) or ("reaim" if name.startswith("reaim.") else None)
+        for p in (prog, name.split(".")[0], name):
+            st = self.res.failure(system, p) if p else None
+            if st is not None:
+                return f"**failed** (exit {st})"
+        return "not yet run on Pecan" if system == "pecan" else "missing"
+
+
+def compare(linux, pecan, unit):
+    """Ratio, delta and overhead % of Pecan against Linux, as text cells.
+    For bandwidths (higher is better) the ratio is Linux / Pecan, a slowdown."""
+    if linux is None or pecan is None or linux == 0 or pecan == 0:
+        return [DASH, DASH, DASH]
+    ratio = linux / pecan if unit in HIGHER_IS_BETTER else pecan / linux
+    return [f"{ratio:.2f}", fmt(pecan - linux, unit), f"{(ratio - 1) * 100:.1f}"]
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out + [""]
+
+
+def seed_num(v):
+    return DASH if v is None else f"{v:g}"
+
+
+# --- sections, one per seed table -------------------------------------------
+
+def sec_getpid(t, plots):
+    lv, lt, _ = t.cell("linux", "lmbench.getpid")
+    pv, pt, _ = t.cell("pecan", "lmbench.getpid")
+    rows = []
+    for system, cycles in seeds.T000_2.items():
+        here = {"Linux": lt, "L4Linux": pt}.get(system, DASH)
+        if system == "L4Linux":
+            system += " (here: Pecan's Linux personality)"
+        rows.append([system, cycles, here])
+    ratio = compare(lv, pv, "instructions")[0]
+    return (["## Seed 000, Table 2: `getpid`", "",
+             "Seed: cycles on a 133 MHz Pentium. Here: guest instructions per call, "
+             "a static musl program in a tight loop. Pecan's row is the Linux personality "
+             f"(L4Linux's place). Ratio Pecan / Linux here: {ratio} "
+             f"(seed L4Linux / Linux: {526 / 223:.2f}).", ""]
+            + md_table(["System", "seed [cycles]", "here [instructions]"], rows))
+
+
+def sec_lmbench(t, plots):
+    rows, labels, seed_r, here_r = [], [], [], []
+    for label, name, params, s_linux, s_l4 in seeds.T000_3:
+        lv, lt, unit = t.cell("linux", name, **params)
+        pv, pt, _ = t.cell("pecan", name, **params)
+        unit = unit or ("MB_per_s" if "MB/s" in label else "instructions")
+        seed_ratio = s_linux / s_l4 if unit in HIGHER_IS_BETTER else s_l4 / s_linux
+        here_unit = "MB/s (icount)" if unit == "MB_per_s" else "instr."
+        rows.append([label, seed_num(s_linux), seed_num(s_l4), f"{seed_ratio:.2f}",
+                     f"{lt} {here_unit}" if lv is not None else lt, pt] + compare(lv, pv, unit))
+        labels.append(label.split(" [")[0])
+        seed_r.append(seed_ratio)
+        ratio = compare(lv, pv, unit)[0]
+        here_r.append(float(ratio) if ratio != DASH else None)
+    plots["slowdown.svg"] = svg.bars("000 Figure 6: slowdown normalised to native Linux", labels,
+                                     ["seed: L4Linux / Linux", "here: Pecan / Linux"], [seed_r, here_r],
+                                     "slowdown (1 = as fast as Linux; bandwidths inverted)")
+    return (["## Seed 000, Table 3: lmbench and hbench:OS", "",
+             "Seed columns: microseconds (or MB/s) on a 133 MHz Pentium, native Linux and "
+             "L4Linux with libc.so; seed ratio is L4Linux / Linux (Linux / L4Linux for "
+             "bandwidths). Here: guest instructions, or MB per guest second "
+             "(10^9 instructions) for bandwidths.", ""]
+            + md_table(["Test", "seed Linux", "seed L4Linux", "seed ratio", "Linux here",
+                        "Pecan here", "Ratio", "Delta", "% overhead"], rows)
+            + ["Not measured here (they need a network or a disk): "
+               + "; ".join(seeds.T000_3_OMITTED) + ".", "", "![slowdown](report/slowdown.svg)", ""])
+
+
+def _bw_from(v, nbytes):
+    """MB per guest second for nbytes moved in v instructions."""
+    return None if v is None or v <= 0 else nbytes / v * 1e3
+
+
+def sec_pipes(t, plots):
+    lat_l, lat_lt, _ = t.cell("linux", "lmbench.pipe_lat")
+    bw_l, bw_lt, _ = t.cell("linux", "lmbench.pipe_bw", chunk_kb=64)
+    lat_p, lat_pt, _ = t.cell("pecan", "lmbench.pipe_lat")
+    bw_p, bw_pt, _ = t.cell("pecan", "lmbench.pipe_bw", chunk_kb=64)
+    ow, ow_t, _ = t.cell("pecan", "ipc.oneway", words=0, space="inter", variant="dslq", fastpath="on")
+    st, st_t, _ = t.cell("pecan", "ipc.string", bytes=65536, space="inter")
+    m4, m4_t, _ = t.cell("pecan", "vm.maprpc", bytes=4096)
+    m64, m64_t, _ = t.cell("pecan", "vm.maprpc", bytes=65536)
+    here = {
+        "linux_pipe": (lat_l, lat_lt, bw_lt),
+        "l4linux_pipe": (lat_p, lat_pt, bw_pt),
+        "l4_pipe": (None, "not yet run on Pecan", "not yet run on Pecan"),
+        "l4_rpc": (2 * ow if ow is not None else None, fmt(2 * ow) if ow is not None else ow_t,
+                   fmt(_bw_from(st, 65536), "MB_per_s") if st is not None else st_t),
+        "map_rpc": (m4, m4_t, fmt(_bw_from(m64, 65536), "MB_per_s") if m64 is not None else m64_t),
+    }
+    rows = []
+    for key, (label, s_lat, s_bw) in seeds.T000_4.items():
+        lat, lat_text, bw_text = here[key]
+        vs = f"{lat / lat_l:.2f}" if lat is not None and lat_l else DASH
+        rows.append([label, s_lat, s_bw, lat_text, bw_text, vs])
+    return (["## Seed 000, Table 4: pipes and RPC", "",
+             "Latency is a round trip of one byte (one page for mapping RPC); bandwidth moves "
+             "64 KiB blocks. Seed: microseconds and MB/s on a 133 MHz Pentium. Here: guest "
+             "instructions per round trip and MB per guest second. (1a) is the Linux "
+             "personality's pipe; (3) is twice Pecan's one-way IPC "
+             "(`ipc.oneway words=0 space=inter variant=dslq fastpath=on`) and its bandwidth "
+             "`ipc.string bytes=65536`; (4) is `vm.maprpc`.", ""]
+            + md_table(["System", "seed latency [us]", "seed bandwidth [MB/s]",
+                        "latency here [instr.]", "bandwidth here [MB/s]",
+                        "latency / Linux pipe here"], rows))
+
+
+def sec_vm(t, plots):
+    rows = []
+    for name, label, s_l4, s_linux in seeds.T000_5:
+        pv, pt, _ = t.cell("pecan", name)
+        if s_linux is None:
+            lv, lt = None, "n/a (no user-level pager on Linux)"
+        else:
+            lv, lt, _ = t.cell("linux", name)
+        rows.append([label, seed_num(s_l4), seed_num(s_linux), pt, lt] + compare(lv, pv, "instructions"))
+    return (["## Seed 000, Table 5: virtual-memory operations", "",
+             "Seed: microseconds on a 133 MHz Pentium, L4 with a user-level pager against "
+             "Linux with mprotect and a SIGSEGV handler (Appel and Li). Here: guest "
+             "instructions per operation; Pecan's figures are its native L4 benchmarks, "
+             "Linux's are `bench/posix/lat_vm`.", ""]
+            + md_table(["Test", "seed L4", "seed Linux", "Pecan here", "Linux here",
+                        "Ratio", "Delta", "% overhead"], rows))
+
+
+IPC_VARIANTS = [("unmod", "dslq", "on", "fastpath (Unmod)"), ("dslq", "dslq", "off", "DS/LQ"),
+                ("dseq", "dseq", "off", "DS/EQ"), ("fslq", "fslq", "off", "FS/LQ"),
+                ("fseq", "fseq", "off", "FS/EQ")]
+
+
+def sec_ipc(t, plots):
+    words = sorted({int(r.params["words"]) for r in t.res.values("ipc.oneway", "pecan")
+                    if r.params.get("space") == "inter" and r.params.get("words", "").isdigit()} | {0})
+    grid = [[t.cell("pecan", "ipc.oneway", words=w, space="inter", variant=v, fastpath=f)
+             for w in words] for _, v, f, _ in IPC_VARIANTS]
+    rows = [["seed, 0 words [cycles, PXA255]"] + [seeds.F001_3[k] for k, _, _, _ in IPC_VARIANTS]]
+    rows += [[f"{w} words"] + [grid[s][j][1] for s in range(len(IPC_VARIANTS))]
+             for j, w in enumerate(words)]
+    plots["ipc.svg"] = svg.lines("001 Figure 3: one-way IPC between spaces (Pecan)", words,
+                                 [label for *_, label in IPC_VARIANTS],
+                                 [[c[0] for c in row] for row in grid], "message words",
+                                 "guest instructions", "no Pecan IPC results yet")
+    return (["## Seed 001, Figure 3: IPC cost by message length and scheduler variant", "",
+             "One-way IPC between address spaces (ping-pong / 2). Seed: cycles on a PXA255 for "
+             "the unmodified assembly fastpath and the four C-path variants, zero-length "
+             "messages (the figure's other points are not in the text). Here: guest instructions, "
+             "`ipc.oneway space=inter`; the fastpath column is `variant=dslq fastpath=on`, the "
+             "variants run with `fastpath=off`. Native Linux has no counterpart.", ""]
+            + md_table(["Message"] + [label for *_, label in IPC_VARIANTS], rows)
+            + ["![IPC by message length](report/ipc.svg)", ""])
+
+
+def _counter(t, name):
+    return t.cell("pecan", "sched.counter", variant="dslq", counter=name)
+
+
+def sec_counters(t, plots):
+    rows = []
+    for label, counter, seed in seeds.T001_2:
+        if isinstance(counter, tuple):
+            eager, actual = (_counter(t, c)[0] for c in counter)
+            text = f"{(1 - actual / eager) * 100:.2f}%" if eager and actual is not None else DASH
+        else:
+            text = _counter(t, counter)[1]
+        rows.append([label, seed, text])
+    return (["## Seed 001, Table 2: work avoided by lazy queueing and direct switch", "",
+             "Seed: the Re-aim multi-user run on L4 (DS/LQ, instrumented). Here: "
+             "`sched.counter variant=dslq counter=<name>` from Pecan's own workload; counters "
+             "are counts, not timings. Native Linux has no counterpart.", ""]
+            + md_table(["Operation", "seed", "Pecan here"], rows))
+
+
+def sec_reaim(t, plots):
+    rows, names, lin, pec = [], [], [], []
+    for task, what in seeds.REAIM_TASKS:
+        lv, lt, _ = t.cell("linux", "reaim." + task)
+        pv, pt, _ = t.cell("pecan", "reaim." + task)
+        tput = (lambda v: 1e9 / v if v else None)
+        norm = f"{lv / pv:.3f}" if lv and pv else DASH
+        rows.append([f"`{task}`", what, lt, fmt(tput(lv), "ops_per_s"), pt, fmt(tput(pv), "ops_per_s"), norm]
+                    + compare(lv, pv, "instructions")[1:])
+        names.append(task)
+        lin.append(tput(lv))
+        pec.append(tput(pv))
+    plots["reaim.svg"] = svg.bars("Re-aim single-user tasks: activities per guest second", names,
+                                  ["native Linux", "Pecan"], [lin, pec], "activities per 10^9 instructions",
+                                  log=True)
+    return (["## Seed 001, Table 1 and Figure 4: Re-aim single-user tasks", "",
+             "Each task re-implemented after Table 1's description (`bench/posix/reaim.c`); "
+             "`udp_test` needs a network and is left out. Here: guest instructions per "
+             "activity and activities per guest second (10^9 instructions). The seed's "
+             "Figure 4 normalises throughput to a reference kernel; here Pecan's throughput "
+             "is normalised to native Linux's (1.000 = as fast).", ""]
+            + md_table(["Task", "Activity", "Linux [instr.]", "Linux [per s]", "Pecan [instr.]",
+                        "Pecan [per s]", "Pecan / Linux throughput", "Delta", "% overhead"], rows)
+            + ["![Re-aim](report/reaim.svg)", ""])
+
+
+def sec_004(t, plots):
+    rows, labels, lin, pec = [], [], [], []
+    for label, name, params, (wom, wl), (l4l, ll) in seeds.T004_1:
+        lv, lt, _ = t.cell("linux", name, **params)
+        pv, pt, _ = t.cell("pecan", name, **params)
+        rows.append([label, f"{wom / wl:.2f}", f"{l4l / ll:.2f}", lt, pt] + compare(lv, pv, "instructions"))
+        labels.append(label)
+        lin.append(lv)
+        pec.append(pv)
+    plots["lmbench.svg"] = svg.bars("lmbench process operations and communication", labels,
+                                    ["native Linux", "Pecan"], [lin, pec], "guest instructions", log=True)
+    return (["## Seed 004, Tables 5.1 and 5.2: process operations and communication", "",
+             "Seed: the thesis's ratios Wombat / Linux (Table 5.1) and L4Linux / Linux "
+             "(Table 5.2), each against native Linux on the same machine. Here: guest "
+             "instructions; Ratio = Pecan / Linux, Delta = Pecan - Linux, % overhead = "
+             "(Ratio - 1) x 100, as the thesis defines them. Lower is better.", ""]
+            + md_table(["Test", "seed Wombat ratio", "seed L4Linux ratio", "Linux here",
+                        "Pecan here", "Ratio", "Delta", "% overhead"], rows)
+            + ["![lmbench](report/lmbench.svg)", ""])
+
+
+def _ctx_grid(t, system):
+    return [[t.cell(system, "lmbench.ctx", procs=p, size_kb=s) for s in seeds.CTX_SIZES]
+            for p in seeds.CTX_PROCS]
+
+
+def _grid_table(head, grid, text):
+    """A procs x sizes table, or one line when no cell has a figure."""
+    if all(c[0] is None for row in grid for c in row):
+        reasons = sorted({c[1] for row in grid for c in row})
+        return ["All cells: " + "; ".join(reasons) + ".", ""]
+    return md_table(head, [[p] + [text(c) for c in row] for p, row in zip(seeds.CTX_PROCS, grid)])
+
+
+def sec_ctx(t, plots):
+    head = ["Procs"] + [f"{s}k" for s in seeds.CTX_SIZES]
+    out = ["## Seed 004, Tables 5.3-5.6: context switch by processes and size", "",
+           "lmbench `lat_ctx`: a token passed around a ring of processes through pipes, each "
+           "summing its own data of the given size; the figure is one switch, the pipe and "
+           "summing work removed. Under icount caches are not modelled, so process size "
+           "adds no misses here; on real hardware it dominates the 512k column.", ""]
+    lin, pec = _ctx_grid(t, "linux"), _ctx_grid(t, "pecan")
+    for title, grid in (("Native Linux here [instructions]", lin), ("Pecan here [instructions]", pec)):
+        out += [f"**{title}**", ""] + _grid_table(head, grid, lambda c: c[1])
+    if any(c[0] is not None for row in pec for c in row):
+        out += ["**Ratio Pecan / Linux**", ""]
+        out += md_table(head, [[p] + [compare(a[0], b[0], "instructions")[0] for a, b in zip(lr, pr)]
+                               for p, lr, pr in zip(seeds.CTX_PROCS, lin, pec)])
+    out += ["<details><summary>The thesis's tables (microseconds)</summary>", ""]
+    for name, table in seeds.T004_CTX.items():
+        out += [f"Table {name}", ""]
+        out += md_table(head, [[p] + [seed_num(v) for v in vals] for p, vals in table.items()])
+    out += ["</details>", "", "![context switch](report/ctx.svg)", ""]
+    series, values = [], []
+    for system, grid in (("Linux", lin), ("Pecan", pec)):
+        for j, s in enumerate(seeds.CTX_SIZES):
+            col = [row[j][0] for row in grid]
+            if any(v is not None for v in col):
+                series.append(f"{system} {s}k")
+                values.append(col)
+    plots["ctx.svg"] = svg.lines("Context switch by number of processes (004 Figures 5.1, 5.2)",
+                                 seeds.CTX_PROCS, series, values, "processes", "guest instructions")
+    return out
+
+
+SECTIONS = [sec_getpid, sec_lmbench, sec_pipes, sec_vm, sec_ipc, sec_counters, sec_reaim, sec_004, sec_ctx]
+
+
+def sec_runs(res):
+    runs = {}
+    for source, k, v in res.meta:
+        runs.setdefault(os.path.basename(source), {})[k] = v
+    rows = [[src, m.get("commit", DASH), m.get("qemu", DASH), m.get("kernel", DASH),
+             m.get("scale", DASH), m.get("host_seconds", DASH)] for src, m in sorted(runs.items())]
+    return (["## Runs", ""]
+            + md_table(["results file", "commit", "QEMU", "guest kernel", "scale [%]",
+                        "host wall-clock [s]"], rows)
+            + ["**Method** (`../shared/design/method.md`, `docs/bench-method.md`): every system runs in "
+               "`qemu-system-x86_64 -accel tcg -cpu max -icount shift=0,align=off,sleep=off`, "
+               "where the guest's time-stamp counter advances one tick per executed guest "
+               "instruction. Figures marked `icount` (all of them unless a cell says "
+               "\"(wall)\") are **exact guest-instruction counts**: they repeat identically "
+               "run after run, and they count instructions, not cycles (cache misses, TLB "
+               "refills and the true price of privileged instructions are invisible). Bandwidths "
+               "and throughputs are per guest second, 10^9 instructions. The only wall-clock "
+               "figure is each run's host time above, which varies with the host's load. "
+               "Seed figures are the papers' own, in their units on their hardware: compare "
+               "ratios with ratios, never absolute values across the columns.", ""])
+
+
+def sec_other(t):
+    rows = [[r.name, r.system or DASH, " ".join(f"{k}={v}" for k, v in sorted(r.params.items())) or DASH,
+             fmt(r.value, r.unit), r.unit, r.method]
+            for key, r in sorted(t.res.results.items()) if key not in t.shown]
+    if not rows:
+        return []
+    return (["## Other results", "", "Figures no seed table above shows.", ""]
+            + md_table(["benchmark", "system", "parameters", "value", "unit", "method"], rows))
+
+
+def sec_problems(res):
+    lines = [f"- program `{prog}` on {system} exited with status {st}"
+             for (system, prog), st in sorted(res.status.items()) if st != 0]
+    lines += [f"- malformed line: {e}" for e in res.errors]
+    return ["## Problems", ""] + (lines or ["None: every program ran to completion."]) + [""]
+
+
+def render(res):
+    """(markdown text, {svg file name: svg text}) for all results read."""
+    t, plots = Table(res), {}
+    out = ["# Pecan benchmark report", "",
+           "Generated by `make bench` (`bench/report/report.py`) from `build/bench/*.results`; "
+           "do not edit by hand. Ratio = Pecan / native Linux here (a slowdown for "
+           "bandwidths, Linux / Pecan), Delta = Pecan - Linux, % overhead = (Ratio - 1) x 100.", ""]
+    out += sec_runs(res)
+    for section in SECTIONS:
+        out += section(t, plots)
+    out += sec_other(t)
+    out += sec_problems(res)
+    return "\n".join(out).rstrip("\n") + "\n", plots
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="the markdown report to write")
+    ap.add_argument("--svg-dir", required=True, help="folder for the SVG plots")
+    ap.add_argument("results", nargs="*", help="result files (RESULT/STATUS/META lines)")
+    args = ap.parse_args(argv)
+    res = Results()
+    for path in args.results:
+        if os.path.exists(path):
+            res.read_file(path)
+    text, plots = render(res)
+    os.makedirs(args.svg_dir, exist_ok=True)
+    for name, body in plots.items():
+        with open(os.path.join(args.svg_dir, name), "w") as f:
+            f.write(body)
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(f"report.py: wrote {args.out} and {len(plots)} plots from {len(res.results)} results")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
