@@ -2,6 +2,7 @@
 // The IPC fastpath: register-only Call and ReplyWait to a waiting partner.
 #include "ipc.h"
 #include "sched.h"
+#include <arch_switch.h>
 #include <l4/ipc.h>
 #include <l4/thread.h>
 #include <l4/utcb.h>

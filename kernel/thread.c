@@ -11,12 +11,7 @@
 #include <l4/thread.h>
 #include <l4/utcb.h>
 
-static struct tcb *tcb_table[CONFIG_MAX_THREADS];
-
-struct tcb *tcb_by_number(word_t no)
-{
-	return no < CONFIG_MAX_THREADS ? tcb_table[no] : NULL;
-}
+struct tcb *tcb_table[CONFIG_MAX_THREADS];
 
 struct tcb *tcb_lookup(word_t gid)
 {

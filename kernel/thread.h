@@ -3,6 +3,7 @@
 #ifndef PECAN_THREAD_H
 #define PECAN_THREAD_H
 
+#include "config.h"
 #include "types.h"
 #include <arch.h>
 
@@ -62,10 +63,17 @@ struct tcb {
 	struct arch_thread arch;
 };
 
+#include <arch_thread.h>
+
+extern struct tcb *tcb_table[];
+
+/* The thread with this number, whatever its version, or NULL. */
+static inline struct tcb *tcb_by_number(word_t no)
+{
+	return no < CONFIG_MAX_THREADS ? tcb_table[no] : NULL;
+}
 /* The thread with exactly this global ID (number and version), or NULL. */
 struct tcb *tcb_lookup(word_t gid);
-/* The thread with this number, whatever its version, or NULL. */
-struct tcb *tcb_by_number(word_t no);
 /* Resolve a thread ID as `self` names it: global, or local in self's space. */
 struct tcb *tcb_resolve(struct tcb *self, word_t id);
 /* The ID under which `t` appears to `viewer`: local if both share a space. */

@@ -59,7 +59,6 @@ void arch_poweroff(int status) __attribute__((noreturn));
 paddr_t arch_space_create(void);          /* new top-level table with the kernel half; 0 if OOM */
 bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
-void arch_space_activate(paddr_t root);
 void arch_unmap(paddr_t root, word_t va);
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
 void arch_space_destroy(paddr_t root);
@@ -67,19 +66,7 @@ void arch_space_destroy(paddr_t root);
 struct space;
 /* Set up t's first user frame (ip, sp) and a switch frame that enters it. */
 void arch_thread_init(struct tcb *t, word_t ip, word_t sp);
-/* The user trap frame at the top of t's kernel stack. */
-struct trapframe *arch_user_frame(struct tcb *t);
-/*
- * Make t's next switch-in run fn(frame) (fn may be NULL) and return to user
- * mode, dropping whatever kernel context t had.  Only for threads blocked
- * where no kernel state is live on their stack (IPC waits, new threads).
- */
-void arch_set_continuation(struct tcb *t, void (*fn)(struct trapframe *));
 void arch_switch_to(struct tcb *prev, struct tcb *next);
-/* Everything of a switch but the kernel stack: space, UTCB pointer, FPU state. */
-void arch_switch_context(struct tcb *prev, struct tcb *next);
-/* Load next's address space, kernel stack and UTCB pointer. */
-void arch_enter_context(struct tcb *next, struct space *prev_space);
 void arch_set_utcb_pointer(word_t utcb);
 void arch_idle_wait(void);               /* enable interrupts, halt until one arrives */
 u64 arch_clock_us(void);                 /* monotonic microseconds since boot */

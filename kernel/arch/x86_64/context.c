@@ -3,29 +3,19 @@
 #include <arch.h>
 #include "../../thread.h"
 #include "../../space.h"
+#include "arch_switch.h"
 
 void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
-void arch_set_kernel_stack(word_t top);
-void arch_set_console_ports(bool allowed);
+paddr_t arch_loaded_root;
 extern char continuation_entry[];
-
-struct trapframe *arch_user_frame(struct tcb *t)
-{
-	return (struct trapframe *)t->kstack_top - 1;
-}
 
 /*
  * A continuation is a switch frame (as arch_switch_stacks pops it: r15 r14
  * r13 r12 rbx rbp, return address) kept in the TCB, not on the kernel stack,
  * so it can be set while that stack is still in use.  It returns into
- * continuation_entry with RBX = the function and RBP = the user frame.
+ * continuation_entry with RBX = the function and RBP = the user frame
+ * (arch_set_continuation in arch_thread.h fills in RBX).
  */
-void arch_set_continuation(struct tcb *t, void (*fn)(struct trapframe *))
-{
-	t->arch.cont[4] = (word_t)fn;
-	t->arch.ksp = (word_t)t->arch.cont;
-}
-
 void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 {
 	*arch_user_frame(t) = (struct trapframe){
@@ -39,30 +29,10 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 	*(u32 *)&t->arch.fpu[24] = 0x1f80;       /* MXCSR: all SSE exceptions masked */
 }
 
-/* Load next's space, kernel stack and UTCB pointer (the idle thread has no space). */
-void arch_enter_context(struct tcb *next, struct space *prev_space)
-{
-	if (!next->space)
-		return;
-	arch_set_kernel_stack(next->kstack_top);
-	if (next->space != prev_space) {
-		arch_space_activate(next->space->root);
-		arch_set_console_ports(next->space->console_ports);
-	}
-	arch_set_utcb_pointer(next->utcb);
-}
-
 /*
  * Eager FPU/SSE switch: under the figure of record (icount) fxsave/fxrstor
  * cost one instruction each, and eager switching cannot leak state.
  */
-void arch_switch_context(struct tcb *prev, struct tcb *next)
-{
-	arch_enter_context(next, prev->space);
-	__asm__ __volatile__("fxsave64 %0" : "=m"(prev->arch.fpu));
-	__asm__ __volatile__("fxrstor64 %0" : : "m"(next->arch.fpu));
-}
-
 void arch_switch_to(struct tcb *prev, struct tcb *next)
 {
 	arch_switch_context(prev, next);

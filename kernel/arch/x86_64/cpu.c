@@ -153,11 +153,8 @@ void arch_set_console_ports(bool allowed)
 	tss.iomap[COM1_IOMAP] = allowed ? 0 : 0xff;
 }
 
-void arch_set_kernel_stack(word_t top)
-{
-	tss.rsp[0] = top;
-	kernel_stack_top = top;
-}
+/* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */
+word_t *const arch_tss_rsp0 = (word_t *)((u8 *)&tss + 4);
 
 void arch_poweroff(int status)
 {

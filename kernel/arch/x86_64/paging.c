@@ -112,11 +112,6 @@ bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights)
 	return true;
 }
 
-void arch_space_activate(paddr_t root)
-{
-	if (read_cr3() != root)
-		write_cr3(root);
-}
 
 /*
  * The first mapped user page at or above *va and below end, skipping empty
@@ -166,8 +161,11 @@ static void free_table(pte_t *t, int level)
 void arch_space_destroy(paddr_t root)
 {
 	pte_t *pml4 = phys_to_virt(root);
-	if (read_cr3() == root)
-		write_cr3(kernel_virt_to_phys(kernel_pml4));
+	extern paddr_t arch_loaded_root;
+	if (arch_loaded_root == root) {
+		arch_loaded_root = kernel_virt_to_phys(kernel_pml4);
+		write_cr3(arch_loaded_root);
+	}
 	for (int i = 0; i < 256; i++)
 		if (pml4[i] & PTE_P)
 			free_table(phys_to_virt(pml4[i] & PTE_ADDR), 2);
