@@ -10,33 +10,38 @@
 BENCH_OUT    := $(BUILD)/bench
 BENCH_LINUX  := $(BENCH_OUT)/linux
 MUSL_CC      ?= musl-gcc
-BENCH_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -static
+BENCH_BUSYBOX ?= /bin/busybox
+BENCH_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static
 BENCH_PECAN_TARGETS ?=
 
 # The portable suite: every bench/posix/*.c except the library is a program.
 BENCH_POSIX_SRC  := $(filter-out bench/posix/bench.c,$(wildcard bench/posix/*.c))
 BENCH_POSIX_BIN  := $(patsubst bench/posix/%.c,$(BENCH_OUT)/posix/%,$(BENCH_POSIX_SRC))
 
-# percent of the default iteration counts; `make test` uses a tiny one
+# percent of the default iteration counts (the smoke test boots with 1)
 BENCH_SCALE ?= 100
 
 .PHONY: bench bench-posix bench-linux bench-report bench-guest
 
 bench-posix: $(BENCH_POSIX_BIN)
 
-$(BENCH_OUT)/posix/%: bench/posix/%.c bench/posix/bench.c bench/posix/bench.h mk/bench.mk
+# deps first (order only): musl-gcc, busybox-static and cpio come from tools/deps.sh
+$(BENCH_OUT)/posix/%: bench/posix/%.c bench/posix/bench.c bench/posix/bench.h mk/bench.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) $(BENCH_CFLAGS) -o $@ $< bench/posix/bench.c
 
-$(BENCH_LINUX)/vmlinuz: bench/linux/fetch-kernel.sh
+$(BENCH_LINUX)/vmlinuz: bench/linux/fetch-kernel.sh | deps
 	bench/linux/fetch-kernel.sh $(BENCH_LINUX)
 
 $(BENCH_LINUX)/initramfs.cpio.gz: bench/linux/mkinitramfs.sh bench/linux/init $(BENCH_POSIX_BIN)
 	@mkdir -p $(dir $@)
-	bench/linux/mkinitramfs.sh $@ bench/linux/init /bin/busybox $(BENCH_POSIX_BIN)
+	bench/linux/mkinitramfs.sh $@ bench/linux/init $(BENCH_BUSYBOX) $(BENCH_POSIX_BIN)
 
 # Everything the guest needs, built (and the kernel fetched) but not booted.
 bench-guest: $(BENCH_LINUX)/vmlinuz $(BENCH_LINUX)/initramfs.cpio.gz
+
+# `make test` boots the guest once (tests/bench/test_linux_guest.py).
+test: bench-guest
 
 # One boot of the Linux guest running the whole suite at BENCH_SCALE.
 bench-linux: deps bench-guest

@@ -18,6 +18,11 @@ if ! have python3; then
 elif ! python3 -c 'import pytest' >/dev/null 2>&1; then
 	need="$need python3-pytest"
 fi
+# the benchmark suite (mk/bench.mk): static musl programs in a busybox initramfs
+have musl-gcc || need="$need musl-tools"
+have cpio || need="$need cpio"
+# the static busybox: the dynamic one (package busybox) cannot run in the initramfs
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need="$need busybox-static"
 # gcc's sanitizer runtimes for the host unit tests
 if have gcc && [ -e /usr/include/stdio.h ] && ! echo 'int main(void){return 0;}' | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1; then
 	need="$need libasan8 libubsan1"

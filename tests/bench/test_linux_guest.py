@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: MIT
+"""The portable suite on the native Linux guest, once, with tiny iteration
+counts: every program must run to completion and print well-formed RESULT
+lines, and every figure the report needs must be there.  No timing is checked."""
+import functools
+import os
+import subprocess
+
+import pytest
+
+from benchlib import BUILD, TOP, expected_linux_names, results
+
+GUEST = os.path.join(BUILD, "bench", "linux")
+SMOKE = os.path.join(BUILD, "bench", "smoke")
+BOOT = os.path.join(TOP, "bench", "linux", "boot.sh")
+
+
+def programs():
+    src = os.path.join(TOP, "bench", "posix")
+    return sorted(f[:-2] for f in os.listdir(src)
+                  if f.endswith(".c") and f not in ("bench.c", "hello.c"))
+
+
+@functools.lru_cache(maxsize=None)
+def smoke_run():
+    """Boots the guest once at BENCH_SCALE=1; returns (exit status, results path, log text)."""
+    out = os.path.join(SMOKE, "linux.results")
+    env = dict(os.environ, BENCH_TIMEOUT="600")
+    p = subprocess.run([BOOT, GUEST, "1", out], capture_output=True, text=True, env=env,
+                       stdin=subprocess.DEVNULL)
+    with open(out + ".log", errors="replace") as f:
+        log = f.read()
+    return p.returncode, out, log
+
+
+def read_smoke():
+    rc, out, log = smoke_run()
+    assert rc == 0, f"guest did not finish (boot.sh status {rc}):\n" + "\n".join(log.splitlines()[-30:])
+    return results.Results().read_file(out), log
+
+
+def test_guest_finishes():
+    rc, _, log = smoke_run()
+    assert rc == 0 and "BENCH DONE" in log, "\n".join(log.splitlines()[-30:])
+
+
+@pytest.mark.parametrize("prog", programs())
+def test_program_runs(prog):
+    res, log = read_smoke()
+    assert ("linux", prog) in res.status, f"{prog} never reported:\n" + log[-3000:]
+    assert res.status[("linux", prog)] == 0, f"{prog} exited {res.status[('linux', prog)]}:\n" + log[-3000:]
+
+
+def test_results_well_formed():
+    _, log = read_smoke()
+    lines = [l.strip() for l in log.splitlines() if l.strip().startswith("RESULT")]
+    assert lines
+    for line in lines:
+        r = results.parse_result(line)      # raises on a malformed line
+        assert r.system == "linux" and r.method == "icount" and r.value > 0, line
+
+
+def test_every_report_figure_present():
+    res, _ = read_smoke()
+    got = {(r.name, tuple(sorted(r.params.items()))) for r in res.results.values()}
+    assert not expected_linux_names() - got, sorted(expected_linux_names() - got)
+    assert not res.errors
+
+
+def test_broken_guest_fails(tmp_path):
+    """A guest whose /init dies (kernel panic, reboot refused) must fail boot.sh."""
+    init = tmp_path / "init"
+    init.write_text("#!/bin/busybox sh\necho dying\n")
+    guest = tmp_path / "guest"
+    guest.mkdir()
+    os.symlink(os.path.join(GUEST, "vmlinuz"), guest / "vmlinuz")
+    (guest / "kernel-version").write_text("test\n")
+    subprocess.run([os.path.join(TOP, "bench", "linux", "mkinitramfs.sh"), str(guest / "initramfs.cpio.gz"),
+                    str(init), "/bin/busybox"], check=True)
+    p = subprocess.run([BOOT, str(guest), "1", str(tmp_path / "out.results")], capture_output=True,
+                       text=True, env=dict(os.environ, BENCH_TIMEOUT="120"), stdin=subprocess.DEVNULL)
+    assert p.returncode != 0
+    assert "did not finish" in p.stderr

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+"""The report generator on recorded sample output (tests/bench/data)."""
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from benchlib import DATA, report, results
+
+GOOD = [
+    "RESULT name=lmbench.getpid system=linux value=313.5 unit=instructions method=icount",
+    "RESULT name=ipc.oneway words=0 space=inter variant=dslq fastpath=on value=120 unit=instructions method=icount",
+    "RESULT name=irq.latency value=2.5 unit=us method=wall",
+]
+BAD = [
+    "RESULT name=lmbench.getpid system=linux value=fast unit=instructions method=icount",
+    "RESULT name=lmbench.getpid value=nan unit=instructions method=icount",
+    "RESULT name=lmbench.getpid value=1 unit=cycles method=icount",
+    "RESULT name=lmbench.getpid value=1 unit=instructions method=guess",
+    "RESULT value=1 name=lmbench.getpid unit=instructions method=icount",
+    "RESULT name=lmbench.getpid value=1 unit=instructions",
+    "RESULT name=getpid value=1 unit=instructions method=icount",
+    "RESULT name=lmbench.getpid procs value=1 unit=instructions method=icount",
+    "RESULT name=lmbench.getpid procs=1 procs=2 value=1 unit=instructions method=icount",
+]
+
+
+@pytest.mark.parametrize("line", GOOD)
+def test_parse_accepts(line):
+    r = results.parse_result(line)
+    assert r.name in line and r.value > 0
+
+
+@pytest.mark.parametrize("line", BAD)
+def test_parse_rejects(line):
+    with pytest.raises(ValueError):
+        results.parse_result(line)
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    res = results.Results()
+    for f in ("linux-sample.results", "pecan-sample.results"):
+        res.read_file(os.path.join(DATA, f))
+    return res, report.render(res)
+
+
+def row(text, label):
+    """The cells of the first markdown table row whose first cell is label."""
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and cells[0] == label:
+            return cells
+    raise AssertionError(f"no row {label!r}")
+
+
+def test_crashed_program_shows_failed_not_zero(rendered):
+    _, (text, _) = rendered
+    cells = row(text, "AF_UNIX sock")
+    assert cells[3] == "**failed** (exit 139)"
+    assert "program `lat_unix` on linux exited with status 139" in text
+
+
+def test_missing_linux_row_says_missing(rendered):
+    _, (text, _) = rendered
+    assert row(text, "hbench: Mmap Latency 4KB [us]")[4] == "missing"
+
+
+def test_pecan_rows_missing_or_failed(rendered):
+    _, (text, _) = rendered
+    assert row(text, "Simple read")[4] == "not yet run on Pecan"
+    assert row(text, "Trap")[3] == "**failed** (exit 4)"       # STATUS prog=vm names the group
+
+
+def test_ratio_delta_overhead(rendered):
+    res, (text, _) = rendered
+    linux = res.get("lmbench.getpid", "linux").value
+    cells = row(text, "Simple syscall")
+    assert cells[4] == "626"
+    assert cells[5] == f"{626 / linux:.2f}"
+    assert cells[6] == report.fmt(626 - linux)
+    assert cells[7] == f"{(626 / linux - 1) * 100:.1f}"
+
+
+def test_l4_rpc_is_two_one_way_ipcs(rendered):
+    _, (text, _) = rendered
+    assert row(text, "(3) synchronous L4 RPC")[3] == "240"
+
+
+def test_ipc_and_counters(rendered):
+    _, (text, _) = rendered
+    assert row(text, "0 words")[1:3] == ["120", "300"]
+    assert row(text, "8 words")[2] == "340"
+    assert row(text, "Enqueue operations avoided")[2] == "96.00%"
+
+
+def test_unshown_figures_listed_with_method(rendered):
+    _, (text, _) = rendered
+    other = text.split("## Other results", 1)[1]
+    assert "irq.latency" in other and "wall" in other
+    assert "space=intra" in other
+
+
+def test_malformed_line_reported(rendered):
+    res, (text, _) = rendered
+    assert len(res.errors) == 1 and "malformed line" in text
+
+
+def test_deterministic_and_svgs_well_formed(rendered):
+    res, (text, plots) = rendered
+    assert report.render(res) == (text, plots)
+    assert set(plots) == {"slowdown.svg", "ipc.svg", "reaim.svg", "lmbench.svg", "ctx.svg"}
+    for body in plots.values():
+        assert ET.fromstring(body).tag.endswith("svg")
+
+
+def test_main_writes_files(tmp_path):
+    out = tmp_path / "report.md"
+    rc = report.main(["--out", str(out), "--svg-dir", str(tmp_path / "report"),
+                      os.path.join(DATA, "linux-sample.results"), str(tmp_path / "absent.results")])
+    assert rc == 0
+    assert "# Pecan benchmark report" in out.read_text()
+    assert (tmp_path / "report" / "ctx.svg").exists()
