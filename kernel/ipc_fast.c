@@ -12,8 +12,11 @@
  * a partner not waiting in an Ipc call for us, timeouts, queue work the
  * variant cannot skip) returns NULL and the slowpath runs; nothing has
  * changed.  After the guards comes the one commit: the caller becomes a
- * receiver, the partner gets the message in its saved registers, and the
- * kernel leaves through the partner's frame.
+ * receiver, the partner becomes current, and the kernel leaves through the
+ * partner's frame.  MR0-7 never touch memory: entry.S hands the caller's
+ * message registers to the partner in place (only RAX, R9, R10 are
+ * reloaded), so of the caller's frame only the tag, To, From and Timeouts
+ * are valid here; RBX and R12-R15 are not saved at all.
  */
 static struct tcb *fast_partner(const struct trapframe *tf, struct tcb *self)
 {
@@ -29,6 +32,8 @@ static struct tcb *fast_partner(const struct trapframe *tf, struct tcb *self)
 	    !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))
 		return NULL;
 	if (CONFIG_SCHED_BENNO && (int)d->prio < sched_highest_prio())
+		return NULL;
+	if (!arch_sysret_safe(arch_user_frame(d)->rip))
 		return NULL;
 	return d;
 }
@@ -58,8 +63,6 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	arch_set_continuation(self, ipc_user_return);
 	d->state = TS_READY;
 	struct trapframe *df = arch_user_frame(d);
-	df->r9 = tf->r9;   df->rax = tf->rax; df->rbx = tf->rbx; df->r10 = tf->r10;
-	df->r12 = tf->r12; df->r13 = tf->r13; df->r14 = tf->r14; df->r15 = tf->r15;
 	df->rsi = d->space == self->space ? self->utcb : self->id;
 	for (word_t i = 8, u = L4_TAG_U(tf->r9); i <= u; i++)
 		utcb_mrs(d)[i] = utcb_mrs(self)[i];

@@ -18,8 +18,13 @@ struct trapframe {
 	word_t rip, cs, rflags, rsp, ss;   /* the iretq frame */
 };
 
-_Static_assert(offsetof(struct trapframe, vector) == TF_VECTOR * 8, "entry.S frame layout");
-_Static_assert(offsetof(struct trapframe, rip) == TF_RIP * 8, "entry.S frame layout");
+#define TF_CHECK(field, word) \
+	_Static_assert(offsetof(struct trapframe, field) == (word) * 8, "entry.S frame layout")
+TF_CHECK(r15, TF_R15); TF_CHECK(r14, TF_R14); TF_CHECK(r13, TF_R13); TF_CHECK(r12, TF_R12); TF_CHECK(r11, TF_R11); TF_CHECK(r10, TF_R10);
+TF_CHECK(r9, TF_R9); TF_CHECK(r8, TF_R8); TF_CHECK(rbp, TF_RBP); TF_CHECK(rdi, TF_RDI);
+TF_CHECK(rsi, TF_RSI); TF_CHECK(rdx, TF_RDX); TF_CHECK(rcx, TF_RCX); TF_CHECK(rbx, TF_RBX);
+TF_CHECK(rax, TF_RAX); TF_CHECK(vector, TF_VECTOR); TF_CHECK(rip, TF_RIP);
+TF_CHECK(rflags, TF_RFLAGS); TF_CHECK(rsp, TF_RSP);
 
 /* Per-thread architecture state. */
 struct arch_thread {
@@ -38,6 +43,12 @@ static inline void arch_copy(void *d, const void *s, word_t n)
 	word_t q = n / 8, r = n % 8;
 	__asm__ __volatile__("rep movsq; movq %[r], %%rcx; rep movsb"
 			     : "+D"(d), "+S"(s), "+c"(q) : [r] "r"(r) : "memory");
+}
+
+/* May sysretq go to rip?  Only a non-canonical RIP makes it fault in ring 0. */
+static inline bool arch_sysret_safe(word_t rip)
+{
+	return (word_t)(((long)rip >> 47) + 1) <= 1;
 }
 
 #define USER_TOP        0x0000800000000000UL   /* first non-user address */

@@ -39,9 +39,26 @@
 #define RFLAGS_IF   (1 << 9)
 #define RFLAGS_IOPL3 (3 << 12)
 
-/* Trap-frame words entry.S reads (struct trapframe in arch.h checks them). */
+/* Trap-frame words entry.S uses (struct trapframe in arch.h checks them). */
+#define TF_R15 0
+#define TF_R14 1
+#define TF_R13 2
+#define TF_R12 3
+#define TF_R11 4
+#define TF_R10 5
+#define TF_R9 6
+#define TF_R8 7
+#define TF_RBP 8
+#define TF_RDI 9
+#define TF_RSI 10
+#define TF_RDX 11
+#define TF_RCX 12
+#define TF_RBX 13
+#define TF_RAX 14
 #define TF_VECTOR 15
 #define TF_RIP 17
+#define TF_RFLAGS 19
+#define TF_RSP 20
 
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
 

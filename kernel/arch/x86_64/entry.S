@@ -83,9 +83,10 @@ trap_common:
 return_to_user_or_kernel:
 	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
 	jne iret_path
-	movq TF_RIP*8(%rsp), %rcx
-	movabsq $0x00007fffffffffff, %r11
-	cmpq %r11, %rcx
+	movq TF_RIP*8(%rsp), %r11
+	sarq $47, %r11
+	incq %r11
+	cmpq $1, %r11
 	ja iret_path              /* sysretq to a non-canonical RIP would fault in ring 0 */
 	/* A frame from `syscall` whose RIP is canonical: sysretq is safe. */
 	.globl sysret_path
@@ -115,18 +116,59 @@ syscall_entry:
 	pushq %rcx
 	pushq $0
 	pushq $VEC_SYSCALL
+	cmpq $USTUB_IPC_RETURN, %rcx
+	je ipc_entry
 	SAVE_GPRS
 	movq %rsp, %rdi
-	cmpq $USTUB_IPC_RETURN, TF_RIP*8(%rsp)
-	jne 1f
-	/* ipc_fastpath returns the frame to leave through (another thread's), or 0 */
+	call syscall_dispatch
+	jmp return_to_user_or_kernel
+
+	/*
+	 * Ipc: the fastpath is tried before the frame is complete.  Only what
+	 * a C call may clobber is saved (and RBP, which the slowpath returns);
+	 * RBX and R12-R15 (MR2, MR4-7) stay live through ipc_fastpath and pass
+	 * to the partner in place.  The partner's frame then supplies From
+	 * (RSI), its UTCB pointer (RDI) and its RIP, RFLAGS and RSP; the
+	 * registers the Ipc convention clobbers are zeroed, not leaked.
+	 */
+ipc_entry:
+	subq $15*8, %rsp
+	movq %rax, TF_RAX*8(%rsp)
+	movq %rcx, TF_RCX*8(%rsp)
+	movq %rdx, TF_RDX*8(%rsp)
+	movq %rsi, TF_RSI*8(%rsp)
+	movq %rdi, TF_RDI*8(%rsp)
+	movq %rbp, TF_RBP*8(%rsp)
+	movq %r8, TF_R8*8(%rsp)
+	movq %r9, TF_R9*8(%rsp)
+	movq %r10, TF_R10*8(%rsp)
+	movq %r11, TF_R11*8(%rsp)
+	movq %rsp, %rdi
 	call ipc_fastpath
 	testq %rax, %rax
-	jz 2f
-	movq %rax, %rsp
-	jmp sysret_path
-2:	movq %rsp, %rdi
-1:	call syscall_dispatch
+	jz ipc_slow
+	movq TF_R9*8(%rsp), %r9
+	movq TF_R10*8(%rsp), %r10
+	movq %rax, %rdx
+	movq TF_RAX*8(%rsp), %rax
+	movq %rdx, %rsp
+	movq TF_RSI*8(%rsp), %rsi
+	movq TF_RDI*8(%rsp), %rdi
+	xorl %edx, %edx
+	xorl %r8d, %r8d
+	xorl %ebp, %ebp
+	movq TF_RIP*8(%rsp), %rcx
+	movq TF_RFLAGS*8(%rsp), %r11
+	movq TF_RSP*8(%rsp), %rsp
+	sysretq
+ipc_slow:
+	movq %rbx, TF_RBX*8(%rsp)
+	movq %r12, TF_R12*8(%rsp)
+	movq %r13, TF_R13*8(%rsp)
+	movq %r14, TF_R14*8(%rsp)
+	movq %r15, TF_R15*8(%rsp)
+	movq %rsp, %rdi
+	call syscall_dispatch
 	jmp return_to_user_or_kernel
 
 	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
