@@ -68,7 +68,7 @@ static void start_receive(struct tcb *t, word_t from, word_t timeout)
 {
 	t->state = TS_RECV_BLOCKED;
 	t->partner = from;
-	timeout_arm(t, timeout_deadline(timeout, timer_now()));
+	timeout_start(t, timeout);
 }
 
 /*
@@ -153,7 +153,7 @@ static void send_blocked(struct tcb *t, struct tcb *dest, word_t from, word_t ti
 	if (from != L4_NILTHREAD && !t->recv_spec)
 		t->recv_spec = L4_NILTHREAD;      /* invalid: found out after the send */
 	sendq_append(dest, t);
-	timeout_arm(t, timeout_deadline(L4_SND_TIMEOUT(timeouts), timer_now()));
+	timeout_start(t, L4_SND_TIMEOUT(timeouts));
 	sched_swap(NULL);
 }
 

@@ -64,8 +64,8 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	d->state = TS_READY;
 	struct trapframe *df = arch_user_frame(d);
 	df->rsi = d->space == self->space ? self->utcb : self->id;
-	for (word_t i = 8, u = L4_TAG_U(tf->r9); i <= u; i++)
-		utcb_mrs(d)[i] = utcb_mrs(self)[i];
+	if (L4_TAG_U(tf->r9) > 7)
+		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tf->r9) - 7) * 8);
 	current = d;
 	COUNT(context_switches);
 	arch_switch_context(self, d);

@@ -13,12 +13,20 @@
  * supported and behave as zero (docs/abi.md).
  */
 u64 timeout_deadline(word_t timeout, u64 now);
+u64 timer_now(void);
 static inline bool timeout_is_zero(word_t timeout)
 {
 	return timeout != 0 && ((timeout & 0x8000) || (timeout & 0x3ff) == 0);
 }
 /* Queue t to be woken (ipc_timeout) at `at` µs; replaces any earlier deadline. */
 void timeout_arm(struct tcb *t, u64 at);
+/* Arm t's 16-bit X.2 timeout starting now (reads the clock only if it must). */
+static inline void timeout_start(struct tcb *t, word_t timeout)
+{
+	if (timeout == 0 && !t->wake_at)
+		return;                 /* never, and nothing to cancel */
+	timeout_arm(t, timeout ? timeout_deadline(timeout, timer_now()) : TIMEOUT_NONE);
+}
 void timeout_cancel(struct tcb *t);
 /* Is any thread waiting for a deadline?  (Else an idle CPU never wakes.) */
 bool timeout_pending(void);

@@ -136,8 +136,7 @@ word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
 	if (n >= L4_NUM_MRS)
 		return L4_IPC_OVERFLOW;
-	for (word_t i = 1; i <= n; i++)
-		rmr[i] = smr[i];
+	arch_copy(rmr + 1, smr + 1, n * 8);
 	if (!L4_TAG_T(tag))
 		return 0;
 	struct xfer x = { .snd = snd, .rcv = rcv };
