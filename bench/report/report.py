@@ -25,6 +25,8 @@ HIGHER_IS_BETTER = {"MB_per_s", "ops_per_s"}
 def fmt(v, unit="instructions"):
     if v is None:
         return DASH
+    if unit == "count":
+        return f"{v:,.0f}"
     if unit in ("instructions", "ops_per_s", "count") and abs(v) >= 100:
         return f"{v:,.0f}"
     return f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.2f}"
@@ -45,6 +47,18 @@ class Table:
             text = fmt(r.value, r.unit) + (" (wall)" if r.method == "wall" else "")
             return r.value, text, r.unit
         return None, self.why_missing(system, name), None
+
+    def cell_any(self, system, name, param_sets):
+        """cell() for the first parameter set that has a figure (else the last's reason)."""
+        for params in param_sets:
+            found = self.cell(system, name, **params)
+            if found[0] is not None:
+                return found
+        return found
+
+    def cover(self, name):
+        """Counts every figure of a benchmark as shown (a section plots them all)."""
+        self.shown |= {k for k in self.res.results if k[0] == name}
 
     def why_missing(self, system, name):
         prog = seeds.PROG_OF.get(name) or ("reaim" if name.startswith("reaim.") else None)
@@ -133,7 +147,8 @@ def sec_pipes(t, plots):
     lat_p, lat_pt, _ = t.cell("pecan", "lmbench.pipe_lat")
     bw_p, bw_pt, _ = t.cell("pecan", "lmbench.pipe_bw", chunk_kb=64)
     ow, ow_t, _ = t.cell("pecan", "ipc.oneway", words=0, space="inter", variant="dslq", fastpath="on")
-    st, st_t, _ = t.cell("pecan", "ipc.string", bytes=65536, space="inter")
+    st, st_t, _ = t.cell_any("pecan", "ipc.string", [dict(bytes=65536, space="inter", variant="dslq",
+                                                          fastpath="on"), dict(bytes=65536, space="inter")])
     m4, m4_t, _ = t.cell("pecan", "vm.maprpc", bytes=4096)
     m64, m64_t, _ = t.cell("pecan", "vm.maprpc", bytes=65536)
     here = {
@@ -179,51 +194,82 @@ def sec_vm(t, plots):
                         "Ratio", "Delta", "% overhead"], rows))
 
 
-IPC_VARIANTS = [("unmod", "dslq", "on", "fastpath (Unmod)"), ("dslq", "dslq", "off", "DS/LQ"),
-                ("dseq", "dseq", "off", "DS/EQ"), ("fslq", "fslq", "off", "FS/LQ"),
-                ("fseq", "fseq", "off", "FS/EQ")]
+VARIANT_LABEL = {"dslq": "DS/LQ", "dseq": "DS/EQ", "fslq": "FS/LQ", "fseq": "FS/EQ"}
+IPC_WORDS_SHOWN = [0, 1, 2, 4, 8, 16, 32, 63]
+
+
+def _variants(t, name):
+    """Scheduler variants with results for name: the seed's four first, then the rest."""
+    found = {r.params.get("variant") for r in t.res.values(name, "pecan")} - {None}
+    return [v for v in VARIANT_LABEL if v in found] + sorted(found - set(VARIANT_LABEL))
+
+
+def _ipc_grid(t, words, variants, space, fastpath):
+    return [[t.cell("pecan", "ipc.oneway", words=w, space=space, variant=v, fastpath=fastpath)
+             for v in variants] for w in words]
+
+
+def _ipc_table(grid, words, variants, seed_row):
+    rows = ([seed_row] if seed_row else []) + [[f"{w} words"] + [c[1] for c in row]
+                                               for w, row in zip(words, grid)]
+    return md_table(["Message"] + [VARIANT_LABEL.get(v, v) for v in variants], rows)
 
 
 def sec_ipc(t, plots):
+    variants = _variants(t, "ipc.oneway") or list(VARIANT_LABEL)
     words = sorted({int(r.params["words"]) for r in t.res.values("ipc.oneway", "pecan")
-                    if r.params.get("space") == "inter" and r.params.get("words", "").isdigit()} | {0})
-    grid = [[t.cell("pecan", "ipc.oneway", words=w, space="inter", variant=v, fastpath=f)
-             for w in words] for _, v, f, _ in IPC_VARIANTS]
-    rows = [["seed, 0 words [cycles, PXA255]"] + [seeds.F001_3[k] for k, _, _, _ in IPC_VARIANTS]]
-    rows += [[f"{w} words"] + [grid[s][j][1] for s in range(len(IPC_VARIANTS))]
-             for j, w in enumerate(words)]
-    plots["ipc.svg"] = svg.lines("001 Figure 3: one-way IPC between spaces (Pecan)", words,
-                                 [label for *_, label in IPC_VARIANTS],
-                                 [[c[0] for c in row] for row in grid], "message words",
-                                 "guest instructions", "no Pecan IPC results yet")
-    return (["## Seed 001, Figure 3: IPC cost by message length and scheduler variant", "",
-             "One-way IPC between address spaces (ping-pong / 2). Seed: cycles on a PXA255 for "
-             "the unmodified assembly fastpath and the four C-path variants, zero-length "
-             "messages (the figure's other points are not in the text). Here: guest instructions, "
-             "`ipc.oneway space=inter`; the fastpath column is `variant=dslq fastpath=on`, the "
-             "variants run with `fastpath=off`. Native Linux has no counterpart.", ""]
-            + md_table(["Message"] + [label for *_, label in IPC_VARIANTS], rows)
-            + ["![IPC by message length](report/ipc.svg)", ""])
+                    if r.params.get("words", "").isdigit()} | {0})
+    shown = [w for w in words if w in IPC_WORDS_SHOWN]
+    slow_seed = ["seed, 0 words [cycles, PXA255]"] + [seeds.F001_3.get(v, DASH) for v in variants]
+    fast_seed = ["seed Unmod, 0 words [cycles]"] + [seeds.F001_3["unmod"] if v == "dslq" else DASH
+                                                     for v in variants]
+    out = ["## Seed 001, Figure 3: IPC cost by message length and scheduler variant", "",
+           "One-way IPC (ping-pong / 2), `ipc.oneway`. Seed: cycles on a PXA255, zero-length "
+           "messages only (the figure's other points are not in its text): the unmodified "
+           "kernel's assembly fastpath (Unmod) and the four C-path variants. Here: guest "
+           "instructions; the seed's C paths correspond to `fastpath=off`, Unmod to "
+           f"`fastpath=on`. Rows show {', '.join(map(str, IPC_WORDS_SHOWN))} words; the plot and "
+           "`build/bench/*.results` have every length. Native Linux has no counterpart.", ""]
+    for title, space, fast, seed_row in (("Between spaces, fastpath off", "inter", "off", slow_seed),
+                                         ("Between spaces, fastpath on", "inter", "on", fast_seed),
+                                         ("Within a space, fastpath off", "intra", "off", None),
+                                         ("Within a space, fastpath on", "intra", "on", None)):
+        grid = _ipc_grid(t, shown, variants, space, fast)
+        if seed_row or any(c[0] is not None for row in grid for c in row):
+            out += [f"**{title}**", ""] + _ipc_table(grid, shown, variants, seed_row)
+    full = _ipc_grid(t, words, variants, "inter", "off")
+    fast = _ipc_grid(t, words, ["dslq"], "inter", "on")
+    series = ["DS/LQ fastpath"] + [VARIANT_LABEL.get(v, v) for v in variants]
+    values = [[row[0][0] for row in fast]] + [[row[i][0] for row in full] for i in range(len(variants))]
+    plots["ipc.svg"] = svg.lines("001 Figure 3: one-way IPC between spaces (Pecan)", words, series,
+                                 values, "message words", "guest instructions", "no Pecan IPC results yet")
+    t.cover("ipc.oneway")
+    return out + ["![IPC by message length](report/ipc.svg)", ""]
 
 
-def _counter(t, name):
-    return t.cell("pecan", "sched.counter", variant="dslq", counter=name)
+def _counter(t, variant, name):
+    return t.cell_any("pecan", "sched.counter", [dict(variant=variant, space="inter", counter=name),
+                                                 dict(variant=variant, counter=name)])
+
+
+def _counter_text(t, variant, counter):
+    if not isinstance(counter, tuple):
+        return _counter(t, variant, counter)[1]
+    eager, actual = (_counter(t, variant, c)[0] for c in counter)
+    return f"{(1 - actual / eager) * 100:.2f}%" if eager and actual is not None else DASH
 
 
 def sec_counters(t, plots):
-    rows = []
-    for label, counter, seed in seeds.T001_2:
-        if isinstance(counter, tuple):
-            eager, actual = (_counter(t, c)[0] for c in counter)
-            text = f"{(1 - actual / eager) * 100:.2f}%" if eager and actual is not None else DASH
-        else:
-            text = _counter(t, counter)[1]
-        rows.append([label, seed, text])
+    variants = _variants(t, "sched.counter") or ["dslq"]
+    rows = [[label, seed] + [_counter_text(t, v, counter) for v in variants]
+            for label, counter, seed in seeds.T001_2]
+    t.cover("sched.counter")
     return (["## Seed 001, Table 2: work avoided by lazy queueing and direct switch", "",
              "Seed: the Re-aim multi-user run on L4 (DS/LQ, instrumented). Here: "
-             "`sched.counter variant=dslq counter=<name>` from Pecan's own workload; counters "
-             "are counts, not timings. Native Linux has no counterpart.", ""]
-            + md_table(["Operation", "seed", "Pecan here"], rows))
+             "`sched.counter space=inter counter=<name>` from Pecan's ping-pong benchmark on each "
+             "scheduler variant; counts, not timings. Native Linux has no counterpart.", ""]
+            + md_table(["Operation", "seed (DS/LQ)"] + [f"Pecan {VARIANT_LABEL.get(v, v)}" for v in variants],
+                       rows))
 
 
 def sec_reaim(t, plots):
@@ -342,13 +388,27 @@ def sec_runs(res):
                "ratios with ratios, never absolute values across the columns.", ""])
 
 
+OTHER_MAX_ROWS = 8   # a benchmark with more unshown figures gets one summary line
+
+
 def sec_other(t):
-    rows = [[r.name, r.system or DASH, " ".join(f"{k}={v}" for k, v in sorted(r.params.items())) or DASH,
-             fmt(r.value, r.unit), r.unit, r.method]
-            for key, r in sorted(t.res.results.items()) if key not in t.shown]
+    groups = {}
+    for key, r in sorted(t.res.results.items()):
+        if key not in t.shown:
+            groups.setdefault((r.name, r.system), []).append(r)
+    rows = []
+    for (name, system), rs in sorted(groups.items()):
+        if len(rs) > OTHER_MAX_ROWS:
+            lo, hi = min(r.value for r in rs), max(r.value for r in rs)
+            rows.append([name, system or DASH, f"{len(rs)} parameter sets",
+                         f"{fmt(lo, rs[0].unit)} to {fmt(hi, rs[0].unit)}", rs[0].unit, rs[0].method])
+            continue
+        rows += [[name, system or DASH, " ".join(f"{k}={v}" for k, v in sorted(r.params.items())) or DASH,
+                  fmt(r.value, r.unit), r.unit, r.method] for r in rs]
     if not rows:
         return []
-    return (["## Other results", "", "Figures no seed table above shows.", ""]
+    return (["## Other results", "", "Figures no seed table above shows (all of them are in "
+             "`build/bench/*.results`).", ""]
             + md_table(["benchmark", "system", "parameters", "value", "unit", "method"], rows))
 
 
