@@ -112,7 +112,7 @@ def test_many_unshown_figures_summarised():
     res.read_text("\n".join(f"RESULT name=x.y n={i} value={i + 1} unit=count method=icount"
                             for i in range(20)))
     text, _ = report.render(res)
-    assert "| x.y | — | 20 parameter sets | 1.00 to 20.0 | count | icount |" in text
+    assert "| x.y | — | 20 parameter sets | 1 to 20 | count | icount |" in text
 
 
 def test_malformed_line_reported(rendered):
