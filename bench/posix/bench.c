@@ -102,3 +102,32 @@ void bench_reap(int pid)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		bench_die("child failed");
 }
+
+void bench_loop_fork_exit(long n, void *unused)
+{
+	(void)unused;
+	while (n--) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		bench_reap(pid);
+	}
+}
+
+void bench_run(const char *path, char *const argv[])
+{
+	char *const envp[] = { "PATH=/bin:/usr/bin", 0 };
+	pid_t pid = fork();
+	if (pid == 0) {
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	bench_reap(pid);
+}
+
+void bench_loop_exec(long n, void *path)
+{
+	char *const argv[] = { path, 0 };
+	while (n--)
+		bench_run(path, argv);
+}

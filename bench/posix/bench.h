@@ -48,6 +48,15 @@ void bench_round_trip(int wfd, int rfd);
 // Waits for a child and fails unless it exited with status 0.
 void bench_reap(int pid);
 
+// Timed bodies shared by lat_proc and reaim: n times fork a child that exits
+// at once and reap it; n times fork, exec the program `path`, and reap.
+void bench_loop_fork_exit(long n, void *unused);
+void bench_loop_exec(long n, void *path);
+
+// Forks a child that execs path with argv (environment: PATH only), and waits
+// for it; fails unless the program exits with status 0.
+void bench_run(const char *path, char *const argv[]);
+
 // The time-stamp counter: guest instructions under icount.
 static inline uint64_t bench_now(void)
 {

@@ -136,41 +136,11 @@ static void do_socket_pair(long n, void *a)
 		packet(sv[0], sv[1], 4096);
 }
 
-static void do_fork(long n, void *a)
-{
-	(void)a;
-	while (n--) {
-		pid_t pid = fork();
-		if (pid == 0)
-			_exit(0);
-		bench_reap(pid);
-	}
-}
-
-// Runs argv in a child and waits for it.
-static void run_child(char *const argv[])
-{
-	char *const envp[] = { "PATH=/bin:/usr/bin", 0 };
-	pid_t pid = fork();
-	if (pid == 0) {
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	bench_reap(pid);
-}
-
-static void do_exec(long n, void *a)
-{
-	char *const argv[] = { a, 0 };
-	while (n--)
-		run_child(argv);
-}
-
 static void do_shell(long n, void *a)
 {
 	char *const argv[] = { "/bin/sh", a, 0 };
 	while (n--)
-		run_child(argv);
+		bench_run("/bin/sh", argv);
 }
 
 static volatile long caught;
@@ -276,8 +246,8 @@ int main(int argc, char **argv)
 	task("creat_clo", do_creat_clo, 0, 2000);
 	task("dgram_pipe", do_socket_pair, dg, 2000);
 	task("dir_rtms_1", do_dir, 0, 1000);
-	task("exec_test", do_exec, (void *)bench_sibling("hello"), 100);
-	task("fork_test", do_fork, 0, 200);
+	task("exec_test", bench_loop_exec, (void *)bench_sibling("hello"), 100);
+	task("fork_test", bench_loop_fork_exit, 0, 200);
 	task("link_test", do_link, 0, 2000);
 	task("misc_rtms_1", do_misc, 0, 2000);
 	task("page_test", do_page, 0, 500);
