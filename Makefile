@@ -28,8 +28,11 @@ KCONF_dslq-nofast := $(PRESET_dslq) -DCONFIG_FASTPATH=0
 
 COMMON_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -Iinclude
+# link-time optimization lets the IPC paths inline across files
 KCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse \
-	-Ikernel/arch/x86_64 $(KCONFIG)
+	-Ikernel/arch/x86_64 -flto $(KCONFIG)
+KLINK = $(CC) $(KCFLAGS) -nostdlib -static -no-pie -Wl,-n -Wl,-z,max-page-size=4096 \
+	-Wl,--no-warn-rwx-segments -Wl,--build-id=none -Wl,-T,kernel/arch/x86_64/linker.ld
 # user wrappers push and call inside inline asm: no red zone; tests run in source order
 UCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -fno-toplevel-reorder
 HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel -fno-toplevel-reorder \
@@ -81,7 +84,7 @@ $(BUILD)/k/%.S.o: %.S Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -MMD -c $< -o $@
 $(BUILD)/kernel.elf: $(KOBJ) kernel/arch/x86_64/linker.ld
-	$(LD) -n -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -T kernel/arch/x86_64/linker.ld -o $@ $(KOBJ)
+	$(KLINK) -o $@ $(KOBJ)
 $(KERNEL): $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
 
@@ -95,7 +98,7 @@ $(BUILD)/kv/$(1)/%.S.o: %.S Makefile
 	$$(CC) $$(KCFLAGS) $(2) -MMD -c $$< -o $$@
 $(BUILD)/kernels/$(1)/kernel.elf: $(patsubst %,$(BUILD)/kv/$(1)/%.o,$(KSRC)) kernel/arch/x86_64/linker.ld
 	@mkdir -p $$(dir $$@)
-	$$(LD) -n -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -T kernel/arch/x86_64/linker.ld -o $$@ $$(filter %.o,$$^)
+	$$(KLINK) $(2) -o $$@ $$(filter %.o,$$^)
 $(BUILD)/kernels/$(1)/pecan.bin: $(BUILD)/kernels/$(1)/kernel.elf
 	$$(OBJCOPY) -O binary $$< $$@
 endef

@@ -129,7 +129,7 @@ static word_t take_from_sender(struct tcb *t, struct tcb *s)
 
 static void receive_phase(struct tcb *t, word_t from, word_t timeout, struct tcb *woken)
 {
-	from = resolve_from(t, from);
+	from = woken && woken->id == from ? from : resolve_from(t, from);   /* a Call: known */
 	struct tcb *s = from ? find_sender(t, from) : NULL;
 	if (from && !s && !timeout_is_zero(timeout)) {
 		start_receive(t, from, timeout);

@@ -153,7 +153,7 @@ static void describe_memory(u64 kmem)
 
 static u64 setup_kernel_memory(void)
 {
-	u64 kmem;
+	u64 kmem = 0;
 	if (!pmem_find_top(&usable, CONFIG_KMEM_SIZE, KMEM_ALIGN, ~0UL, &kmem))
 		boot_fail("not enough RAM for the kernel pool (%lu KiB)", CONFIG_KMEM_SIZE >> 10);
 	claim(kmem, kmem + CONFIG_KMEM_SIZE, "the kernel pool");

@@ -20,10 +20,8 @@ struct tcb *tcb_lookup(word_t gid)
 }
 
 /* A local ID is a UTCB address in self's space; its MyGlobalId TCR names the thread. */
-struct tcb *tcb_resolve(struct tcb *self, word_t id)
+struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 {
-	if (!l4_is_local_id(id))
-		return tcb_lookup(id);
 	word_t gid;
 	if (!space_read(self->space, id + UTCB_MY_GLOBAL_ID, &gid, sizeof(gid)))
 		return NULL;

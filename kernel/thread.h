@@ -74,8 +74,15 @@ static inline struct tcb *tcb_by_number(word_t no)
 }
 /* The thread with exactly this global ID (number and version), or NULL. */
 struct tcb *tcb_lookup(word_t gid);
+struct tcb *tcb_resolve_local(struct tcb *self, word_t id);
 /* Resolve a thread ID as `self` names it: global, or local in self's space. */
-struct tcb *tcb_resolve(struct tcb *self, word_t id);
+static inline struct tcb *tcb_resolve(struct tcb *self, word_t id)
+{
+	if (!(id & 0x3f) && id)
+		return tcb_resolve_local(self, id);
+	struct tcb *t = tcb_by_number(id >> 32);
+	return t && t->id == id ? t : NULL;
+}
 /* The ID under which `t` appears to `viewer`: local if both share a space. */
 word_t tcb_id_as_seen_by(const struct tcb *t, const struct tcb *viewer);
 

@@ -106,7 +106,8 @@ static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 	return 0;
 }
 
-static word_t typed_items(struct xfer *x, const word_t *mr, int i, int end)
+/* Out of line: the untyped common case needs none of its stack frame. */
+static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t *mr, int i, int end)
 {
 	for (int k = 0; k < L4_NUM_BRS; k++)
 		x->brs[k] = utcb_get(x->rcv, UTCB_BR(k));
@@ -128,6 +129,13 @@ static word_t typed_items(struct xfer *x, const word_t *mr, int i, int end)
 	return 0;
 }
 
+static __attribute__((noinline)) word_t typed_transfer(struct tcb *snd, struct tcb *rcv,
+							const word_t *mr, int i, int end)
+{
+	struct xfer x = { .snd = snd, .rcv = rcv };
+	return typed_items(&x, mr, i, end);
+}
+
 word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 {
 	const word_t *smr = utcb_mrs(snd);
@@ -139,6 +147,5 @@ word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 	arch_copy(rmr + 1, smr + 1, n * 8);
 	if (!L4_TAG_T(tag))
 		return 0;
-	struct xfer x = { .snd = snd, .rcv = rcv };
-	return typed_items(&x, smr, (int)L4_TAG_U(tag) + 1, (int)n);
+	return typed_transfer(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
 }
