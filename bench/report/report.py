@@ -367,7 +367,7 @@ SECTIONS = [sec_getpid, sec_lmbench, sec_pipes, sec_vm, sec_ipc, sec_counters, s
 
 
 def sec_runs(res):
-    runs = {}
+    runs = {os.path.basename(src): {} for src in res.sources}
     for source, k, v in res.meta:
         runs.setdefault(os.path.basename(source), {})[k] = v
     rows = [[src, m.get("commit", DASH), m.get("qemu", DASH), m.get("kernel", DASH),

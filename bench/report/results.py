@@ -72,6 +72,7 @@ class Results:
         self.status = {}      # (system, prog) -> exit status
         self.meta = []        # (source, key, value) in reading order
         self.errors = []      # malformed RESULT lines, with their source
+        self.sources = []     # every file read, in order
 
     def read_text(self, text, source="-"):
         for raw in text.splitlines():
@@ -86,6 +87,7 @@ class Results:
         return self
 
     def read_file(self, path):
+        self.sources.append(path)
         with open(path, errors="replace") as f:
             return self.read_text(f.read(), path)
 

@@ -103,7 +103,10 @@ def lines(title, xs, series, values, xlabel, ylabel, empty_note="no data"):
         y = top + plot_h - sy(t) * plot_h
         body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>'
                     f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" {FONT}>{_num(t)}</text>\n')
+    every = max(1, math.ceil(len(xs) / 16))   # at most 16 labels on the x axis
     for j, x in enumerate(xs):
+        if j % every and j != len(xs) - 1:
+            continue
         px = left + j * step
         body.append(f'<text x="{px:.1f}" y="{top + plot_h + 16}" text-anchor="middle" {FONT}>{escape(str(x))}</text>\n')
     body.append(f'<text x="{left + plot_w / 2:.0f}" y="{height - 20}" text-anchor="middle" {FONT}>{escape(xlabel)}</text>\n'
