@@ -15,20 +15,24 @@ resolve() {
 	apt-cache depends linux-image-cloud-amd64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
 }
-pkg=$(resolve)
-if [ -z "$pkg" ]; then
-	# an empty or stale package list: refresh it once
+refresh() {
 	SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 	$SUDO apt-get update -qq
+}
+# Prints the .deb's name, downloading it unless it is here already.
+fetch() {
 	pkg=$(resolve)
-fi
-[ -n "$pkg" ] || { echo "$0: cannot resolve linux-image-cloud-amd64" >&2; exit 1; }
-
-deb=$(ls "$pkg"_*.deb 2>/dev/null | head -n 1)
-if [ -z "$deb" ]; then
-	apt-get download -q "$pkg"
-	deb=$(ls "$pkg"_*.deb | head -n 1)
-fi
+	[ -n "$pkg" ] || return 1
+	deb=$(ls "$pkg"_*.deb 2>/dev/null | head -n 1)
+	if [ -z "$deb" ]; then
+		apt-get download -q "$pkg" >&2 || return 1
+		deb=$(ls "$pkg"_*.deb | head -n 1)
+	fi
+	echo "$deb"
+}
+# an empty or stale package list (the version rotated out of the archive): refresh once
+deb=$(fetch) || { refresh && deb=$(fetch); } ||
+	{ echo "$0: cannot fetch the package linux-image-cloud-amd64 depends on" >&2; exit 1; }
 rm -rf root && mkdir root
 dpkg-deb -x "$deb" root
 img=$(ls root/boot/vmlinuz-* | head -n 1)
