@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""The kernel-core suites (IPC, string IPC, threads and spaces, scheduling) on
+"""The kernel-core suites (IPC, string IPC, threads and spaces, scheduling,
+random hostile system calls) on
 every scheduler variant and with the fastpath off: each TEST_CASE of each
 program on each kernel is one item."""
 import pytest
 
 from harness import TEST_KERNELS, boot, guest_cases_all_kernels
 
-PROGRAMS = ("t_ipc", "t_string", "t_thread", "t_sched")
+PROGRAMS = ("t_ipc", "t_string", "t_thread", "t_sched", "t_fuzz")
 
 
 def params():
