@@ -31,7 +31,7 @@ static struct tcb *fast_partner(const struct trapframe *tf, struct tcb *self)
 	if (d->partner != self->id && d->partner != L4_ANYTHREAD &&
 	    !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))
 		return NULL;
-	if (CONFIG_SCHED_BENNO && (int)d->prio < sched_highest_prio())
+	if (CONFIG_SCHED_BENNO && sched_queued_above(d->prio))
 		return NULL;
 	if (!arch_sysret_safe(arch_user_frame(d)->rip))
 		return NULL;

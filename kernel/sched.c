@@ -66,6 +66,17 @@ int sched_highest_prio(void)
 	return -1;
 }
 
+bool sched_queued_above(int prio)
+{
+	int w = (prio + 1) / 64, b = (prio + 1) % 64;
+	if (w < 4 && (rq_bitmap[w] >> b))
+		return true;
+	for (w++; w < 4; w++)
+		if (rq_bitmap[w])
+			return true;
+	return false;
+}
+
 /* The first runnable thread of the highest priority; drops blocked ones met on the way. */
 static struct tcb *lookup(void)
 {
@@ -115,7 +126,7 @@ static bool direct_ok(const struct tcb *next)
 {
 	if (!CONFIG_SCHED_DIRECT || !next || !sched_runnable(next))
 		return false;
-	return !CONFIG_SCHED_BENNO || (int)next->prio >= sched_highest_prio();
+	return !CONFIG_SCHED_BENNO || !sched_queued_above(next->prio);
 }
 
 void sched_swap(struct tcb *next)

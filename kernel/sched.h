@@ -52,5 +52,7 @@ void sched_start(void) __attribute__((noreturn));
 void sched_switch_to(struct tcb *t);
 /* The highest priority with a runnable thread queued, or -1. */
 int sched_highest_prio(void);
+/* Is any thread queued at a priority above prio? */
+bool sched_queued_above(int prio);
 
 #endif

@@ -11,42 +11,48 @@
  * buffer registers (receive side).
  */
 struct strcur {
-	const word_t *w;     /* the words: MRs or BRs */
+	const word_t *w;     /* word 0: MR0 or BR0 */
+	int dir;             /* +1 for MRs, -1 for BRs (they grow downwards in the UTCB) */
 	int i, end;          /* current item's first word; last usable word */
 	int sub;             /* next substring of the current item */
 	word_t addr, left;   /* the current substring's unconsumed part */
 };
 
+static inline word_t word_at(const word_t *w, int dir, int i)
+{
+	return w[i * dir];
+}
+
 /* Advance to the next substring with bytes left; false at the end of the string. */
 static bool cur_next(struct strcur *c)
 {
 	while (c->left == 0) {
-		word_t w0 = c->w[c->i];
+		word_t w0 = word_at(c->w, c->dir, c->i);
 		if (c->sub > (int)L4_STRING_J(w0)) {
 			if (!(w0 & L4_STRING_COMPOUND))
 				return false;
 			c->i += 2 + L4_STRING_J(w0);
 			c->sub = 0;
-			if (c->i > c->end || !L4_STRING_IS(c->w[c->i]))
+			if (c->i > c->end || !L4_STRING_IS(word_at(c->w, c->dir, c->i)))
 				return false;
 			continue;
 		}
 		if (c->i + 1 + c->sub > c->end)
 			return false;
-		c->addr = c->w[c->i + 1 + c->sub];
+		c->addr = word_at(c->w, c->dir, c->i + 1 + c->sub);
 		c->left = L4_STRING_LEN(w0);
 		c->sub++;
 	}
 	return true;
 }
 
-/* The word after the last item of the logical string starting at c->i. */
-static int string_end(const word_t *w, int i, int end)
+/* The word after the last item of the logical string starting at word i. */
+static int string_end(const word_t *w, int dir, int i, int end)
 {
 	for (;;) {
-		word_t w0 = w[i];
+		word_t w0 = word_at(w, dir, i);
 		int next = i + 2 + (int)L4_STRING_J(w0);
-		if (!(w0 & L4_STRING_COMPOUND) || next > end || !L4_STRING_IS(w[next]))
+		if (!(w0 & L4_STRING_COMPOUND) || next > end || !L4_STRING_IS(word_at(w, dir, next)))
 			return next;
 		i = next;
 	}
@@ -55,9 +61,14 @@ static int string_end(const word_t *w, int i, int end)
 struct xfer {
 	struct tcb *snd, *rcv;
 	word_t bytes;        /* copied so far, over the whole message */
-	word_t brs[L4_NUM_BRS];
-	int br;              /* next receive buffer (index into brs), 0 when none is left */
+	const word_t *brs;   /* the receiver's BR0, read in place (BRi at brs[-i]) */
+	int br;              /* next receive buffer (BR index), 0 when none is left */
 };
+
+static inline word_t br(const struct xfer *x, int i)
+{
+	return word_at(x->brs, -1, i);
+}
 
 /* A copy fault ends the transfer at once, as a zero xfer timeout would (docs/abi.md). */
 static word_t fault_error(const struct xfer *x)
@@ -76,13 +87,13 @@ static word_t overflow(const struct xfer *x)
 /* Copy one logical send string (MRs from index i) into the next receive buffer. */
 static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 {
-	if (!(x->brs[0] & L4_ACCEPT_STRINGS) || !x->br || x->br >= L4_NUM_BRS ||
-	    !L4_STRING_IS(x->brs[x->br]))
+	if (!(br(x, 0) & L4_ACCEPT_STRINGS) || !x->br || x->br >= L4_NUM_BRS ||
+	    !L4_STRING_IS(br(x, x->br)))
 		return overflow(x);
-	struct strcur s = { mr, i, end, 0, 0, 0 };
-	struct strcur r = { x->brs, x->br, L4_NUM_BRS - 1, 0, 0, 0 };
-	bool more_buffers = x->brs[x->br] & L4_ITEM_CONT;
-	x->br = more_buffers ? string_end(x->brs, x->br, L4_NUM_BRS - 1) : 0;
+	struct strcur s = { mr, 1, i, end, 0, 0, 0 };
+	struct strcur r = { x->brs, -1, x->br, L4_NUM_BRS - 1, 0, 0, 0 };
+	bool more_buffers = br(x, x->br) & L4_ITEM_CONT;
+	x->br = more_buffers ? string_end(x->brs, -1, x->br, L4_NUM_BRS - 1) : 0;
 	while (cur_next(&s)) {
 		if (!cur_next(&r))
 			return overflow(x);
@@ -99,7 +110,7 @@ static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 
 static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 {
-	word_t window = x->brs[0] & ~0xfUL;
+	word_t window = br(x, 0) & ~0xfUL;
 	if (i + 1 > end || !window)
 		return overflow(x);
 	space_map_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window);
@@ -109,8 +120,7 @@ static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 /* Out of line: the untyped common case needs none of its stack frame. */
 static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t *mr, int i, int end)
 {
-	for (int k = 0; k < L4_NUM_BRS; k++)
-		x->brs[k] = utcb_get(x->rcv, UTCB_BR(k));
+	x->brs = (const word_t *)(x->rcv->utcb_k + UTCB_BR(0));
 	x->br = 1;
 	while (i <= end) {
 		word_t w0 = mr[i], err;
@@ -119,7 +129,7 @@ static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t
 			i += 2;
 		} else if (L4_STRING_IS(w0)) {
 			err = copy_string(x, mr, i, end);
-			i = string_end(mr, i, end);
+			i = string_end(mr, 1, i, end);
 		} else {
 			err = overflow(x);
 		}
