@@ -17,7 +17,8 @@ struct tcb *current;
 static struct tcb idle_tcb = { .name = "idle", .state = TS_IDLE };
 static struct tcb *const idle_thread = &idle_tcb;
 static struct tcb *rq_head[256];
-static u64 rq_bitmap[4];
+u64 rq_bitmap[4];
+unsigned rq_summary;
 
 word_t *const sched_counters = &user_gs_page[(PECAN_COUNTERS_ADDR - USER_GS_PAGE) / 8];
 
@@ -35,6 +36,7 @@ void sched_enqueue(struct tcb *t)
 	} else {
 		*h = t->rq_next = t->rq_prev = t;
 		rq_bitmap[t->prio / 64] |= 1UL << (t->prio % 64);
+		rq_summary |= 1u << (t->prio / 64);
 	}
 	t->queued = true;
 }
@@ -48,6 +50,8 @@ void sched_dequeue(struct tcb *t)
 	if (t->rq_next == t) {
 		*h = NULL;
 		rq_bitmap[t->prio / 64] &= ~(1UL << (t->prio % 64));
+		if (!rq_bitmap[t->prio / 64])
+			rq_summary &= ~(1u << (t->prio / 64));
 	} else {
 		t->rq_prev->rq_next = t->rq_next;
 		t->rq_next->rq_prev = t->rq_prev;
@@ -56,25 +60,6 @@ void sched_dequeue(struct tcb *t)
 	}
 	t->rq_next = t->rq_prev = NULL;
 	t->queued = false;
-}
-
-int sched_highest_prio(void)
-{
-	for (int w = 3; w >= 0; w--)
-		if (rq_bitmap[w])
-			return w * 64 + 63 - __builtin_clzl(rq_bitmap[w]);
-	return -1;
-}
-
-bool sched_queued_above(int prio)
-{
-	int w = (prio + 1) / 64, b = (prio + 1) % 64;
-	if (w < 4 && (rq_bitmap[w] >> b))
-		return true;
-	for (w++; w < 4; w++)
-		if (rq_bitmap[w])
-			return true;
-	return false;
 }
 
 /* The first runnable thread of the highest priority; drops blocked ones met on the way. */

@@ -50,9 +50,22 @@ void sched_tick(word_t us);
 void sched_start(void) __attribute__((noreturn));
 /* Make t the current thread and switch to it (the commit of any switch). */
 void sched_switch_to(struct tcb *t);
-/* The highest priority with a runnable thread queued, or -1. */
-int sched_highest_prio(void);
+extern u64 rq_bitmap[4];      /* bit p: priority p's ready list is not empty */
+extern unsigned rq_summary;   /* bit w: rq_bitmap[w] is not 0 */
+
+/* The highest priority with a thread queued, or -1. */
+static inline int sched_highest_prio(void)
+{
+	if (!rq_summary)
+		return -1;
+	int w = 31 - __builtin_clz(rq_summary);
+	return w * 64 + 63 - __builtin_clzl(rq_bitmap[w]);
+}
+
 /* Is any thread queued at a priority above prio? */
-bool sched_queued_above(int prio);
+static inline bool sched_queued_above(int prio)
+{
+	return sched_highest_prio() > prio;
+}
 
 #endif
