@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -115,6 +116,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("kernels", nargs="+")
     opts = ap.parse_args()
+    start = time.time()
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         runs = list(pool.map(lambda k: run_one(opts.build, k, opts.timeout), opts.kernels))
     results, failed = [], []
@@ -124,12 +126,16 @@ def main():
             failed.append(kernel)
             print(f"bench_ipc: {kernel} did not finish:\n{tail}", file=sys.stderr)
     os.makedirs(os.path.dirname(opts.out), exist_ok=True)
+    commit, qemu = describe()
     with open(opts.out, "w") as f:
+        f.write(f"META system=pecan commit={commit} qemu={qemu.split()[3]} method=icount "
+                f"kernel=pecan:{len(opts.kernels)}-builds host_seconds={time.time() - start:.0f}\n")
+        for kernel in failed:
+            f.write(f"STATUS system=pecan prog=ipc status=1 kernel={kernel}\n")
         f.write("".join(line + "\n" for _, _, _, line in results))
     for _, _, _, line in results:
         print(line)
     if opts.table:
-        commit, qemu = describe()
         with open(opts.table, "w") as f:
             f.write(table(results, commit, qemu))
     print(f"bench_ipc: {len(results)} results from {len(runs) - len(failed)}/{len(runs)} kernels "
