@@ -89,14 +89,20 @@ static int bytes_untouched(int b, int from)
 	return 1;
 }
 
-static void simple(int inter)
+/* The receiver accepts strings into one buffer of len bytes at dst[0]. */
+static void one_buffer(L4_Word_t len)
 {
-	setup(inter);
 	rx_brs[0] = L4_ACCEPT_STRINGS;
-	rx_brs[1] = L4_STRING_MAKE(BUF, 1, 0, 0);
+	rx_brs[1] = L4_STRING_MAKE(len, 1, 0, 0);
 	rx_brs[2] = (L4_Word_t)dst[0];
 	rx_nbrs = 3;
 	L4_Sleep(1000);      /* let the receiver (re)install its buffers */
+}
+
+static void simple(int inter)
+{
+	setup(inter);
+	one_buffer(BUF);
 	L4_Word_t w[] = { L4_STRING_MAKE(BUF, 1, 0, 0), (L4_Word_t)src[0] };
 	L4_Word_t err = send_items(w, 2);
 	EXPECT(!err && rx_done && !rx_err, "send %lx receive %lx", err, rx_err);
@@ -137,11 +143,7 @@ TEST_CASE("string.gather_scatter", "4 send substrings of 64 gathered into 2 rece
 TEST_CASE("string.compound", "a compound send string (two items chained by c) into one buffer")
 {
 	setup(0);
-	rx_brs[0] = L4_ACCEPT_STRINGS;
-	rx_brs[1] = L4_STRING_MAKE(BUF, 1, 0, 0);
-	rx_brs[2] = (L4_Word_t)dst[0];
-	rx_nbrs = 3;
-	L4_Sleep(1000);
+	one_buffer(BUF);
 	L4_Word_t w[] = { L4_STRING_MAKE(100, 1, 1, 0), (L4_Word_t)src[0],
 			  L4_STRING_MAKE(156, 1, 0, 0), (L4_Word_t)src[0] + 100 };
 	L4_Word_t err = send_items(w, 4);
@@ -192,11 +194,7 @@ TEST_CASE("string.no_buffer", "a string to a receiver that accepts none: overflo
 TEST_CASE("string.too_short", "256 bytes into a 252-byte buffer: overflow at 252, nothing beyond")
 {
 	setup(0);
-	rx_brs[0] = L4_ACCEPT_STRINGS;
-	rx_brs[1] = L4_STRING_MAKE(252, 1, 0, 0);
-	rx_brs[2] = (L4_Word_t)dst[0];
-	rx_nbrs = 3;
-	L4_Sleep(1000);
+	one_buffer(252);
 	L4_Word_t w[] = { L4_STRING_MAKE(BUF, 1, 0, 0), (L4_Word_t)src[0] };
 	L4_Word_t err = send_items(w, 2);
 	EXPECT(overflow_at(err, 252), "send %lx receive %lx", err, rx_err);
@@ -207,11 +205,7 @@ TEST_CASE("string.too_short", "256 bytes into a 252-byte buffer: overflow at 252
 TEST_CASE("string.missing_buffer", "two strings, one buffer: overflow at 128")
 {
 	setup(0);
-	rx_brs[0] = L4_ACCEPT_STRINGS;
-	rx_brs[1] = L4_STRING_MAKE(BUF, 1, 0, 0);
-	rx_brs[2] = (L4_Word_t)dst[0];
-	rx_nbrs = 3;
-	L4_Sleep(1000);
+	one_buffer(BUF);
 	L4_Word_t w[] = { L4_STRING_MAKE(128, 1, 0, 0), (L4_Word_t)src[0],
 			  L4_STRING_MAKE(128, 1, 0, 0), (L4_Word_t)src[1] };
 	L4_Word_t err = send_items(w, 4);
@@ -222,11 +216,7 @@ TEST_CASE("string.missing_buffer", "two strings, one buffer: overflow at 128")
 TEST_CASE("string.bad_memory", "strings from unmapped or kernel memory and into kernel memory fail; nothing breaks")
 {
 	setup(0);
-	rx_brs[0] = L4_ACCEPT_STRINGS;
-	rx_brs[1] = L4_STRING_MAKE(BUF, 1, 0, 0);
-	rx_brs[2] = (L4_Word_t)dst[0];
-	rx_nbrs = 3;
-	L4_Sleep(1000);
+	one_buffer(BUF);
 	L4_Word_t w[] = { L4_STRING_MAKE(64, 1, 0, 0), 0x7f0000000000UL };
 	L4_Word_t err = send_items(w, 2);
 	EXPECT(err == L4_IPC_XFER_TO_OWN && rx_err == (L4_IPC_XFER_TO_PARTNER | L4_IPC_PHASE_RECV),
