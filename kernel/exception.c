@@ -80,6 +80,50 @@ static bool pagefault_ipc(struct trapframe *tf, word_t addr)
 	return !gone;
 }
 
+/* Registers in exception-message order: MR1..MR18 (abi.md §7.4). */
+#define EXC_REGS(X) X(1, rip) X(2, rbx) X(3, r10) X(4, r12) X(5, r13) X(6, r14) \
+	X(7, r15) X(8, rax) X(9, rcx) X(10, rdx) X(11, rsi) X(12, rdi) X(13, rbp) \
+	X(14, r8) X(15, r9) X(16, r11) X(17, rsp)
+#define EXC_U 19
+
+bool exception_reply_valid(struct tcb *handler)
+{
+	const word_t *mr = utcb_mrs(handler);
+	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]);
+}
+
+/*
+ * An exception becomes a Call to the thread's exception handler carrying
+ * the whole register state; the reply's MR1..MR18 become the new state
+ * (flags limited to the user's).  The faulter's MR0..MR20 hold the
+ * exchange afterwards; its other MRs and BRs are untouched.
+ */
+enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code)
+{
+	struct tcb *t = current;
+	word_t handler = utcb_get(t, UTCB_EXC_HANDLER);
+	if (!handler || !tcb_resolve(t, handler))
+		return EXC_NO_HANDLER;
+	word_t *mr = utcb_mrs(t);
+	mr[0] = L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0);
+#define OUT(i, r) mr[i] = tf->r;
+	EXC_REGS(OUT)
+#undef OUT
+	mr[18] = tf->rflags;
+	mr[19] = vector;
+	mr[20] = code;
+	t->ipc_kind = IPC_EXCEPTION;
+	ipc_do(t, handler, handler, 0);
+	t->ipc_kind = IPC_USER;
+	if (t->ipc_error)
+		return EXC_FAILED;
+#define IN(i, r) tf->r = mr[i];
+	EXC_REGS(IN)
+#undef IN
+	tf->rflags = (tf->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	return EXC_HANDLED;
+}
+
 void exception_user(struct trapframe *tf, word_t fault_addr)
 {
 	if (tf->vector == VEC_PF && pagefault_ipc(tf, fault_addr))
@@ -88,8 +132,11 @@ void exception_user(struct trapframe *tf, word_t fault_addr)
 		return;
 	if (tf->vector == VEC_BP && kdb_trap(tf))
 		return;
+	enum exc_result r = exception_ipc(tf, tf->vector, tf->error);
+	if (r == EXC_HANDLED)
+		return;
 	char why[96];
-	snfmt(why, sizeof(why), "%s (vector %lu, error %lx), no exception handler",
-	      arch_vector_name(tf->vector), tf->vector, tf->error);
+	snfmt(why, sizeof(why), "%s (vector %lu, error %lx), %s", arch_vector_name(tf->vector),
+	      tf->vector, tf->error, r == EXC_FAILED ? "its exception IPC failed" : "no exception handler");
 	thread_halt_current(why, tf, tf->vector == 14 ? fault_addr : 0);
 }

@@ -9,6 +9,12 @@
 void exception_user(struct trapframe *tf, word_t fault_addr);
 /* Stop the current thread with a message saying why; runs another thread. */
 void thread_halt_current(const char *why, struct trapframe *tf, word_t addr);
+enum exc_result { EXC_NO_HANDLER, EXC_HANDLED, EXC_FAILED };
+/* Send the exception message for `vector` to current's handler and install its reply. */
+enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code);
+/* Is the handler's reply (in its UTCB) a register state the kernel may install? */
+struct tcb;
+bool exception_reply_valid(struct tcb *handler);
 /* int3 from user mode: true if it was a kernel-debugger request (handled). */
 bool kdb_trap(struct trapframe *tf);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The IPC slowpath: rendezvous, blocking with timeouts, aborts, and the Ipc system call.
 #include "ipc.h"
+#include "exception.h"
 #include "sched.h"
 #include "timer.h"
 #include <l4/ipc.h>
@@ -79,7 +80,12 @@ static void start_receive(struct tcb *t, word_t from, word_t timeout)
 static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 {
 	COUNT(ipcs);
-	word_t err = ipc_transfer(snd, rcv), rerr = err;
+	word_t err, rerr;
+	if (rcv->ipc_kind == IPC_EXCEPTION && !exception_reply_valid(snd))
+		err = L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
+	else
+		err = ipc_transfer(snd, rcv);
+	rerr = err;
 	/* an xfer fault is "in the invoker's space" for one side, "in the partner's" for the other */
 	if (L4_IPC_CODE(err) == L4_IPC_XFER_TO_OWN || L4_IPC_CODE(err) == L4_IPC_XFER_TO_PARTNER)
 		rerr ^= L4_IPC_XFER_TO_OWN ^ L4_IPC_XFER_TO_PARTNER;

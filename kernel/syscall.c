@@ -116,11 +116,18 @@ static const syscall_fn syscall_table[USTUB_SLOTS] = {
 
 /*
  * A `syscall` from outside the stub page follows some other ABI (Linux's,
- * for the Linux personality).  Until exception handlers exist it fails with
- * -ENOSYS in RAX and L4_ERR_NO_SYSCALL in ErrorCode; the thread runs on.
+ * for the Linux personality).  It goes to the thread's exception handler as
+ * an exception message with vector PECAN_VEC_SYSCALL; without a handler it
+ * fails with -ENOSYS in RAX and L4_ERR_NO_SYSCALL in ErrorCode.  A handler
+ * that fails the exchange (garbage reply, deleted) halts the thread.
  */
 static void foreign_syscall(struct trapframe *tf)
 {
+	enum exc_result r = exception_ipc(tf, PECAN_VEC_SYSCALL, 0);
+	if (r == EXC_HANDLED)
+		return;
+	if (r == EXC_FAILED)
+		thread_halt_current("foreign syscall: its exception IPC failed", tf, 0);
 	utcb_set(current, UTCB_ERROR_CODE, L4_ERR_NO_SYSCALL);
 	tf->rax = (word_t)PECAN_FOREIGN_NOSYS;
 }

@@ -21,6 +21,7 @@ enum ipc_kind {
 	IPC_USER,       /* an Ipc/Lipc system call: return the message to user mode */
 	IPC_STARTUP,    /* a new thread waiting for its pager's start message */
 	IPC_KERNEL,     /* a kernel-generated IPC whose C continuation is on the stack */
+	IPC_EXCEPTION,  /* waiting for the exception handler's reply (validated) */
 };
 
 struct space;

@@ -15,6 +15,9 @@
 /* Pecan extension: the system-call number has no implementation. */
 #define L4_ERR_NO_SYSCALL       9
 
+/* The exception vector (MR19) of a foreign `syscall`: above every CPU vector. */
+#define PECAN_VEC_SYSCALL       0x100
+
 /* What a foreign `syscall` without an exception handler returns in RAX (-ENOSYS). */
 #define PECAN_FOREIGN_NOSYS     (-38L)
 

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+// Mapping database: derivation trees of 4 KiB mappings, indexed by a chained hash of (space, vaddr).
+#include "mdb.h"
+
+_Static_assert(sizeof(struct mdb_node) == 64, "a node is 64 bytes: 64 to a frame");
+
+#define PAGE_OFFSET (PAGE_SIZE - 1)
+
+static word_t node_va(const struct mdb_node *n) { return n->va_rights & PAGE_MASK; }
+static unsigned node_rights(const struct mdb_node *n) { return n->va_rights & PAGE_OFFSET; }
+
+static void set_rights(struct mdb_node *n, unsigned rights)
+{
+	n->va_rights = node_va(n) | rights;
+}
+
+/* Rights left after revoking some; 0 when R goes, since then the mapping goes. */
+static unsigned reduce(unsigned rights, unsigned revoke)
+{
+	unsigned left = rights & ~revoke;
+	return left & MDB_R ? left : 0;
+}
+
+/* --- the index --- */
+
+static word_t bucket_of(const struct mdb *m, const void *space, word_t va)
+{
+	word_t h = (va / PAGE_SIZE) ^ ((word_t)space >> 4) * 0x9e3779b97f4a7c15UL;
+	h *= 0xff51afd7ed558ccdUL;      /* mix high bits down: pointers differ in the middle */
+	return (h ^ h >> 29) & (m->nbuckets - 1);
+}
+
+static struct mdb_node *find(const struct mdb *m, const void *space, word_t va)
+{
+	struct mdb_node *n = m->buckets[bucket_of(m, space, va)];
+	while (n && !(n->space == space && node_va(n) == va))
+		n = n->hnext;
+	return n;
+}
+
+static void index_add(struct mdb *m, struct mdb_node *n)
+{
+	struct mdb_node **b = &m->buckets[bucket_of(m, n->space, node_va(n))];
+	n->hnext = *b;
+	*b = n;
+}
+
+static void index_del(struct mdb *m, struct mdb_node *n)
+{
+	struct mdb_node **p = &m->buckets[bucket_of(m, n->space, node_va(n))];
+	while (*p != n)
+		p = &(*p)->hnext;
+	*p = n->hnext;
+}
+
+/* --- tree links --- */
+
+static void link_child(struct mdb_node *parent, struct mdb_node *n)
+{
+	n->parent = parent;
+	n->prev = NULL;
+	n->next = parent->child;
+	if (parent->child)
+		parent->child->prev = n;
+	parent->child = n;
+}
+
+/* Take n (with its subtree) out of its parent's child list; n->parent stays. */
+static void unlink_child(struct mdb_node *n)
+{
+	if (n->prev)
+		n->prev->next = n->next;
+	else if (n->parent)
+		n->parent->child = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	n->prev = n->next = NULL;
+}
+
+/* True if a is n or one of n's ancestors. */
+static bool derives_from(const struct mdb_node *n, const struct mdb_node *a)
+{
+	for (; n; n = n->parent)
+		if (n == a)
+			return true;
+	return false;
+}
+
+/* The node after n's subtree in a preorder walk of top's subtree; NULL when done. */
+static struct mdb_node *next_after(struct mdb_node *n, const struct mdb_node *top)
+{
+	for (; n != top; n = n->parent)
+		if (n->next)
+			return n->next;
+	return NULL;
+}
+
+/* --- allocation and removal --- */
+
+static struct mdb_node *node_new(struct mdb *m, const void *space, word_t va, paddr_t pa,
+				 unsigned rights)
+{
+	struct mdb_node *n = m->ops.alloc(m->ops.ctx);
+	if (!n)
+		return NULL;
+	*n = (struct mdb_node){ .space = space, .va_rights = va | rights, .paddr = pa };
+	m->count++;
+	return n;
+}
+
+/* Tell the user n's rights change to `rights`; returns n's status. */
+static unsigned update(struct mdb *m, struct mdb_node *n, unsigned rights)
+{
+	return m->ops.update(m->ops.ctx, n->space, node_va(n), node_rights(n), rights);
+}
+
+/* Remove a leaf that is the first child of its parent (or a detached root). */
+static unsigned free_leaf(struct mdb *m, struct mdb_node *n)
+{
+	unsigned status = update(m, n, 0);
+	if (n->parent)
+		unlink_child(n);
+	index_del(m, n);
+	m->ops.free(m->ops.ctx, n);
+	m->count--;
+	return status;
+}
+
+/*
+ * Remove n and everything derived from it, leaves first, without recursion:
+ * descend along first children to a leaf, free it, resume at its parent.
+ * Each node is descended through once and freed once: O(subtree).
+ */
+static unsigned remove_subtree(struct mdb *m, struct mdb_node *n)
+{
+	unsigned status = 0;
+	unlink_child(n);
+	n->parent = NULL;               /* detached: its removal touches no list */
+	for (struct mdb_node *x = n;;) {
+		while (x->child)
+			x = x->child;
+		struct mdb_node *p = x->parent;
+		status |= free_leaf(m, x);
+		if (x == n)
+			break;
+		x = p;
+	}
+	return status;
+}
+
+/*
+ * Revoke `revoke` from every descendant of top (not top itself); a node
+ * left without R goes with its subtree. Visits every descendant, so
+ * update collects each one's status. Iterative preorder walk.
+ */
+static unsigned revoke_below(struct mdb *m, struct mdb_node *top, unsigned revoke)
+{
+	unsigned status = 0;
+	struct mdb_node *n = top->child;
+	while (n) {
+		unsigned left = reduce(node_rights(n), revoke);
+		if (!left) {
+			struct mdb_node *next = next_after(n, top);
+			status |= remove_subtree(m, n);
+			n = next;
+			continue;
+		}
+		status |= update(m, n, left);
+		set_rights(n, left);
+		n = n->child ? n->child : next_after(n, top);
+	}
+	return status;
+}
+
+/* --- argument checks --- */
+
+static bool place_ok(const void *space, word_t va)
+{
+	return space && !(va & PAGE_OFFSET);
+}
+
+static bool rights_ok(unsigned rights) { return !(rights & ~MDB_RWX); }
+
+/*
+ * Common checks of map and grant: the source exists, the target is neither
+ * it nor an ancestor, rights survive the intersection. Sets *src, *dst
+ * (the target's current mapping or NULL) and *rights (the new node's).
+ */
+static enum mdb_err decode_move(struct mdb *m, const void *from, word_t fva, const void *to,
+				word_t tva, unsigned *rights, struct mdb_node **src,
+				struct mdb_node **dst)
+{
+	if (!place_ok(from, fva) || !place_ok(to, tva) || !rights_ok(*rights))
+		return MDB_ERR_ARG;
+	*src = find(m, from, fva);
+	if (!*src)
+		return MDB_ERR_NOT_MAPPED;
+	if (from == to && fva == tva)
+		return MDB_ERR_SELF;
+	*rights &= node_rights(*src);
+	if (!*rights)
+		return MDB_ERR_RIGHTS;
+	*rights |= MDB_R;               /* a present x86 page is readable; src has R */
+	*dst = find(m, to, tva);
+	if (*dst && derives_from(*src, *dst))
+		return MDB_ERR_CYCLE;
+	return MDB_OK;
+}
+
+/* --- operations --- */
+
+bool mdb_init(struct mdb *m, const struct mdb_ops *ops, struct mdb_node **buckets,
+	      word_t nbuckets)
+{
+	if (!nbuckets || (nbuckets & (nbuckets - 1)))
+		return false;
+	*m = (struct mdb){ .ops = *ops, .buckets = buckets, .nbuckets = nbuckets };
+	for (word_t i = 0; i < nbuckets; i++)
+		buckets[i] = NULL;
+	return true;
+}
+
+enum mdb_err mdb_insert_root(struct mdb *m, const void *space, word_t vaddr,
+			     paddr_t paddr, unsigned rights)
+{
+	if (!place_ok(space, vaddr) || (paddr & PAGE_OFFSET) || !rights_ok(rights) ||
+	    !(rights & MDB_R))
+		return MDB_ERR_ARG;
+	if (find(m, space, vaddr))
+		return MDB_ERR_EXISTS;
+	struct mdb_node *n = node_new(m, space, vaddr, paddr, rights);
+	if (!n)
+		return MDB_ERR_NOMEM;
+	index_add(m, n);
+	return MDB_OK;
+}
+
+enum mdb_err mdb_map(struct mdb *m, const void *from, word_t fva,
+		     const void *to, word_t tva, unsigned rights)
+{
+	struct mdb_node *src, *dst;
+	enum mdb_err e = decode_move(m, from, fva, to, tva, &rights, &src, &dst);
+	if (e)
+		return e;
+	if (dst && dst->parent == src) {        /* same frame from the same source: upgrade */
+		set_rights(dst, node_rights(dst) | rights);
+		return MDB_OK;
+	}
+	struct mdb_node *n = node_new(m, to, tva, src->paddr, rights);
+	if (!n)
+		return MDB_ERR_NOMEM;
+	if (dst)
+		remove_subtree(m, dst);         /* cannot reach src: dst is no ancestor */
+	link_child(src, n);
+	index_add(m, n);
+	return MDB_OK;
+}
+
+enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
+		       const void *to, word_t tva, unsigned rights)
+{
+	struct mdb_node *src, *dst;
+	enum mdb_err e = decode_move(m, from, fva, to, tva, &rights, &src, &dst);
+	if (e)
+		return e;
+	if (dst)
+		remove_subtree(m, dst);
+	revoke_below(m, src, node_rights(src) & ~rights);
+	index_del(m, src);
+	src->space = to;
+	src->va_rights = tva | rights;
+	index_add(m, src);
+	return MDB_OK;
+}
+
+/* mdb_unmap's work; adds the status collected to *status. */
+static enum mdb_err unmap(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+			  bool flush, unsigned *status)
+{
+	if (!place_ok(space, vaddr) || !rights_ok(rights))
+		return MDB_ERR_ARG;
+	struct mdb_node *n = find(m, space, vaddr);
+	if (!n)
+		return MDB_ERR_NOT_MAPPED;
+	*status |= revoke_below(m, n, rights);
+	unsigned left = flush ? reduce(node_rights(n), rights) : node_rights(n);
+	if (!left) {
+		*status |= remove_subtree(m, n);        /* R was revoked: the children went above */
+		return MDB_OK;
+	}
+	*status |= update(m, n, left);
+	set_rights(n, left);
+	return MDB_OK;
+}
+
+enum mdb_err mdb_unmap(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+		       bool flush, unsigned *status)
+{
+	unsigned st = 0;
+	enum mdb_err e = unmap(m, space, vaddr, rights, flush, &st);
+	if (status)
+		*status = st;
+	return e;
+}
+
+bool mdb_lookup(const struct mdb *m, const void *space, word_t vaddr, paddr_t *paddr,
+		unsigned *rights)
+{
+	const struct mdb_node *n = find(m, space, vaddr & PAGE_MASK);
+	if (!n)
+		return false;
+	if (paddr)
+		*paddr = n->paddr;
+	if (rights)
+		*rights = node_rights(n);
+	return true;
+}
+
+/* First node of space in bucket b, or NULL. */
+static struct mdb_node *first_of_space(const struct mdb *m, word_t b, const void *space)
+{
+	struct mdb_node *n = m->buckets[b];
+	while (n && n->space != space)
+		n = n->hnext;
+	return n;
+}
+
+word_t mdb_remove_space(struct mdb *m, const void *space)
+{
+	word_t before = m->count;
+	/* A removal may free nodes anywhere, chain neighbours included: rescan the bucket. */
+	for (word_t b = 0; b < m->nbuckets; b++)
+		for (struct mdb_node *n; (n = first_of_space(m, b, space));)
+			remove_subtree(m, n);
+	return before - m->count;
+}
+
+word_t mdb_count(const struct mdb *m) { return m->count; }
+
+/* --- consistency check --- */
+
+/* The links around n that n itself vouches for; NULL if they agree. */
+static const char *check_links(const struct mdb *m, const struct mdb_node *n)
+{
+	const struct mdb_node *p = n->parent;
+	if (n->prev && (n->prev->next != n || n->prev->parent != p))
+		return "mdb: sibling links disagree";
+	if (n->next && (n->next->prev != n || n->next->parent != p))
+		return "mdb: sibling links disagree";
+	if (!n->prev && (p ? p->child != n : n->next != NULL))
+		return "mdb: first child not its parent's child";
+	if (n->child && (n->child->parent != n || n->child->prev))
+		return "mdb: child's parent link wrong";
+	if (p && find(m, p->space, node_va(p)) != p)
+		return "mdb: parent not in the index";
+	return NULL;
+}
+
+/* n's own fields, its place in the index, its rights against its parent. */
+static const char *check_node(const struct mdb *m, const struct mdb_node *n, word_t b)
+{
+	unsigned r = node_rights(n);
+	if (!n->space || bucket_of(m, n->space, node_va(n)) != b)
+		return "mdb: node in the wrong bucket";
+	if (find(m, n->space, node_va(n)) != n)
+		return "mdb: two nodes for one place";
+	if (!(r & MDB_R) || !rights_ok(r) || (n->paddr & PAGE_OFFSET))
+		return "mdb: bad rights or unaligned physical address";
+	if (n->parent && (r & ~node_rights(n->parent)))
+		return "mdb: child has a right its parent lacks";
+	if (n->parent && n->paddr != n->parent->paddr)
+		return "mdb: child maps another frame than its parent";
+	return check_links(m, n);
+}
+
+/* True if n's parent chain ends within `limit` steps (no cycle). */
+static bool reaches_root(const struct mdb_node *n, word_t limit)
+{
+	for (word_t i = 0; n; n = n->parent, i++)
+		if (i > limit)
+			return false;
+	return true;
+}
+
+const char *mdb_check(const struct mdb *m)
+{
+	word_t seen = 0;
+	for (word_t b = 0; b < m->nbuckets; b++) {
+		for (const struct mdb_node *n = m->buckets[b]; n; n = n->hnext) {
+			if (++seen > m->count)
+				return "mdb: more nodes in the index than allocated";
+			const char *why = check_node(m, n, b);
+			if (why)
+				return why;
+			if (!reaches_root(n, m->count))
+				return "mdb: cycle in the parent links";
+		}
+	}
+	return seen == m->count ? NULL : "mdb: fewer nodes in the index than allocated";
+}
