@@ -2,6 +2,7 @@
 // The IPC slowpath: rendezvous, blocking with timeouts, aborts, and the Ipc system call.
 #include "ipc.h"
 #include "exception.h"
+#include "irq.h"
 #include "sched.h"
 #include "timer.h"
 #include <l4/ipc.h>
@@ -118,12 +119,29 @@ static struct tcb *find_sender(struct tcb *t, word_t from)
 	return NULL;
 }
 
+void ipc_send_pending(struct tcb *t, struct tcb *h)
+{
+	t->state = TS_SEND_BLOCKED;
+	t->partner = h->id;
+	t->recv_spec = L4_NILTHREAD;
+	sendq_append(h, t);
+}
+
+void ipc_cancel_pending(struct tcb *t)
+{
+	sendq_remove(t);
+}
+
 /* Take a blocked sender's message; it goes on to its own receive phase if it has one. */
 static word_t take_from_sender(struct tcb *t, struct tcb *s)
 {
 	sendq_remove(s);
 	timeout_cancel(s);
 	word_t err = rendezvous(s, t);
+	if (s->is_irq) {
+		irq_taken(s);
+		return err;
+	}
 	if (!err && s->recv_spec != L4_NILTHREAD)
 		start_receive(s, s->recv_spec, s->rcv_timeout);
 	else
@@ -174,7 +192,11 @@ void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts)
 			t->ipc_error = L4_IPC_NOPARTNER;
 			return;
 		}
-		if (d->state == TS_RECV_BLOCKED && accepts(d, t)) {
+		if (d->is_irq) {
+			t->ipc_error = irq_ack(d, t);
+			if (t->ipc_error || from == L4_NILTHREAD)
+				return;
+		} else if (d->state == TS_RECV_BLOCKED && accepts(d, t)) {
 			t->ipc_error = rendezvous(t, d);
 			if (t->ipc_error || from == L4_NILTHREAD) {
 				sched_wake(d);

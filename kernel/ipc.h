@@ -22,6 +22,10 @@ void ipc_startup_return(struct trapframe *tf);
 void ipc_timeout(struct tcb *t);
 /* ExchangeRegisters: abort t's send and/or receive; returns the old IPC state bits. */
 word_t ipc_abort(struct tcb *t, bool send, bool recv);
+/* Queue the (interrupt) thread t as a sender waiting for receiver h. */
+void ipc_send_pending(struct tcb *t, struct tcb *h);
+/* Take a queued sender t out of its receiver's send queue. */
+void ipc_cancel_pending(struct tcb *t);
 /* t is about to disappear: fail everyone waiting on it, take it off every queue. */
 void ipc_forget(struct tcb *t);
 

@@ -4,6 +4,7 @@
 #include "elf.h"
 #include "frame.h"
 #include "kip.h"
+#include "irq.h"
 #include "printk.h"
 #include "sched.h"
 #include "space.h"
@@ -188,6 +189,7 @@ void kmain(u32 mbi)
 	claim_segments(1, "root", &root);
 	u64 kmem = setup_kernel_memory();
 	kip_init();
+	irq_init();
 	describe_memory(kmem);
 	kip_set_server(KIP_OFF_SIGMA0, s0.entry, 0, s0.low, s0.high);
 	kip_set_server(KIP_OFF_ROOT, root.entry, 0, root.low, root.high);

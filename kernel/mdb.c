@@ -150,10 +150,11 @@ static unsigned remove_subtree(struct mdb *m, struct mdb_node *n)
 
 /*
  * Revoke `revoke` from every descendant of top (not top itself); a node
- * left without R goes with its subtree. Visits every descendant, so
- * update collects each one's status. Iterative preorder walk.
+ * left without R goes with its subtree. update is called for every node
+ * whose rights change and, with `all`, for every descendant, to collect
+ * each one's status (unmap). Iterative preorder walk.
  */
-static unsigned revoke_below(struct mdb *m, struct mdb_node *top, unsigned revoke)
+static unsigned revoke_below(struct mdb *m, struct mdb_node *top, unsigned revoke, bool all)
 {
 	unsigned status = 0;
 	struct mdb_node *n = top->child;
@@ -165,7 +166,8 @@ static unsigned revoke_below(struct mdb *m, struct mdb_node *top, unsigned revok
 			n = next;
 			continue;
 		}
-		status |= update(m, n, left);
+		if (all || left != node_rights(n))
+			status |= update(m, n, left);
 		set_rights(n, left);
 		n = n->child ? n->child : next_after(n, top);
 	}
@@ -265,7 +267,8 @@ enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
 		return e;
 	if (dst)
 		remove_subtree(m, dst);
-	revoke_below(m, src, node_rights(src) & ~rights);
+	if (node_rights(src) & ~rights)         /* else the walk would change nothing */
+		revoke_below(m, src, node_rights(src) & ~rights, false);
 	index_del(m, src);
 	src->space = to;
 	src->va_rights = tva | rights;
@@ -282,7 +285,7 @@ static enum mdb_err unmap(struct mdb *m, const void *space, word_t vaddr, unsign
 	struct mdb_node *n = find(m, space, vaddr);
 	if (!n)
 		return MDB_ERR_NOT_MAPPED;
-	*status |= revoke_below(m, n, rights);
+	*status |= revoke_below(m, n, rights, true);
 	unsigned left = flush ? reduce(node_rights(n), rights) : node_rights(n);
 	if (!left) {
 		*status |= remove_subtree(m, n);        /* R was revoked: the children went above */

@@ -105,7 +105,8 @@ enum mdb_err mdb_insert_root(struct mdb *m, const void *space, word_t vaddr,
  *     since replacing it would revoke the source itself;
  *   - anything else: it and everything derived from it are unmapped
  *     (update with new_rights 0, status discarded), then the new child is
- *     inserted.
+ *     inserted. This includes a deeper descendant of the source: upgrading
+ *     it in place could give it rights its own parent lacks.
  * Allocates at most one node, before changing anything: on MDB_ERR_NOMEM
  * (and on any error) nothing has changed and update was not called.
  */
@@ -115,7 +116,8 @@ enum mdb_err mdb_map(struct mdb *m, const void *from, word_t fva,
 /*
  * Move the mapping (from, fva) to (to, tva), its rights cut to rights ∩ its
  * own, plus R; it keeps its parent and its children, and rights the node
- * lost are revoked from its descendants (update called). Whatever (to, tva)
+ * lost are revoked from its descendants (update called for those whose
+ * rights change; their status is discarded). Whatever (to, tva)
  * held is unmapped with its subtree as in mdb_map, unless it is the source
  * or an ancestor (MDB_ERR_SELF, MDB_ERR_CYCLE). Never allocates; on an
  * error nothing has changed. The caller clears its page-table entry for

@@ -62,7 +62,7 @@ static void sys_schedule(struct trapframe *tf)
 {
 	struct tcb *t = tcb_resolve(current, tf->rdi);
 	word_t prio = tf->rsi, time = tf->rdx, cpu = tf->r8;
-	if (!t || !thread_is_user(t))
+	if (!t || (!thread_is_user(t) && !t->is_irq))
 		return sys_error(tf, L4_ERR_INVALID_THREAD);
 	if (t->scheduler != current->id)
 		return sys_error(tf, L4_ERR_NO_PRIVILEGE);

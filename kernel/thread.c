@@ -4,6 +4,7 @@
 #include "config.h"
 #include "frame.h"
 #include "ipc.h"
+#include "irq.h"
 #include "sched.h"
 #include "space.h"
 #include <l4/errors.h>
@@ -121,6 +122,16 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 	return t;
 }
 
+struct tcb *thread_create_irq(word_t gid)
+{
+	struct tcb *t = tcb_alloc(gid, NULL, "irq");
+	if (!t)
+		return NULL;
+	t->is_irq = true;
+	tcb_table[l4_thread_no(gid)] = t;
+	return t;
+}
+
 /* Free t's memory; the caller has taken it off every queue. */
 void thread_destroy(struct tcb *t)
 {
@@ -182,6 +193,7 @@ static void tc_error(struct trapframe *tf, word_t code)
 static void delete_thread(struct trapframe *tf, struct tcb *t)
 {
 	struct space *s = t->space;
+	irq_forget_handler(t);
 	ipc_forget(t);
 	thread_destroy(t);
 	if (s->nthreads == 0)
@@ -255,6 +267,11 @@ void sys_thread_control(struct trapframe *tf)
 	word_t dest = tf->rdi, space = tf->rsi, sched = tf->rdx, pager = tf->r8, utcb = tf->r9;
 	if (!current->space->privileged)
 		return tc_error(tf, L4_ERR_NO_PRIVILEGE);
+	if (l4_thread_no(dest) < L4_SYSTEM_BASE) {
+		if (space != dest)
+			return tc_error(tf, L4_ERR_INVALID_THREAD);
+		return irq_control(tf, dest, pager);
+	}
 	struct tcb *t = tcb_lookup(dest);
 	if (space == L4_NILTHREAD) {
 		if (!t || t == current || !thread_is_user(t))

@@ -31,6 +31,8 @@ struct tcb {
 	word_t id;                  /* global thread ID */
 	enum thread_state state;
 	bool stopped;               /* halted by ExchangeRegisters; not run until resumed */
+	bool is_irq;                /* an interrupt thread (irq.c): no space, never runs */
+	bool irq_delivered;         /* its message is with the handler; the line is masked */
 	struct space *space;
 	word_t utcb;                /* user address of the UTCB pointer P (= local ID) */
 	u8 *utcb_k;                 /* kernel address of P */
@@ -104,6 +106,8 @@ static inline word_t *utcb_mrs(struct tcb *t) { return (word_t *)t->utcb_k; }
 void sys_thread_control(struct trapframe *tf);
 void sys_exchange_registers(struct trapframe *tf);
 
-static inline bool thread_is_user(const struct tcb *t) { return t->state != TS_IDLE; }
+static inline bool thread_is_user(const struct tcb *t) { return t->state != TS_IDLE && !t->is_irq; }
+/* The interrupt thread gid (number below SystemBase); NULL if out of memory. */
+struct tcb *thread_create_irq(word_t gid);
 
 #endif

@@ -7,7 +7,7 @@ import pytest
 
 from harness import TEST_KERNELS, boot, guest_cases_all_kernels
 
-PROGRAMS = ("t_ipc", "t_string", "t_thread", "t_sched", "t_fuzz", "t_exc")
+PROGRAMS = ("t_ipc", "t_string", "t_thread", "t_sched", "t_fuzz", "t_exc", "t_irq")
 
 
 def params():

@@ -82,6 +82,13 @@ void arch_set_utcb_pointer(word_t utcb);
 void arch_idle_wait(void);               /* enable interrupts, halt until one arrives */
 u64 arch_clock_us(void);                 /* monotonic microseconds since boot */
 void arch_timer_init(word_t tick_us);    /* periodic tick calling timer_tick() */
+#define ARCH_NUM_IRQS 16                 /* interrupt lines, = the KIP's SystemBase */
+#define ARCH_IRQ_TIMER 0                 /* the kernel's own lines */
+#define ARCH_IRQ_CASCADE 2
+void arch_pic_init(void);
+void arch_irq_mask(unsigned irq);
+void arch_irq_unmask(unsigned irq);
+bool arch_irq_ack(unsigned irq);          /* EOI; false if the interrupt was spurious */
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
 

@@ -6,7 +6,8 @@
 #include <l4/syscalls.h>
 
 #define IOMAP_BYTES   (0x400 / 8)
-#define COM1_IOMAP    (0x3f8 / 8)     /* one byte covers COM1's eight ports */
+#define COM1_IOMAP    (0x3f8 / 8)     /* one byte covers each serial port's eight ports */
+#define COM2_IOMAP    (0x2f8 / 8)
 
 struct tss {
 	u32 reserved0;
@@ -99,16 +100,6 @@ static void idt_init(void)
 	__asm__ __volatile__("lidt %0" : : "m"(p));
 }
 
-/* Remap the legacy PIC away from the exception vectors and mask every line. */
-static void pic_init(void)
-{
-	outb(0x20, 0x11); outb(0xa0, 0x11);
-	outb(0x21, 32);   outb(0xa1, 40);
-	outb(0x21, 4);    outb(0xa1, 2);
-	outb(0x21, 1);    outb(0xa1, 1);
-	outb(0x21, 0xff); outb(0xa1, 0xff);
-}
-
 static void fpu_init(void)
 {
 	u64 cr0, cr4;
@@ -134,7 +125,7 @@ void arch_cpu_init(void)
 {
 	gdt_init();
 	idt_init();
-	pic_init();
+	arch_pic_init();
 	fpu_init();
 	syscall_init();
 }
@@ -145,12 +136,13 @@ void arch_set_utcb_pointer(word_t utcb)
 }
 
 /*
- * The ports of the debug console (COM1), for the spaces that Pistachio's
- * user programs print from (sigma0's and the root task's; docs/abi.md).
+ * The serial ports (COM1, the debug console, and COM2), for the spaces that
+ * Pistachio's user programs print from and that run user-level serial
+ * drivers: sigma0's and the root task's (docs/abi.md).
  */
 void arch_set_console_ports(bool allowed)
 {
-	tss.iomap[COM1_IOMAP] = allowed ? 0 : 0xff;
+	tss.iomap[COM1_IOMAP] = tss.iomap[COM2_IOMAP] = allowed ? 0 : 0xff;
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */

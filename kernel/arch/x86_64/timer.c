@@ -37,7 +37,7 @@ void arch_timer_init(word_t tick_us)
 	outb(PIT_CMD, 0x34);                    /* ch0, lo/hi, mode 2 (rate generator) */
 	outb(PIT_CH0, div & 0xff);
 	outb(PIT_CH0, div >> 8);
-	outb(0x21, inb(0x21) & ~1);             /* unmask IRQ 0 */
+	arch_irq_unmask(ARCH_IRQ_TIMER);
 }
 
 u64 arch_clock_us(void)

@@ -5,8 +5,9 @@
 #include "../../printk.h"
 #include "../../exception.h"
 #include "../../timer.h"
+#include "../../irq.h"
 
-#define VEC_TIMER 32              /* PIC IRQ 0 */
+#define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
 
 static const char *const names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -47,16 +48,15 @@ static void kernel_fault(struct trapframe *tf)
 
 void trap_dispatch(struct trapframe *tf)
 {
-	if (tf->vector == VEC_TIMER) {
-		outb(0x20, 0x20);         /* EOI first: timer_tick may switch threads */
-		timer_tick();
-		return;
-	}
-	if (tf->vector >= 32) {
-		/* every other PIC line is masked: anything arriving here is spurious */
-		if (tf->vector == 39 || tf->vector == 47)
-			return;
-		printk("pecan: unexpected interrupt vector %lu ignored\n", tf->vector);
+	if (tf->vector >= VEC_IRQ0 && tf->vector < VEC_IRQ0 + ARCH_NUM_IRQS) {
+		unsigned irq = tf->vector - VEC_IRQ0;
+		/* EOI first: the tick and the IRQ IPC may switch threads */
+		if (irq == ARCH_IRQ_TIMER) {
+			arch_irq_ack(irq);
+			timer_tick();
+		} else {
+			irq_raise(irq);
+		}
 		return;
 	}
 	if ((tf->cs & 3) == 0)

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// The legacy 8259 PIC pair: vectors 32-47, per-line masks, end of interrupt, spurious lines.
+#include <arch.h>
+#include "io.h"
+
+#define PIC1_CMD  0x20
+#define PIC1_DATA 0x21
+#define PIC2_CMD  0xa0
+#define PIC2_DATA 0xa1
+#define PIC_EOI   0x20
+#define PIC_READ_ISR 0x0b
+#define CASCADE   2
+
+static u16 mask = 0xffff;     /* bit n set: line n masked */
+
+static void write_mask(void)
+{
+	outb(PIC1_DATA, mask & 0xff);
+	outb(PIC2_DATA, mask >> 8);
+}
+
+/* Remap the PICs away from the exception vectors and mask every line. */
+void arch_pic_init(void)
+{
+	outb(PIC1_CMD, 0x11);  outb(PIC2_CMD, 0x11);
+	outb(PIC1_DATA, 32);   outb(PIC2_DATA, 40);
+	outb(PIC1_DATA, 4);    outb(PIC2_DATA, 2);
+	outb(PIC1_DATA, 1);    outb(PIC2_DATA, 1);
+	write_mask();
+}
+
+void arch_irq_mask(unsigned irq)
+{
+	mask |= 1u << irq;
+	write_mask();
+}
+
+void arch_irq_unmask(unsigned irq)
+{
+	mask &= ~(1u << irq);
+	if (irq >= 8)
+		mask &= ~(1u << CASCADE);
+	write_mask();
+}
+
+/*
+ * Acknowledge line irq at the PICs.  False for a spurious IRQ 7 or 15 (its
+ * in-service bit is clear): then nothing was delivered and, for 15, only
+ * the master (which did see the cascade) gets its EOI.
+ */
+bool arch_irq_ack(unsigned irq)
+{
+	if (irq == 7 || irq == 15) {
+		u16 cmd = irq == 7 ? PIC1_CMD : PIC2_CMD;
+		outb(cmd, PIC_READ_ISR);
+		bool real = inb(cmd) & 0x80;
+		if (!real) {
+			if (irq == 15)
+				outb(PIC1_CMD, PIC_EOI);
+			return false;
+		}
+	}
+	if (irq >= 8)
+		outb(PIC2_CMD, PIC_EOI);
+	outb(PIC1_CMD, PIC_EOI);
+	return true;
+}
