@@ -26,7 +26,7 @@ static unsigned reduce(unsigned rights, unsigned revoke)
 static word_t bucket_of(const struct mdb *m, const void *space, word_t va)
 {
 	word_t h = (va / PAGE_SIZE) ^ ((word_t)space >> 4) * 0x9e3779b97f4a7c15UL;
-	h *= 0xff51afd7ed558ccdUL;      /* mix high bits down: pointers differ in the middle */
+	h *= 0xff51afd7ed558ccdUL;      /* then fold the well-mixed high bits into the low ones */
 	return (h ^ h >> 29) & (m->nbuckets - 1);
 }
 

@@ -74,8 +74,11 @@ static const struct mdb_ops ops = { t_alloc, t_free, t_update, NULL };
 static struct mdb db;
 static struct mdb_node *buckets[NBUCKETS];
 
+/* A fresh, empty mdb; the previous test's nodes are freed first. */
 static void setup(void)
 {
+	for (int s = 0; db.buckets && s < NSPACES; s++)
+		mdb_remove_space(&db, SP(s));
 	memset(pt, 0, sizeof(pt));
 	why[0] = 0;
 	live = alloc_calls = updates = 0;
@@ -252,7 +255,8 @@ TEST_CASE("mdb.flush", "without flush the own mapping stays; with flush of R it 
 	EXPECT(unmap(1, 0, MDB_R, true, NULL) == MDB_OK, "flush failed");
 	EXPECT(!rights_at(1, 0) && !rights_at(2, 0) && rights_at(0, 0) == MDB_RWX, "flush of R left %u %u",
 	       rights_at(1, 0), rights_at(2, 0));
-	EXPECT(unmap(0, 0, RW, true, NULL) == MDB_OK && rights_at(0, 0) == MDB_R, "flush of rw left %u", rights_at(0, 0));
+	EXPECT(unmap(0, 0, MDB_W | MDB_X, true, NULL) == MDB_OK && rights_at(0, 0) == MDB_R,
+	       "flush of wx left %u", rights_at(0, 0));
 	EXPECT(unmap(0, 0, MDB_RWX, true, NULL) == MDB_OK && mdb_count(&db) == 0, "root survived its flush");
 	EXPECT(live == 0 && consistent(), "%s", why);
 }
@@ -313,9 +317,10 @@ TEST_CASE("mdb.grant_fewer_rights", "granting fewer rights revokes them below; s
 	EXPECT(rights_at(1, 5) == RX && rights_at(2, 0) == MDB_R && rights_at(2, 1) == RX,
 	       "rights %u %u %u", rights_at(1, 5), rights_at(2, 0), rights_at(2, 1));
 	EXPECT(pt[2][1].status == MDB_R, "unchanged child lost its status");
-	EXPECT(grant(1, 5, 3, 0, MDB_W) == MDB_OK && rights_at(3, 0) == MDB_R, "w of rx gave %u", rights_at(3, 0));
+	EXPECT(grant(1, 5, 3, 0, MDB_W) == MDB_ERR_RIGHTS, "w of rx granted");
+	EXPECT(grant(1, 5, 3, 0, MDB_R) == MDB_OK && rights_at(3, 0) == MDB_R, "r of rx gave %u", rights_at(3, 0));
 	EXPECT(rights_at(2, 1) == MDB_R && mdb_count(&db) == 4 && consistent(), "%s", why);
-	EXPECT(grant(3, 0, 0, 1, MDB_X) == MDB_ERR_RIGHTS, "x from r granted");
+	EXPECT(grant(3, 0, 0, 2, MDB_X) == MDB_ERR_RIGHTS, "x from r granted");
 }
 
 TEST_CASE("mdb.map_upgrade", "mapping again onto a direct child of the source only adds rights, keeps its children") {
@@ -377,7 +382,8 @@ TEST_CASE("mdb.remove_space", "deleting a space removes its mappings and all der
 	map(2, 0, 1, 2, MDB_RWX);               /* back to B through C */
 	map(2, 0, 3, 0, MDB_RWX);               /* C to D */
 	map(0, 1, 2, 1, MDB_RWX);               /* A to C directly */
-	EXPECT(mdb_remove_space(&db, SP(1)) == 6, "removed %lu nodes, left %lu", 6 - mdb_count(&db), mdb_count(&db));
+	word_t n = mdb_remove_space(&db, SP(1));
+	EXPECT(n == 5, "removed %lu nodes, left %lu", n, mdb_count(&db));
 	EXPECT(rights_at(0, 0) && rights_at(0, 1) && rights_at(2, 1) == MDB_RWX, "unrelated mappings went");
 	EXPECT(mdb_count(&db) == 3 && consistent(), "%s", why);
 	EXPECT(mdb_remove_space(&db, SP(1)) == 0, "second removal");
@@ -403,6 +409,90 @@ TEST_CASE("mdb.nomem", "when alloc fails, insert and map fail and nothing change
 	EXPECT(mdb_count(&db) == 5 && consistent(), "%s", why);
 }
 
+/*
+ * mdb_check's verdict after corrupt() changed the chain root (0,0) -> n (1,0)
+ * -> c (2,0) or the count; everything is restored before returning.
+ */
+static const char *corrupted(void (*corrupt)(struct mdb_node *root, struct mdb_node *n,
+					     struct mdb_node *c))
+{
+	struct mdb_node *root = (struct mdb_node *)node_at(0, 0), *n = root->child, *c = n->child;
+	struct mdb_node saved[3] = { *root, *n, *c };
+	word_t count = db.count;
+	corrupt(root, n, c);
+	const char *bad = mdb_check(&db);
+	*root = saved[0], *n = saved[1], *c = saved[2];
+	db.count = count;
+	return bad;
+}
+
+static void more_rights(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)n, c->va_rights |= MDB_X;
+}
+
+static void no_r(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)c, n->va_rights &= ~(word_t)MDB_R;
+}
+
+static void other_frame(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)n, c->paddr += PAGE_SIZE;
+}
+
+static void lose_child(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)c, n->child = NULL;
+}
+
+static void bad_sibling(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, n->next = c;
+}
+
+static void count_up(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)n, (void)c, db.count++;
+}
+
+static void count_down(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)n, (void)c, db.count--;
+}
+
+static void wrong_bucket(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	(void)r, (void)n, c->va_rights += PAGE_SIZE;
+}
+
+/* n and c become each other's parent, cut off from the root, links otherwise consistent. */
+static void detached_cycle(struct mdb_node *r, struct mdb_node *n, struct mdb_node *c)
+{
+	r->child = NULL;
+	n->parent = c;
+	c->child = n;
+	c->va_rights |= MDB_W;
+}
+
+TEST_CASE("mdb.check_detects", "mdb_check finds broken rights, frames, links, cycles, counts and index places") {
+	setup();
+	root(0, 0, 0, MDB_RWX);
+	map(0, 0, 1, 0, RW);
+	map(1, 0, 2, 0, MDB_R);
+	EXPECT(mdb_check(&db) == NULL, "clean tree: %s", mdb_check(&db));
+	EXPECT(corrupted(more_rights), "child with a right its parent lacks");
+	EXPECT(corrupted(no_r), "mapping without R");
+	EXPECT(corrupted(other_frame), "child of another frame");
+	EXPECT(corrupted(lose_child), "child missing from its parent's list");
+	EXPECT(corrupted(bad_sibling), "sibling links");
+	EXPECT(corrupted(count_up) && corrupted(count_down), "count differs from the nodes");
+	EXPECT(corrupted(wrong_bucket), "node in the wrong bucket");
+	const char *bad = corrupted(detached_cycle);
+	EXPECT(bad && strstr(bad, "cycle"), "detached cycle: %s", bad ? bad : "not found");
+	EXPECT(mdb_check(&db) == NULL && consistent(), "restore left: %s", why);
+}
+
 /* --- large trees: no recursion, linear time --- */
 
 static long big_updates;
@@ -425,7 +515,8 @@ TEST_CASE("mdb.deep_and_wide", "a 20000-deep chain and a 20000-wide fan are revo
 	for (word_t i = 1; i < BIG; i++)
 		EXPECT(mdb_map(&m, SP((i - 1) % 2), VA(i - 1), SP(i % 2), VA(i), MDB_RWX) == MDB_OK, "map %lu", i);
 	EXPECT(mdb_count(&m) == BIG && mdb_check(&m) == NULL, "chain: %s", mdb_check(&m));
-	EXPECT(mdb_unmap(&m, SP(0), 0, MDB_W, false, NULL) == MDB_OK && big_updates == BIG - 1, "partial");
+	EXPECT(mdb_unmap(&m, SP(0), 0, MDB_W, false, NULL) == MDB_OK && big_updates == BIG,
+	       "partial unmap: %ld updates", big_updates);
 	EXPECT(mdb_check(&m) == NULL, "%s", mdb_check(&m));
 	EXPECT(mdb_remove_space(&m, SP(1)) == BIG - 1 && mdb_count(&m) == 1, "remove_space");
 	for (word_t i = 1; i < BIG; i++)
@@ -719,19 +810,43 @@ static void touch(int s, int p)
 	pt[s][p].status |= bits;
 }
 
+enum op_kind { OP_ROOT, OP_MAP, OP_GRANT, OP_UNMAP, OP_REMOVE_SPACE, OP_TOUCH };
+
 struct op {
-	int kind, s1, p1, s2, p2, f;
+	enum op_kind kind;
+	int s1, p1, s2, p2, f;
 	unsigned r;
 	bool flush;
 };
 
+/* Mostly a mapped place (the model's), so that most operations get past their checks. */
+static void pick_source(struct op *o)
+{
+	if (!nrec || rng() % 8 == 0)
+		return;
+	int start = rng() % nrec;
+	for (int k = 0; k < nrec; k++) {
+		const struct rec *x = &rec[(start + k) % nrec];
+		if (x->alive) {
+			o->s1 = x->s;
+			o->p1 = x->p;
+			return;
+		}
+	}
+}
+
 static struct op random_op(int nsp, int npg)
 {
-	struct op o = { rng() % 20, rng() % nsp, rng() % npg, rng() % nsp, rng() % npg, rng() % 4,
-			rng() % 8, rng() & 1 };
+	static const enum op_kind mix[] = { OP_ROOT, OP_ROOT, OP_ROOT, OP_MAP, OP_MAP, OP_MAP,
+		OP_MAP, OP_MAP, OP_GRANT, OP_GRANT, OP_UNMAP, OP_UNMAP, OP_UNMAP, OP_TOUCH, OP_TOUCH,
+		OP_TOUCH };
+	struct op o = { rng() % 64 ? mix[rng() % ARRAY_SIZE(mix)] : OP_REMOVE_SPACE,
+			rng() % nsp, rng() % npg, rng() % nsp, rng() % npg, rng() % 4, rng() % 8, rng() & 1 };
+	if (o.kind != OP_ROOT && o.kind != OP_REMOVE_SPACE)
+		pick_source(&o);
 	if (rng() % 64 == 0)
 		o.r |= 8;                       /* now and then a bad argument */
-	if (o.kind < 3 && rng() % 4)
+	if (o.kind == OP_ROOT && rng() % 4)
 		o.r |= MDB_R;                   /* roots mostly valid */
 	return o;
 }
@@ -742,23 +857,30 @@ static void run_op(const struct op *o, enum mdb_err *want, enum mdb_err *got,
 {
 	*want = *got = MDB_OK;
 	*mst = *st = 0;
-	if (o->kind < 3) {
+	switch (o->kind) {
+	case OP_ROOT:
 		*want = m_root(o->s1, o->p1, o->f, o->r);
 		*got = root(o->s1, o->p1, o->f, o->r);
-	} else if (o->kind < 9) {
+		break;
+	case OP_MAP:
 		*want = m_map(o->s1, o->p1, o->s2, o->p2, o->r);
 		*got = map(o->s1, o->p1, o->s2, o->p2, o->r);
-	} else if (o->kind < 11) {
+		break;
+	case OP_GRANT:
 		*want = m_grant(o->s1, o->p1, o->s2, o->p2, o->r);
 		*got = grant(o->s1, o->p1, o->s2, o->p2, o->r);
-	} else if (o->kind < 15) {
+		break;
+	case OP_UNMAP:
 		*want = m_unmap(o->s1, o->p1, o->r, o->flush, mst);
 		*got = unmap(o->s1, o->p1, o->r, o->flush, st);
-	} else if (o->kind < 16) {
+		break;
+	case OP_REMOVE_SPACE:
 		*mst = m_remove_space(o->s1);
 		*st = mdb_remove_space(&db, SP(o->s1));
-	} else {
+		break;
+	case OP_TOUCH:
 		touch(o->s1, o->p1);
+		break;
 	}
 }
 
