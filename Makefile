@@ -128,6 +128,9 @@ $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ)
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))

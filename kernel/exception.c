@@ -92,6 +92,15 @@ bool exception_reply_valid(struct tcb *handler)
 	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]);
 }
 
+/* The handler's reply MR1..MR18 become the thread's registers; flags only the user's. */
+static void install_state(struct trapframe *tf, const word_t *mr)
+{
+#define IN(i, r) tf->r = mr[i];
+	EXC_REGS(IN)
+#undef IN
+	tf->rflags = (tf->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+}
+
 /*
  * An exception becomes a Call to the thread's exception handler carrying
  * the whole register state; the reply's MR1..MR18 become the new state
@@ -117,26 +126,36 @@ enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code)
 	t->ipc_kind = IPC_USER;
 	if (t->ipc_error)
 		return EXC_FAILED;
-#define IN(i, r) tf->r = mr[i];
-	EXC_REGS(IN)
-#undef IN
-	tf->rflags = (tf->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	install_state(tf, mr);
 	return EXC_HANDLED;
 }
 
-void exception_user(struct trapframe *tf, word_t fault_addr)
+void exception_resume(struct trapframe *tf)
+{
+	struct tcb *t = current;
+	t->ipc_kind = IPC_USER;
+	if (t->ipc_error)
+		thread_halt_current("its exception IPC failed", tf, 0);
+	install_state(tf, utcb_mrs(t));
+}
+
+struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 {
 	if (tf->vector == VEC_PF && pagefault_ipc(tf, fault_addr))
-		return;
+		return tf;
 	if (tf->vector == VEC_UD && kernel_interface(tf))
-		return;
+		return tf;
 	if (tf->vector == VEC_BP && kdb_trap(tf))
-		return;
+		return tf;
+	struct trapframe *hf = exception_fastpath(tf, tf->vector, tf->error);
+	if (hf)
+		return hf;
 	enum exc_result r = exception_ipc(tf, tf->vector, tf->error);
 	if (r == EXC_HANDLED)
-		return;
+		return tf;
 	char why[96];
 	snfmt(why, sizeof(why), "%s (vector %lu, error %lx), %s", arch_vector_name(tf->vector),
 	      tf->vector, tf->error, r == EXC_FAILED ? "its exception IPC failed" : "no exception handler");
 	thread_halt_current(why, tf, tf->vector == 14 ? fault_addr : 0);
+	return tf;
 }

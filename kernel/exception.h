@@ -5,8 +5,14 @@
 
 #include <arch.h>
 
-/* A CPU exception raised by the current (user) thread; fault_addr for page faults. */
-void exception_user(struct trapframe *tf, word_t fault_addr);
+/*
+ * A CPU exception raised by the current (user) thread; fault_addr for page
+ * faults.  Returns the frame to return through (another thread's when the
+ * exception fastpath switched to the handler).
+ */
+struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
+/* Continuation of a thread whose exception IPC was answered on the slowpath. */
+void exception_resume(struct trapframe *tf);
 /* Stop the current thread with a message saying why; runs another thread. */
 void thread_halt_current(const char *why, struct trapframe *tf, word_t addr);
 enum exc_result { EXC_NO_HANDLER, EXC_HANDLED, EXC_FAILED };

@@ -35,7 +35,16 @@ void ipc_forget(struct tcb *t);
  */
 word_t ipc_transfer(struct tcb *snd, struct tcb *rcv);
 
-/* The register-only fast path; the frame to return through, or NULL for the slowpath. */
+/*
+ * The register-only fast path; the frame to return through, or NULL for the
+ * slowpath.  Bit 0 set: an exception reply, the frame holds the whole state
+ * but RBX and R12-R15 (entry.S's exc_reply_exit).
+ */
 struct trapframe *ipc_fastpath(struct trapframe *tf);
+/*
+ * The exception message to a handler already waiting for it, straight from
+ * the trap frame; the handler's frame to return through, or NULL.
+ */
+struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
 
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The IPC fastpath: register-only Call and ReplyWait to a waiting partner.
+// The IPC fastpaths: register-only Call and ReplyWait to a waiting partner,
+// and exception messages to and replies from a waiting exception handler.
 #include "ipc.h"
+#include "exception.h"
 #include "sched.h"
 #include <arch_switch.h>
 #include <l4/ipc.h>
@@ -9,46 +11,45 @@
 
 /*
  * Guards first: anything unusual (typed items, flags, local or special IDs,
- * a partner not waiting in an Ipc call for us, timeouts, queue work the
- * variant cannot skip) returns NULL and the slowpath runs; nothing has
- * changed.  After the guards comes the one commit: the caller becomes a
- * receiver, the partner becomes current, and the kernel leaves through the
- * partner's frame.  MR0-7 never touch memory: entry.S hands the caller's
- * message registers to the partner in place (only RAX, R9, R10 are
- * reloaded), so of the caller's frame only the tag, To, From and Timeouts
- * are valid here; RBX and R12-R15 are not saved at all.
+ * a partner not waiting for us, timeouts, queue work the variant cannot
+ * skip) returns NULL and the slowpath runs; nothing has changed.  After the
+ * guards comes the one commit: the caller becomes a receiver, the partner
+ * becomes current, and the kernel leaves through the partner's frame.
+ *
+ * Ipc: MR0-7 never touch memory.  entry.S hands the caller's message
+ * registers to the partner in place (only RAX, R9, R10 are reloaded), so of
+ * the caller's frame only RAX, RCX, RDX, RSI, RDI, RBP and R8-R11 are valid
+ * here; RBX and R12-R15 are not saved at all.  The exception message puts
+ * RBX, R10 and R12-R15 in MR2..MR7, exactly the registers that carry MR2..MR7,
+ * so an exception reply hands them over in place as well.
  */
-static struct tcb *fast_partner(const struct trapframe *tf, struct tcb *self)
+
+/* Is d blocked in a receive that takes a message from self, and free to resume now? */
+static bool waits_for(const struct tcb *d, const struct tcb *self, u8 kind)
 {
-	word_t to = tf->rsi;
-	if ((tf->r9 & (0xfc0UL | L4_TAG_FLAGS_MASK)) || L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER ||
-	    (to & 0x3f) == 0 || to == L4_ANYTHREAD)
-		return NULL;
-	struct tcb *d = tcb_by_number(l4_thread_no(to));
-	if (!d || d->id != to || d->state != TS_RECV_BLOCKED || d->ipc_kind != IPC_USER ||
-	    d->wake_at || d->stopped)
-		return NULL;
-	if (d->partner != self->id && d->partner != L4_ANYTHREAD &&
-	    !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))
-		return NULL;
+	if (d->state != TS_RECV_BLOCKED || d->ipc_kind != kind || d->wake_at || d->stopped)
+		return false;
+	if (d->partner != self->id && (kind != IPC_USER || (d->partner != L4_ANYTHREAD &&
+	    !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))))
+		return false;
 	if (CONFIG_SCHED_BENNO && sched_queued_above(d->prio))
-		return NULL;
-	if (!arch_sysret_safe(arch_user_frame(d)->rip))
-		return NULL;
-	return d;
+		return false;
+	return arch_sysret_safe(arch_user_frame(d)->rip);
 }
 
-struct trapframe *ipc_fastpath(struct trapframe *tf)
+/* The thread a global ID names, or NULL (local and special IDs take the slowpath). */
+static struct tcb *global(word_t id)
 {
-	struct tcb *self = current;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
+	if ((id & 0x3f) == 0 || id == L4_ANYTHREAD)
 		return NULL;
-	struct tcb *d = fast_partner(tf, self);
-	word_t from = tf->rdx;
-	if (!d || (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq)))
-		return NULL;
+	struct tcb *d = tcb_by_number(l4_thread_no(id));
+	return d && d->id == id ? d : NULL;
+}
 
-	/* commit */
+/* The commit shared by both paths: self waits for `from`, d runs. */
+static void commit_switch(struct tcb *self, struct tcb *d, word_t from, u8 kind,
+			  void (*resume)(struct trapframe *))
+{
 	COUNT(ipcs);
 	COUNT(fastpath_ipcs);
 	COUNT(eager_enqueue);
@@ -59,15 +60,71 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	}
 	self->state = TS_RECV_BLOCKED;
 	self->partner = from;
-	self->ipc_kind = IPC_USER;
-	arch_set_continuation(self, ipc_user_return);
+	self->ipc_kind = kind;
+	arch_set_continuation(self, resume);
 	d->state = TS_READY;
-	struct trapframe *df = arch_user_frame(d);
-	df->rsi = d->space == self->space ? self->utcb : self->id;
-	if (L4_TAG_U(tf->r9) > 7)
-		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tf->r9) - 7) * 8);
+	d->ipc_kind = IPC_USER;
 	current = d;
 	COUNT(context_switches);
 	arch_switch_context(self, d);
+}
+
+/* An exception reply: the faulter's new state, less what passes in registers. */
+static struct trapframe *exception_reply(struct trapframe *tf, struct tcb *self, struct tcb *d)
+{
+	struct trapframe *df = arch_user_frame(d);
+	const word_t *mr = utcb_mrs(self);
+	df->rip = tf->rax;  df->r10 = tf->r10;
+	df->rax = mr[8];    df->rcx = mr[9];   df->rdx = mr[10];  df->rsi = mr[11];
+	df->rdi = mr[12];   df->rbp = mr[13];  df->r8 = mr[14];   df->r9 = mr[15];
+	df->r11 = mr[16];   df->rsp = mr[17];
+	df->rflags = (df->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	return (struct trapframe *)((word_t)df | 1);
+}
+
+struct trapframe *ipc_fastpath(struct trapframe *tf)
+{
+	struct tcb *self = current;
+	word_t tag = tf->r9, from = tf->rdx;
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
+	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER)
+		return NULL;
+	struct tcb *d = global(tf->rsi);
+	if (!d || (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq)))
+		return NULL;
+	bool exc = d->ipc_kind == IPC_EXCEPTION;
+	if (!waits_for(d, self, exc ? IPC_EXCEPTION : IPC_USER))
+		return NULL;
+	if (exc && (L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax)))
+		return NULL;             /* the slowpath fails it properly */
+	struct trapframe *df = exc ? exception_reply(tf, self, d) : arch_user_frame(d);
+	if (!exc) {
+		df->rsi = tcb_id_as_seen_by(self, d);
+		if (L4_TAG_U(tag) > 7)
+			arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
+	}
+	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return df;
+}
+
+struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
+{
+	struct tcb *self = current;
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
+		return NULL;
+	struct tcb *h = global(utcb_get(self, UTCB_EXC_HANDLER));
+	if (!h || !waits_for(h, self, IPC_USER))
+		return NULL;
+	struct trapframe *hf = arch_user_frame(h);
+	word_t *mr = utcb_mrs(h);
+	hf->r9 = L4_TAG_MAKE(L4_LABEL_EXCEPTION, 19, 0);
+	hf->rsi = tcb_id_as_seen_by(self, h);
+	hf->rax = tf->rip;  hf->rbx = tf->rbx;  hf->r10 = tf->r10;
+	hf->r12 = tf->r12;  hf->r13 = tf->r13;  hf->r14 = tf->r14;  hf->r15 = tf->r15;
+	mr[8] = tf->rax;    mr[9] = tf->rcx;    mr[10] = tf->rdx;   mr[11] = tf->rsi;
+	mr[12] = tf->rdi;   mr[13] = tf->rbp;   mr[14] = tf->r8;    mr[15] = tf->r9;
+	mr[16] = tf->r11;   mr[17] = tf->rsp;   mr[18] = tf->rflags;
+	mr[19] = vector;    mr[20] = code;
+	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
+	return hf;
 }

@@ -121,27 +121,31 @@ static const syscall_fn syscall_table[USTUB_SLOTS] = {
  * fails with -ENOSYS in RAX and L4_ERR_NO_SYSCALL in ErrorCode.  A handler
  * that fails the exchange (garbage reply, deleted) halts the thread.
  */
-static void foreign_syscall(struct trapframe *tf)
+static struct trapframe *foreign_syscall(struct trapframe *tf)
 {
+	struct trapframe *hf = exception_fastpath(tf, PECAN_VEC_SYSCALL, 0);
+	if (hf)
+		return hf;
 	enum exc_result r = exception_ipc(tf, PECAN_VEC_SYSCALL, 0);
 	if (r == EXC_HANDLED)
-		return;
+		return tf;
 	if (r == EXC_FAILED)
 		thread_halt_current("foreign syscall: its exception IPC failed", tf, 0);
 	utcb_set(current, UTCB_ERROR_CODE, L4_ERR_NO_SYSCALL);
 	tf->rax = (word_t)PECAN_FOREIGN_NOSYS;
+	return tf;
 }
 
-void syscall_dispatch(struct trapframe *tf)
+/* Returns the frame to return through: tf, or the exception handler's after a fastpath. */
+struct trapframe *syscall_dispatch(struct trapframe *tf)
 {
 	word_t off = tf->rip - USTUB_BASE;
-	if (off >= USTUB_SLOTS * USTUB_SLOT) {
-		foreign_syscall(tf);
-		return;
-	}
+	if (off >= USTUB_SLOTS * USTUB_SLOT)
+		return foreign_syscall(tf);
 	syscall_fn fn = syscall_table[off / USTUB_SLOT];
 	if (fn)
 		fn(tf);
 	else
 		sys_error(tf, L4_ERR_NO_SYSCALL);
+	return tf;
 }

@@ -7,7 +7,7 @@
 #define ARCH_THREAD_H
 
 
-static inline struct trapframe *arch_user_frame(struct tcb *t)
+static inline struct trapframe *arch_user_frame(const struct tcb *t)
 {
 	return (struct trapframe *)t->kstack_top - 1;
 }

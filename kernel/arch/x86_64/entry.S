@@ -75,7 +75,8 @@ trap_common:
 	cld
 	SAVE_GPRS
 	movq %rsp, %rdi
-	call trap_dispatch
+	call trap_dispatch          /* returns the frame to leave through */
+	movq %rax, %rsp
 	jmp return_to_user_or_kernel
 
 	/* Return through whatever frame sits at RSP. */
@@ -120,7 +121,8 @@ syscall_entry:
 	je ipc_entry
 	SAVE_GPRS
 	movq %rsp, %rdi
-	call syscall_dispatch
+	call syscall_dispatch       /* returns the frame to leave through */
+	movq %rax, %rsp
 	jmp return_to_user_or_kernel
 
 	/*
@@ -147,6 +149,8 @@ ipc_entry:
 	call ipc_fastpath
 	testq %rax, %rax
 	jz ipc_slow
+	testq $1, %rax
+	jnz exc_reply_exit
 	movq TF_R9*8(%rsp), %r9
 	movq TF_R10*8(%rsp), %r10
 	movq %rax, %rdx
@@ -169,7 +173,35 @@ ipc_slow:
 	movq %r15, TF_R15*8(%rsp)
 	movq %rsp, %rdi
 	call syscall_dispatch
+	movq %rax, %rsp
 	jmp return_to_user_or_kernel
+
+	/*
+	 * The fastpath delivered an exception reply: the partner's frame (RAX
+	 * with bit 0 set) holds its whole new state except RBX and R12-R15,
+	 * which are live (MR2, MR4-7 of the reply are those registers).
+	 */
+exc_reply_exit:
+	andq $~1, %rax
+	movq %rax, %rsp
+	movq TF_RAX*8(%rsp), %rax
+	movq TF_RCX*8(%rsp), %rcx
+	movq TF_RDX*8(%rsp), %rdx
+	movq TF_RSI*8(%rsp), %rsi
+	movq TF_RDI*8(%rsp), %rdi
+	movq TF_RBP*8(%rsp), %rbp
+	movq TF_R8*8(%rsp), %r8
+	movq TF_R9*8(%rsp), %r9
+	movq TF_R10*8(%rsp), %r10
+	movq TF_R11*8(%rsp), %r11
+	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
+	jne 1f
+	movq TF_RIP*8(%rsp), %rcx      /* canonical: the fastpath checked it */
+	movq TF_RFLAGS*8(%rsp), %r11
+	movq TF_RSP*8(%rsp), %rsp
+	sysretq
+1:	addq $TF_RIP*8, %rsp
+	iretq
 
 	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
 	.globl arch_switch_stacks

@@ -46,7 +46,8 @@ static void kernel_fault(struct trapframe *tf)
 	halt_system(HALT_KERNEL_FAULT, "stopped after a kernel fault");
 }
 
-void trap_dispatch(struct trapframe *tf)
+/* Returns the frame to return through: tf, or another thread's after a fastpath switch. */
+struct trapframe *trap_dispatch(struct trapframe *tf)
 {
 	if (tf->vector >= VEC_IRQ0 && tf->vector < VEC_IRQ0 + ARCH_NUM_IRQS) {
 		unsigned irq = tf->vector - VEC_IRQ0;
@@ -57,9 +58,9 @@ void trap_dispatch(struct trapframe *tf)
 		} else {
 			irq_raise(irq);
 		}
-		return;
+		return tf;
 	}
 	if ((tf->cs & 3) == 0)
 		kernel_fault(tf);
-	exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
+	return exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
 }
