@@ -56,7 +56,7 @@ SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
-.PHONY: all deps run test debug clean bench-ipc
+.PHONY: all deps run test debug clean bench-ipc bench-kernel
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS)
@@ -159,6 +159,13 @@ BENCH_PECAN_TARGETS += bench-ipc
 bench-ipc: deps $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --out $(BUILD)/bench/pecan-ipc.results \
 		--table docs/benchmarks.md $(BENCH_KERNELS) $(addprefix counters:,$(VARIANTS))
+
+# `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency
+BENCH_PECAN_TARGETS += bench-kernel
+bench-kernel: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
+		$(BUILD)/bench/kbench.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program kbench \
+		--out $(BUILD)/bench/pecan-kernel.results bench-dslq-fast
 
 include mk/bench.mk
 

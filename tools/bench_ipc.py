@@ -40,17 +40,17 @@ def parse(text):
     return out
 
 
-def run_one(build, kernel, timeout):
+def run_one(build, kernel, timeout, program="pingpong"):
     name = kernel.split(":", 1)[1] if kernel.startswith("counters:") else kernel
     binary = os.path.join(build, "kernels", name, "pecan.bin")
     cmd = [os.path.join(TOP, "tools", "run"), "--icount", "--timeout", str(timeout),
-           "--kernel", binary, "--root", os.path.join(build, "bench", "pingpong.elf")]
+           "--kernel", binary, "--root", os.path.join(build, "bench", program + ".elf")]
     p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                        errors="replace")
     results = parse(p.stdout)
     if kernel.startswith("counters:"):
         results = [r for r in results if r[0] == "sched.counter"]
-    ok = p.returncode == 0 and "pingpong: done" in p.stdout
+    ok = p.returncode == 0 and f"{program}: done" in p.stdout
     return kernel, ok, results, p.stdout[-2000:]
 
 
@@ -114,11 +114,13 @@ def main():
     ap.add_argument("--table")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--program", default="pingpong", help="bench program (BUILD/bench/<name>.elf)")
     ap.add_argument("kernels", nargs="+")
     opts = ap.parse_args()
     start = time.time()
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        runs = list(pool.map(lambda k: run_one(opts.build, k, opts.timeout), opts.kernels))
+        runs = list(pool.map(lambda k: run_one(opts.build, k, opts.timeout, opts.program),
+                             opts.kernels))
     results, failed = [], []
     for kernel, ok, res, tail in runs:
         results += res
@@ -131,7 +133,7 @@ def main():
         f.write(f"META system=pecan commit={commit} qemu={qemu.split()[3]} method=icount "
                 f"kernel=pecan:{len(opts.kernels)}-builds host_seconds={time.time() - start:.0f}\n")
         for kernel in failed:
-            f.write(f"STATUS system=pecan prog=ipc status=1 kernel={kernel}\n")
+            f.write(f"STATUS system=pecan prog={opts.program} status=1 kernel={kernel}\n")
         f.write("".join(line + "\n" for _, _, _, line in results))
     for _, _, _, line in results:
         print(line)
