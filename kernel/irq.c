@@ -134,3 +134,11 @@ void irq_forget_handler(struct tcb *h)
 		if (irqs[n] && irqs[n]->pager == h->id)
 			release(irqs[n]);
 }
+
+bool irq_any_handled(void)
+{
+	for (unsigned n = 0; n < ARCH_NUM_IRQS; n++)
+		if (irqs[n] && irqs[n]->pager)
+			return true;
+	return false;
+}

@@ -20,6 +20,8 @@ void irq_control(struct trapframe *tf, word_t irq_id, word_t handler);
 word_t irq_ack(struct tcb *t, struct tcb *from);
 /* The handler took t's pending interrupt message from its send queue. */
 void irq_taken(struct tcb *t);
+/* Can a device still wake the system (some line has a handler)? */
+bool irq_any_handled(void);
 /* Handler h disappears: release every line it handles. */
 void irq_forget_handler(struct tcb *h);
 

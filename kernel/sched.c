@@ -3,6 +3,7 @@
 #include "sched.h"
 #include "printk.h"
 #include "timer.h"
+#include "irq.h"
 
 /*
  * Queue invariants by variant:
@@ -221,7 +222,7 @@ void sched_start(void)
 	current = idle_thread;
 	for (;;) {
 		sched_schedule();
-		if (!timeout_pending())
+		if (!timeout_pending() && !irq_any_handled())
 			halt_system(HALT_IDLE, "no thread can run any more; powering off");
 		arch_idle_wait();
 	}

@@ -2,6 +2,7 @@
 // printf through KDB PrintString, in chunks of a line buffer.
 #include "stdio.h"
 #include "../fmt/fmt.h"
+#include "../drivers/client.h"
 #include <l4/kdebug.h>
 
 struct linebuf {
@@ -9,10 +10,12 @@ struct linebuf {
 	int len;
 };
 
+/* Through the user-level console driver once it runs, the kernel debugger before. */
 static void flush(struct linebuf *lb)
 {
 	lb->buf[lb->len] = '\0';
-	L4_KDB_PrintString(lb->buf);
+	if (!pecan_console || console_write(lb->buf, lb->len) < 0)
+		L4_KDB_PrintString(lb->buf);
 	lb->len = 0;
 }
 

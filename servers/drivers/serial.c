@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// The serial console as a user-level driver: COM1's ports and IRQ 4, served by IPC
+// (protocol in include/l4/drivers.h).  Output is polled; input is interrupt driven.
+#include "drivers.h"
+#include <l4/drivers.h>
+
+#define COM1 0x3f8
+#define RBR 0
+#define THR 0
+#define IER 1
+#define IIR 2
+#define FCR 2
+#define FCR_TRIGGER_1 0x07     /* FIFOs on and cleared, interrupt at every byte */
+#define MCR 4
+#define LSR 5
+#define LSR_DR   0x01
+#define LSR_THRE 0x20
+#define IER_RDA  0x01
+#define MCR_BASE 0x0b     /* DTR, RTS, OUT2 (OUT2 gates the interrupt line) */
+#define MCR_LOOP 0x10
+
+static char out[CONSOLE_BUF], in[CONSOLE_BUF];
+static unsigned in_head, in_count;
+static L4_ThreadId_t reader;
+static L4_Word_t reader_max;
+
+static inline void outb(unsigned short port, unsigned char v)
+{
+	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline unsigned char inb(unsigned short port)
+{
+	unsigned char v;
+	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+/* Drain the receiver into the ring buffer (the interrupt's work). */
+static void receive(void)
+{
+	while (inb(COM1 + LSR) & LSR_DR) {
+		char c = (char)inb(COM1 + RBR);
+		if (in_count < CONSOLE_BUF)
+			in[(in_head + in_count++) % CONSOLE_BUF] = c;
+	}
+}
+
+/* Send one byte; input is drained meanwhile so the 16-byte receive FIFO never overruns. */
+static void put(char c)
+{
+	while (!(inb(COM1 + LSR) & LSR_THRE))
+		receive();
+	outb(COM1 + THR, (unsigned char)c);
+	receive();
+}
+
+/* Answer the waiting reader with what has arrived, if anything has. */
+static void serve_reader(void)
+{
+	if (!reader || !in_count)
+		return;
+	static char chunk[CONSOLE_BUF];
+	L4_Word_t n = 0;
+	while (n < reader_max && in_count) {
+		chunk[n++] = in[in_head];
+		in_head = (in_head + 1) % CONSOLE_BUF;
+		in_count--;
+	}
+	L4_SetMR(0, L4_TAG_MAKE(CONSOLE_READ, 0, 2));
+	L4_SetMR(1, L4_STRING_MAKE(n, 1, 0, 0));
+	L4_SetMR(2, (L4_Word_t)chunk);
+	L4_Reply(reader);
+	reader = 0;
+}
+
+static void accept_writes(void)
+{
+	L4_SetBR(0, L4_ACCEPT_STRINGS);
+	L4_SetBR(1, L4_STRING_MAKE(CONSOLE_BUF, 1, 0, 0));
+	L4_SetBR(2, (L4_Word_t)out);
+}
+
+static void reply_error(L4_ThreadId_t to, L4_Word_t code)
+{
+	L4_SetMR(0, L4_TAG_MAKE(DRIVER_ERROR, 1, 0));
+	L4_SetMR(1, code);
+	L4_Reply(to);
+}
+
+static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	L4_Word_t label = L4_TAG_LABEL(tag);
+	if (label == CONSOLE_WRITE && L4_TAG_T(tag) == 2) {
+		L4_Word_t n = L4_STRING_LEN(L4_MR(1));
+		for (L4_Word_t i = 0; i < n && i < CONSOLE_BUF; i++)
+			put(out[i]);
+		L4_SetMR(0, L4_TAG_MAKE(CONSOLE_WRITE, 1, 0));
+		L4_SetMR(1, n);
+		L4_Reply(from);
+	} else if (label == CONSOLE_READ && L4_TAG_U(tag) == 1) {
+		if (reader)
+			return reply_error(from, DRIVER_ERR_BUSY);
+		reader = from;
+		reader_max = L4_MR(1) < CONSOLE_BUF ? L4_MR(1) : CONSOLE_BUF;
+		serve_reader();
+	} else if (label == CONSOLE_LOOPBACK && L4_TAG_U(tag) == 1) {
+		outb(COM1 + MCR, MCR_BASE | (L4_MR(1) ? MCR_LOOP : 0));
+		L4_SetMR(0, L4_TAG_MAKE(CONSOLE_LOOPBACK, 0, 0));
+		L4_Reply(from);
+	} else {
+		reply_error(from, DRIVER_ERR_REQUEST);
+	}
+}
+
+static void interrupt(void)
+{
+	(void)inb(COM1 + IIR);
+	receive();
+	serve_reader();
+	L4_SetMR(0, 0);
+	L4_Reply(l4_global_id(CONSOLE_IRQ, 1));     /* unmask */
+}
+
+void serial_driver(void)
+{
+	L4_ThreadId_t irq = l4_global_id(CONSOLE_IRQ, 1), from;
+	outb(COM1 + FCR, FCR_TRIGGER_1);
+	outb(COM1 + MCR, MCR_BASE);
+	outb(COM1 + IER, IER_RDA);
+	for (;;) {
+		accept_writes();
+		L4_MsgTag_t tag = L4_Wait(&from);
+		if (L4_IpcFailed(tag))
+			continue;            /* e.g. a client's unmapped buffer: its send failed */
+		if (from == irq)
+			interrupt();
+		else
+			handle(from, tag);
+	}
+}
