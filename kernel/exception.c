@@ -7,6 +7,7 @@
 #include "sched.h"
 #include "space.h"
 #include "ipc.h"
+#include "timer.h"
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 #include <l4/thread.h>
@@ -90,6 +91,32 @@ bool exception_reply_valid(struct tcb *handler)
 {
 	const word_t *mr = utcb_mrs(handler);
 	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]);
+}
+
+/*
+ * The thread's time slice ended and it asked (PreemptFlags bit 5) to tell
+ * its scheduler: a Call with label -3<<4, MR1 = the time in µs, MR2 = 0
+ * (abi.md §7.5).  The scheduler's reply lets it run on with a fresh slice;
+ * if there is no scheduler to ask it simply yields.  Its MR0-2 are kept.
+ */
+void preemption_ipc(struct trapframe *tf)
+{
+	struct tcb *t = current;
+	(void)tf;
+	t->preempt_pending = false;
+	if (!tcb_resolve(t, t->scheduler)) {
+		sched_yield();
+		return;
+	}
+	word_t *mr = utcb_mrs(t), saved[3] = { mr[0], mr[1], mr[2] }, err = utcb_get(t, UTCB_ERROR_CODE);
+	mr[0] = L4_TAG_MAKE(L4_LABEL_PREEMPTION, 2, 0);
+	mr[1] = timer_now();
+	mr[2] = 0;
+	t->ipc_kind = IPC_KERNEL;
+	ipc_do(t, t->scheduler, t->scheduler, 0);
+	t->ipc_kind = IPC_USER;
+	mr[0] = saved[0]; mr[1] = saved[1]; mr[2] = saved[2];
+	utcb_set(t, UTCB_ERROR_CODE, err);
 }
 
 /* The handler's reply MR1..MR18 become the thread's registers; flags only the user's. */

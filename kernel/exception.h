@@ -11,6 +11,8 @@
  * exception fastpath switched to the handler).
  */
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
+/* The preemption message to the current thread's scheduler, from the tick. */
+void preemption_ipc(struct trapframe *tf);
 /* Continuation of a thread whose exception IPC was answered on the slowpath. */
 void exception_resume(struct trapframe *tf);
 /* Stop the current thread with a message saying why; runs another thread. */

@@ -2,6 +2,8 @@
 // 256-priority round-robin scheduler with the seed 001 variants (sched.h).
 #include "sched.h"
 #include "printk.h"
+#include <l4/ipc.h>
+#include <l4/utcb.h>
 #include "timer.h"
 #include "irq.h"
 
@@ -193,12 +195,23 @@ void sched_set_prio(struct tcb *t, u8 prio)
 		sched_schedule();
 }
 
+/* Did t ask for a preemption message to its scheduler (PreemptFlags bit 5)? */
+static bool wants_preemption_ipc(const struct tcb *t)
+{
+	return t->utcb_k && (t->utcb_k[UTCB_PREEMPT_FLAGS] & L4_PREEMPT_SIGNAL) && t->scheduler;
+}
+
 void sched_tick(word_t us)
 {
 	if (current == idle_thread || !current->timeslice)
 		return;
 	if (current->slice_left > us) {
 		current->slice_left -= us;
+		return;
+	}
+	if (wants_preemption_ipc(current)) {
+		current->slice_left = current->timeslice;
+		current->preempt_pending = true;    /* exception.c sends it on the way out */
 		return;
 	}
 	sched_yield();

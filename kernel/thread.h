@@ -33,6 +33,7 @@ struct tcb {
 	bool stopped;               /* halted by ExchangeRegisters; not run until resumed */
 	bool is_irq;                /* an interrupt thread (irq.c): no space, never runs */
 	bool irq_delivered;         /* its message is with the handler; the line is masked */
+	bool preempt_pending;       /* its slice ended and it asked to tell its scheduler */
 	struct space *space;
 	word_t utcb;                /* user address of the UTCB pointer P (= local ID) */
 	u8 *utcb_k;                 /* kernel address of P */

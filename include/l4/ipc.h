@@ -83,6 +83,11 @@
 /* Flags a user may change through ExchangeRegisters: CF PF AF ZF SF OF. */
 #define L4_USER_FLAGS_MASK    0x8d5UL
 
+/* PreemptFlags (UTCB byte -0x50). */
+#define L4_PREEMPT_SIGNAL     0x20      /* send a preemption message to the scheduler */
+#define L4_PREEMPT_DELAYED    0x40
+#define L4_PREEMPT_PENDING    0x80
+
 /* Schedule results (thread states). */
 #define L4_SCHED_ERROR        0
 #define L4_SCHED_DEAD         1

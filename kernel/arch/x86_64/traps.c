@@ -6,6 +6,7 @@
 #include "../../exception.h"
 #include "../../timer.h"
 #include "../../irq.h"
+#include "../../sched.h"
 
 #define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
 
@@ -55,6 +56,8 @@ struct trapframe *trap_dispatch(struct trapframe *tf)
 		if (irq == ARCH_IRQ_TIMER) {
 			arch_irq_ack(irq);
 			timer_tick();
+			if ((tf->cs & 3) && current->preempt_pending)
+				preemption_ipc(tf);
 		} else {
 			irq_raise(irq);
 		}

@@ -141,6 +141,35 @@ TEST_CASE("sched.timeslice", "two endless loops of one priority share the CPU th
 	tt_kill(b);
 }
 
+static void signalling_spinner(void)
+{
+	*(volatile unsigned char *)((char *)L4_Utcb() + UTCB_PREEMPT_FLAGS) |= L4_PREEMPT_SIGNAL;
+	for (;;)
+		spins[2]++;
+}
+
+TEST_CASE("sched.preemption_message", "a thread that asked for it tells its scheduler when its slice ends")
+{
+	spins[2] = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(start(t, signalling_spinner, 100), "start");
+	L4_Word_t prev = 0;
+	for (int i = 0; i < 3; i++) {
+		L4_ThreadId_t from;
+		L4_MsgTag_t tag = L4_Receive_Timeout(t, L4_TimePeriod(200000), &from);
+		EXPECT(!L4_IpcFailed(tag), "message %d: ErrorCode %lx", i, L4_ErrorCode());
+		EXPECT((L4_TAG_LABEL(tag) >> 4) == (L4_LABEL_PREEMPTION >> 4) && L4_TAG_U(tag) == 2,
+		       "message %d: tag %lx", i, tag);
+		EXPECT(L4_MR(1) > prev && L4_MR(2) == 0, "time %lu after %lu", L4_MR(1), prev);
+		prev = L4_MR(1);
+		L4_Word_t before = spins[2];
+		L4_SetMR(0, 0);
+		L4_Reply(t);
+		EXPECT(i == 0 || before > 0, "the thread did not run between messages");
+	}
+	tt_kill(t);
+}
+
 static volatile L4_Word_t sched_result[4];
 
 static void scheduler_thread(void)
