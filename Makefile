@@ -157,9 +157,10 @@ $(BUILD)/host/%:
 # `make bench-ipc`: the ping-pong benchmark on every benchmark kernel under
 # icount (figures of record), plus the counters from the test kernels.
 BENCH_PECAN_TARGETS += bench-ipc
-bench-ipc: deps $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
+bench-ipc: deps bench-kernel $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --out $(BUILD)/bench/pecan-ipc.results \
-		--table docs/benchmarks.md $(BENCH_KERNELS) $(addprefix counters:,$(VARIANTS))
+		--table docs/benchmarks.md --extra $(BUILD)/bench/pecan-kernel.results \
+		$(BENCH_KERNELS) $(addprefix counters:,$(VARIANTS))
 
 # `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency
 BENCH_PECAN_TARGETS += bench-kernel

@@ -88,6 +88,15 @@ def table(results, commit, qemu):
             row = [fig(results, "ipc.string", bytes=str(b), space=space, variant=v, fastpath=f)
                    for v in VARIANTS for f in ("on", "off")]
             lines.append(f"| {b} | " + " | ".join(row) + " |")
+    kernel_rows = [(n, v) for n, p, v, _ in results
+                   if n in ("exc.roundtrip", "foreign_syscall.roundtrip", "irq.latency")]
+    if kernel_rows:
+        lines += ["", "## Exceptions, foreign system calls and interrupts (DS/LQ, fastpath on)", "",
+                  "| figure | guest instructions | anchor |", "| --- | --- | --- |"]
+        anchors = {"exc.roundtrip": "seL4 fault round trip 1,384",
+                   "foreign_syscall.roundtrip": "native Linux getpid 343 (goal)",
+                   "irq.latency": "device write to the handler thread's first instruction"}
+        lines += [f"| {n} | {v} | {anchors[n]} |" for n, v in kernel_rows]
     counters = sorted({p["counter"] for n, p, _, _ in results if n == "sched.counter"})
     if counters:
         lines += ["", "## Scheduler counters during the 0-word run between spaces "
@@ -115,6 +124,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--program", default="pingpong", help="bench program (BUILD/bench/<name>.elf)")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="more results files to show in the table (not copied to --out)")
     ap.add_argument("kernels", nargs="+")
     opts = ap.parse_args()
     start = time.time()
@@ -138,8 +149,13 @@ def main():
     for _, _, _, line in results:
         print(line)
     if opts.table:
+        extra = []
+        for path in opts.extra:
+            if os.path.exists(path):
+                with open(path) as f:
+                    extra += parse(f.read())
         with open(opts.table, "w") as f:
-            f.write(table(results, commit, qemu))
+            f.write(table(results + extra, commit, qemu))
     print(f"bench_ipc: {len(results)} results from {len(runs) - len(failed)}/{len(runs)} kernels "
           f"({datetime.date.today()})", file=sys.stderr)
     return 1 if failed else 0
