@@ -7,6 +7,7 @@
 #include "sched.h"
 #include "space.h"
 #include "ipc.h"
+#include "mapping.h"
 #include "timer.h"
 #include <l4/ipc.h>
 #include <l4/utcb.h>
@@ -168,7 +169,8 @@ void exception_resume(struct trapframe *tf)
 
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 {
-	if (tf->vector == VEC_PF && pagefault_ipc(tf, fault_addr))
+	if (tf->vector == VEC_PF && (mapping_sigma0_fault(current->space, fault_addr) ||
+				     pagefault_ipc(tf, fault_addr)))
 		return tf;
 	if (tf->vector == VEC_UD && kernel_interface(tf))
 		return tf;

@@ -4,6 +4,7 @@
 #include "elf.h"
 #include "frame.h"
 #include "kip.h"
+#include "mapping.h"
 #include "irq.h"
 #include "printk.h"
 #include "sched.h"
@@ -80,6 +81,37 @@ static void claim_segments(int i, const char *role, const struct elf_image *img)
 	}
 }
 
+/* The rights of page va: the union over every segment that covers part of it. */
+static unsigned page_rights(const struct elf_image *img, u64 va)
+{
+	unsigned rights = MAP_R;
+	for (int k = 0; k < img->nsegs; k++) {
+		const struct elf_segment *sg = &img->segs[k];
+		if (va + PAGE_SIZE > sg->vaddr && va < sg->vaddr + sg->memsz)
+			rights |= sg->rights;
+	}
+	return rights;
+}
+
+/*
+ * Map segment k's pages as root mappings of the mapping database (the
+ * kernel gave these frames to the root server); a page an earlier segment
+ * shares is already there with the rights of both.
+ */
+static void map_segment(int i, const struct elf_image *img, int k, struct space *s)
+{
+	const struct elf_segment *sg = &img->segs[k];
+	for (u64 va = ALIGN_DOWN(sg->vaddr, PAGE_SIZE); va < sg->vaddr + sg->memsz; va += PAGE_SIZE) {
+		paddr_t pa = ALIGN_DOWN(sg->paddr, PAGE_SIZE) + (va - ALIGN_DOWN(sg->vaddr, PAGE_SIZE));
+		paddr_t old;
+		unsigned have;
+		if (arch_lookup(s->root, va, &old, &have))
+			continue;
+		if (!mapping_insert_root(s, va, pa, page_rights(img, va)))
+			boot_fail("out of kernel memory mapping module %d", i);
+	}
+}
+
 /* Zero every segment's pages first, then copy: segments may share a page. */
 static void load_segments(int i, const struct elf_image *img, struct space *s)
 {
@@ -95,17 +127,9 @@ static void load_segments(int i, const struct elf_image *img, struct space *s)
 		u8 *dst = phys_to_virt(sg->paddr);
 		for (u64 b = 0; b < sg->filesz; b++)
 			dst[b] = file[sg->offset + b];
-		for (u64 va = ALIGN_DOWN(sg->vaddr, PAGE_SIZE); va < sg->vaddr + sg->memsz; va += PAGE_SIZE) {
-			paddr_t pa = ALIGN_DOWN(sg->paddr, PAGE_SIZE) + (va - ALIGN_DOWN(sg->vaddr, PAGE_SIZE));
-			unsigned rights = sg->rights | MAP_R;
-			paddr_t old;
-			unsigned have;
-			if (arch_lookup(s->root, va, &old, &have))
-				rights |= have;
-			if (!space_map(s, va, pa, rights))
-				boot_fail("out of kernel memory mapping module %d", i);
-		}
 	}
+	for (int k = 0; k < img->nsegs; k++)
+		map_segment(i, img, k, s);
 }
 
 /*
@@ -121,6 +145,7 @@ static struct tcb *start_server(int i, const char *role, word_t no, const struct
 		boot_fail("out of kernel memory creating the %s space", role);
 	s->privileged = true;
 	s->console_ports = true;
+	s->sigma0 = no == L4_USER_BASE;
 	load_segments(i, img, s);
 	/* abi.md §8: RSP starts at 0; crt0 sets up its own stack */
 	struct tcb *t = thread_create(l4_global_id(no, 1), s, ROOT_UTCB_AREA, img->entry, 0, role);
@@ -162,6 +187,19 @@ static u64 setup_kernel_memory(void)
 	return kmem;
 }
 
+/* The mapping database; sigma0 may have all physical memory but the kernel's own. */
+static void start_mapping(u64 kmem)
+{
+	struct mapping_policy p = { .nreserved = 2, .phys_limit = 0 };
+	p.reserved[0] = (struct phys_range){ ALIGN_DOWN((u64)_load_start, PAGE_SIZE),
+					     ALIGN_UP((u64)_bss_end_phys, PAGE_SIZE) };
+	p.reserved[1] = (struct phys_range){ kmem, kmem + CONFIG_KMEM_SIZE };
+	for (int i = 0; i < bi.fw.n; i++)
+		if (bi.fw.r[i].end > p.phys_limit)
+			p.phys_limit = bi.fw.r[i].end;
+	mapping_init(&p);
+}
+
 static void selftests(void)
 {
 	if (cmdline_has(bi.cmdline, "pecan.selftest=kfault")) {
@@ -188,6 +226,7 @@ void kmain(u32 mbi)
 	claim_segments(0, "sigma0", &s0);
 	claim_segments(1, "root", &root);
 	u64 kmem = setup_kernel_memory();
+	start_mapping(kmem);
 	kip_init();
 	irq_init();
 	describe_memory(kmem);

@@ -3,6 +3,7 @@
 #include "space.h"
 #include "frame.h"
 #include "kip.h"
+#include "mapping.h"
 #include "sched.h"
 #include <l4/errors.h>
 #include <l4/ipc.h>
@@ -35,6 +36,7 @@ bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t 
 
 void space_destroy(struct space *s)
 {
+	mapping_remove_space(s);
 	word_t va = s->utcb_base, end = s->utcb_base + s->utcb_size;
 	paddr_t pa;
 	unsigned r;
@@ -106,48 +108,6 @@ bool space_area_free(const struct space *s, word_t base, word_t size)
 	if (base < s->kip_base + PAGE_SIZE && end > s->kip_base)
 		return false;
 	return !(base < s->utcb_base + s->utcb_size && end > s->utcb_base);
-}
-
-/* The memory range of an fpage: the complete space is the user half; false if none. */
-static bool fpage_range(word_t fp, word_t *base, word_t *log2)
-{
-	word_t s = L4_FPAGE_LOG2(fp);
-	if (s == 1 && (fp >> 10) == 0) {
-		*base = 0;
-		*log2 = 47;
-		return true;
-	}
-	*base = L4_FPAGE_BASE(fp);
-	*log2 = s;
-	return s >= 12 && s <= 47 && *base + (1UL << s) <= USER_TOP;
-}
-
-void space_map_fpage(struct space *from, word_t fpage, word_t send_base,
-		     struct space *to, word_t window)
-{
-	word_t sbase, slog, wbase, wlog, dst, len;
-	if (!fpage_range(fpage, &sbase, &slog) || !fpage_range(window, &wbase, &wlog))
-		return;                          /* nil, I/O or invalid fpages map nothing */
-	word_t ssz = 1UL << slog, wsz = 1UL << wlog;
-	if (ssz <= wsz) {
-		dst = wbase + ((send_base & (wsz - 1)) & ~(ssz - 1));
-		len = ssz;
-	} else {
-		sbase += (send_base & (ssz - 1)) & ~(wsz - 1);
-		dst = wbase;
-		len = wsz;
-	}
-	unsigned rights = L4_FPAGE_RIGHTS(fpage);
-	paddr_t pa;
-	unsigned have;
-	for (word_t va = sbase; arch_next_mapped(from->root, &va, sbase + len, &pa, &have); va += PAGE_SIZE) {
-		word_t target = dst + (va - sbase);
-		if (space_area_free(to, target, PAGE_SIZE) && space_area_free(from, va, PAGE_SIZE) &&
-		    (have & rights))
-			arch_map(to->root, target, pa & PAGE_MASK, have & rights);
-		if (va + PAGE_SIZE < va)
-			break;
-	}
 }
 
 static word_t space_control_error(struct trapframe *tf, word_t code)

@@ -12,7 +12,8 @@ struct space {
 	word_t kip_base;         /* where the KIP appears in this space */
 	word_t utcb_base, utcb_size;
 	bool privileged;         /* sigma0's and the root task's spaces */
-	bool console_ports;      /* may use the debug console's I/O ports (docs/abi.md) */
+	bool console_ports;      /* may use the serial ports (docs/abi.md) */
+	bool sigma0;             /* sigma0's: physical memory appears in it on demand */
 	int nthreads;
 };
 
@@ -29,12 +30,6 @@ bool space_read(struct space *s, word_t va, void *buf, size_t n);
 void *space_kaddr(struct space *s, word_t va, unsigned rights);
 /* Copy n bytes between user memory of two spaces; returns the bytes copied before a fault. */
 word_t space_copy(struct space *from, word_t src, struct space *to, word_t dst, word_t n);
-/*
- * Map item: map what `from` has in `fpage` into `to`'s receive window,
- * placed by the send base (X.2 rules), rights never raised.
- */
-void space_map_fpage(struct space *from, word_t fpage, word_t send_base,
-		     struct space *to, word_t window);
 /* Is [base, base+size) clear of s's KIP and UTCB areas? */
 bool space_area_free(const struct space *s, word_t base, word_t size);
 void sys_space_control(struct trapframe *tf);

@@ -5,6 +5,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "space.h"
+#include "mapping.h"
 #include "timer.h"
 #include <l4/errors.h>
 #include <l4/ipc.h>
@@ -104,6 +105,7 @@ static void sys_memory_control(struct trapframe *tf)
 
 static const syscall_fn syscall_table[USTUB_SLOTS] = {
 	[SYSNR_IPC] = sys_ipc,
+	[SYSNR_UNMAP] = sys_unmap,
 	[SYSNR_EXCHANGE_REGS] = sys_exchange_registers,
 	[SYSNR_SYSTEM_CLOCK] = sys_system_clock,
 	[SYSNR_THREAD_SWITCH] = sys_thread_switch,

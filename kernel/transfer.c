@@ -2,6 +2,7 @@
 // Message transfer: untyped words, map items and string items (abi.md §5.3, §6.2).
 #include "ipc.h"
 #include "space.h"
+#include "mapping.h"
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 
@@ -113,7 +114,9 @@ static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 	word_t window = br(x, 0) & ~0xfUL;
 	if (i + 1 > end || !window)
 		return overflow(x);
-	space_map_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window);
+	if (x->snd->space && x->rcv->space)
+		mapping_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window,
+			      L4_ITEM_TYPE(mr[i]) == L4_ITEM_GRANT);
 	return 0;
 }
 

@@ -26,6 +26,14 @@ int tt_start_space(L4_ThreadId_t t, void (*fn)(void));
 int tt_send_start(L4_ThreadId_t t, void (*fn)(void), L4_Word_t sp);
 /* Delete t (and its space with its last thread). */
 int tt_kill(L4_ThreadId_t t);
+/*
+ * Wait (1 ms sleeps) until cond holds, for at most about ms milliseconds.
+ * Tests wait for what another thread must do this way, not for a fixed
+ * time: under an unloaded or a loaded host alike the thread gets the time.
+ */
+#define TT_WAIT(cond, ms) \
+	do { for (int tt_i_ = 0; !(cond) && tt_i_ < (ms); tt_i_++) L4_Sleep(1000); } while (0)
+
 /* Block forever (a finished test thread waits here until deleted). */
 void tt_park(void) __attribute__((noreturn));
 /* The test pager's thread ID (started on first use) and the faults it served. */

@@ -71,6 +71,8 @@ paddr_t arch_space_create(void);          /* new top-level table with the kernel
 bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
 void arch_unmap(paddr_t root, word_t va);
+/* Set the rights of a mapped user page (0 unmaps); returns and resets its A/D status. */
+unsigned arch_protect(paddr_t root, word_t va, unsigned rights);
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
 void arch_space_destroy(paddr_t root);
 

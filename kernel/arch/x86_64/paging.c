@@ -9,6 +9,8 @@
 #define PTE_P    (1UL << 0)
 #define PTE_W    (1UL << 1)
 #define PTE_U    (1UL << 2)
+#define PTE_A    (1UL << 5)
+#define PTE_D    (1UL << 6)
 #define PTE_PS   (1UL << 7)
 #define PTE_G    (1UL << 8)
 #define PTE_NX   (1UL << 63)
@@ -170,4 +172,27 @@ void arch_space_destroy(paddr_t root)
 		if (pml4[i] & PTE_P)
 			free_table(phys_to_virt(pml4[i] & PTE_ADDR), 2);
 	frame_free(root, 1);
+}
+
+/*
+ * Change the rights of the user page at va (0: unmap it) and return what the
+ * hardware recorded about it since the last call: MAP_R referenced, MAP_W
+ * written; the record is reset.  Only the current space's TLB can hold the
+ * old entry (no PCIDs, no global user pages), so only it is flushed.
+ */
+unsigned arch_protect(paddr_t root, word_t va, unsigned rights)
+{
+	pte_t *e = walk(root, va, false);
+	if (!e || !(*e & PTE_P))
+		return 0;
+	unsigned status = (*e & PTE_A ? MAP_R : 0) | (*e & PTE_D ? MAP_W : 0);
+	if (!rights)
+		*e = 0;
+	else
+		*e = (*e & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
+		     (rights & MAP_X ? 0 : PTE_NX);
+	extern paddr_t arch_loaded_root;
+	if (root == arch_loaded_root)
+		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+	return status;
 }

@@ -60,7 +60,7 @@ TEST_CASE("drivers.printf_through_driver", "printf goes through the driver; a wa
 	EXPECT(rgot == -2, "the read returned before any input: %ld", rgot);
 	EXPECT(console_loopback(1), "loopback on failed");
 	printf("LOOPBACK-MARKER %d\n", 42);
-	L4_Sleep(2000);
+	TT_WAIT(rgot != -2, 200);
 	EXPECT(console_loopback(0), "loopback off failed");    /* before any report */
 	EXPECT(rgot == 19 && same(rbuf, "LOOPBACK-MARKER 42\n", 19), "read back %ld bytes: %.19s", rgot, rbuf);
 	tt_kill(r);

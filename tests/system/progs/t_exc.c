@@ -45,7 +45,7 @@ static void exception_fixup(int inter)
 	EXPECT(*(unsigned short *)rip == 0x0b0f, "MR1 %lx is not the ud2", rip);
 	L4_SetMR(1, rip + 2);
 	EXPECT(!L4_IpcFailed(reply_state(t)), "reply failed: %lx", L4_ErrorCode());
-	L4_Sleep(2000);
+	TT_WAIT(after == 1, 200);
 	EXPECT(after == 1, "the thread did not resume after the ud2");
 	tt_kill(t);
 }
@@ -132,7 +132,7 @@ TEST_CASE("exc.foreign_syscall", "a foreign syscall reaches the handler with all
 	L4_SetMR(8, 4242);      /* RAX: the result */
 	L4_SetMR(2, 99);        /* RBX: any register may change */
 	EXPECT(!L4_IpcFailed(reply_state(t)), "reply failed");
-	L4_Sleep(2000);
+	TT_WAIT(got_rax != 0, 200);
 	EXPECT(got_rax == 4242 && got_rbx == 99, "the thread saw RAX %lu RBX %lu", got_rax, got_rbx);
 	tt_kill(t);
 }
@@ -150,7 +150,7 @@ TEST_CASE("exc.foreign_no_handler", "without a handler a foreign syscall returns
 	got_rax = 0;
 	L4_ThreadId_t t = fresh();
 	EXPECT(tt_start_local(t, foreign_unhandled), "start");
-	L4_Sleep(2000);
+	TT_WAIT(got_rax != 0, 200);
 	EXPECT(got_rax == (L4_Word_t)-38, "RAX %lx", got_rax);
 	tt_kill(t);
 }
@@ -174,7 +174,7 @@ TEST_CASE("exc.flags_masked", "a handler may set the user flags but not IOPL or 
 	L4_SetMR(1, L4_MR(1) + 2);
 	L4_SetMR(18, 0x3001UL);      /* IOPL 3, CF, IF clear */
 	EXPECT(!L4_IpcFailed(reply_state(t)), "reply failed");
-	L4_Sleep(2000);
+	TT_WAIT(got_rax != 0, 200);
 	EXPECT((got_rax & 1) && !(got_rax & 0x3000) && (got_rax & 0x200), "flags %lx", got_rax);
 	tt_kill(t);
 }

@@ -11,6 +11,8 @@ static volatile L4_Word_t seen_tag, seen_from, seen_err;
 static int slot;
 
 static L4_ThreadId_t fresh(void) { return tt_id(slot++, 1); }
+/* What Schedule says t is doing (we are every test thread's scheduler). */
+static L4_Word_t state(L4_ThreadId_t t) { return L4_Schedule(t, ~0UL, ~0UL, ~0UL, ~0UL, 0); }
 
 /* Echo server: receives from anyone, replies with label+1 and every word +1, forever. */
 static void echo(void)
@@ -113,7 +115,7 @@ TEST_CASE("ipc.send_receive", "Send to a thread in a closed receive from us")
 	L4_SetMR(1, 11); L4_SetMR(2, 22); L4_SetMR(3, 33);
 	L4_MsgTag_t tag = L4_Send(r);
 	EXPECT(!L4_IpcFailed(tag), "send failed %lx", L4_ErrorCode());
-	L4_Sleep(2000);     /* the receiver runs at a lower priority */
+	TT_WAIT(seen_tag != 0, 200);     /* the receiver runs at a lower priority */
 	EXPECT(L4_TAG_LABEL(seen_tag) == 0x55 && L4_TAG_U(seen_tag) == 3, "tag %lx", seen_tag);
 	EXPECT(seen[1] == 11 && seen[2] == 22 && seen[3] == 33, "words %lx %lx %lx", seen[1], seen[2], seen[3]);
 	tt_kill(r);
@@ -123,7 +125,7 @@ TEST_CASE("ipc.send_timeout_zero", "Send with a zero timeout to a thread not rec
 {
 	L4_ThreadId_t r = fresh();
 	EXPECT(tt_start_local(r, tt_park), "start failed");
-	L4_Sleep(1000);    /* now parked: waiting for itself */
+	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);    /* now parked: waiting for itself */
 	L4_SetMR(0, 0);
 	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TIMEOUT_ZERO);
 	EXPECT(L4_IpcFailed(tag), "send succeeded");
@@ -135,7 +137,7 @@ TEST_CASE("ipc.send_timeout_relative", "Send with a 20 ms timeout to a thread no
 {
 	L4_ThreadId_t r = fresh();
 	EXPECT(tt_start_local(r, tt_park), "start failed");
-	L4_Sleep(1000);
+	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);
 	L4_SetMR(0, 0);
 	L4_Word_t t0 = L4_SystemClock();
 	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TimePeriod(20000));
@@ -174,7 +176,7 @@ TEST_CASE("ipc.sleep", "L4_Sleep (receive from self with a timeout) ends in a re
 	seen[0] = 0;
 	L4_ThreadId_t s = fresh();
 	EXPECT(tt_start_local(s, sleeper), "start failed");
-	L4_Sleep(20000);
+	TT_WAIT(seen[0] != 0, 200);
 	EXPECT(seen[0] >= 5000 && seen[0] < 7000, "slept %lu us", seen[0]);
 	EXPECT(seen_err == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
 	tt_kill(s);
@@ -191,13 +193,14 @@ static void wait_any_record(void)
 
 TEST_CASE("ipc.cancel_receive", "ExchangeRegisters aborts a receive: the receiver sees 'canceled'")
 {
+	seen_err = 0;
 	L4_ThreadId_t r = fresh();
 	EXPECT(tt_start_local(r, wait_any_record), "start failed");
-	L4_Sleep(1000);
+	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);
 	struct L4_ExRegs x = { .control = L4_EXREG_ABORT_RECV | L4_EXREG_ABORT_SEND };
 	EXPECT(pecan_exregs(r, &x) != L4_NILTHREAD, "exregs failed");
 	EXPECT(x.control & 2, "old control %lx does not say receiving", x.control);
-	L4_Sleep(1000);
+	TT_WAIT(seen_err != 0, 200);
 	EXPECT(seen_err == (L4_IPC_CANCELED | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
 	tt_kill(r);
 }
@@ -217,11 +220,12 @@ TEST_CASE("ipc.cancel_send", "ExchangeRegisters aborts a blocked send: the sende
 	seen_err = 0;
 	L4_ThreadId_t s = fresh();
 	EXPECT(tt_start_local(s, send_record), "start failed");
-	L4_Sleep(1000);   /* s now waits to send to us */
+	TT_WAIT(state(s) == L4_SCHED_PENDING_SEND, 200);   /* s now waits to send to us */
+	seen_err = 0;
 	struct L4_ExRegs x = { .control = L4_EXREG_ABORT_SEND };
 	pecan_exregs(s, &x);
 	EXPECT(x.control & 4, "old control %lx does not say sending", x.control);
-	L4_Sleep(1000);
+	TT_WAIT(seen_err != 0, 200);
 	EXPECT(seen_err == L4_IPC_CANCELED, "ErrorCode %lx", seen_err);
 	EXPECT(L4_TAG_LABEL(seen_tag) == 1, "a canceled send keeps its tag: %lx", seen_tag);
 	tt_kill(s);
@@ -232,7 +236,7 @@ TEST_CASE("ipc.pending_sender", "a sender that blocked first is received from la
 	main_id = L4_MyGlobalId();
 	L4_ThreadId_t s = fresh();
 	EXPECT(tt_start_local(s, send_record), "start failed");
-	L4_Sleep(1000);
+	TT_WAIT(state(s) == L4_SCHED_PENDING_SEND, 200);
 	L4_ThreadId_t from;
 	L4_MsgTag_t tag = L4_Receive_Timeout(s, L4_TIMEOUT_ZERO, &from);
 	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 1, "tag %lx err %lx", tag, L4_ErrorCode());
@@ -245,11 +249,11 @@ TEST_CASE("ipc.anylocal", "anylocalthread takes senders of our space only")
 	main_id = L4_MyGlobalId();
 	L4_ThreadId_t far = fresh(), near = fresh();
 	EXPECT(tt_start_space(far, send_record), "start far failed");
-	L4_Sleep(2000);
+	TT_WAIT(state(far) == L4_SCHED_PENDING_SEND, 300);
 	L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYLOCALTHREAD, L4_TIMEOUT_ZERO, 0);
 	EXPECT(L4_IpcFailed(tag), "took a message from another space");
 	EXPECT(tt_start_local(near, send_record), "start near failed");
-	L4_Sleep(1000);
+	TT_WAIT(state(near) == L4_SCHED_PENDING_SEND, 200);
 	L4_ThreadId_t from;
 	tag = L4_Receive_Timeout(L4_ANYLOCALTHREAD, L4_TIMEOUT_ZERO, &from);
 	EXPECT(!L4_IpcFailed(tag) && from == tt_utcb(near) + UTCB_P_OFFSET, "From %lx err %lx", from, L4_ErrorCode());
@@ -301,9 +305,9 @@ TEST_CASE("ipc.deleted_partner", "a sender waiting for a thread that is deleted 
 	EXPECT(tt_start_local(victim, tt_park), "start failed");
 	main_id = victim;
 	EXPECT(tt_start_local(s, send_record), "start failed");
-	L4_Sleep(1000);
+	TT_WAIT(state(s) == L4_SCHED_PENDING_SEND, 200);
 	tt_kill(victim);
-	L4_Sleep(1000);
+	TT_WAIT(seen_err != 0, 200);
 	EXPECT(seen_err == L4_IPC_NOPARTNER, "ErrorCode %lx", seen_err);
 	tt_kill(s);
 }

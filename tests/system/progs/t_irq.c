@@ -78,7 +78,7 @@ TEST_CASE("irq.masked_until_reply", "an interrupt arrives as IPC; the line stays
 	EXPECT(associate(4, h), "associate IRQ 4: ErrorCode %lx", L4_ErrorCode());
 	L4_Sleep(1000);
 	trigger(COM1);
-	L4_Sleep(20000);
+	TT_WAIT(stage == 2, 200);
 	EXPECT(seen_before_reply == 1, "%lu interrupts delivered before the reply", seen_before_reply);
 	EXPECT(irq_count[0] == 2 && stage == 2, "%lu interrupts in all (stage %lu)", irq_count[0], stage);
 	quiet(COM1);
@@ -108,12 +108,12 @@ TEST_CASE("irq.two_lines", "two handlers on two lines each get exactly their own
 	EXPECT(tt_start_local(h1, com1_handler) && tt_start_local(h2, com2_handler), "start");
 	EXPECT(associate(4, h1) && associate(3, h2), "associate: ErrorCode %lx", L4_ErrorCode());
 	L4_Sleep(1000);
-	for (int i = 0; i < 3; i++) {
+	for (L4_Word_t i = 1; i <= 3; i++) {
 		trigger(COM1);
-		L4_Sleep(2000);
+		TT_WAIT(irq_count[0] == i, 200);
 	}
 	trigger(COM2);
-	L4_Sleep(2000);
+	TT_WAIT(irq_count[0] == 3 && irq_count[1] == 1, 200);
 	EXPECT(irq_count[0] == 3 && irq_count[1] == 1, "COM1 %lu, COM2 %lu", irq_count[0], irq_count[1]);
 	EXPECT(associate(4, irq_thread(4)) && associate(3, irq_thread(3)), "release");
 	trigger(COM1);
@@ -185,7 +185,7 @@ TEST_CASE("irq.bad_requests", "nonexistent, kernel-owned and taken lines, strang
 	L4_ThreadId_t u = fresh();
 	unpriv_result[2] = 0;
 	EXPECT(tt_start_space(u, unprivileged), "start unprivileged");
-	L4_Sleep(3000);
+	TT_WAIT(unpriv_result[2] == 1, 300);
 	EXPECT(unpriv_result[2] == 1, "unprivileged thread did not finish");
 	EXPECT(unpriv_result[0] == L4_ERR_NO_PRIVILEGE, "unprivileged association: %lx", unpriv_result[0]);
 	EXPECT(unpriv_result[1] == L4_IPC_NOPARTNER, "unprivileged acknowledgement: %lx", unpriv_result[1]);

@@ -50,7 +50,7 @@ TEST_CASE("sched.ipc_wakes_higher", "a low thread's send to a waiting higher one
 	L4_ThreadId_t h = fresh(), l = fresh();
 	peer = h;
 	EXPECT(start(h, high_waiter, 200) && start(l, low_sender, 50), "start");
-	L4_Sleep(5000);
+	TT_WAIT(nlog == 3, 200);
 	EXPECT(streq(log, "aHb"), "order %s", log);
 	tt_kill(h);
 	tt_kill(l);
@@ -94,7 +94,7 @@ TEST_CASE("sched.direct_switch_policy", "a call to a lower-priority server: who 
 	EXPECT(start(l, low_server, 50), "start low");
 	L4_Sleep(1000);       /* low now waits */
 	EXPECT(start(m, middle, 100) && start(h, high_caller, 200), "start");
-	L4_Sleep(5000);
+	TT_WAIT(nlog == 4, 200);
 	L4_Word_t v = variant();
 	const char *want = (v == PECAN_VARIANT_DSLQ || v == PECAN_VARIANT_DSEQ) ? "hLHM" : "hMLH";
 	EXPECT(streq(log, want), "variant %lu: order %s, want %s", v, log, want);
@@ -120,7 +120,7 @@ TEST_CASE("sched.yield_round_robin", "ThreadSwitch(nil) round-robins among threa
 	log_reset();
 	L4_ThreadId_t a = fresh(), b = fresh(), c = fresh();
 	EXPECT(start(a, rr_a, 100) && start(b, rr_b, 100) && start(c, rr_c, 100), "start");
-	L4_Sleep(5000);
+	TT_WAIT(nlog == 9, 200);
 	EXPECT(streq(log, "ABCABCABC"), "order %s", log);
 	tt_kill(a);
 	tt_kill(b);
@@ -135,7 +135,7 @@ TEST_CASE("sched.timeslice", "two endless loops of one priority share the CPU th
 	spins[0] = spins[1] = 0;
 	L4_ThreadId_t a = fresh(), b = fresh();
 	EXPECT(start(a, spinner0, 100) && start(b, spinner1, 100), "start");
-	L4_Sleep(50000);
+	TT_WAIT(spins[0] > 0 && spins[1] > 0, 500);
 	EXPECT(spins[0] > 0 && spins[1] > 0, "spins %lu %lu", spins[0], spins[1]);
 	tt_kill(a);
 	tt_kill(b);
@@ -190,7 +190,7 @@ TEST_CASE("sched.schedule_call", "Schedule: only the scheduler may call it, neve
 	       "not its scheduler: %lx", L4_ErrorCode());
 	peer = t;
 	sched_result[2] = 0;
-	L4_Sleep(2000);
+	TT_WAIT(sched_result[2] == 1, 200);
 	EXPECT(sched_result[2] == 1, "scheduler thread did not finish");
 	EXPECT(sched_result[0] == L4_ERR_INVALID_PARAM, "above own priority: %lx", sched_result[0]);
 	EXPECT(sched_result[1] == L4_SCHED_WAITING, "state of a thread waiting to start: %lu", sched_result[1]);

@@ -56,12 +56,13 @@ static void teardown(void)
 /* Send with typed words w[0..t-1]; returns the sender's ErrorCode (0 = ok). */
 static L4_Word_t send_items(const L4_Word_t *w, int t)
 {
+	rx_done = 0;
 	L4_SetMR(0, L4_TAG_MAKE(0x77, 0, t));
 	for (int i = 0; i < t; i++)
 		L4_SetMR(1 + i, w[i]);
 	L4_MsgTag_t tag = L4_Send(rx);
 	L4_Word_t err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
-	L4_Sleep(1000);     /* let the receiver record the result */
+	TT_WAIT(rx_done, 200);     /* let the receiver record the result */
 	return err;
 }
 

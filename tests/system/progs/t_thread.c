@@ -142,7 +142,7 @@ TEST_CASE("priv.unprivileged_refused", "an unprivileged space gets 'no privilege
 	result[5] = 0;
 	L4_ThreadId_t t = fresh();
 	EXPECT(tt_start_space(t, unprivileged), "start: %lx", L4_ErrorCode());
-	L4_Sleep(5000);
+	TT_WAIT(result[5] == 1, 300);
 	EXPECT(result[5] == 1, "the thread did not finish");
 	EXPECT(result[0] == L4_ERR_NO_PRIVILEGE, "ThreadControl: %lx", result[0]);
 	EXPECT(result[1] == L4_ERR_NO_PRIVILEGE, "SpaceControl: %lx", result[1]);
@@ -194,7 +194,7 @@ TEST_CASE("exregs.read_set", "ExchangeRegisters reads and sets SP, IP, flags, ha
 	EXPECT(x.handle == 0xabc && x.pager == tt_id(143, 1), "handle %lx pager %lx", x.handle, x.pager);
 	EXPECT((x.flags & 0x8d5) == 0x8d5 && (x.flags & 0x200), "flags %lx: user flags set, IF kept", x.flags);
 	EXPECT(!(x.flags & 0x3000), "flags %lx: IOPL is not the user's to set", x.flags);
-	L4_Sleep(2000);
+	TT_WAIT(result[6] == 0x1a2d, 200);
 	EXPECT(result[6] == 0x1a2d, "the resumed thread did not start at the new IP");
 	tt_kill(t);
 }

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// Recursive address spaces: map and grant items, Unmap, sigma0's idempotent
+// memory, all through the mapping database (mdb.c) and the page tables.
+#include "mapping.h"
+#include "frame.h"
+#include "mdb.h"
+#include "printk.h"
+#include "sched.h"
+#include <l4/errors.h>
+#include <l4/ipc.h>
+#include <l4/utcb.h>
+
+#define MDB_BUCKET_PAGES 8           /* 4096 hash buckets */
+
+static struct mdb mdb;
+static struct mdb_node *free_nodes;
+static struct mapping_policy policy;
+
+/* Nodes are carved from kernel frames and never returned to the frame pool. */
+static void *node_alloc(void *ctx)
+{
+	(void)ctx;
+	if (!free_nodes) {
+		paddr_t f = frame_alloc_zeroed(1);
+		if (!f)
+			return NULL;
+		struct mdb_node *n = phys_to_virt(f);
+		for (word_t i = 0; i < PAGE_SIZE / sizeof(*n); i++) {
+			n[i].hnext = free_nodes;
+			free_nodes = &n[i];
+		}
+	}
+	struct mdb_node *n = free_nodes;
+	free_nodes = n->hnext;
+	return n;
+}
+
+static void node_free(void *ctx, void *node)
+{
+	(void)ctx;
+	struct mdb_node *n = node;
+	n->hnext = free_nodes;
+	free_nodes = n;
+}
+
+/* The mdb changed (space, va) as a side effect: make the page table agree. */
+static unsigned update(void *ctx, const void *space, word_t va, unsigned old, unsigned rights)
+{
+	(void)ctx;
+	(void)old;
+	const struct space *s = space;
+	return arch_protect(s->root, va, rights);
+}
+
+void mapping_init(const struct mapping_policy *p)
+{
+	static const struct mdb_ops ops = { node_alloc, node_free, update, NULL };
+	paddr_t b = frame_alloc_zeroed(MDB_BUCKET_PAGES);
+	if (!b || !mdb_init(&mdb, &ops, phys_to_virt(b), MDB_BUCKET_PAGES * PAGE_SIZE / sizeof(void *)))
+		panic("out of memory for the mapping database");
+	policy = *p;
+}
+
+bool mapping_insert_root(struct space *s, word_t va, paddr_t pa, unsigned rights)
+{
+	if (mdb_insert_root(&mdb, s, va, pa, rights | MAP_R) != MDB_OK)
+		return false;
+	if (arch_map(s->root, va, pa, rights | MAP_R))
+		return true;
+	mdb_unmap(&mdb, s, va, MDB_RWX, true, NULL);
+	return false;
+}
+
+/* May sigma0 have physical page pa (not the kernel's own memory)? */
+static bool sigma0_may_have(paddr_t pa)
+{
+	for (int i = 0; i < policy.nreserved; i++)
+		if (pa >= policy.reserved[i].base && pa < policy.reserved[i].end)
+			return false;
+	return pa < policy.phys_limit;
+}
+
+bool mapping_sigma0_fault(struct space *s, word_t va)
+{
+	word_t page = va & PAGE_MASK;
+	if (!s->sigma0 || !sigma0_may_have(page) || !space_area_free(s, page, PAGE_SIZE))
+		return false;
+	return mapping_insert_root(s, page, page, MAP_R | MAP_W | MAP_X);
+}
+
+/* The memory range of an fpage: the complete space is the user half; false if none. */
+static bool fpage_range(word_t fp, word_t *base, word_t *log2)
+{
+	word_t s = L4_FPAGE_LOG2(fp);
+	if (s == 1 && (fp >> 10) == 0) {
+		*base = 0;
+		*log2 = 47;
+		return true;
+	}
+	*base = L4_FPAGE_BASE(fp);
+	*log2 = s;
+	return s >= 12 && s <= 47 && *base + (1UL << s) <= USER_TOP;
+}
+
+/* Move or copy one page's mapping; the target's page table follows the mdb. */
+static void transfer_page(struct space *from, word_t va, struct space *to, word_t target,
+			  unsigned rights, bool grant)
+{
+	paddr_t pa;
+	unsigned have;
+	if (!space_area_free(to, target, PAGE_SIZE) || !space_area_free(from, va, PAGE_SIZE))
+		return;
+	enum mdb_err e = grant ? mdb_grant(&mdb, from, va, to, target, rights)
+			       : mdb_map(&mdb, from, va, to, target, rights);
+	if (e != MDB_OK || !mdb_lookup(&mdb, to, target, &pa, &have))
+		return;
+	if (grant)
+		arch_protect(from->root, va, 0);
+	if (!arch_map(to->root, target, pa, have))
+		mdb_unmap(&mdb, to, target, MDB_RWX, true, NULL);   /* no page table: undo */
+}
+
+void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
+		   word_t window, bool grant)
+{
+	word_t sbase, slog, wbase, wlog, dst, len;
+	if (!fpage_range(fpage, &sbase, &slog) || !fpage_range(window, &wbase, &wlog))
+		return;                          /* nil, I/O or invalid fpages map nothing */
+	word_t ssz = 1UL << slog, wsz = 1UL << wlog;
+	if (ssz <= wsz) {
+		dst = wbase + ((send_base & (wsz - 1)) & ~(ssz - 1));
+		len = ssz;
+	} else {
+		sbase += (send_base & (ssz - 1)) & ~(wsz - 1);
+		dst = wbase;
+		len = wsz;
+	}
+	unsigned rights = L4_FPAGE_RIGHTS(fpage);
+	if (!rights)
+		return;
+	if (from->sigma0)              /* sigma0's memory is all there, idempotently */
+		for (word_t va = sbase; va < sbase + len && len <= (1UL << 22); va += PAGE_SIZE)
+			if (!space_kaddr(from, va, 0))
+				mapping_sigma0_fault(from, va);
+	paddr_t pa;
+	unsigned have;
+	for (word_t va = sbase; arch_next_mapped(from->root, &va, sbase + len, &pa, &have); va += PAGE_SIZE) {
+		transfer_page(from, va, to, dst + (va - sbase), rights, grant);
+		if (va + PAGE_SIZE < va)
+			break;
+	}
+}
+
+/* Unmap one fpage of the caller's; returns the accumulated status bits. */
+static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
+{
+	word_t base, log2;
+	if (!fpage_range(fpage, &base, &log2))
+		return 0;
+	unsigned status = 0, rights = L4_FPAGE_RIGHTS(fpage);
+	paddr_t pa;
+	unsigned have;
+	for (word_t va = base; arch_next_mapped(s->root, &va, base + (1UL << log2), &pa, &have);
+	     va += PAGE_SIZE) {
+		unsigned st = 0;
+		if (mdb_unmap(&mdb, s, va, rights, flush, &st) == MDB_OK)
+			status |= st;
+	}
+	return status;
+}
+
+/* Unmap(control): MR0..MRk are fpages; bit 6 flushes the caller's own mappings too. */
+void sys_unmap(struct trapframe *tf)
+{
+	struct tcb *t = current;
+	word_t *mr = utcb_mrs(t), k = tf->rdx & 0x3f;
+	bool flush = tf->rdx & 0x40;
+	mr[0] = tf->r9;  mr[1] = tf->rax; mr[2] = tf->rbx; mr[3] = tf->r10;
+	mr[4] = tf->r12; mr[5] = tf->r13; mr[6] = tf->r14; mr[7] = tf->r15;
+	for (word_t i = 0; i <= k; i++)
+		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush);
+	tf->r9 = mr[0];  tf->rax = mr[1]; tf->rbx = mr[2]; tf->r10 = mr[3];
+	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
+	tf->rdi = t->utcb;
+}
+
+void mapping_remove_space(struct space *s)
+{
+	mdb_remove_space(&mdb, s);
+}
+
+const char *mapping_check(word_t *nodes)
+{
+	*nodes = mdb_count(&mdb);
+	return mdb_check(&mdb);
+}

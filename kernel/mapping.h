@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recursive address spaces (seed 000 §3): every user mapping but the
+ * kernel's own (KIP, UTCBs) is in the mapping database, derived from a
+ * root: sigma0's idempotent view of physical memory, or the pages the
+ * kernel loaded a root server into.  Map and grant items derive new
+ * mappings; Unmap revokes them recursively.
+ */
+#ifndef PECAN_MAPPING_H
+#define PECAN_MAPPING_H
+
+#include "space.h"
+
+struct phys_range { paddr_t base, end; };
+
+/* What sigma0 may not have: the kernel's own memory; and where RAM ends. */
+struct mapping_policy {
+	struct phys_range reserved[4];
+	int nreserved;
+	paddr_t phys_limit;
+};
+
+void mapping_init(const struct mapping_policy *p);
+/* A root mapping the kernel makes (boot images, sigma0's faults); false if out of memory. */
+bool mapping_insert_root(struct space *s, word_t va, paddr_t pa, unsigned rights);
+/* sigma0 touched va: map physical page va there (idempotently); false if it may not. */
+bool mapping_sigma0_fault(struct space *s, word_t va);
+/* A map (or grant) item: from's pages in fpage into to's receive window (X.2 rules). */
+void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
+		   word_t window, bool grant);
+void mapping_remove_space(struct space *s);
+/* Walk the whole database; NULL if consistent, else what is wrong.  *nodes: its size. */
+const char *mapping_check(word_t *nodes);
+void sys_unmap(struct trapframe *tf);
+
+#endif
