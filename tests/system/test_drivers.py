@@ -8,12 +8,12 @@ from harness import boot, guest_cases
 
 @pytest.mark.parametrize("case_id", guest_cases("t_drivers"))
 def test_drivers(case_id):
-    boot(root="tests/t_drivers.elf").check_case(case_id)
+    boot(root="tests/t_drivers.elf", icount=True).check_case(case_id)
 
 
 def test_loopback_output_never_reached_the_console():
     """The printf done in loopback went through the driver: the UART kept it."""
-    r = boot(root="tests/t_drivers.elf")
+    r = boot(root="tests/t_drivers.elf", icount=True)
     assert r.summary is not None, r.tail()
     assert r.line_index("LOOPBACK-MARKER") < 0, r.tail()
     assert r.line_index(r"^drivers: written by the console driver$") >= 0, r.tail()
