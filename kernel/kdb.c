@@ -5,6 +5,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "space.h"
+#include "mapping.h"
 #include <l4/kdebug.h>
 
 static void print_user_string(word_t va)
@@ -35,6 +36,20 @@ static bool kdb_enter(struct trapframe *tf)
 	return true;     /* continue after the int3, which takes the jmp */
 }
 
+/* Walk the mapping database and print the verdict; 0 if consistent, 1 if not, 2 if refused. */
+static word_t check_mappings(void)
+{
+	if (!current->space->privileged)
+		return 2;
+	word_t nodes;
+	const char *err = mapping_check(&nodes);
+	if (err)
+		printk("pecan: mapping database INCONSISTENT (%lu mappings): %s\n", nodes, err);
+	else
+		printk("pecan: mapping database consistent, %lu mappings\n", nodes);
+	return err ? 1 : 0;
+}
+
 static bool kdb_op(struct trapframe *tf, u8 op)
 {
 	switch (op) {
@@ -54,6 +69,9 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 			return true;
 		}
 		halt_system((int)tf->rax, "power off requested by %s (status %lu)", current->name, tf->rax);
+	case KDB_OP_CHECK_MAPPINGS:
+		tf->rax = check_mappings();
+		return true;
 	default:
 		return false;
 	}

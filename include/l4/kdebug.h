@@ -12,6 +12,8 @@
 #define KDB_OP_READ_CHAR_BLK  0x0D
 /* Pecan extension: power the machine off with status RAX (privileged tasks only). */
 #define KDB_OP_POWER_OFF      0xF4
+/* Pecan extension: check the mapping database; RAX = 0 if consistent (privileged tasks only). */
+#define KDB_OP_CHECK_MAPPINGS 0xF5
 
 #ifndef __ASSEMBLER__
 static inline void L4_KDB_PrintChar(char c)

@@ -117,6 +117,31 @@ static inline L4_MsgTag_t L4_Lipc(L4_ThreadId_t to, L4_ThreadId_t fromspec, L4_W
 {
 	PECAN_IPC_BODY(__L4_Lipc);
 }
+/*
+ * Unmap(control) with the fpages in MR0..MRk (abi.md §2): they come back with
+ * their rwx bits replaced by the status (referenced, written, executed).
+ */
+static inline void L4_Unmap(L4_Word_t control)
+{
+	L4_Word_t *mr = L4_Utcb();
+	register L4_Word_t r9 __asm__("r9") = mr[0];
+	register L4_Word_t r10 __asm__("r10") = mr[3];
+	register L4_Word_t r12 __asm__("r12") = mr[4];
+	register L4_Word_t r13 __asm__("r13") = mr[5];
+	register L4_Word_t r14 __asm__("r14") = mr[6];
+	register L4_Word_t r15 __asm__("r15") = mr[7];
+	L4_Word_t rax = mr[1], rbx = mr[2], rdx = control;
+	L4_Word_t *rdi = mr;
+	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+			     : "+d"(rdx), "+r"(r9), "+r"(r10), "+r"(r12), "+r"(r13), "+r"(r14),
+			       "+r"(r15), "+a"(rax), "+b"(rbx), "+D"(rdi)
+			     : [stub] "m"(__L4_Unmap)
+			     : "rcx", "rsi", "r8", "r11", "memory", "cc");
+	mr[0] = r9; mr[1] = rax; mr[2] = rbx; mr[3] = r10;
+	mr[4] = r12; mr[5] = r13; mr[6] = r14; mr[7] = r15;
+}
+#define L4_UNMAP_FLUSH 0x40
+
 static inline L4_MsgTag_t L4_Call(L4_ThreadId_t to)
 {
 	return L4_Ipc(to, to, 0, 0);
@@ -244,6 +269,33 @@ static inline L4_Word_t L4_SystemClock(void)
 			     : [stub] "m"(__L4_SystemClock)
 			     : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
 			       "r13", "r14", "r15", "memory", "cc");
+	return rax;
+}
+
+/*
+ * The sigma0 protocol (abi.md §7.7): ask sigma0 for fpage (base all ones:
+ * any page of that size), received through the window `window`.  Returns
+ * the fpage sigma0 mapped (MR2 of its reply), 0 for a refusal or failure.
+ */
+static inline L4_Word_t pecan_sigma0_request(L4_Word_t fpage, L4_Word_t window)
+{
+	L4_ThreadId_t s0 = l4_global_id(L4_USER_BASE, 1);
+	L4_SetTcr(UTCB_BR(0), window);
+	L4_SetMR(0, L4_TAG_MAKE(L4_LABEL_SIGMA0, 2, 0));
+	L4_SetMR(1, fpage);
+	L4_SetMR(2, 0);
+	L4_MsgTag_t tag = L4_Call(s0);
+	L4_SetTcr(UTCB_BR(0), 0);
+	if (L4_IpcFailed(tag) || L4_TAG_T(tag) != 2)
+		return 0;
+	return L4_MR(2);
+}
+
+/* Pecan KDB op 0xF5: check the mapping database; returns 0 if consistent (privileged). */
+static inline L4_Word_t pecan_kdb_check_mappings(void)
+{
+	L4_Word_t rax;
+	__asm__ __volatile__("int3; cmpb $0xf5, %%al" : "=a"(rax) : : "cc", "memory");
 	return rax;
 }
 

@@ -44,7 +44,12 @@ int tt_start_local(L4_ThreadId_t t, void (*fn)(void))
 
 int tt_start_space(L4_ThreadId_t t, void (*fn)(void))
 {
-	L4_ThreadId_t me = L4_MyGlobalId(), pager = tt_pager();
+	return tt_start_space_paged(t, fn, tt_pager());
+}
+
+int tt_start_space_paged(L4_ThreadId_t t, void (*fn)(void), L4_ThreadId_t pager)
+{
+	L4_ThreadId_t me = L4_MyGlobalId();
 	if (!L4_ThreadControl(t, t, me, L4_NILTHREAD, ~0UL))
 		return 0;
 	if (!L4_SpaceControl(t, 0, L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0),

@@ -22,6 +22,8 @@ L4_Word_t tt_stack(void);
 int tt_start_local(L4_ThreadId_t t, void (*fn)(void));
 /* Create t in a new space, paged by the test pager; 0 on failure (ErrorCode says why). */
 int tt_start_space(L4_ThreadId_t t, void (*fn)(void));
+/* The same with page faults going to `pager` (which must map code, data and stack). */
+int tt_start_space_paged(L4_ThreadId_t t, void (*fn)(void), L4_ThreadId_t pager);
 /* Send the start message (MR1 = ip, MR2 = sp) to a thread waiting for its pager (us). */
 int tt_send_start(L4_ThreadId_t t, void (*fn)(void), L4_Word_t sp);
 /* Delete t (and its space with its last thread). */

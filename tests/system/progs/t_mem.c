@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// Recursive address spaces: sigma0, map/grant/unmap through three levels, pagers, bad input.
+#include "../../../lib/l4/l4.h"
+#include "../../../lib/test/test.h"
+#include "../../../lib/test/tthread.h"
+
+#define P_ADDR   0x3000000UL      /* 48 MiB: the root task's page from sigma0 */
+#define Q_ADDR   0x3001000UL      /* the page the test pager substitutes */
+#define X_ADDR   0x40000000UL     /* where B and C keep the shared page */
+#define PAGE     4096UL
+
+enum { CMD_TAKE = 1, CMD_READ, CMD_WRITE, CMD_MAP_TO, CMD_SET_WINDOW };
+
+static volatile L4_Word_t faults, last_fault_rwx, last_fault_from, pager_mode, pager_skip;
+static L4_ThreadId_t pager_id, b_id, c_id;
+static int slot;
+
+static L4_ThreadId_t fresh(void) { return tt_id(slot++, 1); }
+static volatile L4_Word_t *word_at(L4_Word_t a) { return (volatile L4_Word_t *)a; }
+
+/*
+ * The test pager for B and C: faults at X are counted and answered by mode
+ * (0: map Q; 1: nothing; 2: an item for memory we do not have), pager_skip
+ * times before falling back to mode 0; any other fault maps our own page.
+ */
+static void mem_pager(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_Word_t addr = L4_MR(1) & ~(PAGE - 1), src = addr, base = addr;
+		if (addr == X_ADDR) {
+			faults++;
+			last_fault_rwx = L4_TAG_LABEL(tag) & 7;
+			last_fault_from = from;
+			src = Q_ADDR;
+			if (pager_skip && pager_skip--)
+				src = pager_mode == 1 ? 0 : 0x7fff00000000UL;
+		}
+		L4_SetMR(0, src ? L4_TAG_MAKE(0, 0, 2) : 0);
+		L4_SetMR(1, base | L4_ITEM_MAP);
+		L4_SetMR(2, L4_FPAGE_MAKE(src, 12, 7));
+		tag = L4_ReplyWait(from, &from);
+	}
+}
+
+/* B and C: obey commands from the root task (Calls), keeping a page at X. */
+static void worker(void)
+{
+	L4_ThreadId_t from;
+	L4_SetTcr(UTCB_BR(0), L4_COMPLETE_SPACE);
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_Word_t cmd = L4_TAG_LABEL(tag), a = L4_MR(1), b = L4_MR(2), c = L4_MR(3), r = 0;
+		if (cmd == CMD_READ)
+			r = *word_at(X_ADDR);
+		else if (cmd == CMD_WRITE)
+			*word_at(X_ADDR) = a;
+		else if (cmd == CMD_SET_WINDOW)
+			L4_SetTcr(UTCB_BR(0), a);
+		else if (cmd == CMD_MAP_TO) {           /* a: to, b: rights, c: grant */
+			L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+			L4_SetMR(1, X_ADDR | (c ? L4_ITEM_GRANT : L4_ITEM_MAP));
+			L4_SetMR(2, L4_FPAGE_MAKE(X_ADDR, 12, b));
+			r = L4_IpcFailed(L4_Call(a));
+		}
+		L4_SetMR(0, L4_TAG_MAKE(0, 1, 0));
+		L4_SetMR(1, r);
+		tag = L4_ReplyWait(from, &from);
+	}
+}
+
+static L4_Word_t cmd(L4_ThreadId_t t, L4_Word_t c, L4_Word_t a, L4_Word_t b, L4_Word_t d)
+{
+	L4_SetMR(0, L4_TAG_MAKE(c, 3, 0));
+	L4_SetMR(1, a);
+	L4_SetMR(2, b);
+	L4_SetMR(3, d);
+	L4_MsgTag_t tag = L4_Call(t);
+	return L4_IpcFailed(tag) ? 0xdead : L4_MR(1);
+}
+
+/* Send t a map (or grant) item for our page at src, to land at X with rights. */
+static int give(L4_ThreadId_t t, L4_Word_t src, L4_Word_t rights, L4_Word_t send_base)
+{
+	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+	L4_SetMR(1, send_base | L4_ITEM_MAP);
+	L4_SetMR(2, L4_FPAGE_MAKE(src, 12, rights));
+	return !L4_IpcFailed(L4_Call(t));
+}
+
+static int unmap(L4_Word_t fpage, L4_Word_t control)
+{
+	L4_SetMR(0, fpage);
+	L4_Unmap(control);
+	return (int)(L4_MR(0) & 7);
+}
+
+/* Fresh B and C (new spaces, paged by the test pager); P holds 0x1111, Q 0x2222. */
+static int setup(void)
+{
+	if (!pager_id) {
+		pager_id = fresh();
+		if (!tt_start_local(pager_id, mem_pager))
+			return 0;
+		L4_Set_Priority(pager_id, 254);
+	}
+	if (b_id) {
+		tt_kill(b_id);
+		tt_kill(c_id);
+	}
+	b_id = fresh();
+	c_id = fresh();
+	pager_mode = pager_skip = faults = 0;
+	*word_at(P_ADDR) = 0x1111;
+	*word_at(Q_ADDR) = 0x2222;
+	return tt_start_space_paged(b_id, worker, pager_id) && tt_start_space_paged(c_id, worker, pager_id);
+}
+
+TEST_CASE("mem.sigma0_request", "sigma0 hands out a page once: to its first requester, never to a second")
+{
+	L4_Word_t fp = pecan_sigma0_request(L4_FPAGE_MAKE(P_ADDR, 12, 7), L4_COMPLETE_SPACE);
+	EXPECT(L4_FPAGE_BASE(fp) == P_ADDR && L4_FPAGE_LOG2(fp) == 12, "reply fpage %lx", fp);
+	*word_at(P_ADDR) = 0x5a5a;
+	EXPECT(*word_at(P_ADDR) == 0x5a5a, "the page does not hold what we wrote");
+	fp = pecan_sigma0_request(L4_FPAGE_MAKE(P_ADDR, 12, 7), L4_COMPLETE_SPACE);
+	EXPECT(L4_FPAGE_BASE(fp) == P_ADDR, "a repeated request of our own page: %lx", fp);
+	EXPECT(pecan_sigma0_request(L4_FPAGE_MAKE(0x100000, 12, 7), L4_COMPLETE_SPACE) == 0,
+	       "sigma0 gave out the kernel's memory");
+	EXPECT(pecan_sigma0_request(L4_FPAGE_MAKE(0x80000000UL, 12, 7), L4_COMPLETE_SPACE) == 0,
+	       "sigma0 gave out memory that does not exist");
+}
+
+static volatile L4_Word_t other_result = 1;
+
+static void other_requester(void)
+{
+	other_result = pecan_sigma0_request(L4_FPAGE_MAKE(P_ADDR, 12, 7), L4_COMPLETE_SPACE);
+	tt_park();
+}
+
+TEST_CASE("mem.sigma0_refuses_taken", "another thread asking for a page already given away gets a nil fpage")
+{
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_local(t, other_requester), "start");
+	TT_WAIT(other_result != 1, 200);
+	EXPECT(other_result == 0, "sigma0 gave the page twice: %lx", other_result);
+	tt_kill(t);
+}
+
+TEST_CASE("mem.sigma0_any_page", "a request for any page gets a fresh conventional page, different each time")
+{
+	L4_Word_t a = pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, 12, 7), L4_COMPLETE_SPACE);
+	L4_Word_t b = pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, 12, 7), L4_COMPLETE_SPACE);
+	EXPECT(a && b && L4_FPAGE_BASE(a) != L4_FPAGE_BASE(b), "pages %lx %lx", a, b);
+	*word_at(L4_FPAGE_BASE(a)) = 7;
+	EXPECT(*word_at(L4_FPAGE_BASE(a)) == 7, "page %lx not usable", a);
+}
+
+TEST_CASE("mem.page_touch", "touching 64 fresh pages: each page fault is answered by sigma0")
+{
+	for (L4_Word_t i = 0; i < 64; i++)
+		*word_at(0x2800000 + i * PAGE) = i * 3;
+	for (L4_Word_t i = 0; i < 64; i++)
+		EXPECT(*word_at(0x2800000 + i * PAGE) == i * 3, "page %lu", i);
+}
+
+TEST_CASE("mem.sigma0_phony", "sigma0 ignores a message of no known kind; a request without a window fails")
+{
+	L4_ThreadId_t s0 = l4_global_id(L4_USER_BASE, 1);
+	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));
+	L4_MsgTag_t tag = L4_Ipc(s0, s0, L4_TIMEOUTS(0, L4_TimePeriod(20000)), 0);
+	EXPECT(L4_IpcFailed(tag) && (L4_ErrorCode() & L4_IPC_PHASE_RECV), "phony send: %lx", L4_ErrorCode());
+	L4_Word_t fp = pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, 12, 7), 0);
+	EXPECT(fp == 0 && L4_IPC_CODE(L4_ErrorCode()) == L4_IPC_OVERFLOW, "phony receive: %lx %lx",
+	       fp, L4_ErrorCode());
+}
+
+TEST_CASE("mem.recursive_unmap", "root maps to B, B to C; root's unmap revokes both, C and B fault")
+{
+	EXPECT(setup(), "setup: %lx", L4_ErrorCode());
+	EXPECT(give(b_id, P_ADDR, 7, X_ADDR), "root -> B");
+	EXPECT(cmd(b_id, CMD_MAP_TO, c_id, 7, 0) == 0, "B -> C");
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x1111 && faults == 0, "C reads through two levels");
+	cmd(c_id, CMD_WRITE, 0x3333, 0, 0);
+	EXPECT(*word_at(P_ADDR) == 0x3333, "C's write is not in the root's page");
+	unmap(L4_FPAGE_MAKE(P_ADDR, 12, 7), 0);
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x2222, "C still sees the page after the unmap");
+	EXPECT(faults == 1 && last_fault_from == c_id, "C's access did not fault (%lu faults)", faults);
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 2, "B was not revoked");
+	EXPECT(*word_at(P_ADDR) == 0x3333, "without flush the root keeps its page");
+}
+
+TEST_CASE("mem.grant", "a grant moves the mapping: the granter faults, the receiver has the page")
+{
+	EXPECT(setup(), "setup");
+	EXPECT(give(b_id, P_ADDR, 7, X_ADDR), "root -> B");
+	EXPECT(cmd(b_id, CMD_MAP_TO, c_id, 7, 1) == 0, "B grants to C");
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x1111 && faults == 0, "C does not have the page");
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 1 && last_fault_from == b_id,
+	       "B kept the page it granted");
+	unmap(L4_FPAGE_MAKE(P_ADDR, 12, 7), 0);
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 2, "the granted page escaped the root's unmap");
+}
+
+TEST_CASE("mem.rights_reduced", "mapping never raises rights: read-only stays read-only two levels down")
+{
+	EXPECT(setup(), "setup");
+	EXPECT(give(b_id, P_ADDR, 4, X_ADDR), "root -> B, read-only");
+	EXPECT(cmd(b_id, CMD_MAP_TO, c_id, 7, 0) == 0, "B -> C asking for rwx");
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x1111 && faults == 0, "C cannot read");
+	cmd(c_id, CMD_WRITE, 0x4444, 0, 0);
+	EXPECT(faults == 1 && last_fault_rwx == 2, "C's write did not fault as a write (%lu, rwx %lu)",
+	       faults, last_fault_rwx);
+	EXPECT(*word_at(P_ADDR) == 0x1111, "C wrote the read-only page");
+	cmd(b_id, CMD_WRITE, 0x5555, 0, 0);
+	EXPECT(faults == 2 && *word_at(P_ADDR) == 0x1111, "B wrote the read-only page");
+}
+
+TEST_CASE("mem.partial_unmap", "unmapping only W leaves the page readable and faults writes")
+{
+	EXPECT(setup(), "setup");
+	EXPECT(give(b_id, P_ADDR, 7, X_ADDR), "root -> B");
+	unmap(L4_FPAGE_MAKE(P_ADDR, 12, 2), 0);
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x1111 && faults == 0, "B lost read access");
+	cmd(b_id, CMD_WRITE, 0x6666, 0, 0);
+	EXPECT(faults == 1 && last_fault_rwx == 2 && *word_at(P_ADDR) == 0x1111, "B could still write");
+}
+
+TEST_CASE("mem.unmap_status", "Unmap reports referenced and written, and resets them; flush removes our own")
+{
+	*word_at(P_ADDR) = 0x7777;
+	int st = unmap(L4_FPAGE_MAKE(P_ADDR, 12, 0), 0);
+	EXPECT((st & 6) == 6, "after a write: status %x", st);
+	st = unmap(L4_FPAGE_MAKE(P_ADDR, 12, 0), 0);
+	EXPECT(st == 0, "status not reset: %x", st);
+	unmap(L4_FPAGE_MAKE(P_ADDR, 12, 7), L4_UNMAP_FLUSH);
+	EXPECT(*word_at(P_ADDR) == 0x7777, "after a flush sigma0 maps the same page again");
+}
+
+TEST_CASE("mem.pager_replies_nothing", "a pager that answers with nothing or an item for no memory: the thread faults again")
+{
+	EXPECT(setup(), "setup");
+	pager_mode = 1;
+	pager_skip = 2;
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x2222, "C never got a page");
+	EXPECT(faults == 3, "empty replies: %lu faults, want 3", faults);
+	EXPECT(setup(), "setup 2");
+	pager_mode = 2;
+	pager_skip = 2;
+	EXPECT(cmd(c_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 3, "unbacked items: %lu faults", faults);
+}
+
+TEST_CASE("mem.bad_fpages", "invalid fpages, kernel addresses, KIP/UTCB targets and bad windows map nothing")
+{
+	EXPECT(setup(), "setup");
+	EXPECT(give(b_id, P_ADDR, 0, X_ADDR), "no rights");
+	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+	L4_SetMR(1, X_ADDR | L4_ITEM_MAP);
+	L4_SetMR(2, (P_ADDR & ~0x3ffUL) | (11 << 4) | 7);           /* 2 KiB: no such fpage */
+	EXPECT(!L4_IpcFailed(L4_Call(b_id)), "2 KiB fpage");
+	EXPECT(give(b_id, 0xffffffff80100000UL, 7, X_ADDR), "kernel fpage");
+	EXPECT(give(b_id, P_ADDR, 7, ROOT_UTCB_AREA), "onto B's UTCBs");
+	EXPECT(give(b_id, P_ADDR, 7, ROOT_KIP_AREA), "onto B's KIP");
+	EXPECT(cmd(b_id, CMD_SET_WINDOW, L4_FPAGE_MAKE(0xffff800000000000UL, 12, 0), 0, 0) == 0, "window");
+	EXPECT(give(b_id, P_ADDR, 7, X_ADDR), "into a kernel window");
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 1, "something was mapped at X");
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x2222, "B's UTCB or KIP was overwritten: B cannot answer");
+	EXPECT(unmap(L4_FPAGE_MAKE(0xffffffff80000000UL, 21, 7), L4_UNMAP_FLUSH) == 0, "kernel unmap");
+	EXPECT(unmap(L4_FPAGE_MAKE(ROOT_UTCB_AREA, 18, 7), L4_UNMAP_FLUSH) == 0, "UTCB unmap");
+	EXPECT(L4_MyGlobalId() != 0, "our own UTCB was unmapped");
+}
+
+TEST_CASE("mem.database_consistent", "after all of the above the mapping database passes its full check")
+{
+	tt_kill(b_id);
+	tt_kill(c_id);
+	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
+}
+
+int main(void)
+{
+	int failed = test_run_all();
+	pecan_kdb_power_off(failed ? 1 : 0);
+	return 0;
+}
