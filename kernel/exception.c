@@ -46,18 +46,45 @@ void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 	panic("halted thread %lx resumed", t->id);
 }
 
+#define VEC_GP 13
+
+/*
+ * The port an `in`/`out` at RIP touches (imm8 or DX forms, 0x66 for 16 bits);
+ * false if it is no such instruction.  *log2: log2 of the access width.
+ */
+static bool io_instruction(struct trapframe *tf, word_t *port, word_t *log2, word_t *rwx)
+{
+	u8 op[2];
+	if (!space_read(current->space, tf->rip, op, 2))
+		return false;
+	bool wide16 = op[0] == 0x66;
+	u8 o = wide16 ? op[1] : op[0], imm;
+	if ((o & 0xf4) != 0xe4)                  /* e4-e7: imm8, ec-ef: dx */
+		return false;
+	if (o & 0x08)
+		*port = tf->rdx & 0xffff;
+	else if (space_read(current->space, tf->rip + 1 + wide16, &imm, 1))
+		*port = imm;
+	else
+		return false;
+	*log2 = (o & 1) ? (wide16 ? 1 : 2) : 0;
+	*rwx = (o & 2) ? MAP_W : MAP_R;
+	return true;
+}
+
 /* Words of the faulter's state the page-fault IPC overwrites (abi.md §3, §7.1). */
 struct pf_saved {
 	word_t mr[3], br0, error, from;
 };
 
 /*
- * A user page fault becomes a Call to the thread's pager: label -2<<4 | rwx,
- * MR1 = address, MR2 = RIP; the pager's map items land through a receive
- * window of the whole space.  Afterwards the faulter's MRs are as before and
- * the instruction is retried.  Returns false if there is no pager.
+ * A user page fault (or I/O page fault) becomes a Call to the thread's
+ * pager: label -2<<4 | rwx (-8<<4 | rwx), MR1 = address (I/O fpage), MR2 =
+ * RIP; the pager's map items land through a receive window of the whole
+ * space.  Afterwards the faulter's MRs are as before and the instruction is
+ * retried.  Returns false if there is no pager.
  */
-static bool pagefault_ipc(struct trapframe *tf, word_t addr)
+static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
 {
 	struct tcb *t = current;
 	word_t pager = utcb_get(t, UTCB_PAGER);
@@ -66,9 +93,8 @@ static bool pagefault_ipc(struct trapframe *tf, word_t addr)
 	word_t *mr = utcb_mrs(t);
 	struct pf_saved sv = { { mr[0], mr[1], mr[2] }, utcb_get(t, UTCB_BR(0)),
 			       utcb_get(t, UTCB_ERROR_CODE), t->ipc_from };
-	word_t rwx = (tf->error & 2) ? MAP_W : (tf->error & 16) ? MAP_X : MAP_R;
-	mr[0] = L4_TAG_MAKE(L4_LABEL_PAGEFAULT | rwx, 2, 0);
-	mr[1] = addr;
+	mr[0] = L4_TAG_MAKE(label, 2, 0);
+	mr[1] = what;
 	mr[2] = tf->rip;
 	utcb_set(t, UTCB_BR(0), L4_COMPLETE_SPACE);
 	t->ipc_kind = IPC_KERNEL;
@@ -80,6 +106,22 @@ static bool pagefault_ipc(struct trapframe *tf, word_t addr)
 	utcb_set(t, UTCB_ERROR_CODE, sv.error);
 	t->ipc_from = sv.from;
 	return !gone;
+}
+
+static bool pagefault_ipc(struct trapframe *tf, word_t addr)
+{
+	word_t rwx = (tf->error & 2) ? MAP_W : (tf->error & 16) ? MAP_X : MAP_R;
+	return fault_ipc(tf, L4_LABEL_PAGEFAULT | rwx, addr);
+}
+
+/* An `in` or `out` on a port the space does not have: an I/O page fault (abi.md §7.3). */
+static bool io_fault_ipc(struct trapframe *tf)
+{
+	word_t port, log2, rwx;
+	if (!io_instruction(tf, &port, &log2, &rwx) || port >= IO_PORTS)
+		return false;
+	word_t fpage = (port << 16) | (log2 << 10) | (2 << 4) | rwx;
+	return fault_ipc(tf, L4_LABEL_IO_PAGEFAULT | rwx, fpage);
 }
 
 /* Registers in exception-message order: MR1..MR18 (abi.md §7.4). */
@@ -173,6 +215,8 @@ struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 				     pagefault_ipc(tf, fault_addr)))
 		return tf;
 	if (tf->vector == VEC_UD && kernel_interface(tf))
+		return tf;
+	if (tf->vector == VEC_GP && io_fault_ipc(tf))
 		return tf;
 	if (tf->vector == VEC_BP && kdb_trap(tf))
 		return tf;

@@ -134,8 +134,8 @@ static void load_segments(int i, const struct elf_image *img, struct space *s)
 
 /*
  * Root servers: privileged spaces with the KIP and UTCB areas of abi.md §8,
- * the debug console's ports (Pistachio's programs print through COM1), the
- * highest priority, and the given pager and scheduler.
+ * the serial ports as I/O fpages (Pistachio's programs print through COM1),
+ * the highest priority, and the given pager and scheduler.
  */
 static struct tcb *start_server(int i, const char *role, word_t no, const struct elf_image *img,
 				word_t pager, word_t scheduler)
@@ -144,7 +144,9 @@ static struct tcb *start_server(int i, const char *role, word_t no, const struct
 	if (!s || !space_configure(s, ROOT_KIP_AREA, ROOT_UTCB_AREA, 1UL << ROOT_UTCB_AREA_LOG2))
 		boot_fail("out of kernel memory creating the %s space", role);
 	s->privileged = true;
-	s->console_ports = true;
+	for (unsigned p = 0; p < 8; p++)      /* the serial ports: COM1 and COM2 */
+		if (!mapping_insert_io_root(s, 0x3f8 + p) || !mapping_insert_io_root(s, 0x2f8 + p))
+			boot_fail("out of kernel memory mapping the serial ports");
 	s->sigma0 = no == L4_USER_BASE;
 	load_segments(i, img, s);
 	/* abi.md §8: RSP starts at 0; crt0 sets up its own stack */

@@ -43,13 +43,82 @@ static void node_free(void *ctx, void *node)
 	free_nodes = n;
 }
 
-/* The mdb changed (space, va) as a side effect: make the page table agree. */
+/*
+ * I/O ports live in the mapping database as pseudo pages above the user
+ * half: port p is the page IO_KEY(p), so map, grant and unmap, recursion
+ * included, work for ports exactly as for memory.
+ */
+#define IO_KEY_BASE   0xffff000000000000UL
+#define IO_KEY(p)     (IO_KEY_BASE + ((word_t)(p) << 12))
+#define IS_IO_KEY(va) ((va) >= IO_KEY_BASE && (va) < IO_KEY(IO_PORTS))
+
+static void io_set(struct space *s, unsigned port, bool allowed)
+{
+	if (allowed) {
+		s->io_allow[port / 8] |= 1u << (port % 8);
+		s->io_any = true;
+	} else {
+		s->io_allow[port / 8] &= ~(1u << (port % 8));
+	}
+	arch_io_changed(s, port);
+}
+
+/* The mdb changed (space, va) as a side effect: make the page table (or I/O bitmap) agree. */
 static unsigned update(void *ctx, const void *space, word_t va, unsigned old, unsigned rights)
 {
 	(void)ctx;
 	(void)old;
-	const struct space *s = space;
+	struct space *s = (struct space *)space;
+	if (IS_IO_KEY(va)) {
+		io_set(s, (va - IO_KEY_BASE) >> 12, rights != 0);
+		return 0;
+	}
 	return arch_protect(s->root, va, rights);
+}
+
+bool mapping_insert_io_root(struct space *s, unsigned port)
+{
+	if (port >= IO_PORTS || mdb_insert_root(&mdb, s, IO_KEY(port), (paddr_t)port << 12, MAP_R | MAP_W) != MDB_OK)
+		return false;
+	io_set(s, port, true);
+	return true;
+}
+
+/* An I/O fpage: bits 4-9 = 2, log2 of the port count in 10-15, the first port in 16-31. */
+static bool io_fpage(word_t fp, unsigned *base, unsigned *count)
+{
+	if (L4_FPAGE_LOG2(fp) != 2)
+		return false;
+	unsigned log2 = (fp >> 10) & 0x3f;
+	*base = (fp >> 16) & 0xffff;
+	*count = log2 <= 16 ? 1u << log2 : 0;
+	*base &= ~(*count - 1);
+	return *count && *base + *count <= IO_PORTS;
+}
+
+/* Map or grant ports 1:1; the window must be the whole space or cover them. */
+static void io_transfer(struct space *from, word_t fp, struct space *to, word_t window, bool grant)
+{
+	unsigned base, count, wbase, wcount;
+	if (!io_fpage(fp, &base, &count))
+		return;
+	if (window != L4_COMPLETE_SPACE &&
+	    (!io_fpage(window, &wbase, &wcount) || base < wbase || base + count > wbase + wcount))
+		return;
+	unsigned rights = L4_FPAGE_RIGHTS(fp) ? MAP_R | MAP_W : 0;
+	for (unsigned p = base; rights && p < base + count; p++) {
+		paddr_t pa;
+		unsigned have;
+		if (from->sigma0 && !mdb_lookup(&mdb, from, IO_KEY(p), &pa, &have))
+			mapping_insert_io_root(from, p);      /* sigma0 owns every port */
+		enum mdb_err e = grant ? mdb_grant(&mdb, from, IO_KEY(p), to, IO_KEY(p), rights)
+				       : mdb_map(&mdb, from, IO_KEY(p), to, IO_KEY(p), rights);
+		if (e != MDB_OK)
+			continue;
+		if (grant)
+			io_set(from, p, false);
+		io_set(to, p, true);
+	}
 }
 
 void mapping_init(const struct mapping_policy *p)
@@ -124,6 +193,8 @@ void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 		   word_t window, bool grant)
 {
 	word_t sbase, slog, wbase, wlog, dst, len;
+	if (L4_FPAGE_LOG2(fpage) == 2)
+		return io_transfer(from, fpage, to, window, grant);
 	if (!fpage_range(fpage, &sbase, &slog) || !fpage_range(window, &wbase, &wlog))
 		return;                          /* nil, I/O or invalid fpages map nothing */
 	word_t ssz = 1UL << slog, wsz = 1UL << wlog;
@@ -155,6 +226,12 @@ void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 {
 	word_t base, log2;
+	unsigned pbase, count;
+	if (io_fpage(fpage, &pbase, &count)) {
+		for (unsigned p = pbase; p < pbase + count; p++)
+			mdb_unmap(&mdb, s, IO_KEY(p), L4_FPAGE_RIGHTS(fpage) ? MDB_RWX : 0, flush, NULL);
+		return 0;
+	}
 	if (!fpage_range(fpage, &base, &log2))
 		return 0;
 	unsigned status = 0, rights = L4_FPAGE_RIGHTS(fpage);
@@ -187,6 +264,7 @@ void sys_unmap(struct trapframe *tf)
 void mapping_remove_space(struct space *s)
 {
 	mdb_remove_space(&mdb, s);
+	arch_io_forget(s);
 }
 
 const char *mapping_check(word_t *nodes)

@@ -23,6 +23,8 @@ struct mapping_policy {
 void mapping_init(const struct mapping_policy *p);
 /* A root mapping the kernel makes (boot images, sigma0's faults); false if out of memory. */
 bool mapping_insert_root(struct space *s, word_t va, paddr_t pa, unsigned rights);
+/* A root I/O mapping of port for s (the kernel's gift at boot); false if it cannot. */
+bool mapping_insert_io_root(struct space *s, unsigned port);
 /* sigma0 touched va: map physical page va there (idempotently); false if it may not. */
 bool mapping_sigma0_fault(struct space *s, word_t va);
 /* A map (or grant) item: from's pages in fpage into to's receive window (X.2 rules). */

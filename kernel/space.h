@@ -6,14 +6,17 @@
 #include "types.h"
 #include <arch.h>
 
+#define IO_PORTS 0x400           /* the ISA port range I/O fpages may cover */
+
 struct space {
 	paddr_t root;            /* top-level page table */
 	bool configured;         /* SpaceControl has set the KIP and UTCB areas */
 	word_t kip_base;         /* where the KIP appears in this space */
 	word_t utcb_base, utcb_size;
 	bool privileged;         /* sigma0's and the root task's spaces */
-	bool console_ports;      /* may use the serial ports (docs/abi.md) */
 	bool sigma0;             /* sigma0's: physical memory appears in it on demand */
+	bool io_any;             /* some I/O port is mapped here */
+	u8 io_allow[IO_PORTS / 8];   /* bit p: port p is mapped (I/O fpages, mapping.c) */
 	int nthreads;
 };
 

@@ -26,6 +26,10 @@
 #define L4_LABEL_PREEMPTION   ((L4_Word_t)-3 << 4 & 0xffffffffffffUL)
 #define L4_LABEL_EXCEPTION    ((L4_Word_t)-5 << 4 & 0xffffffffffffUL)
 #define L4_LABEL_SIGMA0       ((L4_Word_t)-6 << 4 & 0xffffffffffffUL)
+#define L4_LABEL_IO_PAGEFAULT ((L4_Word_t)-8 << 4 & 0xffffffffffffUL)
+/* An I/O fpage: ports [base, base + 2^log2), marker 2 in the size field. */
+#define L4_IO_FPAGE(base, log2, rights) \
+	(((L4_Word_t)(base) << 16) | ((L4_Word_t)(log2) << 10) | (2 << 4) | (rights))
 
 /* 16-bit timeouts; the Timeouts word is snd << 16 | rcv. */
 #define L4_TIMEOUT_NEVER      0x0000

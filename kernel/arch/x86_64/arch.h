@@ -75,6 +75,9 @@ void arch_unmap(paddr_t root, word_t va);
 unsigned arch_protect(paddr_t root, word_t va, unsigned rights);
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
 void arch_space_destroy(paddr_t root);
+struct space;
+void arch_io_changed(const struct space *s, unsigned port);
+void arch_io_forget(const struct space *s);
 
 struct space;
 /* Set up t's first user frame (ip, sp) and a switch frame that enters it. */

@@ -3,11 +3,11 @@
 #include <arch.h>
 #include "io.h"
 #include "../../printk.h"
+#include "../../sched.h"
+#include "../../space.h"
 #include <l4/syscalls.h>
 
-#define IOMAP_BYTES   (0x400 / 8)
-#define COM1_IOMAP    (0x3f8 / 8)     /* one byte covers each serial port's eight ports */
-#define COM2_IOMAP    (0x2f8 / 8)
+#define IOMAP_BYTES   (IO_PORTS / 8)
 
 struct tss {
 	u32 reserved0;
@@ -136,13 +136,40 @@ void arch_set_utcb_pointer(word_t utcb)
 }
 
 /*
- * The serial ports (COM1, the debug console, and COM2), for the spaces that
- * Pistachio's user programs print from and that run user-level serial
- * drivers: sigma0's and the root task's (docs/abi.md).
+ * I/O permissions: the TSS bitmap (a set bit forbids a port) holds the
+ * running space's I/O fpages for ports 0..IO_PORTS-1, or nothing.  It is
+ * rewritten only when the space changes to or from one with ports.
  */
-void arch_set_console_ports(bool allowed)
+static const struct space *io_loaded;     /* whose ports are in the TSS; NULL: none */
+
+static void io_load(const struct space *s)
 {
-	tss.iomap[COM1_IOMAP] = tss.iomap[COM2_IOMAP] = allowed ? 0 : 0xff;
+	for (int i = 0; i < IO_PORTS / 8; i++)
+		tss.iomap[i] = s ? (u8)~s->io_allow[i] : 0xff;
+	io_loaded = s;
+}
+
+void arch_io_switch(const struct space *s)
+{
+	const struct space *want = s && s->io_any ? s : NULL;
+	if (want != io_loaded)
+		io_load(want);
+}
+
+/* Space s's port p changed (mapping.c): if its bitmap is loaded, follow it. */
+void arch_io_changed(const struct space *s, unsigned port)
+{
+	if (s == io_loaded)
+		tss.iomap[port / 8] = (u8)~s->io_allow[port / 8];
+	else if (current && s == current->space && s->io_any)
+		io_load(s);
+}
+
+/* Space s goes away: never keep its bitmap loaded. */
+void arch_io_forget(const struct space *s)
+{
+	if (s == io_loaded)
+		io_load(NULL);
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */

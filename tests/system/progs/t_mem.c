@@ -9,9 +9,12 @@
 #define X_ADDR   0x40000000UL     /* where B and C keep the shared page */
 #define PAGE     4096UL
 
-enum { CMD_TAKE = 1, CMD_READ, CMD_WRITE, CMD_MAP_TO, CMD_SET_WINDOW };
+enum { CMD_TAKE = 1, CMD_READ, CMD_WRITE, CMD_MAP_TO, CMD_SET_WINDOW, CMD_IN, CMD_OUT };
+
+#define COM2_SCR 0x2ffUL        /* COM2's scratch register: a port that keeps a byte */
 
 static volatile L4_Word_t faults, last_fault_rwx, last_fault_from, pager_mode, pager_skip;
+static volatile L4_Word_t io_faults, last_io_fpage, io_grant_skip;
 static L4_ThreadId_t pager_id, b_id, c_id;
 static int slot;
 
@@ -28,6 +31,15 @@ static void mem_pager(void)
 	L4_ThreadId_t from;
 	L4_MsgTag_t tag = L4_Wait(&from);
 	for (;;) {
+		if ((L4_TAG_LABEL(tag) >> 4) == (L4_LABEL_IO_PAGEFAULT >> 4)) {
+			io_faults++;
+			last_io_fpage = L4_MR(1);
+			L4_SetMR(0, io_grant_skip && io_grant_skip-- ? 0 : L4_TAG_MAKE(0, 0, 2));
+			L4_SetMR(1, L4_ITEM_MAP);
+			L4_SetMR(2, L4_IO_FPAGE(last_io_fpage >> 16, 0, 7));
+			tag = L4_ReplyWait(from, &from);
+			continue;
+		}
 		L4_Word_t addr = L4_MR(1) & ~(PAGE - 1), src = addr, base = addr;
 		if (addr == X_ADDR) {
 			faults++;
@@ -58,6 +70,13 @@ static void worker(void)
 			*word_at(X_ADDR) = a;
 		else if (cmd == CMD_SET_WINDOW)
 			L4_SetTcr(UTCB_BR(0), a);
+		else if (cmd == CMD_OUT)
+			__asm__ __volatile__("outb %b0, %w1" : : "a"(b), "d"(a));
+		else if (cmd == CMD_IN) {
+			unsigned char v;
+			__asm__ __volatile__("inb %w1, %b0" : "=a"(v) : "d"(a));
+			r = v;
+		}
 		else if (cmd == CMD_MAP_TO) {           /* a: to, b: rights, c: grant */
 			L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
 			L4_SetMR(1, X_ADDR | (c ? L4_ITEM_GRANT : L4_ITEM_MAP));
@@ -269,6 +288,32 @@ TEST_CASE("mem.bad_fpages", "invalid fpages, kernel addresses, KIP/UTCB targets 
 	EXPECT(unmap(L4_FPAGE_MAKE(0xffffffff80000000UL, 21, 7), L4_UNMAP_FLUSH) == 0, "kernel unmap");
 	EXPECT(unmap(L4_FPAGE_MAKE(ROOT_UTCB_AREA, 18, 7), L4_UNMAP_FLUSH) == 0, "UTCB unmap");
 	EXPECT(L4_MyGlobalId() != 0, "our own UTCB was unmapped");
+}
+
+TEST_CASE("mem.io_ports", "a port works only once its I/O fpage is mapped; unmapping takes it back")
+{
+	EXPECT(setup(), "setup");
+	io_faults = 0;
+	io_grant_skip = 1;                       /* the first answer maps nothing */
+	cmd(b_id, CMD_OUT, COM2_SCR, 0x5a, 0);
+	EXPECT(io_faults == 2, "%lu I/O faults, want 2 (one unanswered)", io_faults);
+	EXPECT(last_io_fpage == L4_IO_FPAGE(COM2_SCR, 0, 2), "fault fpage %lx", last_io_fpage);
+	EXPECT(cmd(b_id, CMD_IN, COM2_SCR, 0, 0) == 0x5a && io_faults == 2, "B cannot use the mapped port");
+	unmap(L4_IO_FPAGE(0x2f8, 3, 7), 0);
+	EXPECT(cmd(b_id, CMD_IN, COM2_SCR, 0, 0) == 0x5a && io_faults == 3, "the unmap did not revoke B's port");
+	EXPECT(last_io_fpage == L4_IO_FPAGE(COM2_SCR, 0, 4), "read fault fpage %lx", last_io_fpage);
+	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+	L4_SetMR(1, L4_ITEM_MAP);
+	L4_SetMR(2, L4_IO_FPAGE(0x400, 0, 7));      /* beyond the ports I/O fpages cover */
+	EXPECT(!L4_IpcFailed(L4_Call(c_id)), "map item beyond the ISA ports");
+	EXPECT(cmd(c_id, CMD_SET_WINDOW, L4_IO_FPAGE(0x80, 3, 0), 0, 0) == 0, "window");
+	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+	L4_SetMR(1, L4_ITEM_MAP);
+	L4_SetMR(2, L4_IO_FPAGE(0x2f8, 3, 7));      /* outside C's I/O window */
+	EXPECT(!L4_IpcFailed(L4_Call(c_id)), "map item outside the window");
+	L4_Word_t before = io_faults;
+	cmd(c_id, CMD_IN, COM2_SCR, 0, 0);
+	EXPECT(io_faults == before + 1, "C got the port through a window that does not cover it");
 }
 
 TEST_CASE("mem.database_consistent", "after all of the above the mapping database passes its full check")
