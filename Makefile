@@ -57,7 +57,7 @@ SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
-.PHONY: all deps run test debug clean bench-ipc bench-kernel
+.PHONY: all deps run test debug clean bench-ipc bench-kernel bench-vm
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS)
@@ -129,6 +129,9 @@ $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ) $(DRIVER
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/vmbench.elf: $(BUILD)/u/bench/vm/vmbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
@@ -157,10 +160,17 @@ $(BUILD)/host/%:
 # `make bench-ipc`: the ping-pong benchmark on every benchmark kernel under
 # icount (figures of record), plus the counters from the test kernels.
 BENCH_PECAN_TARGETS += bench-ipc
-bench-ipc: deps bench-kernel $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
+bench-ipc: deps bench-kernel bench-vm $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --out $(BUILD)/bench/pecan-ipc.results \
 		--table docs/benchmarks.md --extra $(BUILD)/bench/pecan-kernel.results \
+		--extra $(BUILD)/bench/pecan-vm.results \
 		$(BENCH_KERNELS) $(addprefix counters:,$(VARIANTS))
+
+# `make bench-vm`: seed 000's VM benchmarks, mapping RPC, map/unmap by size, create/delete
+BENCH_PECAN_TARGETS += bench-vm
+bench-vm: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/vmbench.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program vmbench \
+		--out $(BUILD)/bench/pecan-vm.results bench-dslq-fast
 
 # `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency
 BENCH_PECAN_TARGETS += bench-kernel

@@ -210,7 +210,7 @@ void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 	if (!rights)
 		return;
 	if (from->sigma0)              /* sigma0's memory is all there, idempotently */
-		for (word_t va = sbase; va < sbase + len && len <= (1UL << 22); va += PAGE_SIZE)
+		for (word_t va = sbase; va < sbase + len && len <= (1UL << 30); va += PAGE_SIZE)
 			if (!space_kaddr(from, va, 0))
 				mapping_sigma0_fault(from, va);
 	paddr_t pa;
