@@ -149,6 +149,9 @@ static struct tcb *start_server(int i, const char *role, word_t no, const struct
 			boot_fail("out of kernel memory mapping the serial ports");
 	s->sigma0 = no == L4_USER_BASE;
 	load_segments(i, img, s);
+	for (int k = 0; k < img->nsegs; k++)      /* abi.md §4: t = 2, an init server's memory */
+		kip_add_memdesc(MEMDESC_BOOTLOADER, 2, false, ALIGN_DOWN(img->segs[k].paddr, PAGE_SIZE),
+				ALIGN_UP(img->segs[k].paddr + img->segs[k].memsz, PAGE_SIZE));
 	/* abi.md §8: RSP starts at 0; crt0 sets up its own stack */
 	struct tcb *t = thread_create(l4_global_id(no, 1), s, ROOT_UTCB_AREA, img->entry, 0, role);
 	if (!t)

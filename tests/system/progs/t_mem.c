@@ -148,6 +148,10 @@ TEST_CASE("mem.sigma0_request", "sigma0 hands out a page once: to its first requ
 	       "sigma0 gave out the kernel's memory");
 	EXPECT(pecan_sigma0_request(L4_FPAGE_MAKE(0x80000000UL, 12, 7), L4_COMPLETE_SPACE) == 0,
 	       "sigma0 gave out memory that does not exist");
+	EXPECT(pecan_sigma0_request(L4_FPAGE_MAKE(0x1000000UL, 12, 7), L4_COMPLETE_SPACE) == 0,
+	       "sigma0 gave out the root task's own image");
+	EXPECT(pecan_sigma0_request(L4_FPAGE_MAKE(0xf00000UL, 12, 7), L4_COMPLETE_SPACE) == 0,
+	       "sigma0 gave out its own image");
 }
 
 static volatile L4_Word_t other_result = 1;
