@@ -55,10 +55,10 @@ static void node_free(void *ctx, void *node)
 static void io_set(struct space *s, unsigned port, bool allowed)
 {
 	if (allowed) {
-		s->io_allow[port / 8] |= 1u << (port % 8);
+		s->io_deny[port / 8] &= ~(1u << (port % 8));
 		s->io_any = true;
 	} else {
-		s->io_allow[port / 8] &= ~(1u << (port % 8));
+		s->io_deny[port / 8] |= 1u << (port % 8);
 	}
 	arch_io_changed(s, port);
 }

@@ -15,6 +15,8 @@ struct space *space_create(void)
 	if (!obj)
 		return NULL;
 	struct space *s = phys_to_virt(obj);
+	for (int i = 0; i < IO_PORTS / 8; i++)
+		s->io_deny[i] = 0xff;             /* no ports */
 	s->root = arch_space_create();
 	if (!s->root) {
 		frame_free(obj, 1);

@@ -16,7 +16,8 @@ struct space {
 	bool privileged;         /* sigma0's and the root task's spaces */
 	bool sigma0;             /* sigma0's: physical memory appears in it on demand */
 	bool io_any;             /* some I/O port is mapped here */
-	u8 io_allow[IO_PORTS / 8];   /* bit p: port p is mapped (I/O fpages, mapping.c) */
+	/* bit p clear: port p is mapped (I/O fpages, mapping.c); the TSS bitmap's own format */
+	u8 io_deny[IO_PORTS / 8] __attribute__((aligned(8)));
 	int nthreads;
 };
 

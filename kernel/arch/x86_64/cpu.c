@@ -144,8 +144,9 @@ static const struct space *io_loaded;     /* whose ports are in the TSS; NULL: n
 
 static void io_load(const struct space *s)
 {
-	for (int i = 0; i < IO_PORTS / 8; i++)
-		tss.iomap[i] = s ? (u8)~s->io_allow[i] : 0xff;
+	static const u8 none[IO_PORTS / 8] __attribute__((aligned(8))) = {
+		[0 ... IO_PORTS / 8 - 1] = 0xff };
+	arch_copy(tss.iomap, s ? s->io_deny : none, IO_PORTS / 8);
 	io_loaded = s;
 }
 
@@ -160,7 +161,7 @@ void arch_io_switch(const struct space *s)
 void arch_io_changed(const struct space *s, unsigned port)
 {
 	if (s == io_loaded)
-		tss.iomap[port / 8] = (u8)~s->io_allow[port / 8];
+		tss.iomap[port / 8] = s->io_deny[port / 8];
 	else if (current && s == current->space && s->io_any)
 		io_load(s);
 }
