@@ -46,6 +46,8 @@ extern char isr_table[];
 extern char syscall_entry[];
 extern word_t kernel_stack_top;
 
+static void io_enable(bool on);
+
 static void gdt_init(void)
 {
 	gdt[0] = 0;
@@ -61,9 +63,9 @@ static void gdt_init(void)
 	gdt[8] = base >> 32;
 	tss.ist[IST_DOUBLE_FAULT - 1] = (u64)&ist_stacks[0][4096];
 	tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
-	tss.iomap_base = offsetof(struct tss, iomap);
 	for (int i = 0; i <= IOMAP_BYTES; i++)
 		tss.iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
+	io_enable(false);
 
 	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
 	__asm__ __volatile__(
@@ -136,11 +138,17 @@ void arch_set_utcb_pointer(word_t utcb)
 }
 
 /*
- * I/O permissions: the TSS bitmap (a set bit forbids a port) holds the
- * running space's I/O fpages for ports 0..IO_PORTS-1, or nothing.  It is
- * rewritten only when the space changes to or from one with ports.
+ * I/O permissions: the TSS bitmap (a set bit forbids a port) holds some
+ * space's I/O fpages for ports 0..IO_PORTS-1.  Switching to a space without
+ * ports only moves the TSS's bitmap offset past its limit (every port
+ * denied); the bitmap is copied only when a different space with ports runs.
  */
-static const struct space *io_loaded;     /* whose ports are in the TSS; NULL: none */
+static const struct space *io_loaded;     /* whose ports are in tss.iomap; NULL: none */
+
+static void io_enable(bool on)
+{
+	tss.iomap_base = on ? offsetof(struct tss, iomap) : sizeof(tss);
+}
 
 static void io_load(const struct space *s)
 {
@@ -152,9 +160,13 @@ static void io_load(const struct space *s)
 
 void arch_io_switch(const struct space *s)
 {
-	const struct space *want = s && s->io_any ? s : NULL;
-	if (want != io_loaded)
-		io_load(want);
+	if (!s || !s->io_any) {
+		io_enable(false);
+		return;
+	}
+	if (s != io_loaded)
+		io_load(s);
+	io_enable(true);
 }
 
 /* Space s's port p changed (mapping.c): if its bitmap is loaded, follow it. */
@@ -163,7 +175,7 @@ void arch_io_changed(const struct space *s, unsigned port)
 	if (s == io_loaded)
 		tss.iomap[port / 8] = s->io_deny[port / 8];
 	else if (current && s == current->space && s->io_any)
-		io_load(s);
+		arch_io_switch(s);
 }
 
 /* Space s goes away: never keep its bitmap loaded. */
@@ -171,6 +183,8 @@ void arch_io_forget(const struct space *s)
 {
 	if (s == io_loaded)
 		io_load(NULL);
+	if (current && s == current->space)
+		io_enable(false);
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */
