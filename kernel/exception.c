@@ -84,7 +84,7 @@ struct pf_saved {
  * space.  Afterwards the faulter's MRs are as before and the instruction is
  * retried.  Returns false if there is no pager.
  */
-static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
+static bool fault_ipc_at(word_t rip, word_t label, word_t what)
 {
 	struct tcb *t = current;
 	word_t pager = utcb_get(t, UTCB_PAGER);
@@ -95,7 +95,7 @@ static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
 			       utcb_get(t, UTCB_ERROR_CODE), t->ipc_from };
 	mr[0] = L4_TAG_MAKE(label, 2, 0);
 	mr[1] = what;
-	mr[2] = tf->rip;
+	mr[2] = rip;
 	utcb_set(t, UTCB_BR(0), L4_COMPLETE_SPACE);
 	t->ipc_kind = IPC_KERNEL;
 	ipc_do(t, pager, pager, 0);
@@ -106,6 +106,17 @@ static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
 	utcb_set(t, UTCB_ERROR_CODE, sv.error);
 	t->ipc_from = sv.from;
 	return !gone;
+}
+
+static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
+{
+	return fault_ipc_at(tf->rip, label, what);
+}
+
+/* A string copy faulted in current's memory: MR2 = ~0 says the kernel's copy did. */
+bool pager_fault(word_t addr, unsigned rwx)
+{
+	return fault_ipc_at(~0UL, L4_LABEL_PAGEFAULT | rwx, addr);
 }
 
 static bool pagefault_ipc(struct trapframe *tf, word_t addr)

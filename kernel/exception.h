@@ -11,6 +11,11 @@
  * exception fastpath switched to the handler).
  */
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
+/*
+ * A page fault of the current thread at addr (rwx the access) that a kernel
+ * copy met: sent to its pager like a user fault; false if it has none.
+ */
+bool pager_fault(word_t addr, unsigned rwx);
 /* The preemption message to the current thread's scheduler, from the tick. */
 void preemption_ipc(struct trapframe *tf);
 /* Continuation of a thread whose exception IPC was answered on the slowpath. */

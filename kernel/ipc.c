@@ -70,6 +70,7 @@ static void start_receive(struct tcb *t, word_t from, word_t timeout)
 {
 	t->state = TS_RECV_BLOCKED;
 	t->partner = from;
+	t->rcv_timeout = timeout;       /* kept for a receive restarted after a copy fault */
 	timeout_start(t, timeout);
 }
 
@@ -86,6 +87,8 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 		err = L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
 	else
 		err = ipc_transfer(snd, rcv);
+	if (err == IPC_XFER_FAULT)
+		return err;                 /* nothing happened yet: xfer_fault says who must act */
 	rerr = err;
 	/* an xfer fault is "in the invoker's space" for one side, "in the partner's" for the other */
 	if (L4_IPC_CODE(err) == L4_IPC_XFER_TO_OWN || L4_IPC_CODE(err) == L4_IPC_XFER_TO_PARTNER)
@@ -132,12 +135,63 @@ void ipc_cancel_pending(struct tcb *t)
 	sendq_remove(t);
 }
 
-/* Take a blocked sender's message; it goes on to its own receive phase if it has one. */
-static word_t take_from_sender(struct tcb *t, struct tcb *s)
+/*
+ * A string copy from snd to the blocked rcv faulted and cannot be resolved
+ * (no pager): both get an xfer error, "own" for the side whose memory it was.
+ */
+static void fail_copy(struct tcb *snd, struct tcb *rcv, bool in_snd)
+{
+	word_t own = L4_IPC_XFER_TO_OWN, other = L4_IPC_XFER_TO_PARTNER;
+	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
+	ipc_complete(rcv, (in_snd ? other : own) | L4_IPC_PHASE_RECV);
+	sched_enqueue(rcv);
+	snd->ipc_error = in_snd ? own : other;
+}
+
+/* A blocked receiver's memory faulted: it leaves its receive to have its pager map it. */
+static void defer_receiver(struct tcb *d)
+{
+	timeout_cancel(d);
+	d->xfer_addr = xfer_fault.addr;
+	d->xfer_rwx = xfer_fault.rwx;
+	d->state = TS_READY;
+	arch_set_continuation(d, ipc_recv_fault_resume);
+	sched_enqueue(d);
+}
+
+/* A blocked sender's memory faulted: it leaves the queue to resolve it, then sends anew. */
+static void defer_sender(struct tcb *s)
 {
 	sendq_remove(s);
 	timeout_cancel(s);
+	s->xfer_addr = xfer_fault.addr;
+	s->xfer_rwx = xfer_fault.rwx;
+	ipc_complete(s, IPC_XFER_FAULT);
+	sched_enqueue(s);
+}
+
+void ipc_recv_fault_resume(struct trapframe *tf)
+{
+	struct tcb *t = current;
+	word_t from = t->partner, timeout = t->rcv_timeout;   /* the fault IPC overwrites them */
+	if (pager_fault(t->xfer_addr, t->xfer_rwx))
+		ipc_do(t, L4_NILTHREAD, from, L4_TIMEOUTS(0, timeout));
+	else
+		t->ipc_error = L4_IPC_XFER_TO_OWN | L4_IPC_PHASE_RECV;
+	ipc_user_return(tf);
+}
+
+/*
+ * Take a blocked sender's message; it goes on to its own receive phase if
+ * it has one.  IPC_XFER_FAULT: nothing changed, xfer_fault says who must act.
+ */
+static word_t take_from_sender(struct tcb *t, struct tcb *s)
+{
 	word_t err = rendezvous(s, t);
+	if (err == IPC_XFER_FAULT)
+		return err;
+	sendq_remove(s);
+	timeout_cancel(s);
 	if (s->is_irq) {
 		irq_taken(s);
 		return err;
@@ -151,24 +205,48 @@ static word_t take_from_sender(struct tcb *t, struct tcb *s)
 	return err;
 }
 
+/*
+ * A pending sender's message, if there is one.  A copy fault in our memory
+ * goes to our pager and the same sender is tried again; one in the
+ * sender's memory sends it away to resolve it.  False: no sender (left).
+ */
+static bool receive_pending(struct tcb *t, word_t from)
+{
+	for (struct tcb *s; from && (s = find_sender(t, from));) {
+		if (take_from_sender(t, s) != IPC_XFER_FAULT)
+			return true;                   /* sets t's result */
+		if (xfer_fault.who != t) {
+			defer_sender(s);
+		} else if (!pager_fault(xfer_fault.addr, xfer_fault.rwx)) {
+			t->ipc_error = L4_IPC_XFER_TO_OWN | L4_IPC_PHASE_RECV;
+			t->ipc_from = tcb_id_as_seen_by(s, t);
+			sendq_remove(s);
+			timeout_cancel(s);
+			ipc_complete(s, L4_IPC_XFER_TO_PARTNER);
+			sched_enqueue(s);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void receive_phase(struct tcb *t, word_t from, word_t timeout, struct tcb *woken)
 {
 	from = woken && woken->id == from ? from : resolve_from(t, from);   /* a Call: known */
-	struct tcb *s = from ? find_sender(t, from) : NULL;
-	if (from && !s && !timeout_is_zero(timeout)) {
+	bool got = receive_pending(t, from);
+	if (from && !got && !timeout_is_zero(timeout)) {
 		start_receive(t, from, timeout);
 		sched_swap(woken);
 		return;
 	}
-	if (s)
-		take_from_sender(t, s);   /* sets t's result */
-	else
+	if (!got)
 		t->ipc_error = (from ? L4_IPC_TIMEOUT : L4_IPC_NOPARTNER) | L4_IPC_PHASE_RECV;
 	if (woken)
 		sched_wake(woken);
 }
 
-static void send_blocked(struct tcb *t, struct tcb *dest, word_t from, word_t timeouts)
+/* Block sending to dest.  True if the send must be tried again (after a copy fault in our memory). */
+static bool send_blocked(struct tcb *t, struct tcb *dest, word_t from, word_t timeouts)
 {
 	t->state = TS_SEND_BLOCKED;
 	t->partner = dest->id;
@@ -179,9 +257,32 @@ static void send_blocked(struct tcb *t, struct tcb *dest, word_t from, word_t ti
 	sendq_append(dest, t);
 	timeout_start(t, L4_SND_TIMEOUT(timeouts));
 	sched_swap(NULL);
+	if (t->ipc_error != IPC_XFER_FAULT)
+		return false;
+	if (pager_fault(t->xfer_addr, t->xfer_rwx))
+		return true;
+	t->ipc_error = L4_IPC_XFER_TO_OWN;
+	return false;
 }
 
-void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts)
+/*
+ * The send to d, waiting for us, met a copy fault: resolve it through the
+ * pager of whoever's memory it is.  True: try the whole IPC again.
+ */
+static bool send_fault(struct tcb *t, struct tcb *d)
+{
+	if (xfer_fault.who == d && d->ipc_kind == IPC_USER) {
+		defer_receiver(d);
+		return true;
+	}
+	if (xfer_fault.who == t && pager_fault(xfer_fault.addr, xfer_fault.rwx))
+		return true;
+	fail_copy(t, d, xfer_fault.who == t);
+	return false;
+}
+
+/* One try of ipc_do; true if it must start over (a copy fault was resolved). */
+static bool ipc_try(struct tcb *t, word_t to, word_t from, word_t timeouts)
 {
 	t->ipc_error = 0;
 	t->ipc_from = L4_NILTHREAD;
@@ -190,29 +291,37 @@ void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts)
 		struct tcb *d = tcb_resolve(t, to);
 		if (!d || d == t || d->state == TS_IDLE) {
 			t->ipc_error = L4_IPC_NOPARTNER;
-			return;
+			return false;
 		}
 		if (d->is_irq) {
 			t->ipc_error = irq_ack(d, t);
 			if (t->ipc_error || from == L4_NILTHREAD)
-				return;
+				return false;
 		} else if (d->state == TS_RECV_BLOCKED && accepts(d, t)) {
 			t->ipc_error = rendezvous(t, d);
+			if (t->ipc_error == IPC_XFER_FAULT)
+				return send_fault(t, d);
 			if (t->ipc_error || from == L4_NILTHREAD) {
 				sched_wake(d);
-				return;
+				return false;
 			}
 			woken = d;
 		} else if (timeout_is_zero(L4_SND_TIMEOUT(timeouts))) {
 			t->ipc_error = L4_IPC_TIMEOUT;
-			return;
+			return false;
 		} else {
-			send_blocked(t, d, from, timeouts);
-			return;
+			return send_blocked(t, d, from, timeouts);
 		}
 	}
 	if (from != L4_NILTHREAD)
 		receive_phase(t, from, L4_RCV_TIMEOUT(timeouts), woken);
+	return false;
+}
+
+void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts)
+{
+	while (ipc_try(t, to, from, timeouts))
+		;
 }
 
 void ipc_user_return(struct trapframe *tf)

@@ -15,6 +15,8 @@ void sys_ipc(struct trapframe *tf);
 void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts);
 /* Continuation of a thread that blocked in an Ipc system call: return its result. */
 void ipc_user_return(struct trapframe *tf);
+/* Continuation of a receiver sent away to have a copy fault in its memory resolved. */
+void ipc_recv_fault_resume(struct trapframe *tf);
 /* Continuation of a new thread once its pager's start message (or an abort) arrived. */
 void ipc_startup_return(struct trapframe *tf);
 
@@ -31,9 +33,18 @@ void ipc_forget(struct tcb *t);
 
 /*
  * Copy t's message (snd's UTCB) to rcv's UTCB, processing typed items.
- * Returns 0 or an IPC error code without phase bit (overflow, xfer faults).
+ * Returns 0, an IPC error code without phase bit (overflow, xfer faults),
+ * or IPC_XFER_FAULT: a string copy faulted in memory that xfer_fault.who
+ * must have its pager resolve before the IPC is tried again.
  */
 word_t ipc_transfer(struct tcb *snd, struct tcb *rcv);
+#define IPC_XFER_FAULT (~0UL)
+struct xfer_fault {
+	struct tcb *who;
+	word_t addr;
+	unsigned rwx;
+};
+extern struct xfer_fault xfer_fault;
 
 /*
  * The register-only fast path; the frame to return through, or NULL for the

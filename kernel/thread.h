@@ -61,6 +61,8 @@ struct tcb {
 	struct tcb *sendq;          /* threads waiting to send to this one (FIFO ring) */
 	struct tcb *sq_next, *sq_prev;
 	u64 wake_at;                /* timeout deadline in µs; 0 = none */
+	word_t xfer_addr;           /* a string copy faulted here in our memory (ipc.c) */
+	unsigned xfer_rwx;
 	struct tcb *wq_next, *wq_prev;
 
 	word_t kstack_top;

@@ -3,6 +3,7 @@
 #include "ipc.h"
 #include "space.h"
 #include "mapping.h"
+#include "timer.h"
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 
@@ -71,11 +72,26 @@ static inline word_t br(const struct xfer *x, int i)
 	return word_at(x->brs, -1, i);
 }
 
-/* A copy fault ends the transfer at once, as a zero xfer timeout would (docs/abi.md). */
-static word_t fault_error(const struct xfer *x)
+struct xfer_fault xfer_fault;
+
+/*
+ * A copy met unmapped (or read-only) user memory at src or dst.  With both
+ * xfer timeouts non-zero the owner of that memory is to resolve it through
+ * its pager and the IPC is retried (IPC_XFER_FAULT, details in xfer_fault);
+ * a zero xfer timeout, or a kernel address, ends the transfer at once with
+ * codes 5/6 chosen from the two timeouts as Pistachio chooses them.
+ */
+static word_t fault_error(const struct xfer *x, word_t src, word_t dst)
 {
 	word_t snd_to = utcb_get(x->snd, UTCB_XFER_TIMEOUTS) >> 16 & 0xffff;
 	word_t rcv_to = utcb_get(x->rcv, UTCB_XFER_TIMEOUTS) & 0xffff;
+	bool snd_side = !space_kaddr(x->snd->space, src, MAP_R);
+	word_t addr = snd_side ? src : dst;
+	if (addr < USER_TOP && !timeout_is_zero(snd_to) && !timeout_is_zero(rcv_to)) {
+		xfer_fault = (struct xfer_fault){ snd_side ? x->snd : x->rcv, addr & PAGE_MASK,
+						  snd_side ? MAP_R : MAP_W };
+		return IPC_XFER_FAULT;
+	}
 	bool rcv_shorter = rcv_to && (!snd_to || rcv_to < snd_to);
 	return (x->bytes << 4) | (rcv_shorter ? L4_IPC_XFER_TO_PARTNER : L4_IPC_XFER_TO_OWN);
 }
@@ -102,7 +118,7 @@ static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 		word_t done = space_copy(x->snd->space, s.addr, x->rcv->space, r.addr, n);
 		x->bytes += done;
 		if (done < n)
-			return fault_error(x);
+			return fault_error(x, s.addr + done, r.addr + done);
 		s.addr += n; s.left -= n;
 		r.addr += n; r.left -= n;
 	}

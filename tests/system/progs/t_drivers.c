@@ -66,12 +66,14 @@ TEST_CASE("drivers.printf_through_driver", "printf goes through the driver; a wa
 	tt_kill(r);
 }
 
-TEST_CASE("drivers.bad_buffer", "a write from an unmapped buffer fails for the client; the driver serves on")
+TEST_CASE("drivers.bad_buffer", "with zero xfer timeouts a write from an unmapped buffer fails for the client; the driver serves on")
 {
 	EXPECT(start(), "drivers did not start");
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_ZERO));
 	EXPECT(console_write((const char *)0x7ff000000000UL, 16) < 0, "an unmapped buffer was written");
 	EXPECT(L4_IPC_CODE(L4_ErrorCode()) == L4_IPC_XFER_TO_OWN, "ErrorCode %lx", L4_ErrorCode());
 	EXPECT(console_write((const char *)0xffffffff80100000UL, 16) < 0, "kernel memory was written");
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, 0);
 	static const char ok[] = "drivers: still serving\n";
 	EXPECT(console_write(ok, sizeof(ok) - 1) == (long)sizeof(ok) - 1, "the driver is broken afterwards");
 }

@@ -214,9 +214,10 @@ TEST_CASE("string.missing_buffer", "two strings, one buffer: overflow at 128")
 	teardown();
 }
 
-TEST_CASE("string.bad_memory", "strings from unmapped or kernel memory and into kernel memory fail; nothing breaks")
+TEST_CASE("string.bad_memory", "with zero xfer timeouts, strings from unmapped or kernel memory and into kernel memory fail; nothing breaks")
 {
 	setup(0);
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_ZERO));
 	one_buffer(BUF);
 	L4_Word_t w[] = { L4_STRING_MAKE(64, 1, 0, 0), 0x7f0000000000UL };
 	L4_Word_t err = send_items(w, 2);
@@ -233,8 +234,71 @@ TEST_CASE("string.bad_memory", "strings from unmapped or kernel memory and into 
 	rx_brs[2] = (L4_Word_t)dst[0];
 	rx_reload();
 	err = send_items(ok, 2);
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, 0);
 	EXPECT(!err && bytes_ok(0, 0, 64, 1), "a good string afterwards: %lx", err);
 	teardown();
+}
+
+/* Pages of ours that the threads in other spaces have not touched yet. */
+static unsigned char fresh_dst[2 * 4096] __attribute__((aligned(4096)));
+static unsigned char fresh_src[2 * 4096] __attribute__((aligned(4096)));
+
+TEST_CASE("string.receiver_pagefault", "a receive buffer not yet mapped: the receiver's pager maps it and the copy completes")
+{
+	setup(1);
+	L4_Word_t before = tt_pager_faults;
+	rx_brs[0] = L4_ACCEPT_STRINGS;
+	rx_brs[1] = L4_STRING_MAKE(6000, 1, 0, 0);
+	rx_brs[2] = (L4_Word_t)fresh_dst + 100;       /* spans two pages the receiver never touched */
+	rx_nbrs = 3;
+	rx_reload();
+	for (int i = 0; i < 6000; i++)
+		fresh_src[i] = (unsigned char)(i * 7);
+	L4_Word_t w[] = { L4_STRING_MAKE(6000, 1, 0, 0), (L4_Word_t)fresh_src };
+	L4_Word_t err = send_items(w, 2);
+	EXPECT(!err && !rx_err, "send %lx receive %lx", err, rx_err);
+	for (int i = 0; i < 6000; i++)
+		EXPECT(fresh_dst[100 + i] == (unsigned char)(i * 7), "byte %d: %x", i, fresh_dst[100 + i]);
+	EXPECT(tt_pager_faults >= before + 2, "the receiver's pager saw %lu faults", tt_pager_faults - before);
+	teardown();
+}
+
+static volatile L4_Word_t s_err = 1;
+static L4_ThreadId_t main_tid;
+
+static void string_sender(void)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0x78, 0, 2));
+	L4_SetMR(1, L4_STRING_MAKE(5000, 1, 0, 0));
+	L4_SetMR(2, (L4_Word_t)fresh_src + 3000);      /* pages this space never touched */
+	L4_MsgTag_t tag = L4_Send(main_tid);
+	s_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+TEST_CASE("string.sender_pagefault", "a waiting sender's string not yet mapped: it faults to its pager and sends again")
+{
+	main_tid = L4_MyGlobalId();
+	for (int i = 0; i < 5000; i++)
+		fresh_src[3000 + i] = (unsigned char)(i * 3 + 1);
+	L4_ThreadId_t s = tt_id(120, 1);
+	L4_Word_t before = tt_pager_faults;
+	EXPECT(tt_start_space(s, string_sender), "start");
+	TT_WAIT(L4_Schedule(s, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_PENDING_SEND, 300);
+	L4_SetTcr(UTCB_BR(0), L4_ACCEPT_STRINGS);
+	L4_SetTcr(UTCB_BR(1), L4_STRING_MAKE(5000, 1, 0, 0));
+	L4_SetTcr(UTCB_BR(2), (L4_Word_t)dst);
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Receive_Timeout(s, L4_TimePeriod(200000), &from);
+	L4_SetTcr(UTCB_BR(0), 0);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x78, "receive: %lx", L4_ErrorCode());
+	const unsigned char *d = (const unsigned char *)dst;
+	for (int i = 0; i < 5000; i++)
+		EXPECT(d[i] == (unsigned char)(i * 3 + 1), "byte %d: %x", i, d[i]);
+	TT_WAIT(s_err != 1, 200);
+	EXPECT(s_err == 0, "the sender saw %lx", s_err);
+	EXPECT(tt_pager_faults >= before + 2, "the sender's pager saw %lu faults", tt_pager_faults - before);
+	tt_kill(s);
 }
 
 int main(void)
