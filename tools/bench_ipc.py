@@ -97,6 +97,14 @@ def table(results, commit, qemu):
                    "foreign_syscall.roundtrip": "native Linux getpid 343 (goal)",
                    "irq.latency": "device write to the handler thread's first instruction"}
         lines += [f"| {n} | {v} | {anchors[n]} |" for n, v in kernel_rows]
+    vm = [(n, p, v) for n, p, v, _ in results if n.startswith(("vm.", "thread.", "task."))]
+    if vm:
+        lines += ["", "## Virtual memory (seed 000 Table 5 and Table 4 row 4; 002 Table 1), DS/LQ",
+                  "", "| figure | parameters | guest instructions | per page |", "| --- | --- | --- | --- |"]
+        for n, p, v in vm:
+            pages = int(p.get("pages", 0))
+            per = f"{float(v) / pages:.0f}" if pages else ""
+            lines.append(f"| {n} | {' '.join(f'{k}={x}' for k, x in p.items())} | {v} | {per} |")
     counters = sorted({p["counter"] for n, p, _, _ in results if n == "sched.counter"})
     if counters:
         lines += ["", "## Scheduler counters during the 0-word run between spaces "
