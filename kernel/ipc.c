@@ -324,7 +324,7 @@ void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts)
 		;
 }
 
-void ipc_user_return(struct trapframe *tf)
+static inline void user_return(struct trapframe *tf)
 {
 	struct tcb *t = current;
 	word_t *mr = utcb_mrs(t);
@@ -343,13 +343,18 @@ void ipc_user_return(struct trapframe *tf)
 	tf->rsi = t->ipc_from;
 }
 
+void ipc_user_return(struct trapframe *tf)
+{
+	user_return(tf);
+}
+
 void sys_ipc(struct trapframe *tf)
 {
 	struct tcb *t = current;
 	frame_to_mrs(tf, utcb_mrs(t));
 	t->ipc_kind = IPC_USER;
 	ipc_do(t, tf->rsi, tf->rdx, tf->r8);
-	ipc_user_return(tf);
+	user_return(tf);
 }
 
 void ipc_startup_return(struct trapframe *tf)

@@ -4,6 +4,8 @@
 #define PECAN_IPC_H
 
 #include "thread.h"
+#include <l4/ipc.h>
+#include <l4/utcb.h>
 
 void sys_ipc(struct trapframe *tf);
 /*
@@ -37,7 +39,21 @@ void ipc_forget(struct tcb *t);
  * or IPC_XFER_FAULT: a string copy faulted in memory that xfer_fault.who
  * must have its pager resolve before the IPC is tried again.
  */
-word_t ipc_transfer(struct tcb *snd, struct tcb *rcv);
+word_t ipc_transfer_typed(struct tcb *snd, struct tcb *rcv, const word_t *mr, int i, int end);
+static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
+{
+	const word_t *smr = utcb_mrs(snd);
+	word_t *rmr = utcb_mrs(rcv);
+	word_t tag = smr[0], n = L4_TAG_U(tag) + L4_TAG_T(tag);
+	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
+	if (n >= L4_NUM_MRS)
+		return L4_IPC_OVERFLOW;
+	if (n)
+		arch_copy(rmr + 1, smr + 1, n * 8);
+	if (!L4_TAG_T(tag))
+		return 0;
+	return ipc_transfer_typed(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
+}
 #define IPC_XFER_FAULT (~0UL)
 struct xfer_fault {
 	struct tcb *who;

@@ -24,8 +24,11 @@
  * so an exception reply hands them over in place as well.
  */
 
-/* Is d blocked in a receive that takes a message from self, and free to resume now? */
-static bool waits_for(const struct tcb *d, const struct tcb *self, u8 kind)
+/*
+ * Is d blocked in a receive of this kind that takes a message from self,
+ * and free to resume now?  (An exception wait takes only its handler.)
+ */
+static inline bool waits_for(const struct tcb *d, const struct tcb *self, u8 kind)
 {
 	if (d->state != TS_RECV_BLOCKED || d->ipc_kind != kind || d->wake_at || d->stopped)
 		return false;
@@ -63,15 +66,18 @@ static void commit_switch(struct tcb *self, struct tcb *d, word_t from, u8 kind,
 	self->ipc_kind = kind;
 	arch_set_continuation(self, resume);
 	d->state = TS_READY;
-	d->ipc_kind = IPC_USER;
 	current = d;
 	COUNT(context_switches);
 	arch_switch_context(self, d);
 }
 
 /* An exception reply: the faulter's new state, less what passes in registers. */
-static struct trapframe *exception_reply(struct trapframe *tf, struct tcb *self, struct tcb *d)
+static __attribute__((noinline)) struct trapframe *exception_reply(struct trapframe *tf,
+								   struct tcb *self, struct tcb *d)
 {
+	word_t tag = tf->r9;
+	if (!waits_for(d, self, IPC_EXCEPTION) || L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax))
+		return NULL;             /* the slowpath fails it properly */
 	struct trapframe *df = arch_user_frame(d);
 	const word_t *mr = utcb_mrs(self);
 	df->rip = tf->rax;  df->r10 = tf->r10;
@@ -79,6 +85,8 @@ static struct trapframe *exception_reply(struct trapframe *tf, struct tcb *self,
 	df->rdi = mr[12];   df->rbp = mr[13];  df->r8 = mr[14];   df->r9 = mr[15];
 	df->r11 = mr[16];   df->rsp = mr[17];
 	df->rflags = (df->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	d->ipc_kind = IPC_USER;
+	commit_switch(self, d, tf->rdx, IPC_USER, ipc_user_return);
 	return (struct trapframe *)((word_t)df | 1);
 }
 
@@ -92,17 +100,14 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	struct tcb *d = global(tf->rsi);
 	if (!d || (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq)))
 		return NULL;
-	bool exc = d->ipc_kind == IPC_EXCEPTION;
-	if (!waits_for(d, self, exc ? IPC_EXCEPTION : IPC_USER))
+	if (unlikely(d->ipc_kind == IPC_EXCEPTION))
+		return exception_reply(tf, self, d);
+	if (!waits_for(d, self, IPC_USER))
 		return NULL;
-	if (exc && (L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax)))
-		return NULL;             /* the slowpath fails it properly */
-	struct trapframe *df = exc ? exception_reply(tf, self, d) : arch_user_frame(d);
-	if (!exc) {
-		df->rsi = tcb_id_as_seen_by(self, d);
-		if (L4_TAG_U(tag) > 7)
-			arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
-	}
+	struct trapframe *df = arch_user_frame(d);
+	df->rsi = tcb_id_as_seen_by(self, d);
+	if (L4_TAG_U(tag) > 7)
+		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return df;
 }

@@ -30,10 +30,6 @@ struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 	return t && t->space == self->space && t->utcb == id ? t : NULL;
 }
 
-word_t tcb_id_as_seen_by(const struct tcb *t, const struct tcb *viewer)
-{
-	return t->space == viewer->space ? t->utcb : t->id;
-}
 
 /* The kernel address of the UTCB at loc, allocating and mapping its page if needed. */
 static u8 *utcb_page(struct space *s, word_t loc)

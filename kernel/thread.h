@@ -90,7 +90,10 @@ static inline struct tcb *tcb_resolve(struct tcb *self, word_t id)
 	return t && t->id == id ? t : NULL;
 }
 /* The ID under which `t` appears to `viewer`: local if both share a space. */
-word_t tcb_id_as_seen_by(const struct tcb *t, const struct tcb *viewer);
+static inline word_t tcb_id_as_seen_by(const struct tcb *t, const struct tcb *viewer)
+{
+	return t->space == viewer->space ? t->utcb : t->id;
+}
 
 /*
  * Create thread gid in space s with its UTCB at utcb_location (1 KiB aligned,

@@ -158,23 +158,10 @@ static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t
 	return 0;
 }
 
-static __attribute__((noinline)) word_t typed_transfer(struct tcb *snd, struct tcb *rcv,
-							const word_t *mr, int i, int end)
+word_t ipc_transfer_typed(struct tcb *snd, struct tcb *rcv, const word_t *mr, int i, int end)
 {
 	struct xfer x = { .snd = snd, .rcv = rcv };
 	return typed_items(&x, mr, i, end);
 }
 
-word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
-{
-	const word_t *smr = utcb_mrs(snd);
-	word_t *rmr = utcb_mrs(rcv);
-	word_t tag = smr[0], n = L4_TAG_U(tag) + L4_TAG_T(tag);
-	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
-	if (n >= L4_NUM_MRS)
-		return L4_IPC_OVERFLOW;
-	arch_copy(rmr + 1, smr + 1, n * 8);
-	if (!L4_TAG_T(tag))
-		return 0;
-	return typed_transfer(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
-}
+

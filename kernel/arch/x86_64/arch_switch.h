@@ -11,6 +11,7 @@ extern word_t *const arch_tss_rsp0;      /* cpu.c: where interrupts from ring 3 
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
+extern bool arch_io_enabled;             /* the TSS bitmap is in force */
 
 /* Everything of a switch but the kernel stack: space, UTCB pointer, FPU state. */
 static inline void arch_switch_context(struct tcb *prev, struct tcb *next)
@@ -20,7 +21,8 @@ static inline void arch_switch_context(struct tcb *prev, struct tcb *next)
 		if (next->space->root != arch_loaded_root) {
 			arch_loaded_root = next->space->root;
 			__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
-			arch_io_switch(next->space);
+			if (next->space->io_any || arch_io_enabled)
+				arch_io_switch(next->space);
 		}
 		user_gs_page[0] = next->utcb;
 	}

@@ -145,9 +145,12 @@ void arch_set_utcb_pointer(word_t utcb)
  */
 static const struct space *io_loaded;     /* whose ports are in tss.iomap; NULL: none */
 
+bool arch_io_enabled;
+
 static void io_enable(bool on)
 {
 	tss.iomap_base = on ? offsetof(struct tss, iomap) : sizeof(tss);
+	arch_io_enabled = on;
 }
 
 static void io_load(const struct space *s)
