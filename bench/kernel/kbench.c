@@ -4,6 +4,7 @@
 #include "../../lib/l4/l4.h"
 #include "../../lib/c/stdio.h"
 #include "../../lib/test/tthread.h"
+#include "../../lib/c/portio.h"
 
 #define ROUNDS 1000
 #define IRQ_ROUNDS 100
@@ -67,16 +68,6 @@ static void syscall_loop(void)
 	report();
 }
 
-static inline void outb(unsigned short port, unsigned char v)
-{
-	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline unsigned char inb(unsigned short port)
-{
-	unsigned char v;
-	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 static void irq_handler(void)
 {

@@ -3,6 +3,7 @@
 // (protocol in include/l4/drivers.h).  Output is polled; input is interrupt driven.
 #include "drivers.h"
 #include <l4/drivers.h>
+#include "../../lib/c/portio.h"
 
 #define COM1 0x3f8
 #define RBR 0
@@ -24,16 +25,6 @@ static unsigned in_head, in_count;
 static L4_ThreadId_t reader;
 static L4_Word_t reader_max;
 
-static inline void outb(unsigned short port, unsigned char v)
-{
-	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline unsigned char inb(unsigned short port)
-{
-	unsigned char v;
-	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 /* Drain the receiver into the ring buffer (the interrupt's work). */
 static void receive(void)

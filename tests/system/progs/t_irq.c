@@ -3,6 +3,7 @@
 #include "../../../lib/l4/l4.h"
 #include "../../../lib/test/test.h"
 #include "../../../lib/test/tthread.h"
+#include "../../../lib/c/portio.h"
 
 #define COM1 0x3f8
 #define COM2 0x2f8
@@ -17,16 +18,6 @@ static volatile L4_ThreadId_t handler_ids[2];
 static L4_ThreadId_t fresh(void) { return tt_id(slot++, 1); }
 static L4_ThreadId_t irq_thread(int n) { return l4_global_id(n, 1); }
 
-static inline void outb(unsigned short port, unsigned char v)
-{
-	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline unsigned char inb(unsigned short port)
-{
-	unsigned char v;
-	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 /* A transmitter-empty interrupt: enabling THRE while the transmitter is empty raises it. */
 static void trigger(unsigned short port)

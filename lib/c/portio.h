@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Port I/O from user mode: works only on ports the space has as I/O fpages. */
+#ifndef PECAN_PORTIO_H
+#define PECAN_PORTIO_H
+
+static inline void outb(unsigned short port, unsigned char v)
+{
+	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline unsigned char inb(unsigned short port)
+{
+	unsigned char v;
+	__asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+#endif
