@@ -47,6 +47,18 @@ static L4_Word_t timeouts(void)
 	return L4_TIMEOUTS(t[rnd() % 3], t[rnd() % 3]);
 }
 
+/* An fpage that is often plausible: memory of any size, I/O ports, nil, complete. */
+static L4_Word_t fpage(void)
+{
+	L4_Word_t r = rnd();
+	switch (r & 3) {
+	case 0: return L4_FPAGE_MAKE(addr(), (r >> 2) % 64, r >> 8);
+	case 1: return L4_IO_FPAGE((r >> 2) & 0xffff, (r >> 20) % 17, r >> 40);
+	case 2: return r & 1 ? L4_COMPLETE_SPACE | 7 : 0;
+	default: return rnd();
+	}
+}
+
 /* The receiving end of the fuzzed IPC: random buffers, never blocks long. */
 static void sink_loop(void)
 {
@@ -64,8 +76,11 @@ static void fuzz_ipc(void)
 {
 	L4_Word_t u = rnd() % 64, t = rnd() % 4 ? rnd() % 8 : rnd() % 64;
 	L4_SetMR(0, L4_TAG_MAKE(rnd() & 0xffff, u, t) | (rnd() % 4 ? 0 : rnd() & 0xf000));
-	for (int i = 1; i < 64; i++)
-		L4_SetMR(i, rnd() & 1 ? addr() : L4_STRING_MAKE(rnd() % 65536, 1 + rnd() % 32, rnd() & 1, rnd() & 1));
+	for (int i = 1; i < 64; i++) {
+		L4_Word_t r = rnd() % 3;
+		L4_SetMR(i, r == 0 ? addr() : r == 1 ? fpage() :
+			 L4_STRING_MAKE(rnd() % 65536, 1 + rnd() % 32, (rnd() & 1) != 0, (rnd() & 1) != 0));
+	}
 	L4_ThreadId_t to = rnd() % 3 ? sink : thread_id();
 	if (L4_IpcFailed(L4_Ipc(to, rnd() & 1 ? L4_NILTHREAD : thread_id(), timeouts(), 0)))
 		ipc_failed++;
@@ -74,9 +89,19 @@ static void fuzz_ipc(void)
 	L4_ThreadSwitch(sink);      /* let the sink wait again */
 }
 
+static void fuzz_unmap(void)
+{
+	L4_Word_t k = rnd() % 64;
+	for (L4_Word_t i = 0; i <= k; i++)
+		L4_SetMR((int)i, fpage());
+	L4_Unmap(k | (rnd() & 0x40));
+}
+
 static void fuzz_other(void)
 {
-	L4_Word_t which = rnd() % 5;
+	L4_Word_t which = rnd() % 6;
+	if (which == 5)
+		return fuzz_unmap();
 	if (which == 0) {
 		struct L4_ExRegs x = { .control = rnd() & 0x346, .sp = addr(), .ip = addr(),
 				       .flags = rnd(), .handle = rnd(), .pager = thread_id() };
@@ -128,7 +153,13 @@ TEST_CASE("fuzz.privileged", "random privileged calls from the root task on test
 	L4_ThreadId_t me = L4_MyGlobalId();
 	for (int i = 0; i < 2000; i++) {
 		L4_ThreadId_t t = tt_id(30 + rnd() % 6, 1 + rnd() % 2);
-		L4_Word_t w = rnd() % 4;
+		L4_Word_t w = rnd() % 5;
+		if (w == 4) {                    /* interrupt lines: associate, release, bogus handlers */
+			L4_ThreadId_t irq = l4_global_id(rnd() % 20, 1 + rnd() % 2);
+			L4_ThreadControl(irq, rnd() & 1 ? irq : thread_id(), L4_NILTHREAD,
+					 rnd() & 1 ? irq : thread_id(), ~0UL);
+			continue;
+		}
 		if (w == 0)
 			L4_ThreadControl(t, rnd() & 1 ? t : me, rnd() & 1 ? me : thread_id(),
 					 rnd() & 1 ? me : thread_id(), rnd() & 1 ? tt_utcb(t) : addr());
@@ -143,6 +174,9 @@ TEST_CASE("fuzz.privileged", "random privileged calls from the root task on test
 	for (int n = 30; n < 36; n++)
 		for (int v = 1; v <= 2; v++)
 			tt_kill(tt_id(n, v));
+	for (int n = 1; n < 16; n++)         /* release every line the storm associated */
+		L4_ThreadControl(l4_global_id(n, 1), l4_global_id(n, 1), L4_NILTHREAD,
+				 l4_global_id(n, 1), ~0UL);
 	/* the system still works: a fresh thread runs and answers */
 	L4_ThreadId_t t = tt_id(40, 1);
 	EXPECT(tt_start_local(t, tt_park), "a new thread after the storm: %lx", L4_ErrorCode());
@@ -150,6 +184,7 @@ TEST_CASE("fuzz.privileged", "random privileged calls from the root task on test
 	struct L4_ExRegs x = { 0 };
 	EXPECT(pecan_exregs(t, &x) == tt_utcb(t) + UTCB_P_OFFSET, "it does not answer");
 	tt_kill(t);
+	EXPECT(pecan_kdb_check_mappings() == 0, "the mapping database is inconsistent after the storm");
 }
 
 int main(void)
