@@ -46,6 +46,13 @@ void kip_init(void)
 	kernel_descriptor();
 }
 
+void kip_set_clock(word_t cpu_khz, word_t tick_us)
+{
+	kip[KIP_PROC_DESC_OFF / 8] = 1193;                 /* external: the PIT's 1.193 MHz */
+	kip[KIP_PROC_DESC_OFF / 8 + 1] = cpu_khz;          /* internal: the calibrated TSC */
+	set(KIP_OFF_CLOCK_INFO, (tick_us << 16) | 1);      /* schedule / read precision, µs */
+}
+
 void kip_set_server(int off, word_t ip, word_t sp, word_t low, word_t high)
 {
 	set(off, sp);

@@ -86,6 +86,7 @@ void arch_switch_to(struct tcb *prev, struct tcb *next);
 void arch_set_utcb_pointer(word_t utcb);
 void arch_idle_wait(void);               /* enable interrupts, halt until one arrives */
 u64 arch_clock_us(void);                 /* monotonic microseconds since boot */
+u64 arch_tsc_per_us(void);               /* the calibrated time-stamp counter rate */
 void arch_timer_init(word_t tick_us);    /* periodic tick calling timer_tick() */
 #define ARCH_NUM_IRQS 16                 /* interrupt lines, = the KIP's SystemBase */
 #define ARCH_IRQ_TIMER 0                 /* the kernel's own lines */

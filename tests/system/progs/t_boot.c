@@ -50,6 +50,10 @@ TEST_CASE("kip.layout", "KIP magic, UTCB and thread info, kernel descriptor")
 	EXPECT(kd[0] == KIP_KERNEL_ID, "kernel descriptor ID %lx", kd[0]);
 	EXPECT((kd[3] & 0xffffffff) == ('P' | 'C' << 8 | 'A' << 16 | (L4_Word_t)'N' << 24), "supplier %lx", kd[3]);
 	EXPECT(kip_word(KIP_OFF_PROC_DESC) < 4096, "processor descriptor outside the KIP");
+	const L4_Word_t *pd = (const L4_Word_t *)(b + kip_word(KIP_OFF_PROC_DESC));
+	EXPECT(pd[0] == 1193 && pd[1] >= 100000, "processor frequencies %lu / %lu kHz", pd[0], pd[1]);
+	EXPECT((kip_word(0x180) >> 16 & 0xffff) == 1000 && (kip_word(0x180) & 0xffff) == 1,
+	       "ClockInfo %lx", kip_word(0x180));
 }
 
 TEST_CASE("kip.syscall_pointers", "the system-call pointers are distinct stubs in the stub page, Lipc shares Ipc's")
