@@ -54,6 +54,11 @@ void sys_exchange_registers(struct trapframe *tf)
 		tf->rax = L4_NILTHREAD;
 		return;
 	}
+	if ((control & L4_EXREG_SET_IP) && !arch_sysret_safe(tf->r8)) {
+		utcb_set(current, UTCB_ERROR_CODE, L4_ERR_INVALID_PARAM);   /* no CPU returns there */
+		tf->rax = L4_NILTHREAD;
+		return;
+	}
 	struct trapframe *uf = t == current ? tf : arch_user_frame(t);
 	word_t old_sp = uf->rsp, old_ip = uf->rip, old_flags = uf->rflags;
 	word_t old_pager = utcb_get(t, UTCB_PAGER), old_handle = utcb_get(t, UTCB_USER_HANDLE);

@@ -363,6 +363,8 @@ void ipc_startup_return(struct trapframe *tf)
 	word_t *mr = utcb_mrs(t);
 	t->ipc_kind = IPC_USER;
 	if (!t->ipc_error && L4_TAG_U(mr[0]) == 2 && L4_TAG_T(mr[0]) == 0) {
+		if (!arch_sysret_safe(mr[1]))
+			thread_halt_current("start message with a non-canonical IP", tf, mr[1]);
 		tf->rip = mr[1];
 		tf->rsp = mr[2];
 	}

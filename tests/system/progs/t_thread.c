@@ -199,6 +199,28 @@ TEST_CASE("exregs.read_set", "ExchangeRegisters reads and sets SP, IP, flags, ha
 	tt_kill(t);
 }
 
+TEST_CASE("exregs.noncanonical_ip", "a non-canonical IP, by ExchangeRegisters or a start message, never reaches the CPU")
+{
+	L4_ThreadId_t t = fresh(), u = fresh(), me = L4_MyGlobalId();
+	EXPECT(tt_start_local(t, tt_park), "start");
+	L4_Sleep(1000);
+	struct L4_ExRegs x = { .control = L4_EXREG_SET_IP | L4_EXREG_ABORT_RECV,
+			       .ip = 0x8000000000001000UL };
+	EXPECT(pecan_exregs(t, &x) == L4_NILTHREAD && L4_ErrorCode() == L4_ERR_INVALID_PARAM,
+	       "ExchangeRegisters took it: %lx", L4_ErrorCode());
+	x = (struct L4_ExRegs){ 0 };
+	EXPECT(pecan_exregs(t, &x) != L4_NILTHREAD && x.ip != 0x8000000000001000UL, "IP is %lx", x.ip);
+	EXPECT(L4_ThreadControl(u, me, me, me, tt_utcb(u)), "create");
+	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));
+	L4_SetMR(1, 0x8000000000001000UL);
+	L4_SetMR(2, tt_stack());
+	EXPECT(!L4_IpcFailed(L4_Send(u)), "start message");
+	L4_Sleep(2000);
+	EXPECT(L4_Schedule(u, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_INACTIVE, "the thread was not halted");
+	tt_kill(t);
+	tt_kill(u);
+}
+
 TEST_CASE("exregs.other_space", "ExchangeRegisters on a thread of another space or an inactive one fails")
 {
 	L4_ThreadId_t far = fresh(), idle = fresh(), me = L4_MyGlobalId();
