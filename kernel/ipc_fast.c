@@ -30,7 +30,7 @@
  */
 static inline bool waits_for(const struct tcb *d, const struct tcb *self, u8 kind)
 {
-	if (d->state != TS_RECV_BLOCKED || d->ipc_kind != kind || d->wake_at || d->stopped)
+	if (d->fast_key != (u32)(TS_RECV_BLOCKED | kind << 8) || d->wake_at)
 		return false;
 	if (d->partner != self->id && (kind != IPC_USER || (d->partner != L4_ANYTHREAD &&
 	    !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))))
@@ -63,7 +63,8 @@ static void commit_switch(struct tcb *self, struct tcb *d, word_t from, u8 kind,
 	}
 	self->state = TS_RECV_BLOCKED;
 	self->partner = from;
-	self->ipc_kind = kind;
+	if (kind != IPC_USER)          /* a running thread is always IPC_USER */
+		self->ipc_kind = kind;
 	arch_set_continuation(self, resume);
 	d->state = TS_READY;
 	current = d;

@@ -29,8 +29,15 @@ struct space;
 struct tcb {
 	/* identity */
 	word_t id;                  /* global thread ID */
-	enum thread_state state;
-	bool stopped;               /* halted by ExchangeRegisters; not run until resumed */
+	union {
+		struct {
+			u8 state;           /* enum thread_state */
+			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
+			bool stopped;       /* halted by ExchangeRegisters; not run until resumed */
+			u8 zero;
+		};
+		u32 fast_key;           /* the three above, for the fastpath's one test */
+	};
 	bool is_irq;                /* an interrupt thread (irq.c): no space, never runs */
 	bool irq_delivered;         /* its message is with the handler; the line is masked */
 	bool preempt_pending;       /* its slice ended and it asked to tell its scheduler */
@@ -51,7 +58,6 @@ struct tcb {
 	word_t quantum;             /* total quantum in µs, 0 = infinite */
 
 	/* IPC */
-	u8 ipc_kind;
 	word_t partner;             /* send: destination; receive: from-specifier */
 	word_t recv_spec;           /* while sending: the receive phase that follows (nil: none) */
 	word_t rcv_timeout;         /* a Call's receive timeout, started when its send completes */
