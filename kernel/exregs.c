@@ -9,16 +9,19 @@
 
 static word_t old_control(const struct tcb *t)
 {
-	return (t->stopped ? 1 : 0) | (t->state == TS_RECV_BLOCKED ? 2 : 0) |
+	return (t->exregs_stopped ? 1 : 0) | (t->state == TS_RECV_BLOCKED ? 2 : 0) |
 	       (t->state == TS_SEND_BLOCKED ? 4 : 0);
 }
 
 /* Stop or resume t (the H and h bits). */
 static void set_halt(struct tcb *t, bool halt)
 {
-	if (halt == t->stopped)
+	if (halt == t->exregs_stopped)
 		return;
-	t->stopped = halt;
+	t->exregs_stopped = halt;
+	if (t->stopped == (halt || t->quantum_stopped))
+		return;
+	t->stopped = halt || t->quantum_stopped;
 	if (halt && t != current)
 		sched_dequeue(t);
 	else if (!halt && t != current && sched_runnable(t))

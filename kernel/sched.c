@@ -201,9 +201,34 @@ static bool wants_preemption_ipc(const struct tcb *t)
 	return t->utcb_k && (t->utcb_k[UTCB_PREEMPT_FLAGS] & L4_PREEMPT_SIGNAL) && t->scheduler;
 }
 
+/* t used up its total quantum: it stops until its scheduler gives it more. */
+static void quantum_out(struct tcb *t)
+{
+	t->quantum_stopped = t->stopped = true;
+	sched_schedule();
+}
+
+void sched_set_quantum(struct tcb *t, word_t us)
+{
+	t->quantum = t->quantum_left = us;
+	if (!t->quantum_stopped)
+		return;
+	t->quantum_stopped = false;
+	t->stopped = t->exregs_stopped;
+	if (sched_runnable(t) && t != current)
+		sched_enqueue(t);
+}
+
 void sched_tick(word_t us)
 {
-	if (current == idle_thread || !current->timeslice)
+	if (current == idle_thread)
+		return;
+	if (current->quantum) {
+		if (current->quantum_left <= us)
+			return quantum_out(current);
+		current->quantum_left -= us;
+	}
+	if (!current->timeslice)
 		return;
 	if (current->slice_left > us) {
 		current->slice_left -= us;

@@ -42,6 +42,8 @@ void sched_schedule(void);
 void sched_yield(void);
 /* Switch to `t` now if it is runnable (ThreadSwitch(t), donating the slice). */
 void sched_donate(struct tcb *t);
+/* Give t a total quantum of us µs (0: unlimited); a thread that ran out may run again. */
+void sched_set_quantum(struct tcb *t, word_t us);
 /* Change t's priority, keeping the queues consistent. */
 void sched_set_prio(struct tcb *t, u8 prio);
 /* One timer tick of `us` microseconds has passed in the current thread. */

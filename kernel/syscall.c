@@ -74,7 +74,7 @@ static void sys_schedule(struct trapframe *tf)
 		if ((time >> 16 & 0xffff) != 0xffff)
 			t->timeslice = t->slice_left = timeout_deadline(time >> 16 & 0xffff, 0);
 		if ((time & 0xffff) != 0xffff)
-			t->quantum = timeout_deadline(time & 0xffff, 0);
+			sched_set_quantum(t, timeout_deadline(time & 0xffff, 0));
 	}
 	tf->rdx = old_time;
 	tf->rax = sched_state(t);

@@ -33,7 +33,7 @@ struct tcb {
 		struct {
 			u8 state;           /* enum thread_state */
 			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
-			bool stopped;       /* halted by ExchangeRegisters; not run until resumed */
+			bool stopped;       /* halted by ExchangeRegisters or out of quantum */
 			u8 zero;
 		};
 		u32 fast_key;           /* the three above, for the fastpath's one test */
@@ -41,6 +41,8 @@ struct tcb {
 	bool is_irq;                /* an interrupt thread (irq.c): no space, never runs */
 	bool irq_delivered;         /* its message is with the handler; the line is masked */
 	bool preempt_pending;       /* its slice ended and it asked to tell its scheduler */
+	bool exregs_stopped;        /* which of the two stopped it */
+	bool quantum_stopped;
 	struct space *space;
 	word_t utcb;                /* user address of the UTCB pointer P (= local ID) */
 	u8 *utcb_k;                 /* kernel address of P */
@@ -56,6 +58,7 @@ struct tcb {
 	struct tcb *rq_next, *rq_prev;
 	word_t timeslice, slice_left;   /* µs */
 	word_t quantum;             /* total quantum in µs, 0 = infinite */
+	word_t quantum_left;        /* what is left of it; the thread waits for more at 0 */
 
 	/* IPC */
 	word_t partner;             /* send: destination; receive: from-specifier */

@@ -170,6 +170,25 @@ TEST_CASE("sched.preemption_message", "a thread that asked for it tells its sche
 	tt_kill(t);
 }
 
+static void spinner3(void) { for (;;) spins[3]++; }
+
+TEST_CASE("sched.total_quantum", "a thread that used up its total quantum stops until its scheduler gives it more")
+{
+	spins[3] = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(start(t, spinner3, 100), "start");
+	L4_Word_t q = L4_TimePeriod(20000);
+	EXPECT(L4_Schedule(t, (0xffffUL << 16) | q, ~0UL, ~0UL, ~0UL, 0), "set quantum: %lx", L4_ErrorCode());
+	L4_Sleep(60000);                       /* it can only have run for about 20 ms of it */
+	L4_Word_t s1 = spins[3];
+	L4_Sleep(20000);
+	EXPECT(s1 > 0 && spins[3] == s1, "spins %lu then %lu: it ran past its quantum", s1, spins[3]);
+	EXPECT(L4_Schedule(t, (0xffffUL << 16) | q, ~0UL, ~0UL, ~0UL, 0), "refill");
+	TT_WAIT(spins[3] > s1, 100);
+	EXPECT(spins[3] > s1, "it did not run again after the refill");
+	tt_kill(t);
+}
+
 static volatile L4_Word_t sched_result[4];
 
 static void scheduler_thread(void)
