@@ -72,17 +72,43 @@ static bool io_instruction(struct trapframe *tf, word_t *port, word_t *log2, wor
 	return true;
 }
 
-/* Words of the faulter's state the page-fault IPC overwrites (abi.md §3, §7.1). */
-struct pf_saved {
+/* Words of a thread's state a kernel-generated Call overwrites (abi.md §3, §7.1). */
+struct kcall_saved {
 	word_t mr[3], br0, error, from;
 };
+
+/*
+ * A Call the kernel makes on behalf of the current thread: MR0 = label with
+ * u = 2, MR1, MR2; the reply comes in through `window`.  The thread's MR0-2,
+ * BR0, ErrorCode and From are as before afterwards.  Returns the IPC error.
+ */
+static word_t kernel_call(word_t dest, word_t label, word_t w1, word_t w2, word_t window)
+{
+	struct tcb *t = current;
+	word_t *mr = utcb_mrs(t);
+	struct kcall_saved sv = { { mr[0], mr[1], mr[2] }, utcb_get(t, UTCB_BR(0)),
+				  utcb_get(t, UTCB_ERROR_CODE), t->ipc_from };
+	mr[0] = L4_TAG_MAKE(label, 2, 0);
+	mr[1] = w1;
+	mr[2] = w2;
+	utcb_set(t, UTCB_BR(0), window);
+	t->ipc_kind = IPC_KERNEL;
+	ipc_do(t, dest, dest, 0);
+	t->ipc_kind = IPC_USER;
+	word_t err = t->ipc_error;
+	mr[0] = sv.mr[0]; mr[1] = sv.mr[1]; mr[2] = sv.mr[2];
+	utcb_set(t, UTCB_BR(0), sv.br0);
+	utcb_set(t, UTCB_ERROR_CODE, sv.error);
+	t->ipc_from = sv.from;
+	return err;
+}
 
 /*
  * A user page fault (or I/O page fault) becomes a Call to the thread's
  * pager: label -2<<4 | rwx (-8<<4 | rwx), MR1 = address (I/O fpage), MR2 =
  * RIP; the pager's map items land through a receive window of the whole
- * space.  Afterwards the faulter's MRs are as before and the instruction is
- * retried.  Returns false if there is no pager.
+ * space.  Afterwards the instruction is retried.  Returns false if there is
+ * no pager.
  */
 static bool fault_ipc_at(word_t rip, word_t label, word_t what)
 {
@@ -90,22 +116,8 @@ static bool fault_ipc_at(word_t rip, word_t label, word_t what)
 	word_t pager = utcb_get(t, UTCB_PAGER);
 	if (!pager || !tcb_resolve(t, pager))
 		return false;
-	word_t *mr = utcb_mrs(t);
-	struct pf_saved sv = { { mr[0], mr[1], mr[2] }, utcb_get(t, UTCB_BR(0)),
-			       utcb_get(t, UTCB_ERROR_CODE), t->ipc_from };
-	mr[0] = L4_TAG_MAKE(label, 2, 0);
-	mr[1] = what;
-	mr[2] = rip;
-	utcb_set(t, UTCB_BR(0), L4_COMPLETE_SPACE);
-	t->ipc_kind = IPC_KERNEL;
-	ipc_do(t, pager, pager, 0);
-	t->ipc_kind = IPC_USER;
-	bool gone = L4_IPC_CODE(t->ipc_error) == L4_IPC_NOPARTNER;
-	mr[0] = sv.mr[0]; mr[1] = sv.mr[1]; mr[2] = sv.mr[2];
-	utcb_set(t, UTCB_BR(0), sv.br0);
-	utcb_set(t, UTCB_ERROR_CODE, sv.error);
-	t->ipc_from = sv.from;
-	return !gone;
+	word_t err = kernel_call(pager, label, what, rip, L4_COMPLETE_SPACE);
+	return L4_IPC_CODE(err) != L4_IPC_NOPARTNER;
 }
 
 static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
@@ -151,7 +163,7 @@ bool exception_reply_valid(struct tcb *handler)
  * The thread's time slice ended and it asked (PreemptFlags bit 5) to tell
  * its scheduler: a Call with label -3<<4, MR1 = the time in µs, MR2 = 0
  * (abi.md §7.5).  The scheduler's reply lets it run on with a fresh slice;
- * if there is no scheduler to ask it simply yields.  Its MR0-2 are kept.
+ * if there is no scheduler to ask it simply yields.
  */
 void preemption_ipc(struct trapframe *tf)
 {
@@ -162,15 +174,7 @@ void preemption_ipc(struct trapframe *tf)
 		sched_yield();
 		return;
 	}
-	word_t *mr = utcb_mrs(t), saved[3] = { mr[0], mr[1], mr[2] }, err = utcb_get(t, UTCB_ERROR_CODE);
-	mr[0] = L4_TAG_MAKE(L4_LABEL_PREEMPTION, 2, 0);
-	mr[1] = timer_now();
-	mr[2] = 0;
-	t->ipc_kind = IPC_KERNEL;
-	ipc_do(t, t->scheduler, t->scheduler, 0);
-	t->ipc_kind = IPC_USER;
-	mr[0] = saved[0]; mr[1] = saved[1]; mr[2] = saved[2];
-	utcb_set(t, UTCB_ERROR_CODE, err);
+	kernel_call(t->scheduler, L4_LABEL_PREEMPTION, timer_now(), 0, utcb_get(t, UTCB_BR(0)));
 }
 
 /* The handler's reply MR1..MR18 become the thread's registers; flags only the user's. */

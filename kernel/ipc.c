@@ -9,19 +9,6 @@
 #include <l4/thread.h>
 #include <l4/utcb.h>
 
-/* MR0..MR7 travel in these frame registers (abi.md §0.4). */
-static void frame_to_mrs(const struct trapframe *tf, word_t *mr)
-{
-	mr[0] = tf->r9;  mr[1] = tf->rax; mr[2] = tf->rbx; mr[3] = tf->r10;
-	mr[4] = tf->r12; mr[5] = tf->r13; mr[6] = tf->r14; mr[7] = tf->r15;
-}
-
-static void mrs_to_frame(const word_t *mr, struct trapframe *tf)
-{
-	tf->r9 = mr[0];  tf->rax = mr[1]; tf->rbx = mr[2]; tf->r10 = mr[3];
-	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
-}
-
 /* Does receiver r (blocked in a receive) take a message from s? */
 static bool accepts(const struct tcb *r, const struct tcb *s)
 {

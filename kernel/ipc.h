@@ -7,6 +7,19 @@
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 
+/* MR0..MR7 travel in these frame registers for Ipc and Unmap (abi.md §0.4). */
+static inline void frame_to_mrs(const struct trapframe *tf, word_t *mr)
+{
+	mr[0] = tf->r9;  mr[1] = tf->rax; mr[2] = tf->rbx; mr[3] = tf->r10;
+	mr[4] = tf->r12; mr[5] = tf->r13; mr[6] = tf->r14; mr[7] = tf->r15;
+}
+
+static inline void mrs_to_frame(const word_t *mr, struct trapframe *tf)
+{
+	tf->r9 = mr[0];  tf->rax = mr[1]; tf->rbx = mr[2]; tf->r10 = mr[3];
+	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
+}
+
 void sys_ipc(struct trapframe *tf);
 /*
  * The IPC operation of thread t (current): send to `to` (nil: none), then

@@ -2,6 +2,7 @@
 // Recursive address spaces: map and grant items, Unmap, sigma0's idempotent
 // memory, all through the mapping database (mdb.c) and the page tables.
 #include "mapping.h"
+#include "ipc.h"
 #include "frame.h"
 #include "mdb.h"
 #include "printk.h"
@@ -252,12 +253,10 @@ void sys_unmap(struct trapframe *tf)
 	struct tcb *t = current;
 	word_t *mr = utcb_mrs(t), k = tf->rdx & 0x3f;
 	bool flush = tf->rdx & 0x40;
-	mr[0] = tf->r9;  mr[1] = tf->rax; mr[2] = tf->rbx; mr[3] = tf->r10;
-	mr[4] = tf->r12; mr[5] = tf->r13; mr[6] = tf->r14; mr[7] = tf->r15;
+	frame_to_mrs(tf, mr);
 	for (word_t i = 0; i <= k; i++)
 		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush);
-	tf->r9 = mr[0];  tf->rax = mr[1]; tf->rbx = mr[2]; tf->r10 = mr[3];
-	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
+	mrs_to_frame(mr, tf);
 	tf->rdi = t->utcb;
 }
 
