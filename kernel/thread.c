@@ -76,7 +76,8 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 	return true;
 }
 
-static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name)
+/* A new inactive TCB whose first switch-in enters user mode at ip with sp. */
+static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word_t ip, word_t sp)
 {
 	paddr_t tp = frame_alloc_zeroed(1);
 	paddr_t kp = frame_alloc_zeroed(CONFIG_KSTACK_PAGES);
@@ -95,7 +96,7 @@ static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name)
 	t->prio = CONFIG_DEFAULT_PRIO;
 	t->timeslice = t->slice_left = CONFIG_TIMESLICE_US;
 	t->kstack_top = (word_t)phys_to_virt(kp) + CONFIG_KSTACK_PAGES * PAGE_SIZE;
-	arch_thread_init(t, 0, 0);
+	arch_thread_init(t, ip, sp);
 	return t;
 }
 
@@ -105,14 +106,13 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 	word_t no = l4_thread_no(gid);
 	if (no >= CONFIG_MAX_THREADS || tcb_table[no] || !utcb_location_valid(s, loc))
 		return NULL;
-	struct tcb *t = tcb_alloc(gid, s, name);
+	struct tcb *t = tcb_alloc(gid, s, name, ip, sp);
 	if (!t)
 		return NULL;
 	if (!thread_set_utcb(t, loc)) {
 		thread_destroy(t);
 		return NULL;
 	}
-	arch_thread_init(t, ip, sp);
 	s->nthreads++;
 	tcb_table[no] = t;
 	return t;
@@ -120,7 +120,7 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 
 struct tcb *thread_create_irq(word_t gid)
 {
-	struct tcb *t = tcb_alloc(gid, NULL, "irq");
+	struct tcb *t = tcb_alloc(gid, NULL, "irq", 0, 0);
 	if (!t)
 		return NULL;
 	t->is_irq = true;
@@ -218,7 +218,7 @@ static struct tcb *create_thread(struct trapframe *tf, word_t dest, word_t space
 			return tc_error(tf, L4_ERR_INVALID_SPACE), NULL;
 		s = st->space;
 	}
-	struct tcb *t = tcb_alloc(dest, s, "user");
+	struct tcb *t = tcb_alloc(dest, s, "user", 0, 0);
 	if (!t) {
 		if (space_id == dest)
 			space_destroy(s);
