@@ -11,6 +11,7 @@ never reports (the program crashed or hung) fails with the console tail.
 import functools
 import os
 import re
+import signal
 import subprocess
 
 import pytest
@@ -61,6 +62,26 @@ class Result:
             pytest.fail(f"{case_id}: {why}")
 
 
+def kill_group(pgid):
+    """Kill every process of a process group (QEMU under tools/run included)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_group(cmd, timeout=None, **kwargs):
+    """subprocess.run in a new process group that is killed afterwards, pass or
+    fail (a timeout, an interrupted test), so no QEMU outlives the test."""
+    p = subprocess.Popen(cmd, start_new_session=True, **kwargs)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    finally:
+        kill_group(p.pid)
+        p.wait()
+
+
 @functools.lru_cache(maxsize=None)
 def run_host(binary, timeout=120):
     p = subprocess.run([binary], capture_output=True, text=True, timeout=timeout)
@@ -86,8 +107,8 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
         cmd += ["--append", append]
     if icount:
         cmd.append("--icount")
-    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                       errors="replace")
+    p = run_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                  stdin=subprocess.DEVNULL, errors="replace")
     return Result(p.returncode, p.stdout + p.stderr)
 
 
