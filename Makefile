@@ -57,10 +57,22 @@ SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
-.PHONY: all deps run test debug clean bench-ipc bench-kernel bench-vm
+# Your own root task (docs/writing-programs.md): ordinary compiler flags, the
+# user library as an archive, and a linker script.  tests/system/test_examples.py
+# runs the command line the document shows, so keep the two the same.
+LIBL4 := $(BUILD)/libl4.a
+PROG_CFLAGS := -O2 -ffreestanding -fno-stack-protector -nostdlib -static -Iinclude -Ilib \
+	-T lib/l4/root.ld
+PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
+# test programs built that way (tests/system/test_runner.py, the red-zone test)
+ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
+	$(wildcard tests/system/ordinary/*.c))
+
+.PHONY: all deps run test debug clean bench-ipc bench-kernel bench-vm prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
-all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS)
+all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
+	$(ORDINARY_PROGS)
 
 deps:
 	@tools/deps.sh
@@ -144,6 +156,22 @@ $(BUILD)/tests/v_%.elf: $(BUILD)/u/tests/system/progs/v_%.c.o $(ULIB_OBJ)
 $(BUILD)/tests/s_%.elf: $(BUILD)/u/tests/system/progs/s_%.c.o $(ULIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(SIGMA0_BASE))
+
+# --- the user library as an archive, and programs built against it ---
+$(LIBL4): $(ULIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# `make prog SRC=path/to/prog.c` builds $(BUILD)/prog/prog.elf; boot it with
+# `tools/run --root $(BUILD)/prog/prog.elf`.
+prog: $(LIBL4) lib/l4/root.ld
+	@test -n "$(SRC)" || { echo "usage: make prog SRC=path/to/prog.c" >&2; exit 2; }
+	@mkdir -p $(BUILD)/prog
+	$(CC) $(PROG_CFLAGS) -o $(PROG_OUT) $(SRC) $(LIBL4)
+
+$(BUILD)/prog/%.elf: tests/system/ordinary/%.c $(LIBL4) lib/l4/root.ld
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(LIBL4)
 
 # --- host unit tests: pure kernel algorithms built for the host ---
 HOST_COMMON := lib/test/test.c lib/fmt/fmt.c

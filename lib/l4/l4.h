@@ -14,6 +14,16 @@
 
 typedef L4_Word_t L4_ThreadId_t;
 
+/*
+ * Call a system-call stub from inline asm.  The compiler does not know the asm
+ * calls, so code built with the ordinary x86-64 ABI may keep data in the red
+ * zone (the 128 bytes below RSP); the push and the return address would
+ * overwrite it.  Step over the red zone first.  RBP is saved because every
+ * call may return it changed.
+ */
+#define PECAN_STUB_CALL(stub) \
+	"lea -128(%%rsp), %%rsp; push %%rbp; call *" stub "; pop %%rbp; lea 128(%%rsp), %%rsp"
+
 /* System-call entry points, read from the KIP by __l4_init (as Pistachio's __L4_Init). */
 extern L4_Word_t __L4_Ipc, __L4_Lipc, __L4_Unmap, __L4_ExchangeRegisters,
 	__L4_SystemClock, __L4_ThreadSwitch, __L4_Schedule, __L4_SpaceControl,
@@ -56,7 +66,7 @@ static inline L4_Word_t L4_ErrorCode(void) { return L4_Tcr(UTCB_ERROR_CODE); }
 
 static inline void L4_ThreadSwitch(L4_ThreadId_t dest)
 {
-	__asm__ __volatile__("push %%rbp; call *%1; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%1")
 			     : "+D"(dest)
 			     : "m"(__L4_ThreadSwitch)
 			     : "rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11",
@@ -67,7 +77,7 @@ static inline void L4_ThreadSwitch(L4_ThreadId_t dest)
 static inline L4_Word_t pecan_raw_syscall_at(L4_Word_t entry)
 {
 	L4_Word_t rax = 0x5a5a;
-	__asm__ __volatile__("push %%rbp; call *%1; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%1")
 			     : "+a"(rax)
 			     : "r"(entry)
 			     : "rcx", "r11", "memory", "cc");
@@ -96,7 +106,7 @@ typedef L4_Word_t L4_MsgTag_t;
 	register L4_Word_t r15 __asm__("r15") = mr[7];                                            \
 	L4_Word_t rax = mr[1], rbx = mr[2];                                                       \
 	L4_Word_t *rdi = mr;                                                                      \
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"                               \
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")                               \
 			     : "+S"(to), "+d"(fromspec), "+r"(r8), "+r"(r9), "+r"(r10), "+r"(r12), \
 			       "+r"(r13), "+r"(r14), "+r"(r15), "+a"(rax), "+b"(rbx), "+D"(rdi)   \
 			     : [stub] "m"(stubvar)                                                \
@@ -132,7 +142,7 @@ static inline void L4_Unmap(L4_Word_t control)
 	register L4_Word_t r15 __asm__("r15") = mr[7];
 	L4_Word_t rax = mr[1], rbx = mr[2], rdx = control;
 	L4_Word_t *rdi = mr;
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
 			     : "+d"(rdx), "+r"(r9), "+r"(r10), "+r"(r12), "+r"(r13), "+r"(r14),
 			       "+r"(r15), "+a"(rax), "+b"(rbx), "+D"(rdi)
 			     : [stub] "m"(__L4_Unmap)
@@ -199,7 +209,7 @@ static inline L4_Word_t L4_ThreadControl(L4_ThreadId_t dest, L4_ThreadId_t space
 	register L4_Word_t r8 __asm__("r8") = pager;
 	register L4_Word_t r9 __asm__("r9") = utcb;
 	L4_Word_t rax;
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
 			     : "=a"(rax), "+D"(dest), "+S"(space), "+d"(sched), "+r"(r8), "+r"(r9)
 			     : [stub] "m"(__L4_ThreadControl)
 			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
@@ -212,7 +222,7 @@ static inline L4_Word_t L4_SpaceControl(L4_ThreadId_t space, L4_Word_t control, 
 	register L4_Word_t r8 __asm__("r8") = utcb;
 	register L4_Word_t r9 __asm__("r9") = redirector;
 	L4_Word_t rax;
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
 			     : "=a"(rax), "+D"(space), "+S"(control), "+d"(kip), "+r"(r8), "+r"(r9)
 			     : [stub] "m"(__L4_SpaceControl)
 			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
@@ -233,7 +243,7 @@ static inline L4_ThreadId_t pecan_exregs(L4_ThreadId_t dest, struct L4_ExRegs *r
 	register L4_Word_t r9 __asm__("r9") = r->flags;
 	register L4_Word_t r10 __asm__("r10") = r->handle;
 	L4_Word_t rax = dest, rdx = r->sp, rsi = r->control, rdi = r->pager;
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
 			     : "+a"(rax), "+d"(rdx), "+S"(rsi), "+D"(rdi), "+r"(r8), "+r"(r9), "+r"(r10)
 			     : [stub] "m"(__L4_ExchangeRegisters)
 			     : "rbx", "rcx", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
@@ -247,7 +257,7 @@ static inline L4_Word_t L4_Schedule(L4_ThreadId_t dest, L4_Word_t time, L4_Word_
 	register L4_Word_t r8 __asm__("r8") = cpu;
 	register L4_Word_t r9 __asm__("r9") = preempt;
 	L4_Word_t rax, rdx = time;
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
 			     : "=a"(rax), "+D"(dest), "+S"(prio), "+d"(rdx), "+r"(r8), "+r"(r9)
 			     : [stub] "m"(__L4_Schedule)
 			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
@@ -264,7 +274,7 @@ static inline L4_Word_t L4_Set_Priority(L4_ThreadId_t t, L4_Word_t prio)
 static inline L4_Word_t L4_SystemClock(void)
 {
 	L4_Word_t rax;
-	__asm__ __volatile__("push %%rbp; call *%[stub]; pop %%rbp"
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
 			     : "=a"(rax)
 			     : [stub] "m"(__L4_SystemClock)
 			     : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
