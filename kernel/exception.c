@@ -35,7 +35,7 @@ static bool kernel_interface(struct trapframe *tf)
 void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 {
 	struct tcb *t = current;
-	printk("pecan: thread %lx.%lx (%s) halted: %s at rip %lx", l4_thread_no(t->id),
+	printk("pecan: thread %lu.%lu (%s) halted: %s at rip %lx", l4_thread_no(t->id),
 	       l4_version(t->id), t->name, why, tf->rip);
 	if (addr)
 		printk(", address %lx", addr);
@@ -43,7 +43,7 @@ void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 	arch_dump_frame(tf);
 	t->state = TS_HALTED;
 	sched_swap(NULL);
-	panic("halted thread %lx resumed", t->id);
+	panic("halted thread %lu.%lu resumed", l4_thread_no(t->id), l4_version(t->id));
 }
 
 #define VEC_GP 13

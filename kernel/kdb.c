@@ -7,6 +7,7 @@
 #include "space.h"
 #include "mapping.h"
 #include <l4/kdebug.h>
+#include <l4/thread.h>
 
 static void print_user_string(word_t va)
 {
@@ -65,7 +66,8 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 		return true;
 	case KDB_OP_POWER_OFF:
 		if (!current->space->privileged) {
-			printk("pecan: power-off request from unprivileged thread %lx refused\n", current->id);
+			printk("pecan: power-off request from unprivileged thread %lu.%lu refused\n",
+			       l4_thread_no(current->id), l4_version(current->id));
 			return true;
 		}
 		halt_system((int)tf->rax, "power off requested by %s (status %lu)", current->name, tf->rax);

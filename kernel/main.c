@@ -72,12 +72,23 @@ static void claim_segments(int i, const char *role, const struct elf_image *img)
 		pmem_add(&need, ALIGN_DOWN(sg->paddr, PAGE_SIZE), ALIGN_UP(sg->paddr + sg->memsz, PAGE_SIZE), MEM_RAM);
 	}
 	pmem_normalize(&need);
+	struct mem_map ram;
+	pmem_usable(&bi.fw, &ram);     /* succeeded once in plan_memory */
+	const struct boot_module *m = &bi.mods[i];
 	for (int r = 0; r < need.n; r++) {
-		if (!pmem_contains(&usable, need.r[r].base, need.r[r].end))
-			boot_fail("module %d (%s): segment at physical %lx-%lx is not free RAM "
-				  "(overlaps the kernel, another module or reserved memory)",
-				  i, role, need.r[r].base, need.r[r].end);
-		claim(need.r[r].base, need.r[r].end, role);
+		u64 base = need.r[r].base, end = need.r[r].end;
+		if (pmem_contains(&usable, base, end)) {
+			claim(base, end, role);
+			continue;
+		}
+		if (!pmem_contains(&ram, base, end))
+			boot_fail("module %d (%s, \"%s\"): segment at physical %lx-%lx lies %s RAM "
+				  "(RAM ends at %lx; link the program lower or give the machine more)",
+				  i, role, m->cmdline, base, end,
+				  end > pmem_top(&ram) ? "beyond" : "outside", pmem_top(&ram));
+		boot_fail("module %d (%s, \"%s\"): segment at physical %lx-%lx is not free RAM "
+			  "(overlaps the kernel, another module or reserved memory)",
+			  i, role, m->cmdline, base, end);
 	}
 }
 

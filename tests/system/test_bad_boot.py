@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Missing, truncated or non-ELF boot modules: a clear message and a non-zero exit."""
 import os
+import struct
 import subprocess
 
 import pytest
 
-from harness import BUILD, RUN, Result
+from harness import BUILD, RUN, Result, run_group
 
 BAD_BOOT = 5
 
@@ -22,7 +23,8 @@ def run(tmp_path, root_bytes=None, root="file", sigma0=None):
         s0 = tmp_path / "sigma0.img"
         s0.write_bytes(sigma0)
         cmd += ["--sigma0", str(s0)]
-    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    p = run_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                  stdin=subprocess.DEVNULL)
     return Result(p.returncode, p.stdout + p.stderr)
 
 
@@ -64,11 +66,42 @@ def test_overlapping_modules(tmp_path):
     """Two images that load at the same physical address cannot both be loaded."""
     r = run(tmp_path, root_elf(), sigma0=root_elf())
     assert r.rc == BAD_BOOT, r.tail()
-    assert r.line_index(r"boot failed: module 1 \(root\): segment at physical .* is not free RAM") >= 0, r.tail()
+    assert r.line_index(r"boot failed: module 1 \(root, \".*/root\.img\"\): segment at physical .* "
+                        r"is not free RAM") >= 0, r.tail()
+
+
+def relocated(elf, offset):
+    """The ELF with its entry and every PT_LOAD segment moved up by offset."""
+    data = bytearray(elf)
+    entry, phoff = struct.unpack_from("<QQ", data, 24)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    struct.pack_into("<Q", data, 24, entry + offset)
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        if struct.unpack_from("<I", data, at)[0] == 1:        # PT_LOAD: vaddr, paddr
+            vaddr, paddr = struct.unpack_from("<QQ", data, at + 16)
+            struct.pack_into("<QQ", data, at + 16, vaddr + offset, paddr + offset)
+    return bytes(data)
+
+
+def test_segment_beyond_ram(tmp_path):
+    """A root task linked at 1 GiB on a 256 MiB machine: named, and said to lie beyond RAM."""
+    r = run(tmp_path, relocated(root_elf(), 0x40000000))
+    assert r.rc == BAD_BOOT, r.tail()
+    assert r.line_index(r"boot failed: module 1 \(root, \".*/root\.img\"\): segment at physical "
+                        r"41000000-[0-9a-f]+ lies beyond RAM \(RAM ends at [0-9a-f]+") >= 0, r.tail()
 
 
 def test_runner_rejects_missing_file(tmp_path):
     p = subprocess.run([RUN, "--root", str(tmp_path / "nonexistent.elf")],
                        capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert p.returncode != 0
+    assert p.returncode == 102
     assert "module not found" in p.stderr
+
+
+def test_runner_rejects_directory(tmp_path):
+    p = subprocess.run([RUN, "--root", str(tmp_path)],
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert p.returncode == 102
+    assert f"{tmp_path} is a directory; a module must be an ELF file" in p.stderr
+    assert "not found" not in p.stderr

@@ -9,7 +9,7 @@ def test_make_run_boots_to_greeting():
     r = boot()
     assert r.rc == 0, r.tail()
     banner = r.line_index(r"^Pecan microkernel \(L4 X\.2, x86-64\) booting$")
-    greeting = r.line_index(r"^root: hello from the Pecan root task, thread 32\.1, KIP at 0xbff00000$")
+    greeting = r.line_index(r"^root: hello from the Pecan root task, thread 50\.1, KIP at 0xbff00000$")
     assert 0 <= banner < greeting, r.tail()
     assert r.line_index(r"power off requested by root \(status 0\)") > greeting
 

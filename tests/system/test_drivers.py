@@ -22,6 +22,6 @@ def test_loopback_output_never_reached_the_console():
 def test_make_run_prints_through_the_console_driver():
     r = boot()
     line = r.line_index(r"^root: this line came through the user-level console driver "
-                        r"\(thread 33\.1\), after a (\d+) us sleep in the timer service$")
+                        r"\(thread 51\.1\), after a (\d+) us sleep in the timer service$")
     assert line >= 0, r.tail()
     assert int(r.lines[line].split("after a ")[1].split()[0]) >= 10000

@@ -8,7 +8,7 @@ import pytest
 
 from harness import boot
 
-SIGMA0 = r"thread 30\.1 \(sigma0\) halted: "
+SIGMA0 = r"thread 48\.1 \(sigma0\) halted: "
 VICTIMS = {
     "kread": r"#PF page fault \(vector 14, error 5\).* address ffffffff80100000",
     "kwrite": r"#PF page fault \(vector 14, error 7\).* address ffff800000100000",
