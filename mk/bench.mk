@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # `make bench`: the seeds' experiments on native Linux and on Pecan, one report.
 #
-# Producers write RESULT lines (../shared/design/method.md) into
+# Producers write RESULT lines (docs/bench-method.md) into
 # $(BENCH_OUT)/<producer>.results; the report generator reads every such file.
 # Pecan's benchmark targets add themselves to BENCH_PECAN_TARGETS, e.g.
 #     BENCH_PECAN_TARGETS += bench-ipc     # writes $(BENCH_OUT)/pecan-ipc.results

@@ -19,7 +19,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULT_RE = re.compile(r"^RESULT name=(\S+)((?: \S+=\S+)*) value=(\S+) unit=(\S+) method=(\S+)$")
 VARIANTS = ["dslq", "dseq", "fslq", "fseq", "benno"]
 
-# anchors measured the same way (shared/design/method.md)
+# anchors measured the same way (docs/bench-method.md, "Anchors")
 ANCHORS = [
     ("L4Ka::Pistachio, assembly fastpath, between spaces, 0-7 / 63 words", "100 / 167"),
     ("L4Ka::Pistachio, within one space, Ipc / Lipc, 0 words", "99 / 111"),
@@ -65,7 +65,7 @@ def table(results, commit, qemu):
     lines = ["# Benchmarks", "",
              "Figures of record: guest instructions under QEMU TCG "
              "`-icount shift=0,align=off,sleep=off` (rdtsc counts guest instructions; "
-             "shared/design/method.md), so every figure repeats exactly. "
+             "docs/bench-method.md), so every figure repeats exactly. "
              "Measured as Pistachio's pingpong measures: ping does 1000 `L4_Call`s to pong, "
              "pong answers each with `L4_Call`; rdtsc over the loop / 2000 = one one-way IPC, "
              "user-level wrapper and stub included. Benchmark kernels are built without counters.",
@@ -116,6 +116,25 @@ def table(results, commit, qemu):
     return "\n".join(lines) + "\n"
 
 
+def host_cpu():
+    """The host's CPU model name, spaces as underscores (one META word)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return "_".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return "unknown"
+
+
+def cpu_model():
+    """The CPU model tools/run gives the guest."""
+    out = subprocess.run([os.path.join(TOP, "tools", "run"), "--dry-run"], capture_output=True,
+                         text=True).stdout.split()
+    return out[out.index("-cpu") + 1] if "-cpu" in out else "unknown"
+
+
 def describe():
     commit = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "unknown"
@@ -150,7 +169,8 @@ def main():
     commit, qemu = describe()
     with open(opts.out, "w") as f:
         f.write(f"META system=pecan commit={commit} qemu={qemu.split()[3]} method=icount "
-                f"kernel=pecan:{len(opts.kernels)}-builds host_seconds={time.time() - start:.0f}\n")
+                f"kernel=pecan:{len(opts.kernels)}-builds host_seconds={time.time() - start:.0f} "
+                f"cpu={cpu_model()} host_cpu={host_cpu()}\n")
         for kernel in failed:
             f.write(f"STATUS system=pecan prog={opts.program} status=1 kernel={kernel}\n")
         f.write("".join(line + "\n" for _, _, _, line in results))

@@ -33,8 +33,10 @@ echo "tools/deps.sh: installing:$need"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
+if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null; }; then
+	echo "tools/deps.sh: could not install:$need (apt-get failed: is the network or the Debian archive unreachable?)" >&2
+	exit 1
+fi
 # python3 may be a non-Debian interpreter first on PATH (pyenv): fall back to pip there
 if ! python3 -c 'import pytest' >/dev/null 2>&1; then
 	python3 -m pip install -q pytest

@@ -11,7 +11,9 @@ log=$results.log
 mkdir -p "$(dirname "$results")"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 start=$(date +%s)
-timeout "${BENCH_TIMEOUT:-3000}" qemu-system-x86_64 -accel tcg -cpu max \
+# The CPU model is pinned (as tools/run's): the guest sees the same CPUID on every host.
+cpu=Westmere-v1,+pdpe1gb
+timeout "${BENCH_TIMEOUT:-3000}" qemu-system-x86_64 -accel tcg -cpu "$cpu" \
 	-icount shift=0,align=off,sleep=off -m 256M -serial stdio -display none \
 	-monitor none -no-reboot -nodefaults -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm \
 	-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio.gz" \
@@ -25,6 +27,8 @@ tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	echo "META qemu=$(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //; s/ .*//')"
 	echo "META debian_kernel=$(cat "$dir/kernel-version" | sed 's/ .*//')"
 	echo "META host_seconds=$((end - start))"
+	echo "META cpu=$cpu"
+	echo "META host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | tr -s ' ' '_')"
 	grep -E '^(META|RESULT|STATUS) ' "$log" || true
 } >"$results"
 if ! grep -q '^BENCH DONE' "$log"; then

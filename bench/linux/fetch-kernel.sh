@@ -21,7 +21,6 @@ refresh() {
 }
 # Prints the .deb's name, downloading it unless it is here already.
 fetch() {
-	pkg=$(resolve)
 	[ -n "$pkg" ] || return 1
 	deb=$(ls "$pkg"_*.deb 2>/dev/null | head -n 1)
 	if [ -z "$deb" ]; then
@@ -31,8 +30,14 @@ fetch() {
 	echo "$deb"
 }
 # an empty or stale package list (the version rotated out of the archive): refresh once
-deb=$(fetch) || { refresh && deb=$(fetch); } ||
-	{ echo "$0: cannot fetch the package linux-image-cloud-amd64 depends on" >&2; exit 1; }
+pkg=$(resolve)
+deb=$(fetch) || { refresh; pkg=$(resolve); deb=$(fetch); } || {
+	echo "$0: could not fetch Debian's cloud kernel package" \
+		"(${pkg:-the linux-image-* package that linux-image-cloud-amd64 depends on}, about 27 MB)" \
+		"with apt-get: is the network or the Debian archive unreachable? The Linux guest" \
+		"of make test and make bench needs it; once fetched it is kept in $out." >&2
+	exit 1
+}
 rm -rf root && mkdir root
 dpkg-deb -x "$deb" root
 img=$(ls root/boot/vmlinuz-* | head -n 1)

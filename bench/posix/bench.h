@@ -4,7 +4,7 @@
 // Figures are guest instructions: under QEMU's `-icount shift=0` the time-stamp
 // counter advances one tick per executed guest instruction, so an rdtsc delta
 // divided by the iteration count is instructions per operation
-// (../shared/design/method.md).  Every figure is printed as one line
+// (docs/bench-method.md).  Every figure is printed as one line
 //     RESULT name=<name> system=<sys> [<params>] value=<v> unit=<u> method=<m>
 // written with a single write(2), so forked children never duplicate it.
 #ifndef BENCH_H

@@ -371,12 +371,14 @@ def sec_runs(res):
     for source, k, v in res.meta:
         runs.setdefault(os.path.basename(source), {})[k] = v
     rows = [[src, m.get("commit", DASH), m.get("qemu", DASH), m.get("kernel", DASH),
+             m.get("cpu", DASH), m.get("host_cpu", DASH).replace("_", " "),
              m.get("scale", DASH), m.get("host_seconds", DASH)] for src, m in sorted(runs.items())]
     return (["## Runs", ""]
-            + md_table(["results file", "commit", "QEMU", "guest kernel", "scale [%]",
-                        "host wall-clock [s]"], rows)
-            + ["**Method** (`../shared/design/method.md`, `docs/bench-method.md`): every system runs in "
-               "`qemu-system-x86_64 -accel tcg -cpu max -icount shift=0,align=off,sleep=off`, "
+            + md_table(["results file", "commit", "QEMU", "guest kernel", "guest CPU", "host CPU",
+                        "scale [%]", "host wall-clock [s]"], rows)
+            + ["**Method** (`docs/bench-method.md`): every system runs in "
+               "`qemu-system-x86_64 -accel tcg -cpu Westmere-v1,+pdpe1gb -icount shift=0,align=off,sleep=off` "
+               "(a pinned CPU model: the guests see the same CPU on every host), "
                "where the guest's time-stamp counter advances one tick per executed guest "
                "instruction. Figures marked `icount` (all of them unless a cell says "
                "\"(wall)\") are **exact guest-instruction counts**: they repeat identically "

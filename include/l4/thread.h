@@ -10,7 +10,7 @@
 #define L4_ANYLOCALTHREAD   (~0UL << 6)
 
 #define L4_SYSTEM_BASE      16   /* thread numbers below are interrupt threads */
-#define L4_USER_BASE        48   /* sigma0 = (48,1), root task = (50,1) */
+#define L4_USER_BASE        48   /* sigma0 = 48.1, root task = 50.1 */
 #define L4_THREAD_BITS      18   /* significant thread-number bits (KIP ThreadInfo) */
 
 static inline L4_Word_t l4_global_id(L4_Word_t no, L4_Word_t ver)
