@@ -33,8 +33,8 @@ KCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -mcmodel=kernel -mgeneral-regs-only -m
 	-Ikernel/arch/x86_64 -flto $(KCONFIG)
 KLINK = $(CC) $(KCFLAGS) -nostdlib -static -no-pie -Wl,-n -Wl,-z,max-page-size=4096 \
 	-Wl,--no-warn-rwx-segments -Wl,--build-id=none -Wl,-T,kernel/arch/x86_64/linker.ld
-# user wrappers push and call inside inline asm: no red zone; tests run in source order
-UCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -fno-toplevel-reorder
+# no red zone, so the wrappers need not step over it (lib/l4/l4.h); tests run in source order
+UCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -DPECAN_NO_RED_ZONE -fno-toplevel-reorder
 HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel -fno-toplevel-reorder \
 	-fsanitize=address,undefined -fno-omit-frame-pointer
 

@@ -19,10 +19,17 @@ typedef L4_Word_t L4_ThreadId_t;
  * calls, so code built with the ordinary x86-64 ABI may keep data in the red
  * zone (the 128 bytes below RSP); the push and the return address would
  * overwrite it.  Step over the red zone first.  RBP is saved because every
- * call may return it changed.
+ * call may return it changed.  Code built with -mno-red-zone may define
+ * PECAN_NO_RED_ZONE (the Makefile does for Pecan's own programs) to save the
+ * two instructions, as Pistachio's wrappers do: the benchmarks then measure
+ * the same call sequence as Pistachio's.
  */
+#ifdef PECAN_NO_RED_ZONE
+#define PECAN_STUB_CALL(stub) "push %%rbp; call *" stub "; pop %%rbp"
+#else
 #define PECAN_STUB_CALL(stub) \
 	"lea -128(%%rsp), %%rsp; push %%rbp; call *" stub "; pop %%rbp; lea 128(%%rsp), %%rsp"
+#endif
 
 /* System-call entry points, read from the KIP by __l4_init (as Pistachio's __L4_Init). */
 extern L4_Word_t __L4_Ipc, __L4_Lipc, __L4_Unmap, __L4_ExchangeRegisters,

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from benchlib import BUILD, TOP, expected_linux_names, results
+from harness import run_group
 
 GUEST = os.path.join(BUILD, "bench", "linux")
 SMOKE = os.path.join(BUILD, "bench", "smoke")
@@ -26,8 +27,8 @@ def smoke_run():
     """Boots the guest once at BENCH_SCALE=1; returns (exit status, results path, log text)."""
     out = os.path.join(SMOKE, "linux.results")
     env = dict(os.environ, BENCH_TIMEOUT="600")
-    p = subprocess.run([BOOT, GUEST, "1", out], capture_output=True, text=True, env=env,
-                       stdin=subprocess.DEVNULL)
+    p = run_group([BOOT, GUEST, "1", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                  text=True, env=env, stdin=subprocess.DEVNULL)
     with open(out + ".log", errors="replace") as f:
         log = f.read()
     return p.returncode, out, log
@@ -77,7 +78,8 @@ def test_broken_guest_fails(tmp_path):
     (guest / "kernel-version").write_text("test\n")
     subprocess.run([os.path.join(TOP, "bench", "linux", "mkinitramfs.sh"), str(guest / "initramfs.cpio.gz"),
                     str(init), "/bin/busybox"], check=True)
-    p = subprocess.run([BOOT, str(guest), "1", str(tmp_path / "out.results")], capture_output=True,
-                       text=True, env=dict(os.environ, BENCH_TIMEOUT="120"), stdin=subprocess.DEVNULL)
+    p = run_group([BOOT, str(guest), "1", str(tmp_path / "out.results")], stdout=subprocess.PIPE,
+                  stderr=subprocess.PIPE, text=True, env=dict(os.environ, BENCH_TIMEOUT="120"),
+                  stdin=subprocess.DEVNULL)
     assert p.returncode != 0
     assert "did not finish" in p.stderr
