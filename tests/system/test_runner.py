@@ -232,3 +232,12 @@ def assert_group_gone(pgid):
         time.sleep(0.1)
     pytest.fail(f"processes of group {pgid} outlived tools/run")
 
+
+
+def test_guest_sees_the_pinned_cpu():
+    """The guest's CPUID is the pinned model's (Westmere, family 6 model 44), with the
+    1 GiB pages the kernel needs and no RDRAND (whose values would come from the host)."""
+    p = run("--timeout", "60", "--root", prog("cpuid"))
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr
+    assert "cpuid: vendor=GenuineIntel family=6 model=44 pdpe1gb=1 nx=1 rdrand=0" in p.stdout, \
+        p.stdout[-2000:]
