@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Reading benchmark output: RESULT, STATUS and META lines (method.md).
+"""Reading benchmark output: RESULT, STATUS and META lines (docs/bench-method.md).
 
     RESULT name=<benchmark> [<param>=<value> ...] value=<number> unit=<unit> method=<icount|wall>
     STATUS system=<sys> prog=<program or name group> status=<exit status>
