@@ -85,6 +85,13 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 	return err;
 }
 
+/*
+ * A blocked sender's receive specifier named no thread: its send completes,
+ * then its receive phase fails with "no partner", exactly as when the
+ * partner was already waiting.  (A global ID with version 0 names nothing.)
+ */
+#define RECV_INVALID ((word_t)1 << 32)
+
 /* Resolve a from-specifier: nil/any/anylocal stay, thread IDs become global; ~0 if invalid. */
 static word_t resolve_from(struct tcb *t, word_t from)
 {
@@ -183,7 +190,9 @@ static word_t take_from_sender(struct tcb *t, struct tcb *s)
 		irq_taken(s);
 		return err;
 	}
-	if (!err && s->recv_spec != L4_NILTHREAD)
+	if (!err && s->recv_spec == RECV_INVALID)
+		ipc_complete(s, L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV);
+	else if (!err && s->recv_spec != L4_NILTHREAD)
 		start_receive(s, s->recv_spec, s->rcv_timeout);
 	else
 		ipc_complete(s, err);
@@ -240,7 +249,7 @@ static bool send_blocked(struct tcb *t, struct tcb *dest, word_t from, word_t ti
 	t->recv_spec = resolve_from(t, from);
 	t->rcv_timeout = L4_RCV_TIMEOUT(timeouts);
 	if (from != L4_NILTHREAD && !t->recv_spec)
-		t->recv_spec = L4_NILTHREAD;      /* invalid: found out after the send */
+		t->recv_spec = RECV_INVALID;      /* fails once the send is done (as Pistachio) */
 	sendq_append(dest, t);
 	timeout_start(t, L4_SND_TIMEOUT(timeouts));
 	sched_swap(NULL);

@@ -312,6 +312,47 @@ TEST_CASE("ipc.deleted_partner", "a sender waiting for a thread that is deleted 
 	tt_kill(s);
 }
 
+static void late_receiver(void)
+{
+	L4_Sleep(5000);             /* the caller's send blocks first */
+	receiver_once();
+}
+
+/*
+ * Ipc to `r` with an invalid receive specifier (a stale global ID): the send
+ * completes, the receive phase fails with "no partner" (abi.md §6.1, as
+ * Pistachio), whether the partner was already waiting or not.
+ */
+static void invalid_from(void (*rcv)(void), int wait_first)
+{
+	main_id = L4_MyGlobalId();
+	seen_tag = 0;
+	L4_ThreadId_t r = fresh(), gone = fresh();
+	EXPECT(tt_start_local(r, rcv), "start failed");
+	if (wait_first)
+		TT_WAIT(state(r) == L4_SCHED_WAITING, 200);
+	L4_ThreadId_t stale = l4_global_id(l4_thread_no(gone), 7);
+	L4_SetMR(0, L4_TAG_MAKE(0x66, 1, 0));
+	L4_SetMR(1, 4242);
+	L4_ThreadId_t from = 1;
+	L4_MsgTag_t tag = L4_Ipc(r, stale, L4_TIMEOUTS(L4_TIMEOUT_NEVER, L4_TIMEOUT_NEVER), &from);
+	EXPECT(L4_IpcFailed(tag), "the Ipc succeeded: tag %lx", tag);
+	EXPECT(L4_ErrorCode() == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", L4_ErrorCode());
+	TT_WAIT(seen_tag != 0, 200);
+	EXPECT(L4_TAG_LABEL(seen_tag) == 0x66 && seen[1] == 4242, "the send did not arrive: tag %lx", seen_tag);
+	tt_kill(r);
+}
+
+TEST_CASE("ipc.invalid_from_waiting", "invalid receive specifier, partner waiting: send done, receive 'no partner'")
+{
+	invalid_from(receiver_once, 1);
+}
+
+TEST_CASE("ipc.invalid_from_blocked", "invalid receive specifier after a blocked send: send done, receive 'no partner'")
+{
+	invalid_from(late_receiver, 0);
+}
+
 int main(void)
 {
 	int failed = test_run_all();

@@ -276,8 +276,15 @@ static void string_sender(void)
 	tt_park();
 }
 
-TEST_CASE("string.sender_pagefault", "a waiting sender's string not yet mapped: it faults to its pager and sends again")
+/* 5000 bytes land here; the guard after them must stay untouched. */
+#define SPF_LEN 5000
+#define SPF_GUARD 64
+static unsigned char spf_dst[SPF_LEN + SPF_GUARD] __attribute__((aligned(64)));
+
+TEST_CASE("string.sender_pagefault", "a waiting sender's string not yet mapped: its pager maps it and the copy completes")
 {
+	for (int i = 0; i < SPF_LEN + SPF_GUARD; i++)
+		spf_dst[i] = 0xee;
 	main_tid = L4_MyGlobalId();
 	for (int i = 0; i < 5000; i++)
 		fresh_src[3000 + i] = (unsigned char)(i * 3 + 1);
@@ -287,14 +294,15 @@ TEST_CASE("string.sender_pagefault", "a waiting sender's string not yet mapped: 
 	TT_WAIT(L4_Schedule(s, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_PENDING_SEND, 300);
 	L4_SetTcr(UTCB_BR(0), L4_ACCEPT_STRINGS);
 	L4_SetTcr(UTCB_BR(1), L4_STRING_MAKE(5000, 1, 0, 0));
-	L4_SetTcr(UTCB_BR(2), (L4_Word_t)dst);
+	L4_SetTcr(UTCB_BR(2), (L4_Word_t)spf_dst);
 	L4_ThreadId_t from;
 	L4_MsgTag_t tag = L4_Receive_Timeout(s, L4_TimePeriod(200000), &from);
 	L4_SetTcr(UTCB_BR(0), 0);
 	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x78, "receive: %lx", L4_ErrorCode());
-	const unsigned char *d = (const unsigned char *)dst;
-	for (int i = 0; i < 5000; i++)
-		EXPECT(d[i] == (unsigned char)(i * 3 + 1), "byte %d: %x", i, d[i]);
+	for (int i = 0; i < SPF_LEN; i++)
+		EXPECT(spf_dst[i] == (unsigned char)(i * 3 + 1), "byte %d: %x", i, spf_dst[i]);
+	for (int i = SPF_LEN; i < SPF_LEN + SPF_GUARD; i++)
+		EXPECT(spf_dst[i] == 0xee, "guard byte %d written: %x", i, spf_dst[i]);
 	TT_WAIT(s_err != 1, 200);
 	EXPECT(s_err == 0, "the sender saw %lx", s_err);
 	EXPECT(tt_pager_faults >= before + 2, "the sender's pager saw %lu faults", tt_pager_faults - before);
