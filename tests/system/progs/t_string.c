@@ -309,6 +309,290 @@ TEST_CASE("string.sender_pagefault", "a waiting sender's string not yet mapped: 
 	tt_kill(s);
 }
 
+/*
+ * Page faults during a transfer, X.2 style: the copy stops, the pager of
+ * the thread whose memory faulted maps it (the fault IPC comes from that
+ * thread), the copy goes on, all within the xfer timeouts.
+ */
+#define PG 4096
+static unsigned char rp_buf[2 * PG] __attribute__((aligned(PG)));   /* never touched by the clients */
+static unsigned char rp_src[2 * PG] __attribute__((aligned(PG)));
+static volatile L4_Word_t c_err, c_done, c_tag;
+
+static void fill_src(unsigned char *b, L4_Word_t n, int mul)
+{
+	for (L4_Word_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(i * mul + 5);
+}
+
+/* MR0..MR2: one string of n bytes at src, label 0x79. */
+static void load_string(const void *src, L4_Word_t n)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0x79, 0, 2));
+	L4_SetMR(1, L4_STRING_MAKE(n, 1, 0, 0));
+	L4_SetMR(2, (L4_Word_t)src);
+}
+
+static void accept_into(void *buf, L4_Word_t n)
+{
+	L4_SetBR(0, L4_ACCEPT_STRINGS);
+	L4_SetBR(1, L4_STRING_MAKE(n, 1, 0, 0));
+	L4_SetBR(2, (L4_Word_t)buf);
+}
+
+/* A client that Calls main expecting a string reply into rp_buf (unmapped in its space). */
+static void reply_client(void)
+{
+	accept_into(rp_buf + 100, 6000);
+	L4_SetMR(0, L4_TAG_MAKE(0x7a, 0, 0));
+	L4_MsgTag_t tag = L4_Call(main_tid);
+	c_tag = tag;
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+TEST_CASE("string.reply_unmapped", "a Reply (zero send timeout) whose string lands in a buffer the caller never touched: the caller's pager maps it, the Reply succeeds")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	c_err = 1;
+	fill_src(rp_src, 6000, 3);
+	for (int i = 0; i < 2 * PG; i++)
+		rp_buf[i] = 0xee;
+	L4_ThreadId_t c = tt_id(121, 1);
+	L4_Word_t before = tt_pager_faults;
+	EXPECT(tt_start_space(c, reply_client), "start");
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Receive_Timeout(c, L4_TimePeriod(500000), &from);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x7a, "the call: %lx", L4_ErrorCode());
+	load_string(rp_src, 6000);
+	tag = L4_Reply(c);
+	EXPECT(!L4_IpcFailed(tag), "the Reply failed: ErrorCode %lx", L4_ErrorCode());
+	TT_WAIT(c_done, 300);
+	EXPECT(c_done && c_err == 0, "the caller: done %lu ErrorCode %lx", c_done, c_err);
+	EXPECT(L4_TAG_LABEL(c_tag) == 0x79 && L4_TAG_T(c_tag) == 2, "the caller's tag %lx", c_tag);
+	for (int i = 0; i < 6000; i++)
+		EXPECT(rp_buf[100 + i] == (unsigned char)(i * 3 + 5), "byte %d: %x", i, rp_buf[100 + i]);
+	EXPECT(rp_buf[99] == 0xee && rp_buf[6100] == 0xee, "bytes around the buffer written");
+	EXPECT(tt_pager_faults >= before + 2, "the caller's pager saw %lu faults", tt_pager_faults - before);
+	tt_kill(c);
+}
+
+/* Serve page faults from c ourselves until it sends something else; returns that tag. */
+static L4_MsgTag_t serve_faults(L4_ThreadId_t c)
+{
+	for (;;) {
+		L4_ThreadId_t from;
+		L4_MsgTag_t tag = L4_Receive_Timeout(c, L4_TimePeriod(50000), &from);
+		if (L4_IpcFailed(tag) || (L4_TAG_LABEL(tag) >> 4) != (L4_LABEL_PAGEFAULT >> 4))
+			return tag;
+		L4_Word_t page = L4_MR(1) & ~0xfffUL;
+		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+		L4_SetMR(1, page | L4_ITEM_MAP);
+		L4_SetMR(2, L4_FPAGE_MAKE(page, 12, 7));
+		L4_Reply(c);
+	}
+}
+
+TEST_CASE("string.pager_to_own_client", "a pager replying with a string into its client's unmapped buffer: no deadlock, xfer error 6 for the pager, 5 for the client")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	c_err = 1;
+	L4_ThreadId_t c = tt_id(122, 1);
+	EXPECT(tt_start_space_paged(c, reply_client, main_tid), "start");
+	L4_MsgTag_t tag = serve_faults(c);      /* its code, stack and data, then its Call */
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x7a, "the call: %lx %lx", tag, L4_ErrorCode());
+	fill_src(rp_src, 6000, 3);
+	load_string(rp_src, 6000);
+	tag = L4_Reply(c);
+	L4_Word_t err = L4_ErrorCode();
+	EXPECT(L4_IpcFailed(tag) && err == L4_IPC_XFER_TO_PARTNER, "the pager's Reply: tag %lx ErrorCode %lx", tag, err);
+	serve_faults(c);                        /* it writes its result to pages it never touched */
+	EXPECT(c_done && c_err == (L4_IPC_XFER_TO_OWN | L4_IPC_PHASE_RECV), "the client: done %lu ErrorCode %lx",
+	       c_done, c_err);
+	tt_kill(c);
+}
+
+/*
+ * A pager that serves faults by mapping our own pages, except at bp_block
+ * (never answered) and bp_abort (it aborts the faulting thread's IPC with
+ * ExchangeRegisters, as l4test's pager does; only for threads of our space).
+ */
+static volatile L4_Word_t bp_block, bp_abort, bp_seen;
+static L4_ThreadId_t bpager;
+
+static void blocking_pager(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		if (L4_IpcFailed(tag) || (L4_TAG_LABEL(tag) >> 4) != (L4_LABEL_PAGEFAULT >> 4)) {
+			tag = L4_Wait(&from);
+			continue;
+		}
+		L4_Word_t page = L4_MR(1) & ~0xfffUL;
+		if (page == bp_block || page == bp_abort) {
+			bp_seen = page;
+			if (page == bp_abort) {
+				struct L4_ExRegs x = { .control = L4_EXREG_ABORT_SEND | L4_EXREG_ABORT_RECV };
+				pecan_exregs(from, &x);
+			}
+			tag = L4_Wait(&from);
+			continue;
+		}
+		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+		L4_SetMR(1, page | L4_ITEM_MAP);
+		L4_SetMR(2, L4_FPAGE_MAKE(page, 12, 7));
+		tag = L4_ReplyWait(from, &from);
+	}
+}
+
+static L4_ThreadId_t the_bpager(void)
+{
+	if (!bpager) {
+		bpager = tt_id(140, 1);
+		tt_start_local(bpager, blocking_pager);
+		L4_Set_Priority(bpager, 254);
+	}
+	return bpager;
+}
+
+static volatile L4_Word_t s_xfer;           /* the sender's XferTimeouts word */
+
+/* Sends 2 pages from rp_src (page 1 unmapped and blocked in its space) to main. */
+static void blocked_sender(void)
+{
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, s_xfer);
+	load_string(rp_src, 2 * PG);
+	L4_MsgTag_t tag = L4_Send(main_tid);
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+/*
+ * l4test's xfer-timeout cases: the sender's second page faults and its pager
+ * never answers; the earlier of the sender's send-xfer and the receiver's
+ * receive-xfer timeout ends the copy after the first page, reporting 5 to
+ * its owner and 6 to the other side, both with offset 4096.
+ */
+static void xfer_timeout_case(L4_Word_t snd_us, L4_Word_t rcv_us, int snd_expires)
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	c_err = 1;
+	fill_src(rp_src, 2 * PG, 1);
+	bp_block = (L4_Word_t)rp_src + PG;
+	s_xfer = L4_TIMEOUTS(L4_TimePeriod(snd_us), L4_TIMEOUT_NEVER);
+	L4_ThreadId_t s = tt_id(123, 1);
+	EXPECT(tt_start_space_paged(s, blocked_sender, the_bpager()), "start");
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TIMEOUT_NEVER, L4_TimePeriod(rcv_us)));
+	accept_into(rp_buf, 2 * PG);
+	L4_Word_t t0 = L4_SystemClock();
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Receive_Timeout(s, L4_TimePeriod(2000000), &from);
+	L4_Word_t waited = L4_SystemClock() - t0, err = L4_ErrorCode();
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, 0);
+	L4_SetBR(0, 0);
+	bp_block = 0;
+	L4_Word_t own = L4_IPC_XFER_TO_OWN, partner = L4_IPC_XFER_TO_PARTNER;
+	EXPECT(L4_IpcFailed(tag) && err == ((PG << 4) | (snd_expires ? partner : own) | L4_IPC_PHASE_RECV),
+	       "receiver: tag %lx ErrorCode %lx", tag, err);
+	TT_WAIT(c_done, 300);
+	EXPECT(c_err == ((PG << 4) | (snd_expires ? own : partner)), "sender: ErrorCode %lx", c_err);
+	L4_Word_t limit = snd_expires ? snd_us : rcv_us;
+	EXPECT(waited >= limit && waited < limit + 200000, "the copy ended after %lu us (timeout %lu us)", waited, limit);
+	EXPECT(bp_seen == (L4_Word_t)rp_src + PG, "the sender's pager saw %lx", bp_seen);
+	for (int i = 0; i < PG; i++)
+		EXPECT(rp_buf[i] == (unsigned char)(i + 5), "first page byte %d: %x", i, rp_buf[i]);
+	tt_kill(s);
+}
+
+TEST_CASE("string.sender_xfer_timeout", "the sender's 20 ms send-xfer timeout (receiver's 1 s) ends a copy stuck in the sender's pager: 5 for the sender, 6 for the receiver")
+{
+	xfer_timeout_case(20000, 1000000, 1);
+}
+
+TEST_CASE("string.receiver_xfer_timeout", "the receiver's 20 ms receive-xfer timeout (sender's 1 s) ends a copy stuck in the sender's pager: 5 for the receiver, 6 for the sender")
+{
+	xfer_timeout_case(1000000, 20000, 0);
+}
+
+/* Receives 2 pages into rp_buf (page 1 unmapped and blocked in its space) from main. */
+static void blocked_receiver(void)
+{
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, s_xfer);
+	accept_into(rp_buf, 2 * PG);
+	L4_MsgTag_t tag = L4_Receive(main_tid);
+	c_tag = tag;
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+TEST_CASE("string.tunnel_timeout", "a fault in the receiver's memory goes to its pager from the receiver itself; the sender's 20 ms xfer timeout ends it")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	c_err = 1;
+	bp_seen = 0;
+	fill_src(rp_src, 2 * PG, 1);
+	bp_block = (L4_Word_t)rp_buf + PG;
+	s_xfer = 0;
+	L4_ThreadId_t r = tt_id(124, 1);
+	EXPECT(tt_start_space_paged(r, blocked_receiver, the_bpager()), "start");
+	TT_WAIT(L4_Schedule(r, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_WAITING, 300);
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TimePeriod(20000), L4_TIMEOUT_NEVER));
+	load_string(rp_src, 2 * PG);
+	L4_MsgTag_t tag = L4_Send(r);
+	L4_Word_t err = L4_ErrorCode();
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, 0);
+	bp_block = 0;
+	EXPECT(L4_IpcFailed(tag) && err == ((PG << 4) | L4_IPC_XFER_TO_OWN), "sender: tag %lx ErrorCode %lx", tag, err);
+	TT_WAIT(c_done, 300);
+	EXPECT(c_err == ((PG << 4) | L4_IPC_XFER_TO_PARTNER | L4_IPC_PHASE_RECV), "receiver: ErrorCode %lx", c_err);
+	EXPECT(bp_seen == (L4_Word_t)rp_buf + PG, "the receiver's pager saw %lx", bp_seen);
+	tt_kill(r);
+}
+
+/* An address of our space where nothing is mapped (and sigma0 gives nothing). */
+#define HOLE 0x30000000UL
+
+static void hole_receiver(void)
+{
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, 0);
+	accept_into((void *)HOLE, 2 * PG);
+	L4_MsgTag_t tag = L4_Receive(main_tid);
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+TEST_CASE("string.receiver_abort", "the receiver's pager aborts it (ExchangeRegisters) in the fault IPC it makes during a copy: 7 for both sides")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	c_err = 1;
+	L4_ThreadId_t r = tt_id(125, 1);
+	L4_ThreadId_t me = L4_MyGlobalId();
+	EXPECT(tt_start_local(r, hole_receiver) && L4_ThreadControl(r, me, L4_NILTHREAD, the_bpager(), ~0UL),
+	       "start");
+	TT_WAIT(L4_Schedule(r, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_WAITING, 300);
+	bp_abort = HOLE;
+	bp_seen = 0;
+	load_string(rp_src, 2 * PG);
+	L4_MsgTag_t tag = L4_Send(r);
+	L4_Word_t err = L4_ErrorCode();
+	bp_abort = 0;
+	EXPECT(L4_IpcFailed(tag) && err == L4_IPC_ABORTED, "sender: tag %lx ErrorCode %lx", tag, err);
+	TT_WAIT(c_done, 300);
+	EXPECT(c_err == (L4_IPC_ABORTED | L4_IPC_PHASE_RECV), "receiver: ErrorCode %lx", c_err);
+	EXPECT(bp_seen == HOLE, "the receiver's pager saw %lx", bp_seen);
+	tt_kill(r);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
