@@ -353,6 +353,48 @@ TEST_CASE("ipc.invalid_from_blocked", "invalid receive specifier after a blocked
 	invalid_from(late_receiver, 0);
 }
 
+/* The X.2 point timeout for clock value `at` with exponent e (abi.md §6.3). */
+static L4_Word_t time_point(L4_Word_t at, unsigned e)
+{
+	return 0x8000 | (e << 11) | (((at >> (e + 10)) & 1) << 10) | ((at >> e) & 0x3ff);
+}
+
+TEST_CASE("ipc.point_timeout", "an absolute (point) receive timeout ends at that clock value; a point already passed is zero")
+{
+	L4_Word_t now = L4_SystemClock(), at = now + 30000;
+	L4_MsgTag_t tag = L4_Receive_Timeout(L4_MyGlobalId(), time_point(at, 5), 0);
+	L4_Word_t end = L4_SystemClock();
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
+	       "ErrorCode %lx", L4_ErrorCode());
+	EXPECT(end + 32 >= at && end < at + 3000, "asked for %lu, woke at %lu (started %lu)", at, end, now);
+	/* a point in the next 2^16 us window: c (bit 15 of it) differs from the clock's bit 15 */
+	TT_WAIT((L4_SystemClock() & 0xffff) >= 40000, 100);
+	now = L4_SystemClock();
+	at = now + 30000;
+	tag = L4_Receive_Timeout(L4_MyGlobalId(), time_point(at, 5), 0);
+	end = L4_SystemClock();
+	EXPECT(((now >> 15) & 1) && !((at >> 15) & 1), "no window crossing: %lx %lx", now, at);
+	EXPECT(end + 32 >= at && end < at + 3000, "next window: asked for %lu, woke at %lu", at, end);
+	/* the start of the current 2^16 us window is behind (or now): zero */
+	now = L4_SystemClock();
+	L4_Word_t past = now & ~0x7fffUL;
+	tag = L4_Receive_Timeout(L4_MyGlobalId(), time_point(past, 5), 0);
+	end = L4_SystemClock();
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV) && end - now < 1000,
+	       "a passed point waited %lu us (ErrorCode %lx)", end - now, L4_ErrorCode());
+	/* as a send timeout to a thread that never receives */
+	L4_ThreadId_t r = fresh();
+	EXPECT(tt_start_local(r, tt_park), "start failed");
+	now = L4_SystemClock();
+	at = now + 20000;
+	L4_SetMR(0, 0);
+	tag = L4_Send_Timeout(r, time_point(at, 5));
+	end = L4_SystemClock();
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_TIMEOUT && end + 32 >= at && end < at + 3000,
+	       "send: ErrorCode %lx, asked for %lu, woke at %lu", L4_ErrorCode(), at, end);
+	tt_kill(r);
+}
+
 int main(void)
 {
 	int failed = test_run_all();

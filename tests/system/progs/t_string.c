@@ -3,6 +3,7 @@
 #include "../../../lib/l4/l4.h"
 #include "../../../lib/test/test.h"
 #include "../../../lib/test/tthread.h"
+#include "../../../lib/c/string.h"
 
 #define BUF 256
 
@@ -591,6 +592,77 @@ TEST_CASE("string.receiver_abort", "the receiver's pager aborts it (ExchangeRegi
 	EXPECT(c_err == (L4_IPC_ABORTED | L4_IPC_PHASE_RECV), "receiver: ErrorCode %lx", c_err);
 	EXPECT(bp_seen == HOLE, "the receiver's pager saw %lx", bp_seen);
 	tt_kill(r);
+}
+
+/*
+ * A long copy lets interrupts in: while a priority-100 thread copies 64 MiB
+ * (16 receive and send substrings of 4 MiB over the same buffers), a
+ * priority-254 thread sleeping 1 ms at a time keeps waking up.
+ */
+#define BIG (4UL << 20)
+#define BIG_SUBS 16
+static unsigned char big_src[BIG] __attribute__((aligned(4096)));
+static unsigned char big_dst[BIG] __attribute__((aligned(4096)));
+static volatile L4_Word_t copy_start, copy_end, tick_n, tick_at[256];
+static L4_ThreadId_t big_rx;
+
+static void ticker(void)
+{
+	for (;;) {
+		L4_Sleep(1000);
+		if (tick_n < 256)
+			tick_at[tick_n++] = L4_SystemClock();
+	}
+}
+
+static void big_receiver(void)
+{
+	L4_SetBR(0, L4_ACCEPT_STRINGS);
+	L4_SetBR(1, L4_STRING_MAKE(BIG, BIG_SUBS, 0, 0));
+	for (int i = 0; i < BIG_SUBS; i++)
+		L4_SetBR(2 + i, (L4_Word_t)big_dst);
+	L4_MsgTag_t tag = L4_Receive(L4_ANYTHREAD);
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	copy_end = L4_SystemClock();
+	c_done = 1;
+	tt_park();
+}
+
+static void big_sender(void)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0x7b, 0, 1 + BIG_SUBS));
+	L4_SetMR(1, L4_STRING_MAKE(BIG, BIG_SUBS, 0, 0));
+	for (int i = 0; i < BIG_SUBS; i++)
+		L4_SetMR(2 + i, (L4_Word_t)big_src);
+	copy_start = L4_SystemClock();
+	L4_MsgTag_t tag = L4_Send(big_rx);
+	s_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+TEST_CASE("string.preemptible_copy", "a 64 MiB string copy at priority 100 is preempted: a priority-254 thread sleeping 1 ms keeps running during it")
+{
+	for (L4_Word_t i = 0; i < BIG; i++)
+		big_src[i] = (unsigned char)(i ^ (i >> 12));
+	c_done = 0;
+	c_err = s_err = 1;
+	tick_n = 0;
+	big_rx = tt_id(126, 1);
+	L4_ThreadId_t tk = tt_id(127, 1), s = tt_id(128, 1);
+	EXPECT(tt_start_local(big_rx, big_receiver), "start receiver");
+	TT_WAIT(L4_Schedule(big_rx, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_WAITING, 300);
+	EXPECT(tt_start_local(tk, ticker) && L4_Set_Priority(tk, 254), "start ticker");
+	EXPECT(tt_start_local(s, big_sender), "start sender");
+	TT_WAIT(c_done, 5000);
+	EXPECT(c_done && c_err == 0 && s_err == 0, "copy: done %lu receiver %lx sender %lx", c_done, c_err, s_err);
+	int during = 0;
+	for (L4_Word_t i = 0; i < tick_n; i++)
+		during += tick_at[i] > copy_start && tick_at[i] < copy_end;
+	EXPECT(during >= 5, "the ticker ran %d times during the %lu us copy", during, copy_end - copy_start);
+	EXPECT(memcmp(big_dst, big_src, BIG) == 0, "data differ");
+	tt_kill(tk);
+	tt_kill(s);
+	tt_kill(big_rx);
 }
 
 int main(void)
