@@ -3,6 +3,7 @@
 #include "ipc.h"
 #include "exception.h"
 #include "irq.h"
+#include "space.h"
 #include "sched.h"
 #include "timer.h"
 #include <l4/ipc.h>
@@ -13,6 +14,7 @@
 static bool accepts(const struct tcb *r, const struct tcb *s)
 {
 	return r->partner == L4_ANYTHREAD || r->partner == s->id ||
+	       (s->vsender && r->partner == s->vsender) ||
 	       (r->partner == L4_ANYLOCALTHREAD && r->space == s->space);
 }
 
@@ -59,6 +61,59 @@ static void start_receive(struct tcb *t, word_t from, word_t timeout)
 	t->partner = from;
 	t->rcv_timeout = timeout;       /* kept for a receive restarted after a copy fault */
 	timeout_start(t, timeout);
+}
+
+/*
+ * Propagation (X.2): a sender whose tag has p sends on behalf of the thread
+ * in its VirtualSender TCR if that thread is in its own space, or the
+ * destination is, or it is the redirector of that thread's space;
+ * otherwise p is cleared and the message is an ordinary one.
+ */
+static void propagation(struct tcb *t, struct tcb *d)
+{
+	word_t *mr = utcb_mrs(t);
+	t->vsender = 0;
+	if (!(mr[0] & L4_TAG_PROPAGATE))
+		return;
+	struct tcb *vs = tcb_resolve(t, utcb_get(t, UTCB_VIRTUAL_SENDER));
+	if (vs && thread_is_user(vs) && vs != d &&
+	    (vs->space == t->space || d->space == t->space || vs->space->redirector == t->id))
+		t->vsender = vs->id;
+	else
+		mr[0] &= ~L4_TAG_PROPAGATE;
+}
+
+/*
+ * rcv got a message propagated by snd for vsender: From is the virtual
+ * sender, ActualSender (the VirtualSender TCR) the real one; a virtual
+ * sender waiting for snd's reply now waits for rcv's.
+ */
+static void propagated(struct tcb *snd, struct tcb *rcv, word_t vsender, bool ok)
+{
+	rcv->ipc_from = vsender;
+	utcb_set(rcv, UTCB_VIRTUAL_SENDER, snd->id);
+	struct tcb *vs = tcb_lookup(vsender);
+	if (ok && vs && vs->state == TS_RECV_BLOCKED && vs->partner == snd->id)
+		vs->partner = rcv->id;
+}
+
+/*
+ * Redirection (X.2): a user IPC from a space with a redirector to a thread
+ * outside it (other than the redirector) goes to the redirector instead,
+ * flagged r, with the intended receiver in its IntendedReceiver TCR.  A
+ * redirector that no longer exists makes the send fail ("no partner"): the
+ * space stays confined.
+ */
+static struct tcb *redirect(struct tcb *t, struct tcb *d)
+{
+	word_t m = t->space ? t->space->redirector : 0;
+	if (!m || d->is_irq || d->space == t->space || d->id == m || t->id == m ||
+	    t->ipc_kind != IPC_USER)
+		return d;
+	struct tcb *r = tcb_lookup(m);
+	if (r)
+		t->intended = d->id;
+	return r;
 }
 
 /* rendezvous: the receiver vanished while the sender transferred (nothing of it may be touched). */
@@ -121,6 +176,7 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 {
 	COUNT(ipcs);
 	word_t err, rerr;
+	word_t vsender = snd->vsender, intended = snd->intended;   /* a fault IPC resets them */
 	if (rcv->ipc_kind == IPC_EXCEPTION && !exception_reply_valid(snd))
 		err = L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
 	else
@@ -132,6 +188,12 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 	if (L4_IPC_CODE(err) == L4_IPC_XFER_TO_OWN || L4_IPC_CODE(err) == L4_IPC_XFER_TO_PARTNER)
 		rerr ^= L4_IPC_XFER_TO_OWN ^ L4_IPC_XFER_TO_PARTNER;
 	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
+	if (vsender)
+		propagated(snd, rcv, vsender, !err);
+	if (intended) {
+		utcb_mrs(rcv)[0] |= L4_TAG_REDIRECTED;
+		utcb_set(rcv, UTCB_INTENDED_RECV, intended);
+	}
 	ipc_complete(rcv, err ? rerr | L4_IPC_PHASE_RECV : 0);
 	return err;
 }
@@ -159,7 +221,7 @@ static struct tcb *find_sender(struct tcb *t, word_t from)
 	if (!s)
 		return NULL;
 	do {
-		if (from == L4_ANYTHREAD || s->id == from ||
+		if (from == L4_ANYTHREAD || s->id == from || (s->vsender && s->vsender == from) ||
 		    (from == L4_ANYLOCALTHREAD && s->space == t->space))
 			return s;
 		s = s->sq_next;
@@ -431,12 +493,17 @@ static void ipc_try(struct tcb *t, word_t to, word_t from, word_t timeouts)
 	t->ipc_error = 0;
 	t->ipc_from = L4_NILTHREAD;
 	struct tcb *woken = NULL;
+	t->vsender = t->intended = 0;
 	if (to != L4_NILTHREAD) {
 		struct tcb *d = tcb_resolve(t, to);
+		if (d)
+			d = redirect(t, d);
 		if (!d || d == t || d->state == TS_IDLE) {
 			t->ipc_error = L4_IPC_NOPARTNER;
 			return;
 		}
+		if (!d->is_irq)
+			propagation(t, d);
 		if (d->is_irq) {
 			t->ipc_error = irq_ack(d, t);
 			if (t->ipc_error || from == L4_NILTHREAD)
@@ -479,6 +546,8 @@ static inline void user_return(struct trapframe *tf)
 			mr[0] = L4_TAG_ERROR;
 		else
 			mr[0] = (mr[0] & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU)) | L4_TAG_ERROR;
+	} else if (t->ipc_from != L4_NILTHREAD) {
+		mr[0] &= ~(L4_TAG_XCPU | L4_TAG_ERROR);     /* a received tag keeps p and r */
 	} else {
 		mr[0] &= ~L4_TAG_FLAGS_MASK;
 	}

@@ -67,6 +67,8 @@ struct tcb {
 	word_t rcv_timeout;         /* a Call's receive timeout, started when its send completes */
 	word_t ipc_error;           /* result of the last blocked IPC: 0 or an IPC ErrorCode */
 	word_t ipc_from;            /* the sender the receive got its message from */
+	word_t vsender;             /* this send propagates on behalf of this thread (0: no) */
+	word_t intended;            /* this send was redirected away from this thread (0: no) */
 	struct tcb *send_to;        /* while TS_SEND_BLOCKED: whose send queue we wait in */
 	struct tcb *sendq;          /* threads waiting to send to this one (FIFO ring) */
 	struct tcb *sq_next, *sq_prev;
