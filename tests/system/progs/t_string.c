@@ -594,6 +594,140 @@ TEST_CASE("string.receiver_abort", "the receiver's pager aborts it (ExchangeRegi
 	tt_kill(r);
 }
 
+/* Sends one string of 2 pages from HOLE (its pager decides what happens there) to main. */
+static void hole_sender(void)
+{
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, 0);
+	load_string((void *)HOLE, 2 * PG);
+	L4_MsgTag_t tag = L4_Send(main_tid);
+	s_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+/* Start a thread of our space paged by the blocking pager. */
+static int start_bpaged(L4_ThreadId_t t, void (*fn)(void))
+{
+	L4_ThreadId_t me = L4_MyGlobalId();
+	return tt_start_local(t, fn) && L4_ThreadControl(t, me, L4_NILTHREAD, the_bpager(), ~0UL);
+}
+
+TEST_CASE("string.sender_abort", "the sender's pager aborts it (ExchangeRegisters) in its fault IPC during a copy: 7 for both sides")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	s_err = 1;
+	bp_seen = 0;
+	bp_abort = HOLE;
+	L4_ThreadId_t snd = tt_id(129, 1);
+	EXPECT(start_bpaged(snd, hole_sender), "start");
+	accept_into(rp_buf, 2 * PG);
+	L4_MsgTag_t tag = L4_Receive_Timeout(snd, L4_TimePeriod(500000), 0);
+	L4_Word_t err = L4_ErrorCode();
+	L4_SetBR(0, 0);
+	bp_abort = 0;
+	EXPECT(L4_IpcFailed(tag) && err == (L4_IPC_ABORTED | L4_IPC_PHASE_RECV), "receiver: tag %lx ErrorCode %lx", tag, err);
+	TT_WAIT(c_done, 300);
+	EXPECT(s_err == L4_IPC_ABORTED, "sender: ErrorCode %lx", s_err);
+	EXPECT(bp_seen == HOLE, "the sender's pager saw %lx", bp_seen);
+	tt_kill(snd);
+}
+
+/* Waits for the blocking pager to hold a fault at kill_when, then aborts or deletes kill_target. */
+static volatile L4_ThreadId_t kill_target;
+static volatile L4_Word_t kill_when, kill_abort, kill_done;
+
+static void killer(void)
+{
+	while (bp_seen != kill_when)
+		L4_Sleep(1000);
+	if (kill_abort) {
+		struct L4_ExRegs x = { .control = L4_EXREG_ABORT_SEND | L4_EXREG_ABORT_RECV };
+		pecan_exregs(kill_target, &x);
+		kill_abort = x.control;
+	} else {
+		tt_kill(kill_target);
+	}
+	kill_done = 1;
+	tt_park();
+}
+
+static L4_ThreadId_t start_killer(L4_ThreadId_t target, L4_Word_t when, int abort)
+{
+	L4_ThreadId_t k = tt_id(130, 1);
+	tt_kill(k);                      /* left over if an earlier case failed */
+	kill_target = target;
+	kill_when = when;
+	kill_abort = abort;
+	kill_done = 0;
+	tt_start_local(k, killer);
+	return k;
+}
+
+TEST_CASE("string.abort_locked_receiver", "ExchangeRegisters aborts a receiver locked in a copy whose sender waits for its pager: 7 for both")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	s_err = 1;
+	bp_seen = 0;
+	bp_block = HOLE;
+	L4_ThreadId_t snd = tt_id(131, 1);
+	EXPECT(start_bpaged(snd, hole_sender), "start");
+	TT_WAIT(L4_Schedule(snd, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_PENDING_SEND, 300);
+	L4_ThreadId_t k = start_killer(L4_MyGlobalId(), HOLE, 1);
+	accept_into(rp_buf, 2 * PG);
+	L4_MsgTag_t tag = L4_Receive_Timeout(snd, L4_TimePeriod(500000), 0);
+	L4_Word_t err = L4_ErrorCode();
+	L4_SetBR(0, 0);
+	bp_block = 0;
+	EXPECT(kill_done && (kill_abort & 2), "the abort did not happen or did not say receiving: %lx", kill_abort);
+	EXPECT(L4_IpcFailed(tag) && err == (L4_IPC_ABORTED | L4_IPC_PHASE_RECV), "receiver: tag %lx ErrorCode %lx", tag, err);
+	TT_WAIT(c_done, 300);
+	EXPECT(s_err == L4_IPC_ABORTED, "sender: ErrorCode %lx", s_err);
+	tt_kill(k);
+	tt_kill(snd);
+}
+
+TEST_CASE("string.delete_sender_in_copy", "deleting a sender blocked in its fault IPC during a copy: the locked receiver gets 'no partner'")
+{
+	main_tid = L4_MyGlobalId();
+	bp_seen = 0;
+	bp_block = HOLE;
+	L4_ThreadId_t snd = tt_id(132, 1);
+	EXPECT(start_bpaged(snd, hole_sender), "start");
+	TT_WAIT(L4_Schedule(snd, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_PENDING_SEND, 300);
+	L4_ThreadId_t k = start_killer(snd, HOLE, 0);
+	accept_into(rp_buf, 2 * PG);
+	L4_MsgTag_t tag = L4_Receive_Timeout(snd, L4_TimePeriod(500000), 0);
+	L4_Word_t err = L4_ErrorCode();
+	L4_SetBR(0, 0);
+	bp_block = 0;
+	EXPECT(kill_done, "the sender was not deleted");
+	EXPECT(L4_IpcFailed(tag) && err == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "receiver: tag %lx ErrorCode %lx", tag, err);
+	EXPECT(L4_Schedule(snd, ~0UL, ~0UL, ~0UL, ~0UL, 0) == 0, "the sender still exists");
+	tt_kill(k);
+}
+
+TEST_CASE("string.delete_receiver_in_copy", "deleting a receiver in its tunnelled fault IPC during a copy: the sender gets 'no partner'")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	bp_seen = 0;
+	bp_block = HOLE;
+	L4_ThreadId_t r = tt_id(133, 1);
+	EXPECT(start_bpaged(r, hole_receiver), "start");
+	TT_WAIT(L4_Schedule(r, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_WAITING, 300);
+	L4_ThreadId_t k = start_killer(r, HOLE, 0);
+	load_string(rp_src, 2 * PG);
+	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TimePeriod(500000));
+	L4_Word_t err = L4_ErrorCode();
+	bp_block = 0;
+	EXPECT(kill_done, "the receiver was not deleted");
+	EXPECT(L4_IpcFailed(tag) && err == L4_IPC_NOPARTNER, "sender: tag %lx ErrorCode %lx", tag, err);
+	EXPECT(!c_done, "the deleted receiver ran on");
+	tt_kill(k);
+}
+
 /*
  * A long copy lets interrupts in: while a priority-100 thread copies 64 MiB
  * (16 receive and send substrings of 4 MiB over the same buffers), a
