@@ -413,6 +413,7 @@ static void hand_over(struct tcb *t, struct tcb *s, struct tcb *woken)
 	t->xfer_peer = s;                /* a deletion of either side now finds the other */
 	s->xfer_peer = t;
 	s->xfer_copying = true;
+	s->xfer_aborted = false;
 	s->ipc_error = IPC_GO;
 	s->state = TS_READY;
 	sched_swap(s);
@@ -518,8 +519,16 @@ static void ipc_try(struct tcb *t, word_t to, word_t from, word_t timeouts)
 			d = send_blocked(t, d, from, timeouts);
 			if (!d)
 				return;
+			bool aborted = t->xfer_aborted;       /* by ExchangeRegisters before we ran */
 			t->xfer_peer = d->xfer_peer = NULL;   /* the hand-over's lock is transfer()'s now */
-			t->xfer_copying = false;
+			t->xfer_copying = t->xfer_aborted = false;
+			if (aborted) {
+				d->ipc_from = tcb_id_as_seen_by(t, d);
+				ipc_complete(d, L4_IPC_ABORTED | L4_IPC_PHASE_RECV);
+				sched_wake(d);
+				t->ipc_error = L4_IPC_ABORTED;
+				return;
+			}
 			if (!send_now(t, d, from, &woken))
 				return;
 		}
