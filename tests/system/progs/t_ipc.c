@@ -482,8 +482,11 @@ TEST_CASE("ipc.propagation_refused", "a thread of another space cannot propagate
  * IPC to anyone outside goes to the monitor (r set, IntendedReceiver), which
  * forwards it by propagation; with the monitor gone, sends fail.
  */
-static volatile L4_Word_t mon_tag, mon_from, mon_intended, rd_phase, rd_err2;
+static volatile L4_Word_t mon_tag, mon_from, mon_intended, mon_tag2, mon_intended2;
+static volatile L4_Word_t rd_phase, rd_err2, echo_seen, cl_tag2, cl_from2;
+static volatile L4_ThreadId_t rd_echo;
 
+/* The monitor: forwards the first message by propagation, answers the second itself. */
 static void monitor(void)
 {
 	L4_ThreadId_t from = 0;
@@ -494,6 +497,23 @@ static void monitor(void)
 	L4_SetTcr(UTCB_VIRTUAL_SENDER, from);
 	L4_SetMR(0, (tag & ~L4_TAG_FLAGS_MASK) | L4_TAG_PROPAGATE);
 	L4_Send(mon_intended);
+	tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, 0, &from);
+	mon_tag2 = tag;
+	mon_intended2 = L4_Tcr(UTCB_INTENDED_RECV);
+	L4_SetTcr(UTCB_VIRTUAL_SENDER, mon_intended2);    /* answer as the intended receiver */
+	L4_SetMR(0, L4_TAG_MAKE(0x99, 0, 0) | L4_TAG_PROPAGATE);
+	L4_Send(from);
+	tt_park();
+}
+
+/* A server of our space that waits without a timeout: the fastpath could reach it. */
+static void rd_echo_server(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	echo_seen++;
+	L4_SetMR(0, L4_TAG_MAKE(L4_TAG_LABEL(tag) + 1, 0, 0));
+	L4_Reply(from);
 	tt_park();
 }
 
@@ -506,6 +526,10 @@ static void confined(void)
 	cl_tag = tag;
 	cl_word = L4_MR(1);
 	cl_from = from;
+	L4_SetMR(0, L4_TAG_MAKE(0x50, 0, 0));
+	tag = L4_Ipc(rd_echo, rd_echo, 0, &from);         /* a Call the fastpath would take */
+	cl_tag2 = tag;
+	cl_from2 = from;
 	while (rd_phase != 2)
 		L4_Sleep(1000);
 	L4_SetMR(0, 0);
@@ -515,12 +539,15 @@ static void confined(void)
 	tt_park();
 }
 
-TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, IntendedReceiver), forwards it by propagation; once it is gone, sends fail")
+TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, IntendedReceiver; fastpath Calls too) and forwards or answers it by propagation; once it is gone, sends fail")
 {
 	main_id = L4_MyGlobalId();
-	cl_tag = mon_tag = 0;
+	cl_tag = cl_tag2 = mon_tag = 0;
+	echo_seen = 0;
 	rd_phase = 1;
-	L4_ThreadId_t m = fresh(), x = fresh();
+	L4_ThreadId_t m = fresh(), x = fresh(), e = fresh();
+	rd_echo = e;
+	EXPECT(tt_start_local(e, rd_echo_server), "start failed");
 	EXPECT(tt_start_local(m, monitor), "start failed");
 	EXPECT(tt_start_space(x, confined), "start failed");
 	EXPECT(L4_SpaceControl(x, 0, L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0),
@@ -538,9 +565,14 @@ TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, Int
 	L4_SetMR(1, 78);
 	tag = L4_Reply(x);
 	EXPECT(!L4_IpcFailed(tag), "reply: %lx", L4_ErrorCode());
-	TT_WAIT(cl_tag != 0, 300);
+	TT_WAIT(cl_tag2 != 0, 300);
 	EXPECT(L4_TAG_LABEL(cl_tag) == 0x45 && cl_word == 78 && cl_from == main_id, "the confined thread got %lx %lu from %lx",
 	       cl_tag, cl_word, cl_from);
+	EXPECT(echo_seen == 0 && (mon_tag2 & L4_TAG_REDIRECTED) && mon_intended2 == e,
+	       "the Call to a waiting server bypassed the monitor: seen %lu, monitor tag %lx intended %lx",
+	       echo_seen, mon_tag2, mon_intended2);
+	EXPECT(L4_TAG_LABEL(cl_tag2) == 0x99 && (cl_tag2 & L4_TAG_PROPAGATE) && cl_from2 == e,
+	       "the monitor's answer as the server: tag %lx from %lx", cl_tag2, cl_from2);
 	tt_kill(m);
 	rd_phase = 2;
 	TT_WAIT(rd_phase == 3, 300);
@@ -548,6 +580,7 @@ TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, Int
 	EXPECT(L4_SpaceControl(x, 0, 0, 0, 0x12345640UL, 0) == 0 && L4_ErrorCode() == 2,
 	       "a redirector that is no thread: ErrorCode %lx", L4_ErrorCode());
 	tt_kill(x);
+	tt_kill(e);
 }
 
 int main(void)
