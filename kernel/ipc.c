@@ -158,7 +158,7 @@ static bool xfer_end(struct tcb *snd)
  */
 static word_t transfer(struct tcb *snd, struct tcb *rcv)
 {
-	if (!ipc_has_strings(utcb_mrs(snd)))
+	if (!L4_TAG_T(utcb_mrs(snd)[0]) || !ipc_has_strings(utcb_mrs(snd)))
 		return ipc_transfer(snd, rcv);
 	if (rcv->xfer_peer || snd->xfer_peer)
 		return L4_IPC_OVERFLOW;
@@ -425,7 +425,7 @@ static bool receive_pending(struct tcb *t, word_t from, struct tcb *woken)
 	struct tcb *s;
 	if (!from || !(s = find_sender(t, from)))
 		return false;
-	if (!s->is_irq && ipc_has_strings(utcb_mrs(s)))
+	if (!s->is_irq && L4_TAG_T(utcb_mrs(s)[0]) && ipc_has_strings(utcb_mrs(s)))
 		hand_over(t, s, woken);
 	else
 		take_from_sender(t, s);
