@@ -728,6 +728,88 @@ TEST_CASE("string.delete_receiver_in_copy", "deleting a receiver in its tunnelle
 	tt_kill(k);
 }
 
+/* Calls main with a 2-page string from rp_src; records main's reply. */
+static void string_caller(void)
+{
+	load_string(rp_src, 2 * PG);
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(main_tid, main_tid, 0, &from);
+	c_tag = tag;
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+TEST_CASE("string.call_pending_sender", "a Call with a string whose server receives later: the caller copies, is then in its receive, and the server's zero-timeout Reply reaches it")
+{
+	main_tid = L4_MyGlobalId();
+	c_done = 0;
+	c_err = 1;
+	fill_src(rp_src, 2 * PG, 7);
+	for (int i = 0; i < 2 * PG; i++)
+		rp_buf[i] = 0xee;
+	L4_ThreadId_t c = tt_id(134, 1);
+	EXPECT(tt_start_space(c, string_caller), "start");
+	TT_WAIT(L4_Schedule(c, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_PENDING_SEND, 300);
+	accept_into(rp_buf, 2 * PG);
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, c, 0, &from);
+	L4_SetBR(0, 0);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x79 && from == c, "receive: tag %lx ErrorCode %lx from %lx",
+	       tag, L4_ErrorCode(), from);
+	for (int i = 0; i < 2 * PG; i++)
+		EXPECT(rp_buf[i] == (unsigned char)(i * 7 + 5), "byte %d: %x", i, rp_buf[i]);
+	L4_SetMR(0, L4_TAG_MAKE(0x7c, 0, 0));
+	tag = L4_Reply(c);
+	EXPECT(!L4_IpcFailed(tag), "the Reply: ErrorCode %lx", L4_ErrorCode());
+	TT_WAIT(c_done, 300);
+	EXPECT(c_done && !c_err && L4_TAG_LABEL(c_tag) == 0x7c, "the caller: tag %lx ErrorCode %lx", c_tag, c_err);
+	tt_kill(c);
+}
+
+static L4_ThreadId_t both_rx;
+
+static void both_sender(void)
+{
+	load_string(rp_src + 300, PG + 1000);       /* 2 source pages, untouched in this space */
+	L4_MsgTag_t tag = L4_Send(both_rx);
+	s_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+static void both_receiver(void)
+{
+	accept_into(rp_buf + 3000, PG + 1000);      /* 2 receive pages, untouched in this space */
+	L4_MsgTag_t tag = L4_Receive(L4_ANYTHREAD);
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+TEST_CASE("string.both_sides_fault", "sender and receiver in two new spaces, neither side's string pages mapped: the copy resolves the faults of both and completes")
+{
+	c_done = 0;
+	c_err = s_err = 1;
+	fill_src(rp_src, 2 * PG, 11);
+	for (int i = 0; i < 2 * PG; i++)
+		rp_buf[i] = 0xee;
+	both_rx = tt_id(135, 1);
+	L4_ThreadId_t snd = tt_id(136, 1);
+	L4_Word_t before = tt_pager_faults;
+	EXPECT(tt_start_space(both_rx, both_receiver), "start");
+	TT_WAIT(L4_Schedule(both_rx, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_WAITING, 300);
+	L4_Word_t mid = tt_pager_faults;
+	EXPECT(tt_start_space(snd, both_sender), "start");
+	TT_WAIT(c_done, 300);
+	EXPECT(c_done && !c_err && !s_err, "receiver %lx sender %lx", c_err, s_err);
+	for (int i = 0; i < PG + 1000; i++)
+		EXPECT(rp_buf[3000 + i] == (unsigned char)((300 + i) * 11 + 5), "byte %d: %x", i, rp_buf[3000 + i]);
+	EXPECT(rp_buf[2999] == 0xee && rp_buf[3000 + PG + 1000] == 0xee, "bytes around the buffer written");
+	EXPECT(tt_pager_faults >= mid + 4, "faults: %lu before, %lu during the copy", mid - before, tt_pager_faults - mid);
+	tt_kill(snd);
+	tt_kill(both_rx);
+}
+
 /*
  * A long copy lets interrupts in: while a priority-100 thread copies 64 MiB
  * (16 receive and send substrings of 4 MiB over the same buffers), a
