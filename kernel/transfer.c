@@ -102,8 +102,9 @@ static word_t xfer_error(const struct xfer *x, bool own)
  * xfer timeouts (ipc_xfer_resolve), and the copy goes on: 0.  Otherwise the
  * sender's error: a timeout reports 5 to the side whose timeout expired
  * (zero ones expire at once) and 6 to the other; memory no pager can map
- * (kernel addresses, no pager, a pager that is the partner itself) reports
- * 5 to the side it belongs to; an abort reports 7 to both.
+ * (kernel addresses, the KIP and UTCB areas, no pager, a pager that is the
+ * partner itself) reports 5 to the side it belongs to; an abort reports 7
+ * to both.
  */
 static word_t copy_fault(struct xfer *x, word_t src, word_t dst)
 {
@@ -113,8 +114,9 @@ static word_t copy_fault(struct xfer *x, word_t src, word_t dst)
 		xfer_timeouts(x);
 	if (x->deadline != TIMEOUT_NONE && x->deadline <= timer_now())
 		return xfer_error(x, x->snd_expires);
-	if (addr >= USER_TOP)
-		return xfer_error(x, snd_side);
+	struct space *in = (snd_side ? x->snd : x->rcv)->space;
+	if (addr >= USER_TOP || !space_area_free(in, addr & PAGE_MASK, PAGE_SIZE))
+		return xfer_error(x, snd_side);      /* no pager can map kernel, KIP or UTCB memory */
 	switch (ipc_xfer_resolve(x->snd, x->rcv, snd_side ? x->snd : x->rcv, addr & PAGE_MASK,
 				 snd_side ? MAP_R : MAP_W, x->deadline)) {
 	case XF_OK:

@@ -810,6 +810,31 @@ TEST_CASE("string.both_sides_fault", "sender and receiver in two new spaces, nei
 	tt_kill(both_rx);
 }
 
+static void kip_receiver(void)
+{
+	accept_into((void *)ROOT_KIP_AREA, 64);      /* its own KIP as the receive buffer */
+	L4_MsgTag_t tag = L4_Receive(L4_ANYTHREAD);
+	c_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	c_done = 1;
+	tt_park();
+}
+
+TEST_CASE("string.kip_buffer", "a receiver naming its own KIP as a buffer (no pager can make it writable): 5 for it, 6 for the sender, no endless faults")
+{
+	c_done = 0;
+	c_err = 1;
+	L4_ThreadId_t r = tt_id(137, 1);
+	EXPECT(tt_start_space(r, kip_receiver), "start");
+	TT_WAIT(L4_Schedule(r, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_WAITING, 300);
+	load_string(rp_src, 64);
+	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TimePeriod(500000));
+	L4_Word_t err = L4_ErrorCode();
+	EXPECT(L4_IpcFailed(tag) && err == L4_IPC_XFER_TO_PARTNER, "sender: tag %lx ErrorCode %lx", tag, err);
+	TT_WAIT(c_done, 300);
+	EXPECT(c_err == (L4_IPC_XFER_TO_OWN | L4_IPC_PHASE_RECV), "receiver: ErrorCode %lx", c_err);
+	tt_kill(r);
+}
+
 /*
  * A long copy lets interrupts in: while a priority-100 thread copies 64 MiB
  * (16 receive and send substrings of 4 MiB over the same buffers), a
