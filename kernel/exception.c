@@ -126,9 +126,13 @@ static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
 }
 
 /* A string copy faulted in current's memory: MR2 = ~0 says the kernel's copy did. */
-bool pager_fault(word_t addr, unsigned rwx)
+word_t pager_fault(word_t addr, unsigned rwx)
 {
-	return fault_ipc_at(~0UL, L4_LABEL_PAGEFAULT | rwx, addr);
+	struct tcb *t = current;
+	word_t pager = utcb_get(t, UTCB_PAGER);
+	if (!pager || !tcb_resolve(t, pager))
+		return L4_IPC_NOPARTNER;
+	return kernel_call(pager, L4_LABEL_PAGEFAULT | rwx, addr, ~0UL, L4_COMPLETE_SPACE);
 }
 
 static bool pagefault_ipc(struct trapframe *tf, word_t addr)

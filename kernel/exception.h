@@ -13,9 +13,10 @@
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
 /*
  * A page fault of the current thread at addr (rwx the access) that a kernel
- * copy met: sent to its pager like a user fault; false if it has none.
+ * copy met: sent to its pager like a user fault.  Returns the IPC error (0:
+ * the pager replied; L4_IPC_NOPARTNER also when there is no pager).
  */
-bool pager_fault(word_t addr, unsigned rwx);
+word_t pager_fault(word_t addr, unsigned rwx);
 /* The preemption message to the current thread's scheduler, from the tick. */
 void preemption_ipc(struct trapframe *tf);
 /* Continuation of a thread whose exception IPC was answered on the slowpath. */

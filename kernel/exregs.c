@@ -9,8 +9,10 @@
 
 static word_t old_control(const struct tcb *t)
 {
-	return (t->exregs_stopped ? 1 : 0) | (t->state == TS_RECV_BLOCKED ? 2 : 0) |
-	       (t->state == TS_SEND_BLOCKED ? 4 : 0);
+	bool locked = t->state == TS_LOCKED;        /* in a string transfer */
+	return (t->exregs_stopped ? 1 : 0) |
+	       (t->state == TS_RECV_BLOCKED || (locked && !t->xfer_copying) ? 2 : 0) |
+	       (t->state == TS_SEND_BLOCKED || (locked && t->xfer_copying) ? 4 : 0);
 }
 
 /* Stop or resume t (the H and h bits). */

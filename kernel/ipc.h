@@ -30,8 +30,6 @@ void sys_ipc(struct trapframe *tf);
 void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts);
 /* Continuation of a thread that blocked in an Ipc system call: return its result. */
 void ipc_user_return(struct trapframe *tf);
-/* Continuation of a receiver sent away to have a copy fault in its memory resolved. */
-void ipc_recv_fault_resume(struct trapframe *tf);
 /* Continuation of a new thread once its pager's start message (or an abort) arrived. */
 void ipc_startup_return(struct trapframe *tf);
 
@@ -47,10 +45,10 @@ void ipc_cancel_pending(struct tcb *t);
 void ipc_forget(struct tcb *t);
 
 /*
- * Copy t's message (snd's UTCB) to rcv's UTCB, processing typed items.
- * Returns 0, an IPC error code without phase bit (overflow, xfer faults),
- * or IPC_XFER_FAULT: a string copy faulted in memory that xfer_fault.who
- * must have its pager resolve before the IPC is tried again.
+ * Copy snd's message to rcv's UTCB, processing typed items.  Returns 0 or an
+ * IPC error code without phase bit (overflow, xfer timeouts, abort) for the
+ * sender.  A typed transfer runs on the sender's stack (snd is current) with
+ * rcv locked (TS_LOCKED): page faults and preemption points may block it.
  */
 word_t ipc_transfer_typed(struct tcb *snd, struct tcb *rcv, const word_t *mr, int i, int end);
 static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
@@ -67,13 +65,22 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 		return 0;
 	return ipc_transfer_typed(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
 }
-#define IPC_XFER_FAULT (~0UL)
-struct xfer_fault {
-	struct tcb *who;
-	word_t addr;
-	unsigned rwx;
-};
-extern struct xfer_fault xfer_fault;
+
+/* Does the message in mr have string items (before any item that ends it)? */
+bool ipc_has_strings(const word_t *mr);
+/* How a fault during a transfer ended (ipc_xfer_resolve). */
+enum { XF_OK, XF_TIMEOUT, XF_ABORTED, XF_UNRESOLVED };
+/*
+ * A copy from snd (current) to rcv faulted at page addr of who's memory:
+ * who's pager maps it, by a page-fault IPC from who itself (the receiver
+ * runs it while the sender waits), bounded by `deadline` (µs, 0: none).
+ */
+int ipc_xfer_resolve(struct tcb *snd, struct tcb *rcv, struct tcb *who, word_t addr,
+		     unsigned rwx, u64 deadline);
+/* A preemption point of snd's transfer: true if it was aborted meanwhile. */
+bool ipc_xfer_preempt(struct tcb *snd);
+/* Continuation of a locked receiver asked to have a fault in its memory resolved. */
+void ipc_tunnel_resume(struct trapframe *tf);
 
 /*
  * The register-only fast path; the frame to return through, or NULL for the

@@ -4,6 +4,7 @@
 #include "ipc.h"
 #include "exception.h"
 #include "sched.h"
+#include "space.h"
 #include <arch_switch.h>
 #include <l4/ipc.h>
 #include <l4/thread.h>
@@ -96,7 +97,7 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	struct tcb *self = current;
 	word_t tag = tf->r9, from = tf->rdx;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
-	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER)
+	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER || self->space->redirector)
 		return NULL;
 	struct tcb *d = global(tf->rsi);
 	if (!d || (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq)))

@@ -7,6 +7,7 @@
 #include "sched.h"
 #include <l4/errors.h>
 #include <l4/ipc.h>
+#include <l4/thread.h>
 #include <l4/utcb.h>
 
 struct space *space_create(void)
@@ -135,8 +136,19 @@ void sys_space_control(struct trapframe *tf)
 	if (!t || !thread_is_user(t))
 		return (void)space_control_error(tf, L4_ERR_INVALID_SPACE);
 	struct space *s = t->space;
+	/* the redirector (X.2): nil leaves it, anythread removes it, else an existing thread */
+	word_t redir = s->redirector;
+	if (tf->r9 == L4_ANYTHREAD)
+		redir = 0;
+	else if (tf->r9 != L4_NILTHREAD) {
+		struct tcb *r = tcb_resolve(current, tf->r9);
+		if (!r || !thread_is_user(r))
+			return (void)space_control_error(tf, L4_ERR_INVALID_THREAD);
+		redir = r->id;
+	}
 	tf->rdx = 0;                        /* old control: no compatibility mode, ever */
 	if (s->configured) {
+		s->redirector = redir;
 		tf->rax = 1;                    /* areas are fixed once set; the rest is ignored */
 		return;
 	}
@@ -148,6 +160,7 @@ void sys_space_control(struct trapframe *tf)
 		return (void)space_control_error(tf, L4_ERR_UTCB_AREA);
 	if (!space_configure(s, L4_FPAGE_BASE(kip), L4_FPAGE_BASE(utcb), 1UL << L4_FPAGE_LOG2(utcb)))
 		return (void)space_control_error(tf, L4_ERR_NO_MEM);
+	s->redirector = redir;
 	thread_try_activate_space(s);
 	tf->rax = 1;
 }

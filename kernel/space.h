@@ -19,6 +19,7 @@ struct space {
 	/* bit p clear: port p is mapped (I/O fpages, mapping.c); the TSS bitmap's own format */
 	u8 io_deny[IO_PORTS / 8] __attribute__((aligned(8)));
 	int nthreads;
+	word_t redirector;       /* IPC leaving the space goes to this thread (X.2); 0: none */
 };
 
 /* A new, unconfigured space; NULL if out of memory. */

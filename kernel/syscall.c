@@ -54,6 +54,7 @@ static word_t sched_state(const struct tcb *t)
 	case TS_READY: return L4_SCHED_RUNNING;
 	case TS_SEND_BLOCKED: return L4_SCHED_PENDING_SEND;
 	case TS_RECV_BLOCKED: return L4_SCHED_WAITING;
+	case TS_LOCKED: return t->xfer_copying ? L4_SCHED_SENDING : L4_SCHED_RECEIVING;
 	default: return L4_SCHED_INACTIVE;
 	}
 }

@@ -14,6 +14,7 @@ enum thread_state {
 	TS_RECV_BLOCKED,/* waiting for a message */
 	TS_HALTED,      /* stopped by an unhandled exception */
 	TS_IDLE,        /* the kernel's idle thread: never queued */
+	TS_LOCKED,      /* in a string transfer with xfer_peer, waiting for it (ipc.c) */
 };
 
 /* How a thread blocked in a receive continues once the message arrives. */
@@ -66,12 +67,21 @@ struct tcb {
 	word_t rcv_timeout;         /* a Call's receive timeout, started when its send completes */
 	word_t ipc_error;           /* result of the last blocked IPC: 0 or an IPC ErrorCode */
 	word_t ipc_from;            /* the sender the receive got its message from */
+	word_t vsender;             /* this send propagates on behalf of this thread (0: no) */
+	word_t intended;            /* this send was redirected away from this thread (0: no) */
 	struct tcb *send_to;        /* while TS_SEND_BLOCKED: whose send queue we wait in */
 	struct tcb *sendq;          /* threads waiting to send to this one (FIFO ring) */
 	struct tcb *sq_next, *sq_prev;
 	u64 wake_at;                /* timeout deadline in µs; 0 = none */
-	word_t xfer_addr;           /* a string copy faulted here in our memory (ipc.c) */
+	/* a typed transfer in progress (ipc.c): always done by the sender, on its stack */
+	struct tcb *xfer_peer;      /* the other side; NULL when none (or it vanished) */
+	bool xfer_copying;          /* we are the sender doing the transfer */
+	bool xfer_aborted;          /* (sender) an abort or a deletion ended it */
+	bool xfer_tunnel;           /* (receiver) fault xfer_addr is ours to have mapped */
+	word_t xfer_result;         /* (sender) the IPC error of the receiver's fault IPC */
+	word_t xfer_addr;
 	unsigned xfer_rwx;
+	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
 	struct tcb *wq_next, *wq_prev;
 
 	word_t kstack_top;

@@ -12,12 +12,34 @@ u64 timer_now(void)
 	return arch_clock_us();
 }
 
+/*
+ * A point timeout (X.2): the clock value whose bits e..e+9 are m and whose
+ * bit e+10 is c, with the higher bits of the clock now; if that bit of the
+ * clock differs from c and the point lies behind, it is in the next 2^(e+11)
+ * µs window.  A point already reached acts as zero: `now`.
+ */
+static u64 point_deadline(word_t timeout, u64 now)
+{
+	unsigned e = (timeout >> 11) & 0xf, c = (timeout >> 10) & 1;
+	u64 half = 1ULL << (e + 10);
+	u64 at = (now & ~(2 * half - 1)) | (c ? half : 0) | ((u64)(timeout & 0x3ff) << e);
+	if (at < now && ((now >> (e + 10)) & 1) != c)
+		at += 2 * half;
+	return at > now ? at : now;
+}
+
+bool timeout_point_passed(word_t timeout)
+{
+	u64 now = timer_now();
+	return point_deadline(timeout, now) == now;
+}
+
 u64 timeout_deadline(word_t timeout, u64 now)
 {
 	if (timeout == 0)
 		return TIMEOUT_NONE;
 	if (timeout & 0x8000)
-		return now;
+		return point_deadline(timeout, now);
 	word_t e = (timeout >> 10) & 0x1f, m = timeout & 0x3ff;
 	return now + (m << e);
 }

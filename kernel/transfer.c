@@ -65,6 +65,9 @@ struct xfer {
 	word_t bytes;        /* copied so far, over the whole message */
 	const word_t *brs;   /* the receiver's BR0, read in place (BRi at brs[-i]) */
 	int br;              /* next receive buffer (BR index), 0 when none is left */
+	bool timed;          /* deadline and snd_expires are set (at the first fault) */
+	bool snd_expires;    /* the sender's xfer timeout is the earlier one */
+	u64 deadline;        /* end of the transfer's time for faults; TIMEOUT_NONE: never */
 };
 
 static inline word_t br(const struct xfer *x, int i)
@@ -72,28 +75,59 @@ static inline word_t br(const struct xfer *x, int i)
 	return word_at(x->brs, -1, i);
 }
 
-struct xfer_fault xfer_fault;
+/*
+ * The xfer timeouts (X.2): the sender's send-xfer and the receiver's
+ * receive-xfer timeout, both running from the first fault; the earlier one
+ * bounds the whole transfer.  Equal ones count as the sender's.
+ */
+static void xfer_timeouts(struct xfer *x)
+{
+	u64 now = timer_now();
+	u64 ds = timeout_deadline(utcb_get(x->snd, UTCB_XFER_TIMEOUTS) >> 16 & 0xffff, now);
+	u64 dr = timeout_deadline(utcb_get(x->rcv, UTCB_XFER_TIMEOUTS) & 0xffff, now);
+	x->snd_expires = ds != TIMEOUT_NONE && (dr == TIMEOUT_NONE || ds <= dr);
+	x->deadline = x->snd_expires ? ds : dr;
+	x->timed = true;
+}
+
+/* The sender's error: code 5 "in the invoker's" or 6 "in the partner's" space, bytes so far. */
+static word_t xfer_error(const struct xfer *x, bool own)
+{
+	return (x->bytes << 4) | (own ? L4_IPC_XFER_TO_OWN : L4_IPC_XFER_TO_PARTNER);
+}
 
 /*
- * A copy met unmapped (or read-only) user memory at src or dst.  With both
- * xfer timeouts non-zero the owner of that memory is to resolve it through
- * its pager and the IPC is retried (IPC_XFER_FAULT, details in xfer_fault);
- * a zero xfer timeout, or a kernel address, ends the transfer at once with
- * codes 5/6 chosen from the two timeouts as Pistachio chooses them.
+ * A copy met unmapped (or, for the receiver, read-only) user memory at src
+ * or dst.  The side whose memory it is has its pager map it, within the
+ * xfer timeouts (ipc_xfer_resolve), and the copy goes on: 0.  Otherwise the
+ * sender's error: a timeout reports 5 to the side whose timeout expired
+ * (zero ones expire at once) and 6 to the other; memory no pager can map
+ * (kernel addresses, the KIP and UTCB areas, no pager, a pager that is the
+ * partner itself) reports 5 to the side it belongs to; an abort reports 7
+ * to both.
  */
-static word_t fault_error(const struct xfer *x, word_t src, word_t dst)
+static word_t copy_fault(struct xfer *x, word_t src, word_t dst)
 {
-	word_t snd_to = utcb_get(x->snd, UTCB_XFER_TIMEOUTS) >> 16 & 0xffff;
-	word_t rcv_to = utcb_get(x->rcv, UTCB_XFER_TIMEOUTS) & 0xffff;
 	bool snd_side = !space_kaddr(x->snd->space, src, MAP_R);
 	word_t addr = snd_side ? src : dst;
-	if (addr < USER_TOP && !timeout_is_zero(snd_to) && !timeout_is_zero(rcv_to)) {
-		xfer_fault = (struct xfer_fault){ snd_side ? x->snd : x->rcv, addr & PAGE_MASK,
-						  snd_side ? MAP_R : MAP_W };
-		return IPC_XFER_FAULT;
+	if (!x->timed)
+		xfer_timeouts(x);
+	if (x->deadline != TIMEOUT_NONE && x->deadline <= timer_now())
+		return xfer_error(x, x->snd_expires);
+	struct space *in = (snd_side ? x->snd : x->rcv)->space;
+	if (addr >= USER_TOP || !space_area_free(in, addr & PAGE_MASK, PAGE_SIZE))
+		return xfer_error(x, snd_side);      /* no pager can map kernel, KIP or UTCB memory */
+	switch (ipc_xfer_resolve(x->snd, x->rcv, snd_side ? x->snd : x->rcv, addr & PAGE_MASK,
+				 snd_side ? MAP_R : MAP_W, x->deadline)) {
+	case XF_OK:
+		return 0;
+	case XF_TIMEOUT:
+		return xfer_error(x, x->snd_expires);
+	case XF_UNRESOLVED:
+		return xfer_error(x, snd_side);
+	default:
+		return (x->bytes << 4) | L4_IPC_ABORTED;
 	}
-	bool rcv_shorter = rcv_to && (!snd_to || rcv_to < snd_to);
-	return (x->bytes << 4) | (rcv_shorter ? L4_IPC_XFER_TO_PARTNER : L4_IPC_XFER_TO_OWN);
 }
 
 static word_t overflow(const struct xfer *x)
@@ -101,7 +135,10 @@ static word_t overflow(const struct xfer *x)
 	return (x->bytes << 4) | L4_IPC_OVERFLOW;
 }
 
-/* Copy one logical send string (MRs from index i) into the next receive buffer. */
+/*
+ * Copy one logical send string (MRs from index i) into the next receive
+ * buffer, a page at most between preemption points.
+ */
 static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 {
 	if (!(br(x, 0) & L4_ACCEPT_STRINGS) || !x->br || x->br >= L4_NUM_BRS ||
@@ -114,13 +151,19 @@ static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 	while (cur_next(&s)) {
 		if (!cur_next(&r))
 			return overflow(x);
-		word_t n = s.left < r.left ? s.left : r.left;
+		word_t n = s.left < r.left ? s.left : r.left, err;
+		if (n > PAGE_SIZE)
+			n = PAGE_SIZE;
 		word_t done = space_copy(x->snd->space, s.addr, x->rcv->space, r.addr, n);
 		x->bytes += done;
+		s.addr += done; s.left -= done;
+		r.addr += done; r.left -= done;
 		if (done < n)
-			return fault_error(x, s.addr + done, r.addr + done);
-		s.addr += n; s.left -= n;
-		r.addr += n; r.left -= n;
+			err = copy_fault(x, s.addr, r.addr);
+		else
+			err = ipc_xfer_preempt(x->snd) ? (x->bytes << 4) | L4_IPC_ABORTED : 0;
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -156,6 +199,22 @@ static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t
 			return err;
 	}
 	return 0;
+}
+
+bool ipc_has_strings(const word_t *mr)
+{
+	word_t tag = mr[0];
+	int i = (int)L4_TAG_U(tag) + 1, end = (int)(L4_TAG_U(tag) + L4_TAG_T(tag));
+	if (end >= L4_NUM_MRS)
+		return false;                  /* an overflow before any item */
+	while (i <= end) {
+		if (L4_STRING_IS(mr[i]))
+			return true;
+		if (L4_ITEM_TYPE(mr[i]) != L4_ITEM_MAP && L4_ITEM_TYPE(mr[i]) != L4_ITEM_GRANT)
+			return false;
+		i += 2;
+	}
+	return false;
 }
 
 word_t ipc_transfer_typed(struct tcb *snd, struct tcb *rcv, const word_t *mr, int i, int end)

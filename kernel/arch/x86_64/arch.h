@@ -85,6 +85,14 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp);
 void arch_switch_to(struct tcb *prev, struct tcb *next);
 void arch_set_utcb_pointer(word_t utcb);
 void arch_idle_wait(void);               /* enable interrupts, halt until one arrives */
+/*
+ * A preemption point in a long kernel operation: interrupts pending now are
+ * taken (and may switch threads) before it returns with interrupts off again.
+ */
+static inline void arch_irq_window(void)
+{
+	__asm__ __volatile__("sti; nop; cli" : : : "memory");
+}
 u64 arch_clock_us(void);                 /* monotonic microseconds since boot */
 u64 arch_tsc_per_us(void);               /* the calibrated time-stamp counter rate */
 void arch_timer_init(word_t tick_us);    /* periodic tick calling timer_tick() */

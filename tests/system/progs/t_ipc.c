@@ -312,6 +312,277 @@ TEST_CASE("ipc.deleted_partner", "a sender waiting for a thread that is deleted 
 	tt_kill(s);
 }
 
+static void late_receiver(void)
+{
+	L4_Sleep(5000);             /* the caller's send blocks first */
+	receiver_once();
+}
+
+/*
+ * Ipc to `r` with an invalid receive specifier (a stale global ID): the send
+ * completes, the receive phase fails with "no partner" (abi.md §6.1, as
+ * Pistachio), whether the partner was already waiting or not.
+ */
+static void invalid_from(void (*rcv)(void), int wait_first)
+{
+	main_id = L4_MyGlobalId();
+	seen_tag = 0;
+	L4_ThreadId_t r = fresh(), gone = fresh();
+	EXPECT(tt_start_local(r, rcv), "start failed");
+	if (wait_first)
+		TT_WAIT(state(r) == L4_SCHED_WAITING, 200);
+	L4_ThreadId_t stale = l4_global_id(l4_thread_no(gone), 7);
+	L4_SetMR(0, L4_TAG_MAKE(0x66, 1, 0));
+	L4_SetMR(1, 4242);
+	L4_ThreadId_t from = 1;
+	L4_MsgTag_t tag = L4_Ipc(r, stale, L4_TIMEOUTS(L4_TIMEOUT_NEVER, L4_TIMEOUT_NEVER), &from);
+	EXPECT(L4_IpcFailed(tag), "the Ipc succeeded: tag %lx", tag);
+	EXPECT(L4_ErrorCode() == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", L4_ErrorCode());
+	TT_WAIT(seen_tag != 0, 200);
+	EXPECT(L4_TAG_LABEL(seen_tag) == 0x66 && seen[1] == 4242, "the send did not arrive: tag %lx", seen_tag);
+	tt_kill(r);
+}
+
+TEST_CASE("ipc.invalid_from_waiting", "invalid receive specifier, partner waiting: send done, receive 'no partner'")
+{
+	invalid_from(receiver_once, 1);
+}
+
+TEST_CASE("ipc.invalid_from_blocked", "invalid receive specifier after a blocked send: send done, receive 'no partner'")
+{
+	invalid_from(late_receiver, 0);
+}
+
+/* The X.2 point timeout for clock value `at` with exponent e (abi.md §6.3). */
+static L4_Word_t time_point(L4_Word_t at, unsigned e)
+{
+	return 0x8000 | (e << 11) | (((at >> (e + 10)) & 1) << 10) | ((at >> e) & 0x3ff);
+}
+
+TEST_CASE("ipc.point_timeout", "an absolute (point) receive timeout ends at that clock value; a point already passed is zero")
+{
+	L4_Word_t now = L4_SystemClock(), at = now + 30000;
+	L4_MsgTag_t tag = L4_Receive_Timeout(L4_MyGlobalId(), time_point(at, 5), 0);
+	L4_Word_t end = L4_SystemClock();
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
+	       "ErrorCode %lx", L4_ErrorCode());
+	EXPECT(end + 32 >= at && end < at + 3000, "asked for %lu, woke at %lu (started %lu)", at, end, now);
+	/* a point in the next 2^16 us window: c (bit 15 of it) differs from the clock's bit 15 */
+	TT_WAIT((L4_SystemClock() & 0xffff) >= 40000, 100);
+	now = L4_SystemClock();
+	at = now + 30000;
+	tag = L4_Receive_Timeout(L4_MyGlobalId(), time_point(at, 5), 0);
+	end = L4_SystemClock();
+	EXPECT(((now >> 15) & 1) && !((at >> 15) & 1), "no window crossing: %lx %lx", now, at);
+	EXPECT(end + 32 >= at && end < at + 3000, "next window: asked for %lu, woke at %lu", at, end);
+	/* the start of the current 2^16 us window is behind (or now): zero */
+	now = L4_SystemClock();
+	L4_Word_t past = now & ~0x7fffUL;
+	tag = L4_Receive_Timeout(L4_MyGlobalId(), time_point(past, 5), 0);
+	end = L4_SystemClock();
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV) && end - now < 1000,
+	       "a passed point waited %lu us (ErrorCode %lx)", end - now, L4_ErrorCode());
+	/* as a send timeout to a thread that never receives */
+	L4_ThreadId_t r = fresh();
+	EXPECT(tt_start_local(r, tt_park), "start failed");
+	now = L4_SystemClock();
+	at = now + 20000;
+	L4_SetMR(0, 0);
+	tag = L4_Send_Timeout(r, time_point(at, 5));
+	end = L4_SystemClock();
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_TIMEOUT && end + 32 >= at && end < at + 3000,
+	       "send: ErrorCode %lx, asked for %lu, woke at %lu", L4_ErrorCode(), at, end);
+	tt_kill(r);
+}
+
+/*
+ * Propagation (X.2): a proxy forwards a client's request to a server on the
+ * client's behalf; the server sees the client as From, p set and the proxy
+ * as ActualSender, and its reply reaches the client, which waited for the
+ * proxy.
+ */
+static volatile L4_ThreadId_t pr_server;
+static volatile L4_Word_t pr_tag, pr_from, pr_actual, pr_word, cl_tag, cl_from, cl_word;
+
+static void prop_client(void)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0x31, 1, 0));
+	L4_SetMR(1, 1234);
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(main_id, main_id, 0, &from);     /* Call the proxy (main) */
+	cl_word = L4_MR(1);
+	cl_from = from;
+	cl_tag = tag;
+	tt_park();
+}
+
+static void prop_server(void)
+{
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, 0, &from);
+	pr_tag = tag;
+	pr_from = from;
+	pr_actual = L4_Tcr(UTCB_VIRTUAL_SENDER);
+	pr_word = L4_MR(1);
+	L4_SetMR(0, L4_TAG_MAKE(0x32, 1, 0));
+	L4_SetMR(1, pr_word + 1);
+	L4_Reply(from);
+	tt_park();
+}
+
+TEST_CASE("ipc.propagation", "a proxy propagates a Call: the server sees the client (p set, ActualSender = proxy) and replies to it directly")
+{
+	main_id = L4_MyGlobalId();
+	pr_tag = cl_tag = 0;
+	L4_ThreadId_t c = fresh(), srv = fresh();
+	EXPECT(tt_start_local(srv, prop_server), "start failed");
+	EXPECT(tt_start_local(c, prop_client), "start failed");
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, c, L4_TIMEOUTS(0, L4_TimePeriod(500000)), &from);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x31, "the client's call: %lx", L4_ErrorCode());
+	L4_SetTcr(UTCB_VIRTUAL_SENDER, c);
+	L4_SetMR(0, L4_TAG_MAKE(0x31, 1, 0) | L4_TAG_PROPAGATE);
+	L4_SetMR(1, 1234);
+	tag = L4_Send(srv);
+	EXPECT(!L4_IpcFailed(tag), "the propagated send: %lx", L4_ErrorCode());
+	TT_WAIT(cl_tag != 0, 300);
+	EXPECT(pr_from == c && (pr_tag & L4_TAG_PROPAGATE) && pr_actual == main_id && pr_word == 1234,
+	       "server saw from %lx tag %lx actual %lx word %lu", pr_from, pr_tag, pr_actual, pr_word);
+	EXPECT(!L4_IpcFailed(cl_tag) && L4_TAG_LABEL(cl_tag) == 0x32 && cl_word == 1235 && cl_from == tt_utcb(srv) + UTCB_P_OFFSET,
+	       "client got tag %lx word %lu from %lx", cl_tag, cl_word, cl_from);
+	tt_kill(c);
+	tt_kill(srv);
+}
+
+static void prop_forger(void)
+{
+	L4_SetTcr(UTCB_VIRTUAL_SENDER, pr_server);    /* claims to be a thread of another space */
+	L4_SetMR(0, L4_TAG_MAKE(0x33, 0, 0) | L4_TAG_PROPAGATE);
+	L4_Send(main_id);
+	tt_park();
+}
+
+TEST_CASE("ipc.propagation_refused", "a thread of another space cannot propagate for a thread that is neither in its space nor the receiver's: p is cleared")
+{
+	main_id = L4_MyGlobalId();
+	L4_ThreadId_t victim = fresh(), forger = fresh();
+	EXPECT(tt_start_space(victim, tt_park), "start failed");
+	pr_server = victim;
+	EXPECT(tt_start_space(forger, prop_forger), "start failed");
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, L4_TIMEOUTS(0, L4_TimePeriod(500000)), &from);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x33, "receive: %lx", L4_ErrorCode());
+	EXPECT(from == forger && !(tag & L4_TAG_PROPAGATE), "From %lx tag %lx", from, tag);
+	tt_kill(forger);
+	tt_kill(victim);
+}
+
+/*
+ * Redirection (X.2): a space whose redirector is a monitor; its threads'
+ * IPC to anyone outside goes to the monitor (r set, IntendedReceiver), which
+ * forwards it by propagation; with the monitor gone, sends fail.
+ */
+static volatile L4_Word_t mon_tag, mon_from, mon_intended, mon_tag2, mon_intended2;
+static volatile L4_Word_t rd_phase, rd_err2, echo_seen, cl_tag2, cl_from2;
+static volatile L4_ThreadId_t rd_echo;
+
+/* The monitor: forwards the first message by propagation, answers the second itself. */
+static void monitor(void)
+{
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, 0, &from);
+	mon_tag = tag;
+	mon_from = from;
+	mon_intended = L4_Tcr(UTCB_INTENDED_RECV);
+	L4_SetTcr(UTCB_VIRTUAL_SENDER, from);
+	L4_SetMR(0, (tag & ~L4_TAG_FLAGS_MASK) | L4_TAG_PROPAGATE);
+	L4_Send(mon_intended);
+	tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, 0, &from);
+	mon_tag2 = tag;
+	mon_intended2 = L4_Tcr(UTCB_INTENDED_RECV);
+	L4_SetTcr(UTCB_VIRTUAL_SENDER, mon_intended2);    /* answer as the intended receiver */
+	L4_SetMR(0, L4_TAG_MAKE(0x99, 0, 0) | L4_TAG_PROPAGATE);
+	L4_Send(from);
+	tt_park();
+}
+
+/* A server of our space that waits without a timeout: the fastpath could reach it. */
+static void rd_echo_server(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	echo_seen++;
+	L4_SetMR(0, L4_TAG_MAKE(L4_TAG_LABEL(tag) + 1, 0, 0));
+	L4_Reply(from);
+	tt_park();
+}
+
+static void confined(void)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0x44, 1, 0));
+	L4_SetMR(1, 77);
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(main_id, main_id, 0, &from);
+	cl_tag = tag;
+	cl_word = L4_MR(1);
+	cl_from = from;
+	L4_SetMR(0, L4_TAG_MAKE(0x50, 0, 0));
+	tag = L4_Ipc(rd_echo, rd_echo, 0, &from);         /* a Call the fastpath would take */
+	cl_tag2 = tag;
+	cl_from2 = from;
+	while (rd_phase != 2)
+		L4_Sleep(1000);
+	L4_SetMR(0, 0);
+	tag = L4_Send_Timeout(main_id, L4_TIMEOUT_ZERO);
+	rd_err2 = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	rd_phase = 3;
+	tt_park();
+}
+
+TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, IntendedReceiver; fastpath Calls too) and forwards or answers it by propagation; once it is gone, sends fail")
+{
+	main_id = L4_MyGlobalId();
+	cl_tag = cl_tag2 = mon_tag = 0;
+	echo_seen = 0;
+	rd_phase = 1;
+	L4_ThreadId_t m = fresh(), x = fresh(), e = fresh();
+	rd_echo = e;
+	EXPECT(tt_start_local(e, rd_echo_server), "start failed");
+	EXPECT(tt_start_local(m, monitor), "start failed");
+	EXPECT(tt_start_space(x, confined), "start failed");
+	EXPECT(L4_SpaceControl(x, 0, L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0),
+			       L4_FPAGE_MAKE(ROOT_UTCB_AREA, ROOT_UTCB_AREA_LOG2, 0), m, 0) == 1,
+	       "SpaceControl with a redirector: ErrorCode %lx", L4_ErrorCode());
+	L4_ThreadId_t from = 0;
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, x, L4_TIMEOUTS(0, L4_TimePeriod(500000)), &from);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 0x44 && L4_MR(1) == 77, "receive: tag %lx ErrorCode %lx",
+	       tag, L4_ErrorCode());
+	EXPECT(from == x && (tag & L4_TAG_PROPAGATE) && !(tag & L4_TAG_REDIRECTED) &&
+	       L4_Tcr(UTCB_VIRTUAL_SENDER) == m, "From %lx tag %lx actual %lx", from, tag, L4_Tcr(UTCB_VIRTUAL_SENDER));
+	EXPECT((mon_tag & L4_TAG_REDIRECTED) && mon_from == x && mon_intended == main_id,
+	       "the monitor saw tag %lx from %lx intended %lx", mon_tag, mon_from, mon_intended);
+	L4_SetMR(0, L4_TAG_MAKE(0x45, 1, 0));
+	L4_SetMR(1, 78);
+	tag = L4_Reply(x);
+	EXPECT(!L4_IpcFailed(tag), "reply: %lx", L4_ErrorCode());
+	TT_WAIT(cl_tag2 != 0, 300);
+	EXPECT(L4_TAG_LABEL(cl_tag) == 0x45 && cl_word == 78 && cl_from == main_id, "the confined thread got %lx %lu from %lx",
+	       cl_tag, cl_word, cl_from);
+	EXPECT(echo_seen == 0 && (mon_tag2 & L4_TAG_REDIRECTED) && mon_intended2 == e,
+	       "the Call to a waiting server bypassed the monitor: seen %lu, monitor tag %lx intended %lx",
+	       echo_seen, mon_tag2, mon_intended2);
+	EXPECT(L4_TAG_LABEL(cl_tag2) == 0x99 && (cl_tag2 & L4_TAG_PROPAGATE) && cl_from2 == e,
+	       "the monitor's answer as the server: tag %lx from %lx", cl_tag2, cl_from2);
+	tt_kill(m);
+	rd_phase = 2;
+	TT_WAIT(rd_phase == 3, 300);
+	EXPECT(rd_err2 == L4_IPC_NOPARTNER, "with the monitor gone: ErrorCode %lx", rd_err2);
+	EXPECT(L4_SpaceControl(x, 0, 0, 0, 0x12345640UL, 0) == 0 && L4_ErrorCode() == 2,
+	       "a redirector that is no thread: ErrorCode %lx", L4_ErrorCode());
+	tt_kill(x);
+	tt_kill(e);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
