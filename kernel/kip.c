@@ -37,7 +37,7 @@ void kip_init(void)
 	set(KIP_OFF_KIP_AREA_INFO, 12);
 	set(KIP_OFF_PROC_DESC, KIP_PROC_DESC_OFF);
 	set(KIP_OFF_THREAD_INFO, ((word_t)L4_USER_BASE << 20) | (L4_SYSTEM_BASE << 8) | L4_THREAD_BITS);
-	set(KIP_OFF_PAGE_INFO, (1UL << (12 - 10)) | 7);                  /* 4 KiB pages, rwx */
+	set(KIP_OFF_PAGE_INFO, KIP_PAGE_INFO);
 	set(KIP_OFF_PROC_INFO, 5UL << 60);                               /* one CPU, 32-byte descriptors */
 	set(KIP_OFF_MEMORY_INFO, (word_t)KIP_MEM_DESC_OFF << 32);
 #define X(nr, name, off) set(off, USTUB_ENTRY(nr));
