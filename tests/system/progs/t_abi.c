@@ -24,6 +24,7 @@ void raw_call(w_t entry, const struct regs *in, struct regs *out);
 void raw_kernel_interface(void);
 void raw_kdb_print_char(void);
 void raw_kdb_print_string(void);
+void raw_kdb_enter(void);
 w_t raw_entry, raw_out, raw_rsp_before, raw_rsp_after, raw_canary[2];
 
 /*
@@ -75,7 +76,18 @@ __asm__(
 	"	.globl raw_kdb_print_string\n"
 	"raw_kdb_print_string:\n"
 	"	int3; cmpb $0x01, %al\n"
-	"	ret\n");
+	"	ret\n"
+	/* L4_KDB_Enter's shape: int3, a jump over `mov $msg, %rax` (48 C7 C0 imm32) */
+	"	.globl raw_kdb_enter\n"
+	"raw_kdb_enter:\n"
+	"	int3\n"
+	"	jmp 1f\n"
+	"	.byte 0x48, 0xc7, 0xc0\n"
+	"	.long raw_kdb_enter_msg\n"
+	"1:	ret\n"
+	"	.section .rodata\n"
+	"raw_kdb_enter_msg: .asciz \"abi enter\"\n"
+	"	.text\n");
 
 static const char *const reg_name[NREGS] = {
 	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10",
@@ -187,6 +199,7 @@ TEST_CASE("abi.kip_fields", "KIP area, UTCB area, thread info, processors and sy
 	for (int off = 0x1A0; off <= 0x1F0; off += 8)
 		EXPECT(k[off / 8] >= 0xffff800000000000UL || (k[off / 8] && k[off / 8] < 0x800000000000UL),
 		       "system-call word %x = %lx is no absolute address", off, k[off / 8]);
+	EXPECT(k[0x1C8 / 8] == k[0x1C0 / 8], "Lipc %lx and Ipc %lx differ", k[0x1C8 / 8], k[0x1C0 / 8]);
 	for (int off = 0x220; off <= 0x238; off += 8)
 		EXPECT(k[off / 8] == 0, "ArchSyscall word %x = %lx", off, k[off / 8]);
 }
@@ -514,6 +527,10 @@ TEST_CASE("abi.kdb_preserves", "KDB PrintChar and PrintString (int3; cmpb $op,%a
 	EXPECT(rcall((w_t)raw_kdb_print_string, &in, &out), "stack moved or written");
 	bad = changed(&in, &out, 0);
 	EXPECT(bad < 0, "PrintString changed %s: %lx -> %lx", reg_name[bad], in.r[bad], out.r[bad]);
+	fill(&in, 16);
+	EXPECT(rcall((w_t)raw_kdb_enter, &in, &out), "Enter: stack moved or written");
+	bad = changed(&in, &out, 0);
+	EXPECT(bad < 0, "Enter changed %s: %lx -> %lx", reg_name[bad], in.r[bad], out.r[bad]);
 }
 
 TEST_CASE("abi.schedule", "Schedule: RSI priority, RDX time control (old one back in RDX), R8 processor, R9 preemption")
