@@ -25,6 +25,7 @@ void raw_kernel_interface(void);
 void raw_kdb_print_char(void);
 void raw_kdb_print_string(void);
 void raw_kdb_enter(void);
+void raw_kdb_read_char(void);
 w_t raw_entry, raw_out, raw_rsp_before, raw_rsp_after, raw_canary[2];
 
 /*
@@ -76,6 +77,10 @@ __asm__(
 	"	.globl raw_kdb_print_string\n"
 	"raw_kdb_print_string:\n"
 	"	int3; cmpb $0x01, %al\n"
+	"	ret\n"
+	"	.globl raw_kdb_read_char\n"
+	"raw_kdb_read_char:\n"
+	"	int3; cmpb $0x08, %al\n"
 	"	ret\n"
 	/* L4_KDB_Enter's shape: int3, a jump over `mov $msg, %rax` (48 C7 C0 imm32) */
 	"	.globl raw_kdb_enter\n"
@@ -514,7 +519,7 @@ TEST_CASE("abi.control_calls", "ProcessorControl (RDI processor) and MemoryContr
 	       out.r[RDX], tcr(-0x48));
 }
 
-TEST_CASE("abi.kdb_preserves", "KDB PrintChar and PrintString (int3; cmpb $op,%al) change no register")
+TEST_CASE("abi.kdb_preserves", "KDB PrintChar, PrintString, ReadChar (but RAX) and Enter change no register")
 {
 	static const char msg[] = "[kdb-abi]\n";
 	struct regs in, out;
@@ -527,10 +532,67 @@ TEST_CASE("abi.kdb_preserves", "KDB PrintChar and PrintString (int3; cmpb $op,%a
 	EXPECT(rcall((w_t)raw_kdb_print_string, &in, &out), "stack moved or written");
 	bad = changed(&in, &out, 0);
 	EXPECT(bad < 0, "PrintString changed %s: %lx -> %lx", reg_name[bad], in.r[bad], out.r[bad]);
+	fill(&in, 17);
+	EXPECT(rcall((w_t)raw_kdb_read_char, &in, &out), "ReadChar: stack moved or written");
+	bad = changed(&in, &out, B(RAX));
+	EXPECT(bad < 0, "ReadChar changed %s: %lx -> %lx", reg_name[bad], in.r[bad], out.r[bad]);
 	fill(&in, 16);
 	EXPECT(rcall((w_t)raw_kdb_enter, &in, &out), "Enter: stack moved or written");
 	bad = changed(&in, &out, 0);
 	EXPECT(bad < 0, "Enter changed %s: %lx -> %lx", reg_name[bad], in.r[bad], out.r[bad]);
+}
+
+/* ---- what a new thread finds, and From across spaces ---- */
+
+static volatile w_t seen[5];
+
+static void report_self(void)
+{
+	seen[0] = utcb();
+	seen[1] = me();
+	seen[2] = tcr(-0x60);
+	seen[3] = tcr(-0x70);
+	seen[4] = 1;
+	L4_SetMR(0, 0);
+	L4_Send(50UL << 32 | 1);           /* the root task */
+	tt_park();
+}
+
+TEST_CASE("abi.new_thread_tcrs", "a new thread: %gs:0 = UtcbLocation + 0x200, MyGlobalId, Pager and ProcessorNo TCRs set")
+{
+	w_t t = fresh();
+	seen[4] = 0;
+	EXPECT(tt_start_local(t, report_self), "thread");
+	L4_MsgTag_t tag = L4_Receive_Timeout(t, L4_TimePeriod(1000000), 0);
+	EXPECT(!L4_IpcFailed(tag) && seen[4], "no word from it");
+	EXPECT(seen[0] == tt_utcb(t) + 0x200, "UTCB pointer %lx, location %lx", seen[0], tt_utcb(t));
+	EXPECT(seen[1] == t, "MyGlobalId %lx, not %lx", seen[1], t);
+	EXPECT(seen[2] == me(), "Pager TCR %lx", seen[2]);
+	EXPECT(seen[3] == 0, "ProcessorNo %lx", seen[3]);
+	EXPECT(tt_kill(t), "delete");
+}
+
+static void hello_root(void)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0x77, 0, 0));
+	L4_Send(50UL << 32 | 1);
+	tt_park();
+}
+
+TEST_CASE("abi.from_other_space", "Ipc: From (RSI) is the sender's global ID when it lives in another space")
+{
+	w_t t = fresh();
+	EXPECT(tt_start_space(t, hello_root), "thread in a new space: %lx", L4_ErrorCode());
+	struct regs in, out;
+	fill(&in, 18);
+	in.r[RSI] = 0;
+	in.r[RDX] = ~0UL;                 /* anythread */
+	in.r[R8] = L4_TIMEOUTS(0, L4_TimePeriod(2000000));
+	in.r[RDI] = utcb();
+	EXPECT(rcall(entry_of(KIP_IPC), &in, &out), "stack moved or written");
+	EXPECT(out.r[R9] == L4_TAG_MAKE(0x77, 0, 0), "tag %lx ErrorCode %lx", out.r[R9], tcr(-0x48));
+	EXPECT(out.r[RSI] == t, "From %lx, not the global ID %lx", out.r[RSI], t);
+	EXPECT(tt_kill(t), "delete");
 }
 
 TEST_CASE("abi.schedule", "Schedule: RSI priority, RDX time control (old one back in RDX), R8 processor, R9 preemption")

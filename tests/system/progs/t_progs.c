@@ -164,6 +164,85 @@ TEST_CASE("progs.delete_self", "ThreadControl deleting the caller fails and the 
 	EXPECT(!L4_ThreadControl(me(), L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL), "deleted self");
 }
 
+/* ---- pingpong's shape: two new spaces, UTCBs at 0x80000000, 0..63 MRs each way ---- */
+
+#define PP_UTCB_AREA 0x80000000UL          /* pingpong's default UTCB_ADDRESS */
+#define PP_ROUNDS    20
+static L4_ThreadId_t ping_id, pong_id;
+static volatile L4_Word_t ping_result;     /* 1 + first bad MR count, or PP_DONE */
+#define PP_DONE      1000
+
+static void pong(void)
+{
+	L4_Word_t u = 0;
+	for (;;) {
+		L4_SetMR(0, L4_TAG_MAKE(0, u, 0));
+		u = L4_TAG_U(L4_Call(ping_id));   /* echo what came: the MRs stay in place */
+	}
+}
+
+static void ping(void)
+{
+	L4_Receive(pong_id);                   /* pong is up */
+	for (L4_Word_t j = 0; j < 64; j++)
+		for (int r = 0; r < PP_ROUNDS; r++) {
+			for (L4_Word_t i = 1; i <= j; i++)
+				L4_SetMR(i, j << 16 | r << 8 | i);
+			L4_SetMR(0, L4_TAG_MAKE(0, j, 0));
+			L4_MsgTag_t tag = L4_Call(pong_id);
+			int ok = !L4_IpcFailed(tag) && L4_TAG_U(tag) == j;
+			for (L4_Word_t i = 1; ok && i <= j; i++)
+				ok = L4_MR(i) == (j << 16 | r << 8 | i);
+			if (!ok) {
+				ping_result = 1 + j;
+				tt_park();
+			}
+		}
+	ping_result = PP_DONE;
+	tt_park();
+}
+
+/* pingpong's thread setup: inactive in a new space, SpaceControl, then the pager. */
+static int pp_create(L4_ThreadId_t t, L4_ThreadId_t space, L4_Word_t utcb, L4_ThreadId_t pager)
+{
+	L4_Word_t kip = L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0);
+	L4_Word_t area = L4_FPAGE_MAKE(PP_UTCB_AREA, 13, 0);   /* UtcbAreaSizeLog2 + 1 */
+	if (space == t)
+		return L4_ThreadControl(t, t, me(), L4_NILTHREAD, utcb) &&
+		       L4_SpaceControl(t, 0, kip, area, L4_NILTHREAD, 0) &&
+		       L4_ThreadControl(t, t, me(), pager, ~0UL);
+	return L4_ThreadControl(t, space, me(), pager, utcb);
+}
+
+static void pingpong_run(int inter_as)
+{
+	ping_result = 0;
+	ping_id = fresh();
+	pong_id = fresh();
+	/* the root task is their pager for the start messages; then the test pager */
+	EXPECT(pp_create(ping_id, ping_id, PP_UTCB_AREA, me()), "ping: %lx", L4_ErrorCode());
+	EXPECT(pp_create(pong_id, inter_as ? pong_id : ping_id, PP_UTCB_AREA + UTCB_SIZE, me()),
+	       "pong: %lx", L4_ErrorCode());
+	EXPECT(tt_send_start(ping_id, ping, tt_stack()) && tt_send_start(pong_id, pong, tt_stack()),
+	       "start: %lx", L4_ErrorCode());
+	EXPECT(L4_ThreadControl(ping_id, ping_id, L4_NILTHREAD, tt_pager(), ~0UL) &&
+	       L4_ThreadControl(pong_id, pong_id, L4_NILTHREAD, tt_pager(), ~0UL), "pager");
+	TT_WAIT(ping_result, 20000);
+	EXPECT(ping_result == PP_DONE, "ping: %s %lu MRs", ping_result ? "wrong echo with" : "stuck, result",
+	       ping_result ? ping_result - 1 : 0);
+	EXPECT(tt_kill(pong_id) && tt_kill(ping_id), "delete: %lx", L4_ErrorCode());
+}
+
+TEST_CASE("progs.pingpong_inter_as", "pingpong's inter-AS set-up (UTCBs at 0x80000000), 0..63 MRs echoed each way")
+{
+	pingpong_run(1);
+}
+
+TEST_CASE("progs.pingpong_intra_as", "pingpong's intra-AS set-up (pong in ping's new space), 0..63 MRs echoed")
+{
+	pingpong_run(0);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
