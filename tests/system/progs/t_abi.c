@@ -430,6 +430,10 @@ TEST_CASE("abi.exchange_registers", "ExchangeRegisters: inputs RAX RSI RDX R8 R9
 	EXPECT(out.r[R10] == h, "old handle (R10) %lx", out.r[R10]);
 	EXPECT(out.r[RDI] == pg, "old pager (RDI) %lx", out.r[RDI]);
 	EXPECT(out.r[RSI] & 1, "old control (RSI) %lx: not halted", out.r[RSI]);
+	/* both live in its UTCB, where its own code reads them */
+	volatile w_t *tu = (volatile w_t *)local;
+	EXPECT(tu[-0x68 / 8] == h, "UserDefinedHandle TCR %lx", tu[-0x68 / 8]);
+	EXPECT(tu[-0x60 / 8] == pg, "Pager TCR %lx", tu[-0x60 / 8]);
 	EXPECT(tt_kill(t), "delete");
 	EXPECT(exregs(t, 0, 0, 0, 0, 0, 0, &out) && out.r[RAX] == 0 && tcr(-0x48) == 2,
 	       "deleted thread: RAX %lx ErrorCode %lx", out.r[RAX], tcr(-0x48));
