@@ -61,13 +61,29 @@ void kip_set_server(int off, word_t ip, word_t sp, word_t low, word_t high)
 	set(off + 24, high);
 }
 
+static int nreserved;     /* the last nreserved descriptors are Reserved (the kernel's) */
+
+/*
+ * Where descriptors overlap the later one counts (X.2), and sigma0s read
+ * them so.  A boot-loader range (the multiboot information's bounding box)
+ * may span the kernel image, so Reserved descriptors are kept last:
+ * anything added later goes in before them.
+ */
 bool kip_add_memdesc(unsigned type, unsigned subtype, bool virt, u64 low, u64 high)
 {
 	if (nmemdesc == KIP_MEM_DESC_MAX || high <= low)
 		return false;
-	word_t *d = &kip[KIP_MEM_DESC_OFF / 8 + 2 * nmemdesc++];
-	d[0] = (low & ~0x3ffUL) | (virt ? 1UL << 9 : 0) | (subtype & 0xf) << 4 | (type & 0xf);
-	d[1] = (high - 1) & ~0x3ffUL;
+	word_t *base = &kip[KIP_MEM_DESC_OFF / 8];
+	int at = type == MEMDESC_RESERVED ? nmemdesc : nmemdesc - nreserved;
+	for (int i = nmemdesc; i > at; i--) {
+		base[2 * i] = base[2 * i - 2];
+		base[2 * i + 1] = base[2 * i - 1];
+	}
+	base[2 * at] = (low & ~0x3ffUL) | (virt ? 1UL << 9 : 0) | (subtype & 0xf) << 4 | (type & 0xf);
+	base[2 * at + 1] = (high - 1) & ~0x3ffUL;
+	nmemdesc++;
+	if (type == MEMDESC_RESERVED)
+		nreserved++;
 	set(KIP_OFF_MEMORY_INFO, (word_t)KIP_MEM_DESC_OFF << 32 | nmemdesc);
 	return true;
 }

@@ -209,6 +209,28 @@ TEST_CASE("abi.kip_fields", "KIP area, UTCB area, thread info, processors and sy
 		EXPECT(k[off / 8] == 0, "ArchSyscall word %x = %lx", off, k[off / 8]);
 }
 
+TEST_CASE("abi.kip_reserved_last", "KIP memory descriptors: no later descriptor overrides the kernel's Reserved memory")
+{
+	/* X.2: where descriptors overlap the later one counts, and sigma0s read them so */
+	w_t *k = kip();
+	w_t n = k[0xA8 / 8] & 0xffffffff;
+	w_t *d = (w_t *)((char *)k + (k[0xA8 / 8] >> 32));
+	int reserved = 0;
+	for (w_t i = 0; i < n; i++) {
+		if ((d[2 * i] & 0xf) != 2 || (d[2 * i] & 0x200))
+			continue;
+		reserved++;
+		w_t lo = d[2 * i] & ~0x3ffUL, hi = d[2 * i + 1] | 0x3ff;
+		for (w_t j = i + 1; j < n; j++) {
+			w_t l2 = d[2 * j] & ~0x3ffUL, h2 = d[2 * j + 1] | 0x3ff;
+			EXPECT((d[2 * j] & 0xf) == 2 || (d[2 * j] & 0x200) || h2 < lo || l2 > hi,
+			       "descriptor %lu (type %lx, %lx-%lx) overrides Reserved %lx-%lx",
+			       j, d[2 * j] & 0xff, l2, h2, lo, hi);
+		}
+	}
+	EXPECT(reserved >= 2, "%d Reserved descriptors: the kernel image and pool", reserved);
+}
+
 TEST_CASE("abi.root_ids", "root task: %gs:0 = local ID 0xBF000200, global (UserBase+2,1), pager sigma0 (UserBase,1)")
 {
 	EXPECT(utcb() == 0xBF000200UL, "UTCB pointer %lx", utcb());
