@@ -37,7 +37,7 @@ void kip_init(void)
 	set(KIP_OFF_KIP_AREA_INFO, 12);
 	set(KIP_OFF_PROC_DESC, KIP_PROC_DESC_OFF);
 	set(KIP_OFF_THREAD_INFO, ((word_t)L4_USER_BASE << 20) | (L4_SYSTEM_BASE << 8) | L4_THREAD_BITS);
-	set(KIP_OFF_PAGE_INFO, (1UL << (12 - 10)) | 7);                  /* 4 KiB pages, rwx */
+	set(KIP_OFF_PAGE_INFO, KIP_PAGE_INFO);
 	set(KIP_OFF_PROC_INFO, 5UL << 60);                               /* one CPU, 32-byte descriptors */
 	set(KIP_OFF_MEMORY_INFO, (word_t)KIP_MEM_DESC_OFF << 32);
 #define X(nr, name, off) set(off, USTUB_ENTRY(nr));
@@ -61,13 +61,29 @@ void kip_set_server(int off, word_t ip, word_t sp, word_t low, word_t high)
 	set(off + 24, high);
 }
 
+static int nreserved;     /* the last nreserved descriptors are Reserved (the kernel's) */
+
+/*
+ * Where descriptors overlap the later one counts (X.2), and sigma0s read
+ * them so.  A boot-loader range (the multiboot information's bounding box)
+ * may span the kernel image, so Reserved descriptors are kept last:
+ * anything added later goes in before them.
+ */
 bool kip_add_memdesc(unsigned type, unsigned subtype, bool virt, u64 low, u64 high)
 {
 	if (nmemdesc == KIP_MEM_DESC_MAX || high <= low)
 		return false;
-	word_t *d = &kip[KIP_MEM_DESC_OFF / 8 + 2 * nmemdesc++];
-	d[0] = (low & ~0x3ffUL) | (virt ? 1UL << 9 : 0) | (subtype & 0xf) << 4 | (type & 0xf);
-	d[1] = (high - 1) & ~0x3ffUL;
+	word_t *base = &kip[KIP_MEM_DESC_OFF / 8];
+	int at = type == MEMDESC_RESERVED ? nmemdesc : nmemdesc - nreserved;
+	for (int i = nmemdesc; i > at; i--) {
+		base[2 * i] = base[2 * i - 2];
+		base[2 * i + 1] = base[2 * i - 1];
+	}
+	base[2 * at] = (low & ~0x3ffUL) | (virt ? 1UL << 9 : 0) | (subtype & 0xf) << 4 | (type & 0xf);
+	base[2 * at + 1] = (high - 1) & ~0x3ffUL;
+	nmemdesc++;
+	if (type == MEMDESC_RESERVED)
+		nreserved++;
 	set(KIP_OFF_MEMORY_INFO, (word_t)KIP_MEM_DESC_OFF << 32 | nmemdesc);
 	return true;
 }

@@ -92,12 +92,17 @@ static void sys_processor_control(struct trapframe *tf)
 	tf->rax = 1;       /* one processor, nothing to tune under emulation */
 }
 
-/* MemoryControl: only default attributes exist; the result is in RDX. */
+/*
+ * MemoryControl: only default attributes exist; the result is in RDX.
+ * Attributes 1 and 2 arrive in RSI and R8; 0 and 3 (RCX and R11 at the
+ * call) were parked in the UTCB by the stub.
+ */
 static void sys_memory_control(struct trapframe *tf)
 {
 	bool ok = current->space->privileged;
 	word_t err = ok ? L4_ERR_INVALID_PARAM : L4_ERR_NO_PRIVILEGE;
-	if (ok && tf->rcx == 0 && tf->rsi == 0 && tf->r8 == 0 && tf->r11 == 0)
+	if (ok && utcb_get(current, USTUB_MEMCTL_ATTR0) == 0 && tf->rsi == 0 && tf->r8 == 0 &&
+	    utcb_get(current, USTUB_MEMCTL_ATTR3) == 0)
 		err = 0;
 	if (err)
 		utcb_set(current, UTCB_ERROR_CODE, err);

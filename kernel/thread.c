@@ -257,10 +257,13 @@ static bool configure_thread(struct trapframe *tf, struct tcb *t, word_t sched, 
 	return true;
 }
 
-/* ThreadControl(dest, space, scheduler, pager, utcb location) (abi.md §5.7). */
+/*
+ * ThreadControl(dest, space, scheduler, pager, utcb location) (abi.md §5.7).
+ * Registers (abi.md §2): RDI dest, RSI pager, RDX scheduler, R8 space, R9 UTCB.
+ */
 void sys_thread_control(struct trapframe *tf)
 {
-	word_t dest = tf->rdi, space = tf->rsi, sched = tf->rdx, pager = tf->r8, utcb = tf->r9;
+	word_t dest = tf->rdi, pager = tf->rsi, sched = tf->rdx, space = tf->r8, utcb = tf->r9;
 	if (!current->space->privileged)
 		return tc_error(tf, L4_ERR_NO_PRIVILEGE);
 	if (l4_thread_no(dest) < L4_SYSTEM_BASE) {

@@ -7,6 +7,12 @@
 #define KIP_API_VERSION        0x84050000UL     /* X.2, subversion 5 */
 #define KIP_API_FLAGS          0x4UL            /* little endian, 64-bit */
 #define KIP_KERNEL_ID          0x50010000UL     /* Pecan: id 0x50 ('P'), subid 1 */
+/*
+ * PageInfo: rwx in bits 0-2; bits 10-63 are a page-size mask in place (bit k
+ * set: 2^k-byte pages).  Pecan maps 4 KiB pages only, but advertises 2 MiB as
+ * Pistachio does: fpages of 2 MiB are mapped as 512 small pages.
+ */
+#define KIP_PAGE_INFO          ((1UL << 12) | (1UL << 21) | 7)   /* 0x201007 */
 
 #define KIP_OFF_MAGIC          0x000
 #define KIP_OFF_API_VERSION    0x008

@@ -51,6 +51,13 @@
 	X(SYSNR_PROCESSOR_CONTROL, processor_control,  0x1B0) \
 	X(SYSNR_MEMORY_CONTROL,    memory_control,     0x1B8)
 
+/*
+ * UTCB words (reserved in X.2, relative to the UTCB pointer) where the
+ * MemoryControl stub parks attributes 0 and 3: `syscall` destroys RCX and R11.
+ */
+#define USTUB_MEMCTL_ATTR0  (-0x18)
+#define USTUB_MEMCTL_ATTR3  (-0x10)
+
 #define USTUB_ENTRY(nr)  (USTUB_BASE + (nr) * USTUB_SLOT)
 /* The return address `syscall` leaves in RCX for an Ipc or Lipc call. */
 #define USTUB_IPC_RETURN (USTUB_BASE + 2)

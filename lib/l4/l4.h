@@ -213,11 +213,12 @@ static inline void L4_Sleep(L4_Word_t us)
 static inline L4_Word_t L4_ThreadControl(L4_ThreadId_t dest, L4_ThreadId_t space,
 					 L4_ThreadId_t sched, L4_ThreadId_t pager, L4_Word_t utcb)
 {
-	register L4_Word_t r8 __asm__("r8") = pager;
+	/* abi.md §2: RSI = pager, R8 = SpaceSpecifier (not in argument order) */
+	register L4_Word_t r8 __asm__("r8") = space;
 	register L4_Word_t r9 __asm__("r9") = utcb;
 	L4_Word_t rax;
 	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
-			     : "=a"(rax), "+D"(dest), "+S"(space), "+d"(sched), "+r"(r8), "+r"(r9)
+			     : "=a"(rax), "+D"(dest), "+S"(pager), "+d"(sched), "+r"(r8), "+r"(r9)
 			     : [stub] "m"(__L4_ThreadControl)
 			     : "rbx", "rcx", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
 	return rax;

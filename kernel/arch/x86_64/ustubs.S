@@ -14,6 +14,18 @@ ustub_page:
 	.set nr, 0
 	.rept USTUB_SLOTS
 	.org nr * USTUB_SLOT, 0xcc
+	.if nr == SYSNR_MEMORY_CONTROL
+	/*
+	 * MemoryControl passes attributes 0 and 3 in RCX and R11, which
+	 * `syscall` overwrites: park them in the caller's UTCB (reserved words)
+	 * for the kernel.  The push is below the caller's RSP, as a call's is.
+	 */
+	pushq %rax
+	movq %gs:0, %rax
+	movq %rcx, USTUB_MEMCTL_ATTR0(%rax)
+	movq %r11, USTUB_MEMCTL_ATTR3(%rax)
+	popq %rax
+	.endif
 	syscall
 	movq %r9, %rcx            /* Ipc and Unmap return MR0 in RCX too (abi.md §2) */
 	ret
