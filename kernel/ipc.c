@@ -70,8 +70,8 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 {
 	COUNT(ipcs);
 	word_t err, rerr;
-	if (rcv->ipc_kind == IPC_EXCEPTION && !exception_reply_valid(snd))
-		err = L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
+	if (rcv->ipc_kind == IPC_EXCEPTION || snd->ipc_kind == IPC_EXCEPTION)
+		err = exception_transfer(snd, rcv);
 	else
 		err = ipc_transfer(snd, rcv);
 	if (err == IPC_XFER_FAULT)

@@ -246,5 +246,6 @@ void kmain(u32 mbi)
 	printk("pecan: %d module(s), kernel pool %lu KiB at %lx; starting sigma0 and the root task\n",
 	       bi.nmods, CONFIG_KMEM_SIZE >> 10, kmem);
 	selftests();
+	sched_deadlock_poweroff = cmdline_has(bi.cmdline, "pecan.deadlock=poweroff");
 	sched_start();
 }

@@ -82,8 +82,8 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
         cmd += ["--sigma0", os.path.join(BUILD, sigma0)]
     for m in modules:
         cmd += ["--module", m]
-    if append:
-        cmd += ["--append", append]
+    # the tests want a deadlock to power off (status 6), not to halt in the debugger
+    cmd += ["--append", " ".join(filter(None, ("pecan.deadlock=poweroff", append)))]
     if icount:
         cmd.append("--icount")
     p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,

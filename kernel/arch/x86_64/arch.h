@@ -30,6 +30,13 @@ TF_CHECK(rflags, TF_RFLAGS); TF_CHECK(rsp, TF_RSP);
 struct arch_thread {
 	word_t ksp;                         /* saved kernel stack pointer while switched out */
 	word_t cont[7];                     /* a continuation's switch frame (context.c) */
+	/*
+	 * The thread's own %fs/%gs selectors and GS.base, saved and restored on
+	 * every switch: user code may load any selector (which also resets the
+	 * base), and that must change its own view only (arch_switch.h).
+	 */
+	word_t gs_base;
+	u16 fs_sel, gs_sel;
 	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
 };
 

@@ -5,6 +5,7 @@
 
 #include "../../space.h"
 #include "../../thread.h"
+#include "io.h"
 
 extern word_t kernel_stack_top;          /* entry.S: the stack `syscall` switches to */
 extern word_t *const arch_tss_rsp0;      /* cpu.c: where interrupts from ring 3 land */
@@ -13,9 +14,41 @@ extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 void arch_io_switch(const struct space *s);
 extern bool arch_io_enabled;             /* the TSS bitmap is in force */
 
-/* Everything of a switch but the kernel stack: space, UTCB pointer, FPU state. */
+extern word_t arch_gs_base_loaded;      /* GS.base as the kernel last read or wrote it */
+
+/*
+ * %fs and %gs are per thread.  A user `mov` to %gs also sets GS.base (to 0,
+ * the base of every loadable descriptor), so the base is read back from the
+ * MSR when a user thread leaves the CPU, and the next thread's selectors and
+ * base are loaded where they differ.  Only selectors a thread loaded itself
+ * (which cannot fault) are ever loaded, and the kernel itself never uses
+ * %fs or %gs, so whatever user code puts there cannot make the kernel fault.
+ */
+static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
+{
+	u16 fs, gs;
+	__asm__ __volatile__("mov %%fs, %0; mov %%gs, %1" : "=r"(fs), "=r"(gs));
+	if (prev->space) {
+		prev->arch.fs_sel = fs;
+		prev->arch.gs_sel = gs;
+		prev->arch.gs_base = arch_gs_base_loaded = rdmsr(MSR_GS_BASE);
+	}
+	if (!next->space)
+		return;
+	if (unlikely(fs != next->arch.fs_sel))
+		__asm__ __volatile__("mov %0, %%fs" : : "r"(next->arch.fs_sel));
+	if (unlikely(gs != next->arch.gs_sel)) {
+		__asm__ __volatile__("mov %0, %%gs" : : "r"(next->arch.gs_sel));
+		arch_gs_base_loaded = ~0UL;          /* the load replaced the base */
+	}
+	if (unlikely(arch_gs_base_loaded != next->arch.gs_base))
+		wrmsr(MSR_GS_BASE, arch_gs_base_loaded = next->arch.gs_base);
+}
+
+/* Everything of a switch but the kernel stack: space, UTCB pointer, segments, FPU state. */
 static inline void arch_switch_context(struct tcb *prev, struct tcb *next)
 {
+	arch_switch_segments(prev, next);
 	if (next->space) {              /* the idle thread has none and keeps the last one */
 		*arch_tss_rsp0 = kernel_stack_top = next->kstack_top;
 		if (next->space->root != arch_loaded_root) {

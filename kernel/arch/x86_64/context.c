@@ -4,9 +4,11 @@
 #include "../../thread.h"
 #include "../../space.h"
 #include "arch_switch.h"
+#include <l4/syscalls.h>
 
 void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
 paddr_t arch_loaded_root;
+word_t arch_gs_base_loaded = USER_GS_PAGE;     /* cpu.c's syscall_init loads it */
 extern char continuation_entry[];
 
 /*
@@ -22,6 +24,9 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 		.rip = ip, .cs = SEL_UCODE, .rflags = RFLAGS_IF | 2,
 		.rsp = sp, .ss = SEL_UDATA, .vector = 0,
 	};
+	t->arch.gs_base = USER_GS_PAGE;
+	t->arch.gs_sel = SEL_UGS;
+	t->arch.fs_sel = 0;
 	t->arch.cont[5] = (word_t)arch_user_frame(t);
 	t->arch.cont[6] = (word_t)continuation_entry;
 	arch_set_continuation(t, NULL);

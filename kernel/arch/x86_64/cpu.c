@@ -79,6 +79,13 @@ static void gdt_init(void)
 		"xorl %%eax, %%eax; movw %%ax, %%fs\n"
 		"movw $0x33, %%ax; movw %%ax, %%gs\n"
 		"movw $0x38, %%ax; ltr %%ax\n"
+		/*
+		 * A null LDT.  Without it LDTR keeps its reset value (base 0,
+		 * limit 0xffff): selectors with TI set would fetch descriptors
+		 * from address 0 of the user's space, which it can fill with a
+		 * call gate into ring 0.
+		 */
+		"xorl %%eax, %%eax; lldt %%ax\n"
 		: : "m"(p) : "rax", "memory");
 }
 
