@@ -25,8 +25,8 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 		.rsp = sp, .ss = SEL_UDATA, .vector = 0,
 	};
 	t->arch.gs_base = USER_GS_PAGE;
-	t->arch.gs_sel = SEL_UGS;
-	t->arch.fs_sel = 0;
+	t->arch.sel[0] = t->arch.sel[1] = t->arch.sel[2] = 0;   /* null: fine in 64-bit mode */
+	t->arch.sel[3] = SEL_UGS;
 	t->arch.cont[5] = (word_t)arch_user_frame(t);
 	t->arch.cont[6] = (word_t)continuation_entry;
 	arch_set_continuation(t, NULL);
