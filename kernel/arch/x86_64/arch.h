@@ -37,7 +37,10 @@ struct arch_thread {
 	 * own view only (arch_switch.h).
 	 */
 	word_t gs_base;
-	u16 sel[4];
+	union {
+		u16 sel[4];                 /* %ds, %es, %fs, %gs */
+		u64 sels;                   /* all four, compared at once */
+	};
 	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
 };
 

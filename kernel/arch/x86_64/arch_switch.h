@@ -14,46 +14,31 @@ extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 void arch_io_switch(const struct space *s);
 extern bool arch_io_enabled;             /* the TSS bitmap is in force */
 
-extern word_t arch_gs_base_loaded;      /* GS.base as the kernel last read or wrote it */
+/* Load next's data-segment selectors and GS.base where they differ from prev's (context.c). */
+void arch_load_segments(const struct tcb *prev, const struct tcb *next);
 
 /*
  * Data-segment registers are per thread.  A user `mov` to %gs also sets
- * GS.base (to 0, the base of every loadable descriptor), so the base is read
- * back from the MSR when a user thread leaves the CPU, and the next thread's
- * selectors and base are loaded where they differ.  Only selectors a thread
- * loaded itself (which cannot fault) are ever loaded, and the kernel itself
- * never uses %fs or %gs (so no swapgs) and ignores %ds and %es (64-bit
- * mode), so whatever user code puts there cannot make the kernel fault.
- * FS.base needs no saving: no selector a thread can load gives it a base
- * other than 0, and FSGSBASE stays disabled.
+ * GS.base (to 0, the base of every loadable descriptor), so the selectors
+ * and the base are read back whenever a thread leaves the CPU (the idle
+ * thread's copy then stands for whatever the CPU holds), and the next
+ * thread's are loaded where they differ.  Only selectors a thread loaded
+ * itself (which cannot fault) are ever loaded, and the kernel itself never
+ * uses %fs or %gs (so no swapgs) and ignores %ds and %es (64-bit mode), so
+ * whatever user code puts there cannot make the kernel fault.  FS.base needs
+ * no saving: no selector a thread can load gives it a base other than 0, and
+ * FSGSBASE stays disabled.
  */
-#define ARCH_SEL_LOAD(i, reg) \
-	do { if (unlikely(now[i] != next->arch.sel[i])) \
-		__asm__ __volatile__("mov %0, %%" reg : : "r"(next->arch.sel[i])); } while (0)
-
 static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 {
-	u16 now[4];
 	__asm__ __volatile__("mov %%ds, %0; mov %%es, %1; mov %%fs, %2; mov %%gs, %3"
-			     : "=r"(now[0]), "=r"(now[1]), "=r"(now[2]), "=r"(now[3]));
-	if (prev->space) {
-		for (int i = 0; i < 4; i++)
-			prev->arch.sel[i] = now[i];
-		prev->arch.gs_base = arch_gs_base_loaded = rdmsr(MSR_GS_BASE);
-	}
-	if (!next->space)
-		return;
-	ARCH_SEL_LOAD(0, "ds");
-	ARCH_SEL_LOAD(1, "es");
-	ARCH_SEL_LOAD(2, "fs");
-	if (unlikely(now[3] != next->arch.sel[3])) {
-		__asm__ __volatile__("mov %0, %%gs" : : "r"(next->arch.sel[3]));
-		arch_gs_base_loaded = ~0UL;          /* the load replaced the base */
-	}
-	if (unlikely(arch_gs_base_loaded != next->arch.gs_base))
-		wrmsr(MSR_GS_BASE, arch_gs_base_loaded = next->arch.gs_base);
+			     : "=m"(prev->arch.sel[0]), "=m"(prev->arch.sel[1]),
+			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
+	prev->arch.gs_base = rdmsr(MSR_GS_BASE);
+	if (next->space && unlikely(prev->arch.sels != next->arch.sels ||
+				    prev->arch.gs_base != next->arch.gs_base))
+		arch_load_segments(prev, next);
 }
-#undef ARCH_SEL_LOAD
 
 /* Everything of a switch but the kernel stack: space, UTCB pointer, segments, FPU state. */
 static inline void arch_switch_context(struct tcb *prev, struct tcb *next)

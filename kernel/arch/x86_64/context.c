@@ -8,7 +8,6 @@
 
 void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
 paddr_t arch_loaded_root;
-word_t arch_gs_base_loaded = USER_GS_PAGE;     /* cpu.c's syscall_init loads it */
 extern char continuation_entry[];
 
 /*
@@ -32,6 +31,19 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 	arch_set_continuation(t, NULL);
 	*(u16 *)&t->arch.fpu[0] = 0x037f;        /* FCW: all x87 exceptions masked */
 	*(u32 *)&t->arch.fpu[24] = 0x1f80;       /* MXCSR: all SSE exceptions masked */
+}
+
+void arch_load_segments(const struct tcb *prev, const struct tcb *next)
+{
+	if (prev->arch.sel[0] != next->arch.sel[0])
+		__asm__ __volatile__("mov %0, %%ds" : : "r"(next->arch.sel[0]));
+	if (prev->arch.sel[1] != next->arch.sel[1])
+		__asm__ __volatile__("mov %0, %%es" : : "r"(next->arch.sel[1]));
+	if (prev->arch.sel[2] != next->arch.sel[2])
+		__asm__ __volatile__("mov %0, %%fs" : : "r"(next->arch.sel[2]));
+	if (prev->arch.sel[3] != next->arch.sel[3])
+		__asm__ __volatile__("mov %0, %%gs" : : "r"(next->arch.sel[3]));   /* resets the base */
+	wrmsr(MSR_GS_BASE, next->arch.gs_base);
 }
 
 /*

@@ -185,19 +185,17 @@ ipc_slow:
 	/*
 	 * The fastpath delivered an exception reply: the partner's frame (RAX
 	 * with bit 0 set) holds its whole new state except RBX and R12-R15,
-	 * which are live (MR2, MR4-7 of the reply are those registers).  Only
-	 * a `syscall` frame with a canonical RIP leaves by sysretq from here.
+	 * which are live (MR2, MR4-7 of the reply are those registers).  The
+	 * fastpath checked the RIP; it is checked again, as on every exit.
 	 */
 exc_reply_exit:
 	andq $~1, %rax
 	movq %rax, %rsp
-	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
-	jne 1f
 	movq TF_RIP*8(%rsp), %rax
 	sarq $47, %rax
 	incq %rax
 	cmpq $1, %rax
-	ja 1f
+	ja 2f
 	movq TF_RAX*8(%rsp), %rax
 	movq TF_RCX*8(%rsp), %rcx
 	movq TF_RDX*8(%rsp), %rdx
@@ -208,12 +206,16 @@ exc_reply_exit:
 	movq TF_R9*8(%rsp), %r9
 	movq TF_R10*8(%rsp), %r10
 	movq TF_R11*8(%rsp), %r11
+	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
+	jne 1f
 	movq TF_RIP*8(%rsp), %rcx      /* canonical: checked above */
 	movq TF_RFLAGS*8(%rsp), %r11
 	movq TF_RSP*8(%rsp), %rsp
 	sysretq
-	/* Otherwise complete the frame and leave through the checking exit. */
-1:	movq %rbx, TF_RBX*8(%rsp)
+1:	addq $TF_RIP*8, %rsp
+	iretq
+	/* A non-canonical RIP: complete the frame and leave through the checking exit. */
+2:	movq %rbx, TF_RBX*8(%rsp)
 	movq %r12, TF_R12*8(%rsp)
 	movq %r13, TF_R13*8(%rsp)
 	movq %r14, TF_R14*8(%rsp)
