@@ -132,6 +132,27 @@ syscall_entry:
 	jmp return_to_user_or_kernel
 
 	/*
+	 * `syscall` from 32-bit compatibility mode (a thread may far-jump to
+	 * the 32-bit user code segment): AMD CPUs and QEMU enter here through
+	 * CSTAR, Intel CPUs raise #UD.  It becomes that #UD, at the instruction,
+	 * for the thread; RCX and R11 are lost as with any `syscall`.
+	 */
+	.align 16
+	.globl syscall32_entry
+syscall32_entry:
+	movq %rsp, syscall_user_rsp(%rip)
+	movq kernel_stack_top(%rip), %rsp
+	pushq $SEL_UDATA
+	pushq syscall_user_rsp(%rip)
+	pushq %r11
+	pushq $SEL_UCODE32
+	subq $2, %rcx
+	pushq %rcx
+	pushq $0
+	pushq $VEC_UD
+	jmp trap_common
+
+	/*
 	 * Ipc: the fastpath is tried before the frame is complete.  Only what
 	 * a C call may clobber is saved (and RBP, which the slowpath returns);
 	 * RBX and R12-R15 (MR2, MR4-7) stay live through ipc_fastpath and pass

@@ -147,6 +147,57 @@ TEST_CASE("entry.segment_loads", "unprivileged threads load every selector into 
 	tt_kill(h);
 }
 
+static volatile L4_Word_t lone_after;
+
+/* Unprivileged, no exception handler: a faulting segment load stops only this thread. */
+static void seg_lone(void)
+{
+	__asm__ __volatile__("movl %k0, %%gs" : : "r"(0xfff8UL) : "memory");
+	lone_after = 1;
+	tt_park();
+}
+
+TEST_CASE("entry.segment_fault_halts", "a faulting segment load without a handler halts only that thread")
+{
+	lone_after = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_space(t, seg_lone), "start");
+	L4_Sleep(5000);
+	EXPECT(lone_after == 0, "the thread ran past the faulting load");
+	EXPECT(L4_Schedule(t, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_INACTIVE, "not halted");
+	tt_kill(t);
+}
+
+/* ---- `syscall` from 32-bit compatibility mode ---- */
+
+/* 32-bit code: a `syscall` (0f 05), then what a thread would run if it returned. */
+__asm__(".pushsection .text\n.code32\ncompat_syscall_code:\n\tsyscall\n1:\tjmp 1b\n.code64\n.popsection");
+extern char compat_syscall_code[];
+static L4_ThreadId_t compat_handler;
+
+static void compat_syscaller(void)
+{
+	static struct { unsigned int offset; unsigned short selector; } __attribute__((packed)) far;
+	far.offset = (unsigned int)(L4_Word_t)compat_syscall_code;
+	far.selector = 0x1b;          /* the 32-bit user code segment (abi.md: sysret's) */
+	L4_SetTcr(UTCB_EXC_HANDLER, compat_handler);
+	__asm__ __volatile__("ljmpl *%0" : : "m"(far) : "memory");
+}
+
+TEST_CASE("entry.compat_syscall", "a syscall from 32-bit code is a #UD for that thread, at the instruction")
+{
+	compat_handler = L4_MyGlobalId();
+	L4_ThreadId_t t = fresh(), from;
+	EXPECT((L4_Word_t)compat_syscall_code < 0x100000000UL, "32-bit code above 4 GiB");
+	EXPECT(tt_start_space(t, compat_syscaller), "start");
+	L4_MsgTag_t tag = L4_Receive_Timeout(t, L4_TimePeriod(1000000), &from);
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_U(tag) == 19, "no exception message: %lx (ErrorCode %lx)",
+	       tag, L4_ErrorCode());
+	EXPECT(L4_MR(19) == 6 && L4_MR(1) == (L4_Word_t)compat_syscall_code,
+	       "vector %lu at %lx, expected 6 at %lx", L4_MR(19), L4_MR(1), (L4_Word_t)compat_syscall_code);
+	tt_kill(t);
+}
+
 /* ---- an exception reply is installed as it was checked ---- */
 
 static volatile L4_Word_t race_resumed, race_evil, race_stop;
