@@ -12,9 +12,15 @@
 
 #define POLL_TIMEOUT 0x03e8          /* X.2 relative timeout: 1000 µs (m = 1000, e = 0) */
 
+/*
+ * PrintString: output is open to every thread, but an unprivileged one
+ * gets a shorter string per call, so one call keeps interrupts off only
+ * briefly.
+ */
 static void print_user_string(word_t va)
 {
-	for (int i = 0; i < CONFIG_KDB_STRING_MAX; i++) {
+	int max = current->space->privileged ? CONFIG_KDB_STRING_MAX : CONFIG_KDB_STRING_MAX_UNPRIV;
+	for (int i = 0; i < max; i++) {
 		char c;
 		if (!space_read(current->space, va + i, &c, 1)) {
 			printk("<kdb: bad string address %lx>", va + i);

@@ -36,3 +36,12 @@ def test_deadlock_powers_off_with_the_boot_option():
     r = boot(root="tests/t_deadlock.elf", timeout=30)
     assert r.line_index(r"^pecan: no thread can run any more; powering off") >= 0, r.tail()
     assert r.rc == 6, r.tail()
+
+
+@pytest.mark.parametrize("kernel", TEST_KERNELS)
+def test_unprivileged_print_is_bounded(kernel):
+    """t_entry's unprivileged thread prints 300 bytes in one PrintString."""
+    r = boot(root="tests/t_entry.elf", kernel=kernel, icount=True)   # the kernel-core boot
+    i = r.line_index(r"^KDBLIMIT:")
+    assert i >= 0, r.tail()
+    assert len(r.lines[i]) == 256, f"{len(r.lines[i])} bytes printed"

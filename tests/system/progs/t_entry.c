@@ -378,6 +378,31 @@ TEST_CASE("entry.kdb_read_unprivileged", "ReadChar_Blocked from an unprivileged 
 	tt_kill(t);
 }
 
+static volatile L4_Word_t print_done;
+
+/* The kernel reads the string without faulting it in: it is built on our (mapped) stack. */
+static void kdb_long_print(void)
+{
+	char line[301], nl[2] = "\n";
+	for (int i = 0; i < 300; i++)
+		line[i] = i < 9 ? "KDBLIMIT:"[i] : 'x';
+	line[300] = 0;
+	L4_KDB_PrintString(line);
+	L4_KDB_PrintString(nl);
+	print_done = 1;
+	tt_park();
+}
+
+TEST_CASE("entry.kdb_print_unprivileged", "an unprivileged PrintString prints at most 256 bytes (test_entry.py counts them)")
+{
+	print_done = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_space(t, kdb_long_print), "start");
+	TT_WAIT(print_done, 1000);
+	EXPECT(print_done, "the thread did not print");
+	tt_kill(t);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
