@@ -88,6 +88,50 @@ TEST_CASE("nmi.kernel", "NMIs that hit the kernel (its idle loop, system calls) 
 	EXPECT(nmis_kernel() >= before + NMI_TARGET, "only %lu NMIs in kernel mode", nmis_kernel() - before);
 }
 
+static volatile L4_Word_t pp_stop, pp_rounds, pp_bad;
+static L4_ThreadId_t pp_server;
+
+static void pp_serve(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_SetMR(1, L4_MR(1) + 1);
+		L4_SetMR(0, L4_TAG_MAKE(0, 1, 0));
+		tag = L4_ReplyWait(from, &from);
+		(void)tag;
+	}
+}
+
+static void pp_client(void)
+{
+	for (L4_Word_t i = 0; !pp_stop; i++) {
+		L4_SetMR(1, i);
+		L4_SetMR(0, L4_TAG_MAKE(0, 1, 0));
+		L4_MsgTag_t tag = L4_Call(pp_server);
+		if (L4_IpcFailed(tag) || L4_MR(1) != i + 1)
+			pp_bad++;
+		pp_rounds++;
+	}
+	tt_park();
+}
+
+TEST_CASE("nmi.during_ipc", "NMIs while two threads do IPC (the CPU never idles): both run on correctly")
+{
+	pp_server = fresh();
+	L4_ThreadId_t c = fresh();
+	EXPECT(tt_start_local(pp_server, pp_serve), "server");
+	EXPECT(tt_start_space(c, pp_client), "client");
+	L4_Word_t before = nmis_kernel();
+	for (int i = 0; i < WAIT_MS && nmis_kernel() < before + NMI_TARGET; i++)
+		L4_Sleep(1000);
+	pp_stop = 1;
+	EXPECT(nmis_kernel() >= before + NMI_TARGET, "only %lu NMIs in kernel mode", nmis_kernel() - before);
+	EXPECT(pp_rounds > 0 && pp_bad == 0, "rounds %lu, bad %lu", pp_rounds, pp_bad);
+	tt_kill(c);
+	tt_kill(pp_server);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
