@@ -211,6 +211,11 @@ static void selftests(void)
 		printk("pecan: selftest: touching an unmapped kernel address\n");
 		(void)*(volatile u64 *)0xffffc00000000000UL;
 	}
+	if (cmdline_has(bi.cmdline, "pecan.selftest=badrip")) {
+		/* no path builds such a frame: this checks that the exits refuse it anyway */
+		printk("pecan: selftest: sigma0 starts at a non-canonical RIP\n");
+		arch_user_frame(tcb_by_number(L4_USER_BASE))->rip = 0x8000000000000000UL;
+	}
 }
 
 void kmain(u32 mbi)

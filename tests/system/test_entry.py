@@ -45,3 +45,18 @@ def test_unprivileged_print_is_bounded(kernel):
     i = r.line_index(r"^KDBLIMIT:")
     assert i >= 0, r.tail()
     assert len(r.lines[i]) == 256, f"{len(r.lines[i])} bytes printed"
+
+
+def test_exit_refuses_a_non_canonical_rip():
+    """pecan.selftest=badrip plants one in sigma0's first frame: the exit
+    refuses it (QEMU itself would not fault in ring 0, a CPU would), sigma0
+    takes a #GP (it has no handler, so it halts), the kernel runs on."""
+    r = boot(root="tests/t_survivor.elf", append="pecan.selftest=badrip")
+    refused = r.line_index(r"^pecan: exit to non-canonical rip 8000000000000000 refused; "
+                           r"thread 3000000001 takes a #GP")
+    assert refused >= 0, r.tail()
+    halted = r.line_index(r"thread 30\.1 \(sigma0\) halted: #GP general protection "
+                          r"\(vector 13.* at rip 8000000000000000")
+    assert halted > refused, r.tail()
+    assert r.line_index(r"^TEST survive\.runs_on .*: ok$") > halted, r.tail()
+    assert r.line_index(r"KERNEL FAULT") < 0 and r.rc == 0, r.tail()

@@ -81,6 +81,8 @@ struct trapframe *exit_bad_rip(struct trapframe *tf)
 {
 	if ((tf->cs & 3) == 0)
 		kernel_fault(tf);
+	printk("pecan: exit to non-canonical rip %lx refused; thread %lx takes a #GP\n",
+	       tf->rip, current->id);
 	tf->vector = VEC_GP;
 	tf->error = 0;
 	return exception_user(tf, 0);
