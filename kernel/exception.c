@@ -151,15 +151,9 @@ static bool io_fault_ipc(struct trapframe *tf)
 	return fault_ipc(tf, L4_LABEL_IO_PAGEFAULT | rwx, fpage);
 }
 
-/* Registers in exception-message order: MR1..MR18 (abi.md §7.4). */
-#define EXC_REGS(X) X(1, rip) X(2, rbx) X(3, r10) X(4, r12) X(5, r13) X(6, r14) \
-	X(7, r15) X(8, rax) X(9, rcx) X(10, rdx) X(11, rsi) X(12, rdi) X(13, rbp) \
-	X(14, r8) X(15, r9) X(16, r11) X(17, rsp)
-#define EXC_U 19
-
-bool exception_reply_valid(struct tcb *handler)
+/* Is mr (MR0..MR18 of a handler's reply) a register state the kernel may install? */
+static bool reply_valid(const word_t *mr)
 {
-	const word_t *mr = utcb_mrs(handler);
 	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]);
 }
 
@@ -191,10 +185,36 @@ static void install_state(struct trapframe *tf, const word_t *mr)
 }
 
 /*
+ * The handler's reply reaches the faulter, which waits for it: checked and
+ * installed from one kernel copy, at once, so nothing that runs later (a
+ * thread of the faulter's space rewriting its UTCB) can change what was
+ * checked.  The faulter's MRs are not written: they keep the message.
+ */
+static word_t exception_reply(struct tcb *handler, struct tcb *faulter)
+{
+	word_t mr[19];
+	arch_copy(mr, utcb_mrs(handler), sizeof(mr));
+	if (!reply_valid(mr))
+		return L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
+	install_state(arch_user_frame(faulter), mr);
+	return 0;
+}
+
+word_t exception_transfer(struct tcb *snd, struct tcb *rcv)
+{
+	if (rcv->ipc_kind == IPC_EXCEPTION)
+		return exception_reply(snd, rcv);
+	word_t err = ipc_transfer(snd, rcv);          /* the message, MR0..MR19 */
+	if (!err)
+		utcb_mrs(rcv)[EXC_WORDS - 1] = utcb_mrs(snd)[EXC_WORDS - 1];   /* MR20, outside u */
+	return err;
+}
+
+/*
  * An exception becomes a Call to the thread's exception handler carrying
- * the whole register state; the reply's MR1..MR18 become the new state
- * (flags limited to the user's).  The faulter's MR0..MR20 hold the
- * exchange afterwards; its other MRs and BRs are untouched.
+ * the whole register state (exception_message); the reply becomes the new
+ * state when it arrives (exception_transfer).  The faulter's MR0..MR20 hold
+ * the message afterwards; its other MRs and BRs are untouched.
  */
 enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code)
 {
@@ -202,21 +222,11 @@ enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code)
 	word_t handler = utcb_get(t, UTCB_EXC_HANDLER);
 	if (!handler || !tcb_resolve(t, handler))
 		return EXC_NO_HANDLER;
-	word_t *mr = utcb_mrs(t);
-	mr[0] = L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0);
-#define OUT(i, r) mr[i] = tf->r;
-	EXC_REGS(OUT)
-#undef OUT
-	mr[18] = tf->rflags;
-	mr[19] = vector;
-	mr[20] = code;
+	exception_message(tf, vector, code, utcb_mrs(t));
 	t->ipc_kind = IPC_EXCEPTION;
 	ipc_do(t, handler, handler, 0);
 	t->ipc_kind = IPC_USER;
-	if (t->ipc_error)
-		return EXC_FAILED;
-	install_state(tf, mr);
-	return EXC_HANDLED;
+	return t->ipc_error ? EXC_FAILED : EXC_HANDLED;
 }
 
 void exception_resume(struct trapframe *tf)
@@ -225,7 +235,6 @@ void exception_resume(struct trapframe *tf)
 	t->ipc_kind = IPC_USER;
 	if (t->ipc_error)
 		thread_halt_current("its exception IPC failed", tf, 0);
-	install_state(tf, utcb_mrs(t));
 }
 
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)

@@ -4,6 +4,7 @@
 #define PECAN_EXCEPTION_H
 
 #include <arch.h>
+#include <l4/ipc.h>
 
 /*
  * A CPU exception raised by the current (user) thread; fault_addr for page
@@ -26,10 +27,43 @@ void thread_halt_current(const char *why, struct trapframe *tf, word_t addr);
 enum exc_result { EXC_NO_HANDLER, EXC_HANDLED, EXC_FAILED };
 /* Send the exception message for `vector` to current's handler and install its reply. */
 enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code);
-/* Is the handler's reply (in its UTCB) a register state the kernel may install? */
+/*
+ * The rendezvous of an exception IPC (either side waits with ipc_kind
+ * IPC_EXCEPTION): the message goes to the handler with MR20, or the reply is
+ * checked and installed as the faulter's registers.  0 or the IPC error.
+ */
 struct tcb;
-bool exception_reply_valid(struct tcb *handler);
+word_t exception_transfer(struct tcb *snd, struct tcb *rcv);
+
+/* Registers in exception-message order: MR1..MR17 (abi.md §7.4). */
+#define EXC_REGS(X) X(1, rip) X(2, rbx) X(3, r10) X(4, r12) X(5, r13) X(6, r14) \
+	X(7, r15) X(8, rax) X(9, rcx) X(10, rdx) X(11, rsi) X(12, rdi) X(13, rbp) \
+	X(14, r8) X(15, r9) X(16, r11) X(17, rsp)
+#define EXC_U 19                 /* MR1..MR19 counted in the tag; MR20 written beyond it */
+#define EXC_WORDS 21             /* MR0..MR20 */
+
+/*
+ * The exception message, the one definition both the fastpath and the
+ * slowpath send: label -5<<4, u = 19, MR1..MR18 the registers and RFLAGS,
+ * MR19 the vector, MR20 the error code.
+ */
+static inline void exception_message(const struct trapframe *tf, word_t vector, word_t code,
+				     word_t *mr)
+{
+	mr[0] = L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0);
+#define OUT(i, r) mr[i] = tf->r;
+	EXC_REGS(OUT)
+#undef OUT
+	mr[18] = tf->rflags;
+	mr[19] = vector;
+	mr[20] = code;
+}
 /* int3 from user mode: true if it was a kernel-debugger request (handled). */
 bool kdb_trap(struct trapframe *tf);
+/*
+ * Nothing can ever run again: report it with the thread table and halt,
+ * the kernel debugger on the console still answering.
+ */
+void kdb_deadlock(void) __attribute__((noreturn));
 
 #endif

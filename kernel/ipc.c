@@ -177,8 +177,8 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 	COUNT(ipcs);
 	word_t err, rerr;
 	word_t vsender = snd->vsender, intended = snd->intended;   /* a fault IPC resets them */
-	if (rcv->ipc_kind == IPC_EXCEPTION && !exception_reply_valid(snd))
-		err = L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
+	if (rcv->ipc_kind == IPC_EXCEPTION || snd->ipc_kind == IPC_EXCEPTION)
+		err = exception_transfer(snd, rcv);
 	else
 		err = transfer(snd, rcv);
 	if (err == RCV_GONE)

@@ -123,15 +123,11 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 	if (!h || !waits_for(h, self, IPC_USER))
 		return NULL;
 	struct trapframe *hf = arch_user_frame(h);
-	word_t *mr = utcb_mrs(h);
-	hf->r9 = L4_TAG_MAKE(L4_LABEL_EXCEPTION, 19, 0);
+	word_t *mr = utcb_mrs(self);
+	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
+	mrs_to_frame(mr, hf);
+	arch_copy(utcb_mrs(h) + 8, mr + 8, (EXC_WORDS - 8) * 8);
 	hf->rsi = tcb_id_as_seen_by(self, h);
-	hf->rax = tf->rip;  hf->rbx = tf->rbx;  hf->r10 = tf->r10;
-	hf->r12 = tf->r12;  hf->r13 = tf->r13;  hf->r14 = tf->r14;  hf->r15 = tf->r15;
-	mr[8] = tf->rax;    mr[9] = tf->rcx;    mr[10] = tf->rdx;   mr[11] = tf->rsi;
-	mr[12] = tf->rdi;   mr[13] = tf->rbp;   mr[14] = tf->r8;    mr[15] = tf->r9;
-	mr[16] = tf->r11;   mr[17] = tf->rsp;   mr[18] = tf->rflags;
-	mr[19] = vector;    mr[20] = code;
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
 	return hf;
 }

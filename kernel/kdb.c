@@ -6,12 +6,21 @@
 #include "sched.h"
 #include "space.h"
 #include "mapping.h"
+#include "ipc.h"
 #include <l4/kdebug.h>
 #include <l4/thread.h>
 
+#define POLL_TIMEOUT 0x03e8          /* X.2 relative timeout: 1000 µs (m = 1000, e = 0) */
+
+/*
+ * PrintString: output is open to every thread, but an unprivileged one
+ * gets a shorter string per call, so one call keeps interrupts off only
+ * briefly.
+ */
 static void print_user_string(word_t va)
 {
-	for (int i = 0; i < CONFIG_KDB_STRING_MAX; i++) {
+	int max = current->space->privileged ? CONFIG_KDB_STRING_MAX : CONFIG_KDB_STRING_MAX_UNPRIV;
+	for (int i = 0; i < max; i++) {
 		char c;
 		if (!space_read(current->space, va + i, &c, 1)) {
 			printk("<kdb: bad string address %lx>", va + i);
@@ -51,6 +60,39 @@ static word_t check_mappings(void)
 	return err ? 1 : 0;
 }
 
+/*
+ * Sleep about one tick in a kernel receive from ourselves (nobody else can
+ * send to it): interrupts are on and other threads run meanwhile.  False if
+ * ExchangeRegisters aborted the wait.
+ */
+static bool sleep_tick(void)
+{
+	struct tcb *t = current;
+	t->ipc_kind = IPC_KERNEL;
+	ipc_do(t, L4_NILTHREAD, t->id, L4_TIMEOUTS(0, POLL_TIMEOUT));
+	t->ipc_kind = IPC_USER;
+	return L4_IPC_CODE(t->ipc_error) == L4_IPC_TIMEOUT;
+}
+
+/*
+ * ReadChar and ReadChar_Blocked: the console's input belongs to the
+ * privileged spaces (sigma0's and the root task's); anyone else gets -1 at
+ * once.  The blocking form polls the port once per tick and never holds
+ * the CPU; an abort through ExchangeRegisters also ends it with -1.
+ */
+static word_t read_char(bool block)
+{
+	if (!current->space->privileged)
+		return ~0UL;
+	for (;;) {
+		int c = arch_console_getc(false);
+		if (c >= 0)
+			return (word_t)c;
+		if (!block || !sleep_tick())
+			return ~0UL;
+	}
+}
+
 static bool kdb_op(struct trapframe *tf, u8 op)
 {
 	switch (op) {
@@ -62,7 +104,7 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 		return true;
 	case KDB_OP_READ_CHAR:
 	case KDB_OP_READ_CHAR_BLK:
-		tf->rax = (word_t)arch_console_getc(op == KDB_OP_READ_CHAR_BLK);
+		tf->rax = read_char(op == KDB_OP_READ_CHAR_BLK);
 		return true;
 	case KDB_OP_POWER_OFF:
 		if (!current->space->privileged) {
@@ -87,4 +129,38 @@ bool kdb_trap(struct trapframe *tf)
 	if (marker[0] == 0x3C)          /* cmpb $op, %al: executes harmlessly on return */
 		return kdb_op(tf, marker[1]);
 	return kdb_enter(tf);
+}
+
+static const char *const state_names[] = {
+	[TS_INACTIVE] = "inactive", [TS_READY] = "ready", [TS_SEND_BLOCKED] = "sending to",
+	[TS_RECV_BLOCKED] = "receiving from", [TS_HALTED] = "halted", [TS_IDLE] = "idle",
+};
+
+static void dump_threads(void)
+{
+	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++) {
+		struct tcb *t = tcb_by_number(no);
+		if (!t || !thread_is_user(t))
+			continue;
+		printk("  %lx.%lx %s: %s", l4_thread_no(t->id), l4_version(t->id), t->name,
+		       t->state < sizeof(state_names) / sizeof(state_names[0]) ? state_names[t->state] : "?");
+		if (t->state == TS_SEND_BLOCKED || t->state == TS_RECV_BLOCKED)
+			printk(" %lx", t->partner);
+		printk("%s\n", t->stopped ? " (stopped)" : "");
+	}
+}
+
+void kdb_deadlock(void)
+{
+	printk("pecan: deadlock: no thread can run and no interrupt can come; halted\n");
+	dump_threads();
+	printk("pecan: kernel debugger: 't' lists the threads, 'p' powers off\n");
+	for (;;) {
+		arch_idle_wait();
+		int c = arch_console_getc(false);
+		if (c == 't')
+			dump_threads();
+		else if (c == 'p')
+			halt_system(HALT_IDLE, "powered off from the kernel debugger");
+	}
 }

@@ -222,6 +222,11 @@ static void selftests(void)
 		printk("pecan: selftest: touching an unmapped kernel address\n");
 		(void)*(volatile u64 *)0xffffc00000000000UL;
 	}
+	if (cmdline_has(bi.cmdline, "pecan.selftest=badrip")) {
+		/* no path builds such a frame: this checks that the exits refuse it anyway */
+		printk("pecan: selftest: sigma0 starts at a non-canonical RIP\n");
+		arch_user_frame(tcb_by_number(L4_USER_BASE))->rip = 0x8000000000000000UL;
+	}
 }
 
 void kmain(u32 mbi)
@@ -257,5 +262,6 @@ void kmain(u32 mbi)
 	printk("pecan: %d module(s), kernel pool %lu KiB at %lx; starting sigma0 and the root task\n",
 	       bi.nmods, CONFIG_KMEM_SIZE >> 10, kmem);
 	selftests();
+	sched_deadlock_poweroff = cmdline_has(bi.cmdline, "pecan.deadlock=poweroff");
 	sched_start();
 }

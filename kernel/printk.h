@@ -9,7 +9,7 @@ enum halt_status {
 	HALT_PANIC = 3,         /* kernel invariant broken */
 	HALT_KERNEL_FAULT = 4,  /* CPU exception in kernel mode */
 	HALT_BAD_BOOT = 5,      /* missing or invalid boot modules or memory map */
-	HALT_IDLE = 6,          /* no thread can ever run again */
+	HALT_IDLE = 6,          /* no thread can ever run again (pecan.deadlock=poweroff) */
 };
 
 void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

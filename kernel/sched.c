@@ -6,6 +6,7 @@
 #include <l4/utcb.h>
 #include "timer.h"
 #include "irq.h"
+#include "exception.h"
 
 /*
  * Queue invariants by variant:
@@ -17,6 +18,7 @@
 #define EAGER (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO)
 
 struct tcb *current;
+bool sched_deadlock_poweroff;
 static struct tcb idle_tcb = { .name = "idle", .state = TS_IDLE };
 static struct tcb *const idle_thread = &idle_tcb;
 static struct tcb *rq_head[256];
@@ -260,8 +262,10 @@ void sched_start(void)
 	current = idle_thread;
 	for (;;) {
 		sched_schedule();
-		if (!timeout_pending() && !irq_any_handled())
+		if (!timeout_pending() && !irq_any_handled() && sched_deadlock_poweroff)
 			halt_system(HALT_IDLE, "no thread can run any more; powering off");
+		if (!timeout_pending() && !irq_any_handled())
+			kdb_deadlock();
 		arch_idle_wait();
 	}
 }

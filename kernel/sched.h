@@ -50,6 +50,11 @@ void sched_set_prio(struct tcb *t, u8 prio);
 void sched_tick(word_t us);
 /* Run the first ready thread; never returns. */
 void sched_start(void) __attribute__((noreturn));
+/*
+ * Boot option pecan.deadlock=poweroff (the tests use it): when nothing can
+ * ever run again, power off with status 6 instead of halting in the debugger.
+ */
+extern bool sched_deadlock_poweroff;
 /* Make t the current thread and switch to it (the commit of any switch). */
 void sched_switch_to(struct tcb *t);
 extern u64 rq_bitmap[4];      /* bit p: priority p's ready list is not empty */

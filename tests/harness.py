@@ -89,11 +89,15 @@ def run_host(binary, timeout=120):
 
 
 @functools.lru_cache(maxsize=None)
-def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None):
+def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None,
+         nmi_every=0, deadlock_poweroff=True):
     """Boot Pecan once per distinct configuration; paths are relative to BUILD.
 
     kernel: a test-kernel name (Makefile TEST_KERNELS, e.g. "fseq" or
-    "dslq-nofast"); None boots the default build."""
+    "dslq-nofast"); None boots the default build.  nmi_every: inject an NMI
+    every so many milliseconds.  deadlock_poweroff: boot with
+    pecan.deadlock=poweroff, so a deadlock ends the run with status 6
+    instead of halting in the kernel debugger."""
     cmd = [RUN, "--timeout", str(timeout)]
     if kernel:
         cmd += ["--kernel", os.path.join(BUILD, "kernels", kernel, "pecan.bin")]
@@ -103,8 +107,11 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
         cmd += ["--sigma0", os.path.join(BUILD, sigma0)]
     for m in modules:
         cmd += ["--module", m]
-    if append:
-        cmd += ["--append", append]
+    cmdline = " ".join(filter(None, ("pecan.deadlock=poweroff" if deadlock_poweroff else "", append)))
+    if cmdline:
+        cmd += ["--append", cmdline]
+    if nmi_every:
+        cmd += ["--nmi-every", str(nmi_every)]
     if icount:
         cmd.append("--icount")
     p = run_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -38,5 +38,8 @@ enum pecan_counter { PECAN_COUNTER_TABLE(PECAN_COUNTER_ENUM) PECAN_NUM_COUNTERS 
 #define PECAN_VARIANT_BENNO   5
 /* Word 2: bit 0 fastpath built in, bit 1 counters built in. */
 #define PECAN_BUILD_ADDR      (USER_GS_PAGE + 0x10)
+/* Words 3 and 4: NMIs the kernel handled that interrupted user mode, and kernel mode. */
+#define PECAN_NMI_USER_ADDR   (USER_GS_PAGE + 0x18)
+#define PECAN_NMI_KERNEL_ADDR (USER_GS_PAGE + 0x20)
 
 #endif

@@ -30,6 +30,17 @@ TF_CHECK(rflags, TF_RFLAGS); TF_CHECK(rsp, TF_RSP);
 struct arch_thread {
 	word_t ksp;                         /* saved kernel stack pointer while switched out */
 	word_t cont[7];                     /* a continuation's switch frame (context.c) */
+	/*
+	 * The thread's own data-segment selectors (%ds, %es, %fs, %gs) and
+	 * GS.base, saved and restored on every switch: user code may load any
+	 * selector (a %gs load also resets the base), and that must change its
+	 * own view only (arch_switch.h).
+	 */
+	word_t gs_base;
+	union {
+		u16 sel[4];                 /* %ds, %es, %fs, %gs */
+		u64 sels;                   /* all four, compared at once */
+	};
 	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
 };
 

@@ -5,6 +5,7 @@
 
 #include "../../space.h"
 #include "../../thread.h"
+#include "io.h"
 
 extern word_t kernel_stack_top;          /* entry.S: the stack `syscall` switches to */
 extern word_t *const arch_tss_rsp0;      /* cpu.c: where interrupts from ring 3 land */
@@ -13,9 +14,36 @@ extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 void arch_io_switch(const struct space *s);
 extern bool arch_io_enabled;             /* the TSS bitmap is in force */
 
-/* Everything of a switch but the kernel stack: space, UTCB pointer, FPU state. */
+/* Load next's data-segment selectors and GS.base where they differ from prev's (context.c). */
+void arch_load_segments(const struct tcb *prev, const struct tcb *next);
+
+/*
+ * Data-segment registers are per thread.  A user `mov` to %gs also sets
+ * GS.base (to 0, the base of every loadable descriptor), so the selectors
+ * and the base are read back whenever a thread leaves the CPU (the idle
+ * thread's copy then stands for whatever the CPU holds), and the next
+ * thread's are loaded where they differ.  Only selectors a thread loaded
+ * itself (which cannot fault) are ever loaded, and the kernel itself never
+ * uses %fs or %gs (so no swapgs) and ignores %ds and %es (64-bit mode), so
+ * whatever user code puts there cannot make the kernel fault.  FS.base needs
+ * no saving: no selector a thread can load gives it a base other than 0, and
+ * FSGSBASE stays disabled.
+ */
+static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
+{
+	__asm__ __volatile__("mov %%ds, %0; mov %%es, %1; mov %%fs, %2; mov %%gs, %3"
+			     : "=m"(prev->arch.sel[0]), "=m"(prev->arch.sel[1]),
+			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
+	prev->arch.gs_base = rdmsr(MSR_GS_BASE);
+	if (next->space && unlikely(prev->arch.sels != next->arch.sels ||
+				    prev->arch.gs_base != next->arch.gs_base))
+		arch_load_segments(prev, next);
+}
+
+/* Everything of a switch but the kernel stack: space, UTCB pointer, segments, FPU state. */
 static inline void arch_switch_context(struct tcb *prev, struct tcb *next)
 {
+	arch_switch_segments(prev, next);
 	if (next->space) {              /* the idle thread has none and keeps the last one */
 		*arch_tss_rsp0 = kernel_stack_top = next->kstack_top;
 		if (next->space->root != arch_loaded_root) {

@@ -17,10 +17,12 @@
 #define CR4_PGE  (1 << 7)
 #define CR4_OSFXSR    (1 << 9)
 #define CR4_OSXMMEXCPT (1 << 10)
+#define CR4_SMEP (1 << 20)
 
 #define MSR_EFER        0xC0000080
 #define MSR_STAR        0xC0000081
 #define MSR_LSTAR       0xC0000082
+#define MSR_CSTAR       0xC0000083
 #define MSR_SFMASK      0xC0000084
 #define MSR_GS_BASE     0xC0000101
 #define EFER_SCE  (1 << 0)
@@ -61,5 +63,6 @@
 #define TF_RSP 20
 
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
+#define VEC_UD 6
 
 #endif

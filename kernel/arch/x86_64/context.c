@@ -4,6 +4,7 @@
 #include "../../thread.h"
 #include "../../space.h"
 #include "arch_switch.h"
+#include <l4/syscalls.h>
 
 void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
 paddr_t arch_loaded_root;
@@ -22,11 +23,27 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 		.rip = ip, .cs = SEL_UCODE, .rflags = RFLAGS_IF | 2,
 		.rsp = sp, .ss = SEL_UDATA, .vector = 0,
 	};
+	t->arch.gs_base = USER_GS_PAGE;
+	t->arch.sel[0] = t->arch.sel[1] = t->arch.sel[2] = 0;   /* null: fine in 64-bit mode */
+	t->arch.sel[3] = SEL_UGS;
 	t->arch.cont[5] = (word_t)arch_user_frame(t);
 	t->arch.cont[6] = (word_t)continuation_entry;
 	arch_set_continuation(t, NULL);
 	*(u16 *)&t->arch.fpu[0] = 0x037f;        /* FCW: all x87 exceptions masked */
 	*(u32 *)&t->arch.fpu[24] = 0x1f80;       /* MXCSR: all SSE exceptions masked */
+}
+
+void arch_load_segments(const struct tcb *prev, const struct tcb *next)
+{
+	if (prev->arch.sel[0] != next->arch.sel[0])
+		__asm__ __volatile__("mov %0, %%ds" : : "r"(next->arch.sel[0]));
+	if (prev->arch.sel[1] != next->arch.sel[1])
+		__asm__ __volatile__("mov %0, %%es" : : "r"(next->arch.sel[1]));
+	if (prev->arch.sel[2] != next->arch.sel[2])
+		__asm__ __volatile__("mov %0, %%fs" : : "r"(next->arch.sel[2]));
+	if (prev->arch.sel[3] != next->arch.sel[3])
+		__asm__ __volatile__("mov %0, %%gs" : : "r"(next->arch.sel[3]));   /* resets the base */
+	wrmsr(MSR_GS_BASE, next->arch.gs_base);
 }
 
 /*

@@ -43,7 +43,7 @@ static u8 ist_stacks[2][4096] __attribute__((aligned(16)));
 u64 user_gs_page[512] __attribute__((aligned(4096), section(".bss.pagealigned")));
 
 extern char isr_table[];
-extern char syscall_entry[];
+extern char syscall_entry[], syscall32_entry[];
 extern word_t kernel_stack_top;
 
 static void io_enable(bool on);
@@ -79,6 +79,13 @@ static void gdt_init(void)
 		"xorl %%eax, %%eax; movw %%ax, %%fs\n"
 		"movw $0x33, %%ax; movw %%ax, %%gs\n"
 		"movw $0x38, %%ax; ltr %%ax\n"
+		/*
+		 * A null LDT.  Without it LDTR keeps its reset value (base 0,
+		 * limit 0xffff): selectors with TI set would fetch descriptors
+		 * from address 0 of the user's space, which it can fill with a
+		 * call gate into ring 0.
+		 */
+		"xorl %%eax, %%eax; lldt %%ax\n"
 		: : "m"(p) : "rax", "memory");
 }
 
@@ -113,11 +120,27 @@ static void fpu_init(void)
 	__asm__ __volatile__("mov %0, %%cr4; fninit" : : "r"(cr4));
 }
 
+/* SMEP where the CPU has it: ring 0 never executes a user page, whatever goes wrong. */
+static void smep_init(void)
+{
+	u32 a, b, c, d;
+	cpuid(0, &a, &b, &c, &d);
+	if (a < 7)
+		return;
+	cpuid(7, &a, &b, &c, &d);
+	if (!(b & (1u << 7)))
+		return;
+	u64 cr4;
+	__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+	__asm__ __volatile__("mov %0, %%cr4" : : "r"(cr4 | CR4_SMEP));
+}
+
 static void syscall_init(void)
 {
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE | EFER_NXE);
 	wrmsr(MSR_STAR, (u64)SEL_UCODE32 << 48 | (u64)SEL_KCODE << 32);
 	wrmsr(MSR_LSTAR, (u64)syscall_entry);
+	wrmsr(MSR_CSTAR, (u64)syscall32_entry);     /* else compat-mode syscall enters ring 0 at 0 */
 	/* clear IF, TF, DF, AC, NT, IOPL and RF on entry */
 	wrmsr(MSR_SFMASK, RFLAGS_IF | (1 << 8) | (1 << 10) | (1 << 18) | (1 << 14) | RFLAGS_IOPL3 | (1 << 16));
 	wrmsr(MSR_GS_BASE, USER_GS_PAGE);
@@ -129,6 +152,7 @@ void arch_cpu_init(void)
 	idt_init();
 	arch_pic_init();
 	fpu_init();
+	smep_init();
 	syscall_init();
 }
 

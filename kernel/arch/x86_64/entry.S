@@ -82,13 +82,13 @@ trap_common:
 	/* Return through whatever frame sits at RSP. */
 	.globl return_to_user_or_kernel
 return_to_user_or_kernel:
-	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
-	jne iret_path
 	movq TF_RIP*8(%rsp), %r11
 	sarq $47, %r11
 	incq %r11
 	cmpq $1, %r11
-	ja iret_path              /* sysretq to a non-canonical RIP would fault in ring 0 */
+	ja bad_rip                /* sysretq and iretq to a non-canonical RIP fault in ring 0 */
+	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
+	jne iret_path
 	/* A frame from `syscall` whose RIP is canonical: sysretq is safe. */
 	.globl sysret_path
 sysret_path:
@@ -103,6 +103,12 @@ iret_path:
 	RESTORE_GPRS
 	addq $16, %rsp
 	iretq
+	/* No path should produce such a frame; if one does, the thread faults, not the kernel. */
+bad_rip:
+	movq %rsp, %rdi
+	call exit_bad_rip           /* returns the frame to leave through */
+	movq %rax, %rsp
+	jmp return_to_user_or_kernel
 
 	/* syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK. */
 	.align 16
@@ -124,6 +130,27 @@ syscall_entry:
 	call syscall_dispatch       /* returns the frame to leave through */
 	movq %rax, %rsp
 	jmp return_to_user_or_kernel
+
+	/*
+	 * `syscall` from 32-bit compatibility mode (a thread may far-jump to
+	 * the 32-bit user code segment): AMD CPUs and QEMU enter here through
+	 * CSTAR, Intel CPUs raise #UD.  It becomes that #UD, at the instruction,
+	 * for the thread; RCX and R11 are lost as with any `syscall`.
+	 */
+	.align 16
+	.globl syscall32_entry
+syscall32_entry:
+	movq %rsp, syscall_user_rsp(%rip)
+	movq kernel_stack_top(%rip), %rsp
+	pushq $SEL_UDATA
+	pushq syscall_user_rsp(%rip)
+	pushq %r11
+	pushq $SEL_UCODE32
+	subq $2, %rcx
+	pushq %rcx
+	pushq $0
+	pushq $VEC_UD
+	jmp trap_common
 
 	/*
 	 * Ipc: the fastpath is tried before the frame is complete.  Only what
@@ -179,11 +206,17 @@ ipc_slow:
 	/*
 	 * The fastpath delivered an exception reply: the partner's frame (RAX
 	 * with bit 0 set) holds its whole new state except RBX and R12-R15,
-	 * which are live (MR2, MR4-7 of the reply are those registers).
+	 * which are live (MR2, MR4-7 of the reply are those registers).  The
+	 * fastpath checked the RIP; it is checked again, as on every exit.
 	 */
 exc_reply_exit:
 	andq $~1, %rax
 	movq %rax, %rsp
+	movq TF_RIP*8(%rsp), %rax
+	sarq $47, %rax
+	incq %rax
+	cmpq $1, %rax
+	ja 2f
 	movq TF_RAX*8(%rsp), %rax
 	movq TF_RCX*8(%rsp), %rcx
 	movq TF_RDX*8(%rsp), %rdx
@@ -196,12 +229,19 @@ exc_reply_exit:
 	movq TF_R11*8(%rsp), %r11
 	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
 	jne 1f
-	movq TF_RIP*8(%rsp), %rcx      /* canonical: the fastpath checked it */
+	movq TF_RIP*8(%rsp), %rcx      /* canonical: checked above */
 	movq TF_RFLAGS*8(%rsp), %r11
 	movq TF_RSP*8(%rsp), %rsp
 	sysretq
 1:	addq $TF_RIP*8, %rsp
 	iretq
+	/* A non-canonical RIP: complete the frame and leave through the checking exit. */
+2:	movq %rbx, TF_RBX*8(%rsp)
+	movq %r12, TF_R12*8(%rsp)
+	movq %r13, TF_R13*8(%rsp)
+	movq %r14, TF_R14*8(%rsp)
+	movq %r15, TF_R15*8(%rsp)
+	jmp return_to_user_or_kernel
 
 	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
 	.globl arch_switch_stacks

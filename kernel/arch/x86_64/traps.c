@@ -7,8 +7,11 @@
 #include "../../timer.h"
 #include "../../irq.h"
 #include "../../sched.h"
+#include <l4/pecan.h>
 
 #define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
+#define VEC_NMI 2
+#define VEC_GP 13
 
 static const char *const names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -47,9 +50,51 @@ static void kernel_fault(struct trapframe *tf)
 	halt_system(HALT_KERNEL_FAULT, "stopped after a kernel fault");
 }
 
+/*
+ * An NMI is the kernel's, wherever it lands: it runs on its own IST stack
+ * and is never a user exception (a thread could block on that stack, and a
+ * second NMI would overwrite the frame).  The handler only counts it and
+ * returns through the same frame: it takes no lock, switches no thread and
+ * cannot fault, so NMIs stay blocked until its iretq and can never nest.
+ * There is no NMI source the kernel uses; one from outside (a watchdog, the
+ * QEMU monitor) is reported once and otherwise ignored.
+ */
+static void nmi(const struct trapframe *tf)
+{
+	static bool reported;
+	word_t *count = &user_gs_page[((tf->cs & 3) ? PECAN_NMI_USER_ADDR : PECAN_NMI_KERNEL_ADDR) / 8 -
+				      USER_GS_PAGE / 8];
+	++*count;
+	if (!reported) {
+		reported = true;
+		printk("pecan: NMI at rip %lx (%s mode) handled in the kernel\n", tf->rip,
+		       (tf->cs & 3) ? "user" : "kernel");
+	}
+}
+
+/*
+ * entry.S found a non-canonical RIP in a frame it was about to leave
+ * through.  No path should build one; if one does, the thread takes a #GP
+ * (as a jump there would give it), never the kernel.
+ */
+struct trapframe *exit_bad_rip(struct trapframe *tf)
+{
+	if ((tf->cs & 3) == 0)
+		kernel_fault(tf);
+	printk("pecan: exit to non-canonical rip %lx refused; thread %lx takes a #GP\n",
+	       tf->rip, current->id);
+	tf->vector = VEC_GP;
+	tf->error = 0;
+	return exception_user(tf, 0);
+}
+
 /* Returns the frame to return through: tf, or another thread's after a fastpath switch. */
 struct trapframe *trap_dispatch(struct trapframe *tf)
 {
+	if (tf->vector == VEC_NMI) {
+		nmi(tf);
+		return tf;
+	}
 	if (tf->vector >= VEC_IRQ0 && tf->vector < VEC_IRQ0 + ARCH_NUM_IRQS) {
 		unsigned irq = tf->vector - VEC_IRQ0;
 		/* EOI first: the tick and the IRQ IPC may switch threads */
