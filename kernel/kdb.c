@@ -136,16 +136,26 @@ static const char *const state_names[] = {
 	[TS_RECV_BLOCKED] = "receiving from", [TS_HALTED] = "halted", [TS_IDLE] = "idle",
 };
 
+static void print_partner(word_t id)
+{
+	if (id == L4_ANYTHREAD)
+		printk(" any");
+	else if (id == L4_ANYLOCALTHREAD)
+		printk(" any local");
+	else
+		printk(" %lu.%lu", l4_thread_no(id), l4_version(id));
+}
+
 static void dump_threads(void)
 {
 	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++) {
 		struct tcb *t = tcb_by_number(no);
 		if (!t || !thread_is_user(t))
 			continue;
-		printk("  %lx.%lx %s: %s", l4_thread_no(t->id), l4_version(t->id), t->name,
+		printk("  %lu.%lu %s: %s", l4_thread_no(t->id), l4_version(t->id), t->name,
 		       t->state < sizeof(state_names) / sizeof(state_names[0]) ? state_names[t->state] : "?");
 		if (t->state == TS_SEND_BLOCKED || t->state == TS_RECV_BLOCKED)
-			printk(" %lx", t->partner);
+			print_partner(t->partner);
 		printk("%s\n", t->stopped ? " (stopped)" : "");
 	}
 }

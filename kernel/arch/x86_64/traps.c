@@ -8,6 +8,7 @@
 #include "../../irq.h"
 #include "../../sched.h"
 #include <l4/pecan.h>
+#include <l4/thread.h>
 
 #define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
 #define VEC_NMI 2
@@ -81,8 +82,8 @@ struct trapframe *exit_bad_rip(struct trapframe *tf)
 {
 	if ((tf->cs & 3) == 0)
 		kernel_fault(tf);
-	printk("pecan: exit to non-canonical rip %lx refused; thread %lx takes a #GP\n",
-	       tf->rip, current->id);
+	printk("pecan: exit to non-canonical rip %lx refused; thread %lu.%lu takes a #GP\n",
+	       tf->rip, l4_thread_no(current->id), l4_version(current->id));
 	tf->vector = VEC_GP;
 	tf->error = 0;
 	return exception_user(tf, 0);
