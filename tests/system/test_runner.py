@@ -173,6 +173,19 @@ def test_stdin_reaches_the_guest():
         kill_group(p.pid)
 
 
+def test_keys_piped_before_boot_arrive():
+    """Bytes waiting before the kernel sets the UART up are not lost when its FIFO goes on."""
+    p = subprocess.Popen([RUN, "--timeout", "60", "--root", prog("echo")], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate("pecan\n", timeout=90)
+        assert 'echo: got "pecan"' in out, out
+        assert p.returncode == 0
+    finally:
+        kill_group(p.pid)
+
+
 # --- exit paths through a stand-in QEMU ---
 
 @pytest.mark.parametrize("script,status,message", [
