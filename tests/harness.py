@@ -49,10 +49,10 @@ class Result:
     def tail(self, n=25):
         return "\n".join(self.lines[-n:])
 
-    def line_index(self, pattern):
-        """Index of the first console line matching the regex, or -1."""
+    def line_index(self, pattern, after=-1):
+        """Index of the first console line after `after` matching the regex, or -1."""
         rx = re.compile(pattern)
-        return next((i for i, l in enumerate(self.lines) if rx.search(l)), -1)
+        return next((i for i, l in enumerate(self.lines) if i > after and rx.search(l)), -1)
 
     def check_case(self, case_id):
         if case_id not in self.cases:
@@ -70,12 +70,12 @@ def kill_group(pgid):
         pass
 
 
-def run_group(cmd, timeout=None, **kwargs):
+def run_group(cmd, timeout=None, input=None, **kwargs):
     """subprocess.run in a new process group that is killed afterwards, pass or
     fail (a timeout, an interrupted test), so no QEMU outlives the test."""
     p = subprocess.Popen(cmd, start_new_session=True, **kwargs)
     try:
-        out, err = p.communicate(timeout=timeout)
+        out, err = p.communicate(input=input, timeout=timeout)
         return subprocess.CompletedProcess(cmd, p.returncode, out, err)
     finally:
         kill_group(p.pid)
@@ -90,14 +90,15 @@ def run_host(binary, timeout=120):
 
 @functools.lru_cache(maxsize=None)
 def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None,
-         nmi_every=0, deadlock_poweroff=True):
+         nmi_every=0, deadlock_poweroff=True, keys=None):
     """Boot Pecan once per distinct configuration; paths are relative to BUILD.
 
     kernel: a test-kernel name (Makefile TEST_KERNELS, e.g. "fseq" or
     "dslq-nofast"); None boots the default build.  nmi_every: inject an NMI
     every so many milliseconds.  deadlock_poweroff: boot with
     pecan.deadlock=poweroff, so a deadlock ends the run with status 6
-    instead of halting in the kernel debugger."""
+    instead of halting in the kernel debugger.  keys: text piped into the
+    serial console."""
     cmd = [RUN, "--timeout", str(timeout)]
     if kernel:
         cmd += ["--kernel", os.path.join(BUILD, "kernels", kernel, "pecan.bin")]
@@ -115,7 +116,8 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
     if icount:
         cmd.append("--icount")
     p = run_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                  stdin=subprocess.DEVNULL, errors="replace")
+                  stdin=subprocess.PIPE if keys else subprocess.DEVNULL, input=keys,
+                  errors="replace")
     return Result(p.returncode, p.stdout + p.stderr)
 
 

@@ -32,6 +32,16 @@ def test_deadlock_halts_in_the_debugger_by_default():
     assert r.rc == 124, f"the machine did not stay up (status {r.rc})\n{r.tail()}"
 
 
+def test_deadlock_debugger_keys():
+    """After the report, 't' lists the threads again and 'p' powers off (status 6)."""
+    r = boot(root="tests/t_deadlock.elf", timeout=30, deadlock_poweroff=False, keys="tp")
+    prompt = r.line_index(r"kernel debugger: 't' lists")
+    assert prompt >= 0, r.tail()
+    assert r.line_index(r"^  50\.1 root: receiving from 50\.1", prompt) > prompt, r.tail()
+    assert r.line_index(r"^pecan: powered off from the kernel debugger") > prompt, r.tail()
+    assert r.rc == 6, r.tail()
+
+
 def test_deadlock_powers_off_with_the_boot_option():
     r = boot(root="tests/t_deadlock.elf", timeout=30)
     assert r.line_index(r"^pecan: no thread can run any more; powering off") >= 0, r.tail()
