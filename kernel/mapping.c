@@ -169,7 +169,7 @@ static bool fpage_range(word_t fp, word_t *base, word_t *log2)
 	}
 	*base = L4_FPAGE_BASE(fp);
 	*log2 = s;
-	return s >= 12 && s <= 47 && *base + (1UL << s) <= USER_TOP;
+	return s >= 12 && block_below(*base, s, USER_TOP);
 }
 
 /* Move or copy one page's mapping; the target's page table follows the mdb. */

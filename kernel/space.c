@@ -122,7 +122,7 @@ static word_t space_control_error(struct trapframe *tf, word_t code)
 static bool area_ok(word_t fp, word_t min_log2)
 {
 	word_t s = L4_FPAGE_LOG2(fp);
-	return s >= min_log2 && s < 47 && L4_FPAGE_BASE(fp) + (1UL << s) <= USER_TOP;
+	return s >= min_log2 && s < 47 && block_below(L4_FPAGE_BASE(fp), s, USER_TOP);
 }
 
 /* SpaceControl(space, control, kip area, utcb area, redirector) (abi.md §5.7). */
