@@ -20,7 +20,8 @@ struct mapping_policy {
 	paddr_t phys_limit;
 };
 
-void mapping_init(const struct mapping_policy *p);
+/* False if the kernel pool cannot hold the database's index. */
+bool mapping_init(const struct mapping_policy *p);
 /* A root mapping the kernel makes (boot images, sigma0's faults); false if out of memory. */
 bool mapping_insert_root(struct space *s, word_t va, paddr_t pa, unsigned rights);
 /* A root I/O mapping of port for s (the kernel's gift at boot); false if it cannot. */

@@ -100,7 +100,7 @@ static struct mdb_node *next_after(struct mdb_node *n, const struct mdb_node *to
 static struct mdb_node *node_new(struct mdb *m, const void *space, word_t va, paddr_t pa,
 				 unsigned rights)
 {
-	struct mdb_node *n = m->ops.alloc(m->ops.ctx);
+	struct mdb_node *n = m->ops.alloc(m->ops.ctx, space);
 	if (!n)
 		return NULL;
 	*n = (struct mdb_node){ .space = space, .va_rights = va | rights, .paddr = pa };

@@ -60,7 +60,8 @@ struct mdb_node {
 
 /*
  * What the module needs from its user. None of these may call into the mdb.
- *   alloc: one node of sizeof(struct mdb_node) bytes, 8-byte aligned, or NULL.
+ *   alloc: one node of sizeof(struct mdb_node) bytes, 8-byte aligned, or
+ *     NULL; space is the place it will be in, so the user can charge it.
  *   free: gives back a node alloc handed out.
  *   update: the mapping (space, vaddr) goes from old_rights to new_rights
  *     (0: it is gone); the user changes its page table to match and returns
@@ -73,7 +74,7 @@ struct mdb_node {
  *     caller's to write (it has the result in hand).
  */
 struct mdb_ops {
-	void *(*alloc)(void *ctx);
+	void *(*alloc)(void *ctx, const void *space);
 	void (*free)(void *ctx, void *node);
 	unsigned (*update)(void *ctx, const void *space, word_t vaddr,
 			   unsigned old_rights, unsigned new_rights);

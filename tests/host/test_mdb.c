@@ -30,8 +30,9 @@ static void note(const char *what, int s, word_t p, unsigned a, unsigned b)
 static long live, alloc_calls, updates;
 static bool fail_alloc;
 
-static void *t_alloc(void *ctx)
+static void *t_alloc(void *ctx, const void *space)
 {
+	(void)space;
 	(void)ctx;
 	alloc_calls++;
 	if (fail_alloc)
@@ -535,8 +536,9 @@ struct frame_heap {
 	void *free;             /* free nodes, linked through their first word */
 };
 
-static void *heap_alloc(void *ctx)
+static void *heap_alloc(void *ctx, const void *space)
 {
+	(void)space;
 	struct frame_heap *h = ctx;
 	if (!h->free && h->nframes < FRAMES) {
 		char *f = h->frame[h->nframes++] = aligned_alloc(PAGE_SIZE, PAGE_SIZE);

@@ -67,14 +67,19 @@ void arch_cpu_init(void);
 void arch_paging_init(void);       /* kernel tables, direct map of the first 512 GiB */
 void arch_poweroff(int status) __attribute__((noreturn));
 
-paddr_t arch_space_create(void);          /* new top-level table with the kernel half; 0 if OOM */
-bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
+/*
+ * User page tables.  Every table is charged to the account passed (the
+ * space's); a table left empty by an unmap goes back to the pool at once,
+ * so a space holds tables only for what it maps.
+ */
+struct kmem_acct;
+paddr_t arch_space_create(struct kmem_acct *a);   /* top-level table with the kernel half; 0 if OOM */
+bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights);
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
-void arch_unmap(paddr_t root, word_t va);
 /* Set the rights of a mapped user page (0 unmaps); returns and resets its A/D status. */
-unsigned arch_protect(paddr_t root, word_t va, unsigned rights);
+unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights);
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
-void arch_space_destroy(paddr_t root);
+void arch_space_destroy(struct kmem_acct *a, paddr_t root);
 struct space;
 void arch_io_changed(const struct space *s, unsigned port);
 void arch_io_forget(const struct space *s);
