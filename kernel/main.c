@@ -196,7 +196,7 @@ static u64 kmem_wanted(void)
 		size = CONFIG_KMEM_MIN;
 	if (size > CONFIG_KMEM_MAX)
 		size = CONFIG_KMEM_MAX;
-	return ALIGN_DOWN(size, KMEM_ALIGN);
+	return ALIGN_UP(size, KMEM_ALIGN);      /* firmware holes must not cost a step */
 }
 
 /* The largest pool up to the wanted size that free RAM can hold, halving on failure. */

@@ -68,11 +68,12 @@ def run_host(binary, timeout=120):
 
 
 @functools.lru_cache(maxsize=None)
-def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None):
+def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None,
+         mem=None):
     """Boot Pecan once per distinct configuration; paths are relative to BUILD.
 
     kernel: a test-kernel name (Makefile TEST_KERNELS, e.g. "fseq" or
-    "dslq-nofast"); None boots the default build."""
+    "dslq-nofast"); None boots the default build.  mem: guest RAM in MiB."""
     cmd = [RUN, "--timeout", str(timeout)]
     if kernel:
         cmd += ["--kernel", os.path.join(BUILD, "kernels", kernel, "pecan.bin")]
@@ -86,6 +87,8 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
         cmd += ["--append", append]
     if icount:
         cmd.append("--icount")
+    if mem:
+        cmd += ["--mem", str(mem)]
     p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                        errors="replace")
     return Result(p.returncode, p.stdout + p.stderr)
