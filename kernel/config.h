@@ -25,6 +25,14 @@
 #ifndef CONFIG_KMEM_RESERVE_DIV
 #define CONFIG_KMEM_RESERVE_DIV 8
 #endif
+/* Preemption points (docs/architecture.md): pending interrupts are looked for after
+ * this many pages of a map or unmap, and after this many nodes of a revocation. */
+#ifndef CONFIG_PREEMPT_PAGES
+#define CONFIG_PREEMPT_PAGES  16
+#endif
+#ifndef CONFIG_PREEMPT_NODES
+#define CONFIG_PREEMPT_NODES  64
+#endif
 #ifndef CONFIG_MAX_THREADS
 #define CONFIG_MAX_THREADS    1024           /* thread numbers usable (< 2^L4_THREAD_BITS) */
 #endif

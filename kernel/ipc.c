@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The IPC slowpath: rendezvous, blocking with timeouts, aborts, and the Ipc system call.
 #include "ipc.h"
+#include "preempt.h"
 #include "exception.h"
 #include "irq.h"
 #include "sched.h"
@@ -74,7 +75,7 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 		err = L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
 	else
 		err = ipc_transfer(snd, rcv);
-	if (err == IPC_XFER_FAULT)
+	if (err == IPC_XFER_FAULT || err == IPC_XFER_PREEMPT)
 		return err;                 /* nothing happened yet: xfer_fault says who must act */
 	rerr = err;
 	/* an xfer fault is "in the invoker's space" for one side, "in the partner's" for the other */
@@ -175,7 +176,7 @@ void ipc_recv_fault_resume(struct trapframe *tf)
 static word_t take_from_sender(struct tcb *t, struct tcb *s)
 {
 	word_t err = rendezvous(s, t);
-	if (err == IPC_XFER_FAULT)
+	if (err == IPC_XFER_FAULT || err == IPC_XFER_PREEMPT)
 		return err;
 	sendq_remove(s);
 	timeout_cancel(s);
@@ -200,7 +201,12 @@ static word_t take_from_sender(struct tcb *t, struct tcb *s)
 static bool receive_pending(struct tcb *t, word_t from)
 {
 	for (struct tcb *s; from && (s = find_sender(t, from));) {
-		if (take_from_sender(t, s) != IPC_XFER_FAULT)
+		word_t err = take_from_sender(t, s);
+		if (err == IPC_XFER_PREEMPT) {
+			preempt_point();               /* then take a sender again: s goes on */
+			continue;
+		}
+		if (err != IPC_XFER_FAULT)
 			return true;                   /* sets t's result */
 		if (xfer_fault.who != t) {
 			defer_sender(s);
@@ -286,6 +292,10 @@ static bool ipc_try(struct tcb *t, word_t to, word_t from, word_t timeouts)
 				return false;
 		} else if (d->state == TS_RECV_BLOCKED && accepts(d, t)) {
 			t->ipc_error = rendezvous(t, d);
+			if (t->ipc_error == IPC_XFER_PREEMPT) {
+				preempt_point();        /* nothing held: try again, the map goes on */
+				return true;
+			}
 			if (t->ipc_error == IPC_XFER_FAULT)
 				return send_fault(t, d);
 			if (t->ipc_error || from == L4_NILTHREAD) {
@@ -307,6 +317,7 @@ static bool ipc_try(struct tcb *t, word_t to, word_t from, word_t timeouts)
 
 void ipc_do(struct tcb *t, word_t to, word_t from, word_t timeouts)
 {
+	t->map_resume.rcv = 0;          /* a new IPC: no map item of ours has stopped half-way */
 	while (ipc_try(t, to, from, timeouts))
 		;
 }

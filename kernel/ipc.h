@@ -68,6 +68,12 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 	return ipc_transfer_typed(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
 }
 #define IPC_XFER_FAULT (~0UL)
+/*
+ * A map item stopped for waiting interrupts (snd's map_resume says where):
+ * nothing else has changed; the IPC is to be tried again after a
+ * preemption point, and the item goes on where it stopped.
+ */
+#define IPC_XFER_PREEMPT (~1UL)
 struct xfer_fault {
 	struct tcb *who;
 	word_t addr;

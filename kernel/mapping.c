@@ -2,6 +2,8 @@
 // Recursive address spaces: map and grant items, Unmap, sigma0's idempotent
 // memory, all through the mapping database (mdb.c) and the page tables.
 #include "mapping.h"
+#include "config.h"
+#include "preempt.h"
 #include "ipc.h"
 #include "frame.h"
 #include "mdb.h"
@@ -264,14 +266,36 @@ static void transfer_page(struct space *from, word_t va, struct space *to, word_
 		mdb_unmap(&mdb, to, target, MDB_RWX, true, NULL);   /* no page table: undo */
 }
 
-void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
-		   word_t window, bool grant)
+/* Time to stop a long operation for the interrupts that wait?  Asked every few pages. */
+static bool preempt_due(word_t done)
+{
+	return done % CONFIG_PREEMPT_PAGES == 0 && preempt_wanted();
+}
+
+/* The next page of the source to transfer, from *va on; false when there is none below end. */
+static bool next_source_page(struct space *from, bool fill, word_t *va, word_t end)
+{
+	paddr_t pa;
+	unsigned have;
+	if (!fill)
+		return arch_next_mapped(from->root, va, end, &pa, &have);
+	for (; *va < end; *va += PAGE_SIZE) {       /* sigma0: its memory is there, idempotently */
+		if (space_kaddr(from, *va, 0) || mapping_sigma0_fault(from, *va))
+			return true;
+	}
+	return false;
+}
+
+bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
+		   word_t window, bool grant, word_t *resume)
 {
 	word_t sbase, slog, wbase, wlog, dst, len;
-	if (L4_FPAGE_LOG2(fpage) == 2)
-		return io_transfer(from, fpage, to, window, grant);
+	if (L4_FPAGE_LOG2(fpage) == 2) {
+		io_transfer(from, fpage, to, window, grant);
+		return false;
+	}
 	if (!fpage_range(fpage, &sbase, &slog) || !fpage_range(window, &wbase, &wlog))
-		return;                          /* nil, I/O or invalid fpages map nothing */
+		return false;                    /* nil, I/O or invalid fpages map nothing */
 	word_t ssz = 1UL << slog, wsz = 1UL << wlog;
 	if (ssz <= wsz) {
 		dst = wbase + ((send_base & (wsz - 1)) & ~(ssz - 1));
@@ -283,18 +307,20 @@ void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 	}
 	unsigned rights = L4_FPAGE_RIGHTS(fpage);
 	if (!rights)
-		return;
-	if (from->sigma0)              /* sigma0's memory is all there, idempotently */
-		for (word_t va = sbase; va < sbase + len && len <= (1UL << 30); va += PAGE_SIZE)
-			if (!space_kaddr(from, va, 0))
-				mapping_sigma0_fault(from, va);
-	paddr_t pa;
-	unsigned have;
-	for (word_t va = sbase; arch_next_mapped(from->root, &va, sbase + len, &pa, &have); va += PAGE_SIZE) {
+		return false;
+	bool fill = from->sigma0 && len <= (1UL << 30);
+	word_t done = 0;
+	for (word_t va = sbase + (resume ? *resume : 0); next_source_page(from, fill, &va, sbase + len);) {
 		transfer_page(from, va, to, dst + (va - sbase), rights, grant);
-		if (va + PAGE_SIZE < va)
+		va += PAGE_SIZE;
+		if (va - sbase >= len)
 			break;
+		if (resume && preempt_due(++done)) {
+			*resume = va - sbase;
+			return true;
+		}
 	}
+	return false;
 }
 
 /* Unmap one fpage of the caller's; returns the accumulated status bits. */
@@ -312,11 +338,16 @@ static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 	unsigned status = 0, rights = L4_FPAGE_RIGHTS(fpage);
 	paddr_t pa;
 	unsigned have;
-	for (word_t va = base; arch_next_mapped(s->root, &va, base + (1UL << log2), &pa, &have);
-	     va += PAGE_SIZE) {
-		unsigned st = 0;
-		if (mdb_unmap(&mdb, s, va, rights, flush, &st) == MDB_OK)
-			status |= st;
+	word_t done = 0, end = base + (1UL << log2);
+	for (word_t va = base; arch_next_mapped(s->root, &va, end, &pa, &have); va += PAGE_SIZE) {
+		/* the database is consistent between steps, and we hold nothing: stop anywhere */
+		while (mdb_unmap_some(&mdb, s, va, rights, flush, &status, CONFIG_PREEMPT_NODES) ==
+		       MDB_AGAIN)
+			preempt_point();
+		if (++done % CONFIG_PREEMPT_PAGES == 0)
+			preempt_point();
+		if (va + PAGE_SIZE >= end)
+			break;
 	}
 	return status;
 }

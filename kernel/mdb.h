@@ -43,6 +43,7 @@ enum mdb_err {
 	MDB_ERR_SELF,           /* map/grant onto the source's own place */
 	MDB_ERR_CYCLE,          /* map/grant onto a mapping the source derives from */
 	MDB_ERR_NOMEM,          /* ops.alloc returned NULL */
+	MDB_AGAIN,              /* mdb_unmap_some: stopped at its budget; call again */
 };
 
 /*
@@ -137,6 +138,17 @@ enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
  */
 enum mdb_err mdb_unmap(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
 		       bool flush, unsigned *status);
+
+/*
+ * mdb_unmap in steps: it stops with MDB_AGAIN once it has removed about
+ * `budget` nodes (0: no limit), leaving the database consistent; calling
+ * it again with the same arguments goes on (the removed nodes are simply
+ * gone).  The status collected is ORed into *status (may be NULL; not reset), so the
+ * caller accumulates it over the steps.  Only removals count against the
+ * budget: a revocation that keeps nodes (no R revoked) walks them all.
+ */
+enum mdb_err mdb_unmap_some(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+			    bool flush, unsigned *status, word_t budget);
 
 /* True if the page holding (space, vaddr) is mapped (any vaddr in it, as a fault
  * address); *paddr and *rights (either may be NULL) say how. */

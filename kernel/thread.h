@@ -71,6 +71,9 @@ struct tcb {
 	struct tcb *sq_next, *sq_prev;
 	u64 wake_at;                /* timeout deadline in µs; 0 = none */
 	word_t xfer_addr;           /* a string copy faulted here in our memory (ipc.c) */
+	struct {                    /* where a map item of ours stopped for interrupts (transfer.c) */
+		word_t rcv, index, w0, fpage, window, offset;
+	} map_resume;
 	unsigned xfer_rwx;
 	struct tcb *wq_next, *wq_prev;
 

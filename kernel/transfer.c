@@ -125,14 +125,33 @@ static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 	return 0;
 }
 
+/*
+ * A map or grant item.  A large one may stop for waiting interrupts
+ * (IPC_XFER_PREEMPT); the sender's map_resume then remembers the item and
+ * how far it got, and the retried IPC skips the items before it and goes
+ * on there, provided it is the same item to the same receiver.
+ */
 static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 {
 	word_t window = br(x, 0) & ~0xfUL;
 	if (i + 1 > end || !window)
 		return overflow(x);
-	if (x->snd->space && x->rcv->space)
-		mapping_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window,
-			      L4_ITEM_TYPE(mr[i]) == L4_ITEM_GRANT);
+	if (!x->snd->space || !x->rcv->space)
+		return 0;
+	typeof(x->snd->map_resume) *r = &x->snd->map_resume;
+	word_t offset = 0;
+	if (r->rcv == x->rcv->id) {
+		if ((word_t)i < r->index)
+			return 0;                   /* done before the stop */
+		if ((word_t)i == r->index && r->w0 == mr[i] && r->fpage == mr[i + 1] && r->window == window)
+			offset = r->offset;
+	}
+	if (mapping_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window,
+			  L4_ITEM_TYPE(mr[i]) == L4_ITEM_GRANT, &offset)) {
+		*r = (typeof(*r)){ x->rcv->id, (word_t)i, mr[i], mr[i + 1], window, offset };
+		return IPC_XFER_PREEMPT;
+	}
+	r->rcv = 0;
 	return 0;
 }
 
