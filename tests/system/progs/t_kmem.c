@@ -251,6 +251,90 @@ TEST_CASE("kmem.attack", "while a space maps a 64 KiB buffer onto itself 15 time
 	EXPECT(pecan_kdb_check_mappings() == 0, "mapping database inconsistent (see the console)");
 }
 
+/*
+ * Preemption points: a space doubles a 64 KiB buffer into 128 MiB of
+ * mappings; its last round maps 64 MiB in one item, then one Unmap of the
+ * original 16 pages revokes the 32768 mappings derived from them.  A
+ * higher-priority thread sleeping 1 ms at a time must keep waking up
+ * during each of these two system calls, not only once after it.
+ */
+#define PRE_ROUNDS 11
+static L4_ThreadId_t pre_a, pre_b;
+static volatile L4_Word_t pre_phase, pre_wakes[3], pre_done;
+
+static void pre_b_loop(void)
+{
+	L4_ThreadId_t from;
+	L4_Word_t k = 0;
+	L4_SetTcr(UTCB_BR(0), att_window(k));
+	L4_Wait(&from);
+	for (;;) {
+		L4_SetTcr(UTCB_BR(0), att_window(++k));
+		L4_SetMR(0, 0);
+		L4_ReplyWait(from, &from);
+	}
+}
+
+static void pre_a_loop(void)
+{
+	for (L4_Word_t i = 0; i < sizeof(attbuf); i += PAGE)
+		(void)*(volatile char *)(ATT_BASE + i);
+	for (L4_Word_t k = 0; k < PRE_ROUNDS; k++) {
+		pre_phase = k == PRE_ROUNDS - 1 ? 1 : 0;
+		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+		L4_SetMR(1, ATT_BASE | L4_ITEM_MAP);
+		L4_SetMR(2, L4_FPAGE_MAKE(ATT_BASE, ATT_LOG2 + k, 7));
+		L4_Call(pre_b);
+	}
+	pre_phase = 2;
+	L4_SetMR(0, L4_FPAGE_MAKE(ATT_BASE, ATT_LOG2, 7));
+	L4_Unmap(0);
+	pre_phase = 0;
+	pre_done = 1;
+	tt_park();
+}
+
+static void pre_watch(void)
+{
+	while (!pre_done) {
+		L4_Sleep(1000);
+		pre_wakes[pre_phase]++;
+	}
+	tt_park();
+}
+
+TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 64 MiB map item and a 32768-mapping revocation")
+{
+	L4_ThreadId_t me = L4_MyGlobalId(), watch = fresh();
+	touch(attbuf, sizeof(attbuf));
+	if (!att_pager) {
+		att_pager = fresh();
+		EXPECT(tt_start_local(att_pager, att_pager_loop), "start the pager");
+	}
+	pre_a = fresh();
+	pre_b = fresh();
+	EXPECT(L4_ThreadControl(pre_a, pre_a, me, L4_NILTHREAD, ~0UL) &&
+	       L4_SpaceControl(pre_a, 2048, L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0),
+			       L4_FPAGE_MAKE(ROOT_UTCB_AREA, ROOT_UTCB_AREA_LOG2, 0), L4_NILTHREAD, 0),
+	       "space with an 8 MiB quota: %lx", L4_ErrorCode());
+	EXPECT(L4_ThreadControl(pre_a, pre_a, me, me, tt_utcb(pre_a)) &&
+	       tt_send_start(pre_a, pre_a_loop, tt_stack()) &&
+	       L4_ThreadControl(pre_a, pre_a, L4_NILTHREAD, att_pager, ~0UL), "start A");
+	EXPECT(L4_ThreadControl(pre_b, pre_a, me, me, tt_utcb(pre_b)) &&
+	       tt_send_start(pre_b, pre_b_loop, tt_stack()) &&
+	       L4_ThreadControl(pre_b, pre_a, L4_NILTHREAD, att_pager, ~0UL), "start B");
+	EXPECT(tt_start_local(watch, pre_watch), "start the watcher");
+	L4_Set_Priority(watch, 200);
+	TT_WAIT(pre_done, 20000);
+	EXPECT(pre_done, "the mapping space did not finish");
+	EXPECT(pre_wakes[1] >= 3, "the watcher woke %lu times during the 64 MiB map", pre_wakes[1]);
+	EXPECT(pre_wakes[2] >= 3, "the watcher woke %lu times during the revocation", pre_wakes[2]);
+	tt_kill(watch);
+	tt_kill(pre_b);
+	tt_kill(pre_a);
+	EXPECT(pecan_kdb_check_mappings() == 0, "mapping database inconsistent (see the console)");
+}
+
 int main(void)
 {
 	int failed = test_run_all();
