@@ -28,10 +28,10 @@
 /* Preemption points (docs/architecture.md): pending interrupts are looked for after
  * this many pages of a map or unmap, and after this many nodes of a revocation. */
 #ifndef CONFIG_PREEMPT_PAGES
-#define CONFIG_PREEMPT_PAGES  16
+#define CONFIG_PREEMPT_PAGES  8
 #endif
 #ifndef CONFIG_PREEMPT_NODES
-#define CONFIG_PREEMPT_NODES  64
+#define CONFIG_PREEMPT_NODES  32
 #endif
 #ifndef CONFIG_MAX_THREADS
 #define CONFIG_MAX_THREADS    1024           /* thread numbers usable (< 2^L4_THREAD_BITS) */
