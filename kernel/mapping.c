@@ -365,9 +365,16 @@ void sys_unmap(struct trapframe *tf)
 	tf->rdi = t->utcb;
 }
 
+/*
+ * The space has no thread left, so nothing can map into it: its removal
+ * can stop for interrupts anywhere and go on.  (Should the deleting thread
+ * itself be deleted meanwhile, the rest of the space stays allocated.)
+ */
 void mapping_remove_space(struct space *s)
 {
-	mdb_remove_space(&mdb, s);
+	word_t bucket = 0;
+	while (!mdb_remove_space_some(&mdb, s, &bucket, CONFIG_PREEMPT_NODES))
+		preempt_point();
 	arch_io_forget(s);
 }
 

@@ -359,13 +359,31 @@ static struct mdb_node *first_of_space(const struct mdb *m, word_t b, const void
 	return n;
 }
 
+/*
+ * A removal may free nodes anywhere, chain neighbours included: rescan the
+ * bucket.  Buckets before *bucket hold no node of space any more, and none
+ * can come back (a space being deleted has no threads to receive one).
+ */
+bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, word_t budget)
+{
+	unsigned status = 0;
+	for (; *bucket < m->nbuckets; ++*bucket) {
+		for (struct mdb_node *n; (n = first_of_space(m, *bucket, space));)
+			if (!remove_subtree_some(m, n, &status, budget ? &budget : NULL) ||
+			    (budget && !--budget))
+				return false;
+		if (budget && !--budget) {
+			++*bucket;
+			return *bucket >= m->nbuckets;
+		}
+	}
+	return true;
+}
+
 word_t mdb_remove_space(struct mdb *m, const void *space)
 {
-	word_t before = m->count;
-	/* A removal may free nodes anywhere, chain neighbours included: rescan the bucket. */
-	for (word_t b = 0; b < m->nbuckets; b++)
-		for (struct mdb_node *n; (n = first_of_space(m, b, space));)
-			remove_subtree(m, n);
+	word_t before = m->count, b = 0;
+	mdb_remove_space_some(m, space, &b, 0);
 	return before - m->count;
 }
 

@@ -163,6 +163,14 @@ bool mdb_lookup(const struct mdb *m, const void *space, word_t vaddr, paddr_t *p
  */
 word_t mdb_remove_space(struct mdb *m, const void *space);
 
+/*
+ * mdb_remove_space in steps of about `budget` nodes removed or buckets
+ * looked at (0: no limit): false if it stopped early; call again with the
+ * same *bucket (start with 0) until true.  The space must not get new
+ * mappings in between.
+ */
+bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, word_t budget);
+
 /* Number of mappings (nodes) in the database. */
 word_t mdb_count(const struct mdb *m);
 

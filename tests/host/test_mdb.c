@@ -568,6 +568,30 @@ TEST_CASE("mdb.unmap_in_steps", "unmap with a budget stops consistent, goes on w
 	EXPECT(mdb_unmap_some(&m, SP(0), 0, MDB_RWX, true, &status, 1) == MDB_ERR_NOT_MAPPED, "gone");
 }
 
+TEST_CASE("mdb.remove_space_in_steps", "removing a space in budgeted steps stays consistent and ends as one removal would") {
+	struct mdb m;
+	const struct mdb_ops o = { t_alloc, t_free, count_update, NULL };
+	live = 0;
+	mdb_init(&m, &o, big_buckets, ARRAY_SIZE(big_buckets));
+	EXPECT(mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX) == MDB_OK, "root");
+	for (word_t i = 1; i < BIG; i++)        /* space 1 holds a fan; space 2 maps from it */
+		EXPECT(mdb_map(&m, i % 3 ? SP(0) : SP(1), i % 3 ? 0 : VA(i - 1), i % 3 ? SP(1) : SP(2),
+			       VA(i), MDB_RWX) == MDB_OK || i % 3 == 0, "map %lu", i);
+	word_t bucket = 0, steps = 0, s1 = 0;
+	while (!mdb_remove_space_some(&m, SP(1), &bucket, 7)) {
+		EXPECT(mdb_check(&m) == NULL, "step %lu: %s", steps, mdb_check(&m));
+		if (++steps > 100 * BIG)
+			break;
+	}
+	EXPECT(steps > 10, "only %lu steps", steps);
+	for (word_t i = 0; i < BIG; i++)
+		s1 += mdb_lookup(&m, SP(1), VA(i), NULL, NULL) + mdb_lookup(&m, SP(2), VA(i), NULL, NULL);
+	EXPECT(s1 == 0 && mdb_count(&m) == 1, "%lu mappings of spaces 1 and 2 left, %lu nodes", s1, mdb_count(&m));
+	EXPECT(mdb_check(&m) == NULL, "%s", mdb_check(&m));
+	mdb_remove_space(&m, SP(0));
+	EXPECT(live == 0, "%ld live", live);
+}
+
 /* --- nodes carved from 4 KiB frames, as the kernel will --- */
 
 #define FRAMES 4

@@ -260,50 +260,73 @@ TEST_CASE("kmem.attack", "while a space maps a 64 KiB buffer onto itself 15 time
  */
 #define PRE_ROUNDS 11
 static L4_ThreadId_t pre_a, pre_b;
-static volatile L4_Word_t pre_phase, pre_wakes[3], pre_done;
+static volatile L4_Word_t pre_phase, pre_wakes[4], pre_done, pre_deleted;
 
+/* B receives the doublings; a message labelled 1 starts them over. */
 static void pre_b_loop(void)
 {
 	L4_ThreadId_t from;
 	L4_Word_t k = 0;
 	L4_SetTcr(UTCB_BR(0), att_window(k));
-	L4_Wait(&from);
+	L4_MsgTag_t tag = L4_Wait(&from);
 	for (;;) {
-		L4_SetTcr(UTCB_BR(0), att_window(++k));
+		k = L4_TAG_LABEL(tag) == 1 ? 0 : k + 1;
+		L4_SetTcr(UTCB_BR(0), att_window(k));
 		L4_SetMR(0, 0);
-		L4_ReplyWait(from, &from);
+		tag = L4_ReplyWait(from, &from);
 	}
+}
+
+static void pre_double(void)
+{
+	for (L4_Word_t k = 0; k < PRE_ROUNDS; k++) {
+		pre_phase = k == PRE_ROUNDS - 1 && !pre_done ? 1 : 0;
+		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+		L4_SetMR(1, ATT_BASE | L4_ITEM_MAP);
+		L4_SetMR(2, L4_FPAGE_MAKE(ATT_BASE, ATT_LOG2 + k, 7));
+		L4_Call(pre_b);
+	}
+	pre_phase = 0;
 }
 
 static void pre_a_loop(void)
 {
 	for (L4_Word_t i = 0; i < sizeof(attbuf); i += PAGE)
 		(void)*(volatile char *)(ATT_BASE + i);
-	for (L4_Word_t k = 0; k < PRE_ROUNDS; k++) {
-		pre_phase = k == PRE_ROUNDS - 1 ? 1 : 0;
-		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
-		L4_SetMR(1, ATT_BASE | L4_ITEM_MAP);
-		L4_SetMR(2, L4_FPAGE_MAKE(ATT_BASE, ATT_LOG2 + k, 7));
-		L4_Call(pre_b);
-	}
+	pre_double();
 	pre_phase = 2;
 	L4_SetMR(0, L4_FPAGE_MAKE(ATT_BASE, ATT_LOG2, 7));
 	L4_Unmap(0);
 	pre_phase = 0;
-	pre_done = 1;
+	L4_SetMR(0, L4_TAG_MAKE(1, 0, 0));
+	L4_Call(pre_b);                         /* B starts over; the space fills up again */
+	pre_done = 1;                           /* (so this round is not counted) */
+	pre_double();
+	pre_done = 2;
+	tt_park();
+}
+
+/* Deletes the space (its 49152 mappings) at a priority below the watcher's. */
+static void pre_delete(void)
+{
+	pre_phase = 3;
+	tt_kill(pre_b);
+	tt_kill(pre_a);
+	pre_phase = 0;
+	pre_deleted = 1;
 	tt_park();
 }
 
 static void pre_watch(void)
 {
-	while (!pre_done) {
+	while (!pre_deleted) {
 		L4_Sleep(1000);
 		pre_wakes[pre_phase]++;
 	}
 	tt_park();
 }
 
-TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 64 MiB map item and a 32768-mapping revocation")
+TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 64 MiB map item, a 32768-mapping revocation, a space deletion")
 {
 	L4_ThreadId_t me = L4_MyGlobalId(), watch = fresh();
 	touch(attbuf, sizeof(attbuf));
@@ -325,13 +348,19 @@ TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 64 Mi
 	       L4_ThreadControl(pre_b, pre_a, L4_NILTHREAD, att_pager, ~0UL), "start B");
 	EXPECT(tt_start_local(watch, pre_watch), "start the watcher");
 	L4_Set_Priority(watch, 200);
-	TT_WAIT(pre_done, 20000);
-	EXPECT(pre_done, "the mapping space did not finish");
+	TT_WAIT(pre_done == 2, 20000);
+	EXPECT(pre_done == 2, "the mapping space did not finish");
 	EXPECT(pre_wakes[1] >= 3, "the watcher woke %lu times during the 64 MiB map", pre_wakes[1]);
 	EXPECT(pre_wakes[2] >= 3, "the watcher woke %lu times during the revocation", pre_wakes[2]);
+	/* map it all again, then have a thread below the watcher delete the space */
+	L4_ThreadId_t deleter = fresh();
+	EXPECT(tt_start_local(deleter, pre_delete), "start the deleter");
+	L4_Set_Priority(deleter, 150);
+	TT_WAIT(pre_deleted, 20000);
+	EXPECT(pre_deleted, "the space was not deleted");
+	EXPECT(pre_wakes[3] >= 3, "the watcher woke %lu times during the deletion", pre_wakes[3]);
+	tt_kill(deleter);
 	tt_kill(watch);
-	tt_kill(pre_b);
-	tt_kill(pre_a);
 	EXPECT(pecan_kdb_check_mappings() == 0, "mapping database inconsistent (see the console)");
 }
 
