@@ -74,9 +74,7 @@ paddr_t kmem_alloc(struct kmem_acct *a, word_t n)
 		kmem_uncharge(a, n * PAGE_SIZE);
 		return 0;
 	}
-	u64 *v = phys_to_virt(p);
-	for (word_t i = 0; i < n * PAGE_SIZE / 8; i++)
-		v[i] = 0;
+	arch_zero(phys_to_virt(p), n * PAGE_SIZE);
 	publish();
 	return p;
 }

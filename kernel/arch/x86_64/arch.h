@@ -45,6 +45,13 @@ static inline void arch_copy(void *d, const void *s, word_t n)
 			     : "+D"(d), "+S"(s), "+c"(q) : [r] "r"(r) : "memory");
 }
 
+/* Zero n bytes, n a multiple of 8. */
+static inline void arch_zero(void *d, word_t n)
+{
+	word_t q = n / 8;
+	__asm__ __volatile__("rep stosq" : "+D"(d), "+c"(q) : "a"(0UL) : "memory");
+}
+
 /* May sysretq go to rip?  Only a non-canonical RIP makes it fault in ring 0. */
 static inline bool arch_sysret_safe(word_t rip)
 {
