@@ -20,6 +20,8 @@ void fpool_init(struct frame_pool *p, paddr_t base, word_t nframes, u64 *bitmap)
 /* n contiguous frames whose physical address is aligned to align_frames pages
  * (a power of two); 0 if none.  A pool based at 0 never hands out frame 0. */
 paddr_t fpool_alloc(struct frame_pool *p, word_t n, word_t align_frames);
+/* Allocate the one frame at addr; false (nothing changes) if it is outside the pool or in use. */
+bool fpool_claim(struct frame_pool *p, paddr_t addr);
 /* False (and nothing changes) if any frame is outside the pool or already free. */
 bool fpool_free(struct frame_pool *p, paddr_t addr, word_t n);
 
@@ -45,6 +47,9 @@ void kmem_init(paddr_t base, word_t size);
 /* n zeroed frames charged to a (NULL: the kernel's own); 0 if the pool or a's quota is short. */
 paddr_t kmem_alloc(struct kmem_acct *a, word_t n);
 void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n);
+/* kmem_free of one frame the caller left all zero: the next kmem_alloc of one frame
+ * may take it without zeroing it again (page tables emptied by unmap are). */
+void kmem_free_zeroed(struct kmem_acct *a, paddr_t addr);
 /* Charge (or give back) bytes held in memory a shared allocator already has. */
 bool kmem_charge(struct kmem_acct *a, word_t bytes);
 void kmem_uncharge(struct kmem_acct *a, word_t bytes);

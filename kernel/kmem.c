@@ -8,6 +8,10 @@
 #include <arch.h>
 
 static struct frame_pool kpool;
+/* Free frames known to be all zero, most recently freed last: page tables emptied by unmap. */
+#define ZEROED_MAX 16
+static paddr_t zeroed[ZEROED_MAX];
+static int nzeroed;
 static word_t *kip_free;                /* the KIP word that shows the free bytes */
 static word_t limited_used, limited_cap;        /* bytes, over all limited accounts */
 
@@ -65,15 +69,33 @@ void kmem_uncharge(struct kmem_acct *a, word_t bytes)
 		limited_used -= bytes;
 }
 
+/* The frames [p, p + n pages) were allocated: none of them is free and zeroed any more. */
+static void forget_zeroed(paddr_t p, word_t n)
+{
+	for (int i = 0; i < nzeroed;)
+		if (zeroed[i] >= p && zeroed[i] - p < n * PAGE_SIZE)
+			zeroed[i] = zeroed[--nzeroed];
+		else
+			i++;
+}
+
 paddr_t kmem_alloc(struct kmem_acct *a, word_t n)
 {
 	if (n > kpool.nframes || !kmem_charge(a, n * PAGE_SIZE))
 		return 0;
+	if (n == 1 && nzeroed) {
+		paddr_t z = zeroed[--nzeroed];
+		if (fpool_claim(&kpool, z)) {
+			publish();
+			return z;
+		}
+	}
 	paddr_t p = fpool_alloc(&kpool, n, 1);
 	if (!p) {
 		kmem_uncharge(a, n * PAGE_SIZE);
 		return 0;
 	}
+	forget_zeroed(p, n);
 	arch_zero(phys_to_virt(p), n * PAGE_SIZE);
 	publish();
 	return p;
@@ -85,6 +107,13 @@ void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)
 		panic("kmem_free: bad free of %lx (%lu frames)", addr, n);
 	kmem_uncharge(a, n * PAGE_SIZE);
 	publish();
+}
+
+void kmem_free_zeroed(struct kmem_acct *a, paddr_t addr)
+{
+	kmem_free(a, addr, 1);
+	if (nzeroed < ZEROED_MAX)
+		zeroed[nzeroed++] = addr;
 }
 
 paddr_t frame_alloc_zeroed(word_t n) { return kmem_alloc(NULL, n); }

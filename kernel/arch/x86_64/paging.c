@@ -140,7 +140,7 @@ static void reclaim(struct kmem_acct *a, pte_t *path[4], int from_level)
 		if (table_count(t))
 			return;
 		set_entry(path[level + 1], 0);
-		kmem_free(a, virt_to_phys_direct(t), 1);
+		kmem_free_zeroed(a, virt_to_phys_direct(t));   /* every entry and the count are 0 */
 	}
 }
 
