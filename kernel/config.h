@@ -7,8 +7,31 @@
 #ifndef PECAN_CONFIG_H
 #define PECAN_CONFIG_H
 
-#ifndef CONFIG_KMEM_SIZE
-#define CONFIG_KMEM_SIZE      (16UL << 20)   /* kernel frame pool taken from RAM at boot */
+/* The kernel pool: RAM >> SHIFT, within [MIN, MAX], taken from the top of RAM at boot. */
+#ifndef CONFIG_KMEM_RAM_SHIFT
+#define CONFIG_KMEM_RAM_SHIFT 4              /* a sixteenth of the RAM */
+#endif
+#ifndef CONFIG_KMEM_MIN
+#define CONFIG_KMEM_MIN       (16UL << 20)
+#endif
+#ifndef CONFIG_KMEM_MAX
+#define CONFIG_KMEM_MAX       (64UL << 30)
+#endif
+/* Kernel-memory policy (frame.h): an unprivileged space's default quota is
+ * pool/QUOTA_DIV; pool/RESERVE_DIV is never given to unprivileged spaces. */
+#ifndef CONFIG_KMEM_QUOTA_DIV
+#define CONFIG_KMEM_QUOTA_DIV 16
+#endif
+#ifndef CONFIG_KMEM_RESERVE_DIV
+#define CONFIG_KMEM_RESERVE_DIV 8
+#endif
+/* Preemption points (docs/architecture.md): pending interrupts are looked for after
+ * this many pages of a map or unmap, and after this many nodes of a revocation. */
+#ifndef CONFIG_PREEMPT_PAGES
+#define CONFIG_PREEMPT_PAGES  8
+#endif
+#ifndef CONFIG_PREEMPT_NODES
+#define CONFIG_PREEMPT_NODES  32
 #endif
 #ifndef CONFIG_MAX_THREADS
 #define CONFIG_MAX_THREADS    1024           /* thread numbers usable (< 2^L4_THREAD_BITS) */

@@ -67,6 +67,18 @@ paddr_t fpool_alloc(struct frame_pool *p, word_t n, word_t align)
 	return p->base + i * PAGE_SIZE;
 }
 
+bool fpool_claim(struct frame_pool *p, paddr_t addr)
+{
+	if (addr < p->base || (addr - p->base) % PAGE_SIZE)
+		return false;
+	word_t i = (addr - p->base) / PAGE_SIZE;
+	if (i >= p->nframes || bit_get(p->bitmap, i))
+		return false;
+	bit_set(p->bitmap, i);
+	p->nfree--;
+	return true;
+}
+
 bool fpool_free(struct frame_pool *p, paddr_t addr, word_t n)
 {
 	if (addr < p->base || (addr - p->base) % PAGE_SIZE)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The IPC slowpath: rendezvous, blocking with timeouts, aborts, and the Ipc system call.
 #include "ipc.h"
+#include "preempt.h"
 #include "exception.h"
 #include "irq.h"
 #include "space.h"
@@ -152,16 +153,17 @@ static bool xfer_end(struct tcb *snd)
 }
 
 /*
- * Copy snd's message to rcv.  Strings lock rcv for the copy, except for a
- * receiver that is itself inside a transfer (in its page-fault IPC): those
- * would nest, so they are a message overflow.
+ * Copy snd's message to rcv.  A long message (strings, or a map item long
+ * enough to stop for interrupts) locks rcv for the copy, except for a
+ * receiver that is itself inside a transfer (in its page-fault IPC): strings
+ * would nest, so they are a message overflow; maps go on without stopping.
  */
 static word_t transfer(struct tcb *snd, struct tcb *rcv)
 {
-	if (!L4_TAG_T(utcb_mrs(snd)[0]) || !ipc_has_strings(utcb_mrs(snd)))
+	if (!L4_TAG_T(utcb_mrs(snd)[0]) || !ipc_is_long(utcb_mrs(snd)))
 		return ipc_transfer(snd, rcv);
-	if (rcv->xfer_peer || snd->xfer_peer)
-		return L4_IPC_OVERFLOW;
+	if (rcv->xfer_peer || snd->xfer_peer)        /* long maps go on without stopping */
+		return ipc_has_strings(utcb_mrs(snd)) ? L4_IPC_OVERFLOW : ipc_transfer(snd, rcv);
 	xfer_begin(snd, rcv);
 	word_t err = ipc_transfer(snd, rcv);
 	return xfer_end(snd) ? err : RCV_GONE;
@@ -425,7 +427,7 @@ static bool receive_pending(struct tcb *t, word_t from, struct tcb *woken)
 	struct tcb *s;
 	if (!from || !(s = find_sender(t, from)))
 		return false;
-	if (!s->is_irq && L4_TAG_T(utcb_mrs(s)[0]) && ipc_has_strings(utcb_mrs(s)))
+	if (!s->is_irq && L4_TAG_T(utcb_mrs(s)[0]) && ipc_is_long(utcb_mrs(s)))
 		hand_over(t, s, woken);
 	else
 		take_from_sender(t, s);

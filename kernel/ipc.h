@@ -68,6 +68,8 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 
 /* Does the message in mr have string items (before any item that ends it)? */
 bool ipc_has_strings(const word_t *mr);
+/* Does it need the transfer lock: strings, or a map item long enough to stop for interrupts? */
+bool ipc_is_long(const word_t *mr);
 /* How a fault during a transfer ended (ipc_xfer_resolve). */
 enum { XF_OK, XF_TIMEOUT, XF_ABORTED, XF_UNRESOLVED };
 /*

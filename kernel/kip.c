@@ -92,3 +92,13 @@ void kip_set_boot_info(word_t addr)
 {
 	set(KIP_OFF_BOOT_INFO, addr);
 }
+
+void kip_set_kmem(word_t size)
+{
+	set(KIP_OFF_KMEM_SIZE, size);
+}
+
+word_t *kip_kmem_free_word(void)
+{
+	return &kip[KIP_OFF_KMEM_FREE / 8];
+}

@@ -15,5 +15,8 @@ bool kip_add_memdesc(unsigned type, unsigned subtype, bool virt, u64 low, u64 hi
 void kip_set_boot_info(word_t addr);
 /* The processor descriptor's frequencies and ClockInfo, once the clock is calibrated. */
 void kip_set_clock(word_t cpu_khz, word_t tick_us);
+/* The kernel pool's size; the word holding its free bytes, which kmem.c keeps current. */
+void kip_set_kmem(word_t size);
+word_t *kip_kmem_free_word(void);
 
 #endif

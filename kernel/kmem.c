@@ -1,31 +1,120 @@
 // SPDX-License-Identifier: MIT
-// The kernel's own frame pool, carved out of RAM at boot and reported Reserved to sigma0.
+// The kernel's own frame pool, carved out of RAM at boot and reported Reserved to sigma0,
+// and the accounts every space's kernel memory is charged to (frame.h).
 #include "frame.h"
 #include "config.h"
+#include "kip.h"
 #include "printk.h"
 #include <arch.h>
 
 static struct frame_pool kpool;
-static u64 kpool_bitmap[FRAME_BITMAP_WORDS(CONFIG_KMEM_SIZE / PAGE_SIZE)];
+/* Free frames known to be all zero, most recently freed last: page tables emptied by unmap. */
+#define ZEROED_MAX 16
+static paddr_t zeroed[ZEROED_MAX];
+static int nzeroed;
+static word_t *kip_free;                /* the KIP word that shows the free bytes */
+static word_t limited_used, limited_cap;        /* bytes, over all limited accounts */
 
-void kmem_init(paddr_t base, word_t size)
+static void publish(void)
 {
-	fpool_init(&kpool, base, size / PAGE_SIZE, kpool_bitmap);
+	if (kip_free)
+		*kip_free = kpool.nfree * PAGE_SIZE;
 }
 
-paddr_t frame_alloc_zeroed(word_t n)
+/* The pool's bitmap takes its first frames; they stay allocated for ever. */
+void kmem_init(paddr_t base, word_t size)
 {
-	paddr_t p = fpool_alloc(&kpool, n, 1);
-	if (p) {
-		u64 *v = phys_to_virt(p);
-		for (word_t i = 0; i < n * PAGE_SIZE / 8; i++)
-			v[i] = 0;
+	word_t n = size / PAGE_SIZE;
+	word_t bm_frames = ALIGN_UP(FRAME_BITMAP_WORDS(n) * 8, PAGE_SIZE) / PAGE_SIZE;
+	fpool_init(&kpool, base, n, phys_to_virt(base));
+	if (fpool_alloc(&kpool, bm_frames, 1) != base)
+		panic("kernel pool: its bitmap does not fit at its start");
+	limited_cap = (kpool.nfree - kpool.nfree / CONFIG_KMEM_RESERVE_DIV) * PAGE_SIZE;
+	kip_set_kmem(size);
+	kip_free = kip_kmem_free_word();
+	publish();
+}
+
+word_t kmem_free_count(void) { return kpool.nfree; }
+word_t kmem_total(void) { return kpool.nframes; }
+
+void kmem_acct_init(struct kmem_acct *a, bool limited, word_t quota)
+{
+	a->used = 0;
+	a->limited = limited;
+	a->quota = quota ? quota : kpool.nframes / CONFIG_KMEM_QUOTA_DIV * PAGE_SIZE;
+}
+
+bool kmem_charge(struct kmem_acct *a, word_t bytes)
+{
+	if (!a)
+		return true;
+	if (a->limited) {
+		if (bytes > a->quota - a->used || bytes > limited_cap - limited_used)
+			return false;   /* used never exceeds quota; limited_used never exceeds the cap */
+		limited_used += bytes;
 	}
+	a->used += bytes;
+	return true;
+}
+
+void kmem_uncharge(struct kmem_acct *a, word_t bytes)
+{
+	if (!a)
+		return;
+	if (bytes > a->used)
+		panic("kmem: account %p gives back %lu bytes, holds %lu", a, bytes, a->used);
+	a->used -= bytes;
+	if (a->limited)
+		limited_used -= bytes;
+}
+
+/* The frames [p, p + n pages) were allocated: none of them is free and zeroed any more. */
+static void forget_zeroed(paddr_t p, word_t n)
+{
+	for (int i = 0; i < nzeroed;)
+		if (zeroed[i] >= p && zeroed[i] - p < n * PAGE_SIZE)
+			zeroed[i] = zeroed[--nzeroed];
+		else
+			i++;
+}
+
+paddr_t kmem_alloc(struct kmem_acct *a, word_t n)
+{
+	if (n > kpool.nframes || !kmem_charge(a, n * PAGE_SIZE))
+		return 0;
+	if (n == 1 && nzeroed) {
+		paddr_t z = zeroed[--nzeroed];
+		if (fpool_claim(&kpool, z)) {
+			publish();
+			return z;
+		}
+	}
+	paddr_t p = fpool_alloc(&kpool, n, 1);
+	if (!p) {
+		kmem_uncharge(a, n * PAGE_SIZE);
+		return 0;
+	}
+	forget_zeroed(p, n);
+	arch_zero(phys_to_virt(p), n * PAGE_SIZE);
+	publish();
 	return p;
 }
 
-void frame_free(paddr_t addr, word_t n)
+void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)
 {
 	if (!fpool_free(&kpool, addr, n))
-		panic("frame_free: bad free of %lx (%lu frames)", addr, n);
+		panic("kmem_free: bad free of %lx (%lu frames)", addr, n);
+	kmem_uncharge(a, n * PAGE_SIZE);
+	publish();
 }
+
+void kmem_free_zeroed(struct kmem_acct *a, paddr_t addr)
+{
+	kmem_free(a, addr, 1);
+	if (nzeroed < ZEROED_MAX)
+		zeroed[nzeroed++] = addr;
+}
+
+paddr_t frame_alloc_zeroed(word_t n) { return kmem_alloc(NULL, n); }
+void frame_free(paddr_t addr, word_t n) { kmem_free(NULL, addr, n); }

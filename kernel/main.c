@@ -151,7 +151,7 @@ static void load_segments(int i, const struct elf_image *img, struct space *s)
 static struct tcb *start_server(int i, const char *role, word_t no, const struct elf_image *img,
 				word_t pager, word_t scheduler)
 {
-	struct space *s = space_create();
+	struct space *s = space_create(true);
 	if (!s || !space_configure(s, ROOT_KIP_AREA, ROOT_UTCB_AREA, 1UL << ROOT_UTCB_AREA_LOG2))
 		boot_fail("out of kernel memory creating the %s space", role);
 	s->privileged = true;
@@ -176,6 +176,8 @@ static struct tcb *start_server(int i, const char *role, word_t no, const struct
 	return t;
 }
 
+static u64 kmem_size;   /* the kernel pool's size, chosen from the RAM (setup_kernel_memory) */
+
 static void describe_memory(u64 kmem)
 {
 	for (int i = 0; i < bi.fw.n; i++) {
@@ -186,20 +188,39 @@ static void describe_memory(u64 kmem)
 			kip_add_memdesc(MEMDESC_ARCH, 2, false, r->base, r->end);
 	}
 	kip_add_memdesc(MEMDESC_RESERVED, 0, false, (u64)_load_start, ALIGN_UP((u64)_bss_end_phys, PAGE_SIZE));
-	kip_add_memdesc(MEMDESC_RESERVED, 0, false, kmem, kmem + CONFIG_KMEM_SIZE);
+	kip_add_memdesc(MEMDESC_RESERVED, 0, false, kmem, kmem + kmem_size);
 	kip_add_memdesc(MEMDESC_BOOTLOADER, 1, false, ALIGN_DOWN(bi.info_start, PAGE_SIZE), ALIGN_UP(bi.info_end, PAGE_SIZE));
 	for (int i = 0; i < bi.nmods; i++)
 		kip_add_memdesc(MEMDESC_BOOTLOADER, 3, false, ALIGN_DOWN(bi.mods[i].start, PAGE_SIZE),
 				ALIGN_UP(bi.mods[i].end, PAGE_SIZE));
 }
 
+/* The pool's size: a share of the RAM, within the configured bounds, in 2 MiB steps. */
+static u64 kmem_wanted(void)
+{
+	u64 ram = 0;
+	for (int i = 0; i < bi.fw.n; i++)
+		if (bi.fw.r[i].type == MEM_RAM)
+			ram += bi.fw.r[i].end - bi.fw.r[i].base;
+	u64 size = ram >> CONFIG_KMEM_RAM_SHIFT;
+	if (size < CONFIG_KMEM_MIN)
+		size = CONFIG_KMEM_MIN;
+	if (size > CONFIG_KMEM_MAX)
+		size = CONFIG_KMEM_MAX;
+	return ALIGN_UP(size, KMEM_ALIGN);      /* firmware holes must not cost a step */
+}
+
+/* The largest pool up to the wanted size that free RAM can hold, halving on failure. */
 static u64 setup_kernel_memory(void)
 {
 	u64 kmem = 0;
-	if (!pmem_find_top(&usable, CONFIG_KMEM_SIZE, KMEM_ALIGN, ~0UL, &kmem))
-		boot_fail("not enough RAM for the kernel pool (%lu KiB)", CONFIG_KMEM_SIZE >> 10);
-	claim(kmem, kmem + CONFIG_KMEM_SIZE, "the kernel pool");
-	kmem_init(kmem, CONFIG_KMEM_SIZE);
+	for (kmem_size = kmem_wanted(); kmem_size >= KMEM_ALIGN; kmem_size /= 2)
+		if (pmem_find_top(&usable, kmem_size, KMEM_ALIGN, ~0UL, &kmem))
+			break;
+	if (kmem_size < KMEM_ALIGN)
+		boot_fail("not enough RAM for the kernel pool (%lu KiB)", KMEM_ALIGN >> 10);
+	claim(kmem, kmem + kmem_size, "the kernel pool");
+	kmem_init(kmem, kmem_size);
 	return kmem;
 }
 
@@ -209,11 +230,12 @@ static void start_mapping(u64 kmem)
 	struct mapping_policy p = { .nreserved = 2, .phys_limit = 0 };
 	p.reserved[0] = (struct phys_range){ ALIGN_DOWN((u64)_load_start, PAGE_SIZE),
 					     ALIGN_UP((u64)_bss_end_phys, PAGE_SIZE) };
-	p.reserved[1] = (struct phys_range){ kmem, kmem + CONFIG_KMEM_SIZE };
+	p.reserved[1] = (struct phys_range){ kmem, kmem + kmem_size };
 	for (int i = 0; i < bi.fw.n; i++)
 		if (bi.fw.r[i].end > p.phys_limit)
 			p.phys_limit = bi.fw.r[i].end;
-	mapping_init(&p);
+	if (!mapping_init(&p))
+		boot_fail("the kernel pool cannot hold the mapping database's index");
 }
 
 static void selftests(void)
@@ -260,7 +282,7 @@ void kmain(u32 mbi)
 	arch_timer_init(CONFIG_TICK_US);
 	kip_set_clock(arch_tsc_per_us() * 1000, CONFIG_TICK_US);
 	printk("pecan: %d module(s), kernel pool %lu KiB at %lx; starting sigma0 and the root task\n",
-	       bi.nmods, CONFIG_KMEM_SIZE >> 10, kmem);
+	       bi.nmods, kmem_size >> 10, kmem);
 	selftests();
 	sched_deadlock_poweroff = cmdline_has(bi.cmdline, "pecan.deadlock=poweroff");
 	sched_start();

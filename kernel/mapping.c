@@ -2,6 +2,8 @@
 // Recursive address spaces: map and grant items, Unmap, sigma0's idempotent
 // memory, all through the mapping database (mdb.c) and the page tables.
 #include "mapping.h"
+#include "config.h"
+#include "preempt.h"
 #include "ipc.h"
 #include "frame.h"
 #include "mdb.h"
@@ -11,28 +13,78 @@
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 
-#define MDB_BUCKET_PAGES 8           /* 4096 hash buckets */
-
 static struct mdb mdb;
-static struct mdb_node *free_nodes;
 static struct mapping_policy policy;
 
-/* Nodes are carved from kernel frames and never returned to the frame pool. */
-static void *node_alloc(void *ctx)
+/*
+ * Mapping nodes come from kernel frames of 63 nodes each, slot 0 holding
+ * the frame's own bookkeeping.  A node is charged to the space whose
+ * mapping it is (frame.h); a frame whose nodes are all free goes back to
+ * the pool at once.  A new frame is taken only when every frame in use is
+ * full, so the frames held never exceed the peak number of live nodes / 63
+ * plus one, however the nodes were freed.
+ */
+struct node_frame {
+	struct node_frame *next, *prev;         /* frames with a free slot */
+	struct mdb_node *free;                  /* its free slots, linked through hnext */
+	word_t used;
+};
+_Static_assert(sizeof(struct node_frame) <= sizeof(struct mdb_node), "bookkeeping fits slot 0");
+#define NODES_PER_FRAME (PAGE_SIZE / sizeof(struct mdb_node) - 1)
+
+static struct node_frame *partial;
+
+static struct kmem_acct *acct(const void *space) { return &((struct space *)space)->acct; }
+
+static void partial_add(struct node_frame *f)
+{
+	f->prev = NULL;
+	f->next = partial;
+	if (partial)
+		partial->prev = f;
+	partial = f;
+}
+
+static void partial_del(struct node_frame *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		partial = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+}
+
+static struct node_frame *node_frame_new(void)
+{
+	paddr_t p = frame_alloc_zeroed(1);
+	if (!p)
+		return NULL;
+	struct node_frame *f = phys_to_virt(p);
+	struct mdb_node *n = phys_to_virt(p);
+	for (word_t i = NODES_PER_FRAME; i >= 1; i--) {
+		n[i].hnext = f->free;
+		f->free = &n[i];
+	}
+	partial_add(f);
+	return f;
+}
+
+static void *node_alloc(void *ctx, const void *space)
 {
 	(void)ctx;
-	if (!free_nodes) {
-		paddr_t f = frame_alloc_zeroed(1);
-		if (!f)
-			return NULL;
-		struct mdb_node *n = phys_to_virt(f);
-		for (word_t i = 0; i < PAGE_SIZE / sizeof(*n); i++) {
-			n[i].hnext = free_nodes;
-			free_nodes = &n[i];
-		}
+	if (!kmem_charge(acct(space), sizeof(struct mdb_node)))
+		return NULL;
+	struct node_frame *f = partial ? partial : node_frame_new();
+	if (!f) {
+		kmem_uncharge(acct(space), sizeof(struct mdb_node));
+		return NULL;
 	}
-	struct mdb_node *n = free_nodes;
-	free_nodes = n->hnext;
+	struct mdb_node *n = f->free;
+	f->free = n->hnext;
+	if (!f->free)
+		partial_del(f);
+	f->used++;
 	return n;
 }
 
@@ -40,8 +92,16 @@ static void node_free(void *ctx, void *node)
 {
 	(void)ctx;
 	struct mdb_node *n = node;
-	n->hnext = free_nodes;
-	free_nodes = n;
+	struct node_frame *f = (struct node_frame *)((word_t)n & PAGE_MASK);
+	kmem_uncharge(acct(n->space), sizeof(struct mdb_node));
+	if (!f->free)
+		partial_add(f);
+	n->hnext = f->free;
+	f->free = n;
+	if (--f->used)
+		return;
+	partial_del(f);
+	frame_free(virt_to_phys_direct(f), 1);
 }
 
 /*
@@ -74,7 +134,7 @@ static unsigned update(void *ctx, const void *space, word_t va, unsigned old, un
 		io_set(s, (va - IO_KEY_BASE) >> 12, rights != 0);
 		return 0;
 	}
-	return arch_protect(s->root, va, rights);
+	return arch_protect(&s->acct, s->root, va, rights);
 }
 
 bool mapping_insert_io_root(struct space *s, unsigned port)
@@ -97,6 +157,17 @@ static bool io_fpage(word_t fp, unsigned *base, unsigned *count)
 	return *count && *base + *count <= IO_PORTS;
 }
 
+/* Grant moves a node to another space: its charge moves with it, if the target can hold it. */
+static enum mdb_err grant_page(struct space *from, word_t va, struct space *to, word_t target,
+			       unsigned rights)
+{
+	if (!kmem_charge(&to->acct, sizeof(struct mdb_node)))
+		return MDB_ERR_NOMEM;
+	enum mdb_err e = mdb_grant(&mdb, from, va, to, target, rights);
+	kmem_uncharge(e == MDB_OK ? &from->acct : &to->acct, sizeof(struct mdb_node));
+	return e;
+}
+
 /* Map or grant ports 1:1; the window must be the whole space or cover them. */
 static void io_transfer(struct space *from, word_t fp, struct space *to, word_t window, bool grant)
 {
@@ -112,7 +183,7 @@ static void io_transfer(struct space *from, word_t fp, struct space *to, word_t 
 		unsigned have;
 		if (from->sigma0 && !mdb_lookup(&mdb, from, IO_KEY(p), &pa, &have))
 			mapping_insert_io_root(from, p);      /* sigma0 owns every port */
-		enum mdb_err e = grant ? mdb_grant(&mdb, from, IO_KEY(p), to, IO_KEY(p), rights)
+		enum mdb_err e = grant ? grant_page(from, IO_KEY(p), to, IO_KEY(p), rights)
 				       : mdb_map(&mdb, from, IO_KEY(p), to, IO_KEY(p), rights);
 		if (e != MDB_OK)
 			continue;
@@ -122,20 +193,25 @@ static void io_transfer(struct space *from, word_t fp, struct space *to, word_t 
 	}
 }
 
-void mapping_init(const struct mapping_policy *p)
+/* One hash bucket per pool frame (a pool full of nodes gives chains of 63), a power of two. */
+bool mapping_init(const struct mapping_policy *p)
 {
 	static const struct mdb_ops ops = { node_alloc, node_free, update, NULL };
-	paddr_t b = frame_alloc_zeroed(MDB_BUCKET_PAGES);
-	if (!b || !mdb_init(&mdb, &ops, phys_to_virt(b), MDB_BUCKET_PAGES * PAGE_SIZE / sizeof(void *)))
-		panic("out of memory for the mapping database");
+	word_t pages = 1;
+	while (pages * PAGE_SIZE / sizeof(void *) * 2 <= kmem_total())
+		pages *= 2;
+	paddr_t b = frame_alloc_zeroed(pages);
+	if (!b || !mdb_init(&mdb, &ops, phys_to_virt(b), pages * PAGE_SIZE / sizeof(void *)))
+		return false;
 	policy = *p;
+	return true;
 }
 
 bool mapping_insert_root(struct space *s, word_t va, paddr_t pa, unsigned rights)
 {
 	if (mdb_insert_root(&mdb, s, va, pa, rights | MAP_R) != MDB_OK)
 		return false;
-	if (arch_map(s->root, va, pa, rights | MAP_R))
+	if (arch_map(&s->acct, s->root, va, pa, rights | MAP_R))
 		return true;
 	mdb_unmap(&mdb, s, va, MDB_RWX, true, NULL);
 	return false;
@@ -169,7 +245,7 @@ static bool fpage_range(word_t fp, word_t *base, word_t *log2)
 	}
 	*base = L4_FPAGE_BASE(fp);
 	*log2 = s;
-	return s >= 12 && s <= 47 && *base + (1UL << s) <= USER_TOP;
+	return s >= 12 && block_below(*base, s, USER_TOP);
 }
 
 /* Move or copy one page's mapping; the target's page table follows the mdb. */
@@ -180,24 +256,46 @@ static void transfer_page(struct space *from, word_t va, struct space *to, word_
 	unsigned have;
 	if (!space_area_free(to, target, PAGE_SIZE) || !space_area_free(from, va, PAGE_SIZE))
 		return;
-	enum mdb_err e = grant ? mdb_grant(&mdb, from, va, to, target, rights)
+	enum mdb_err e = grant ? grant_page(from, va, to, target, rights)
 			       : mdb_map(&mdb, from, va, to, target, rights);
 	if (e != MDB_OK || !mdb_lookup(&mdb, to, target, &pa, &have))
 		return;
 	if (grant)
-		arch_protect(from->root, va, 0);
-	if (!arch_map(to->root, target, pa, have))
+		arch_protect(&from->acct, from->root, va, 0);
+	if (!arch_map(&to->acct, to->root, target, pa, have))
 		mdb_unmap(&mdb, to, target, MDB_RWX, true, NULL);   /* no page table: undo */
 }
 
-void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
-		   word_t window, bool grant)
+/* Time to stop a long operation for the interrupts that wait?  Asked every few pages. */
+static bool preempt_due(word_t done)
+{
+	return done % CONFIG_PREEMPT_PAGES == 0 && preempt_wanted();
+}
+
+/* The next page of the source to transfer, from *va on; false when there is none below end. */
+static bool next_source_page(struct space *from, bool fill, word_t *va, word_t end)
+{
+	paddr_t pa;
+	unsigned have;
+	if (!fill)
+		return arch_next_mapped(from->root, va, end, &pa, &have);
+	for (; *va < end; *va += PAGE_SIZE) {       /* sigma0: its memory is there, idempotently */
+		if (space_kaddr(from, *va, 0) || mapping_sigma0_fault(from, *va))
+			return true;
+	}
+	return false;
+}
+
+bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
+		   word_t window, bool grant, word_t *resume)
 {
 	word_t sbase, slog, wbase, wlog, dst, len;
-	if (L4_FPAGE_LOG2(fpage) == 2)
-		return io_transfer(from, fpage, to, window, grant);
+	if (L4_FPAGE_LOG2(fpage) == 2) {
+		io_transfer(from, fpage, to, window, grant);
+		return false;
+	}
 	if (!fpage_range(fpage, &sbase, &slog) || !fpage_range(window, &wbase, &wlog))
-		return;                          /* nil, I/O or invalid fpages map nothing */
+		return false;                    /* nil, I/O or invalid fpages map nothing */
 	word_t ssz = 1UL << slog, wsz = 1UL << wlog;
 	if (ssz <= wsz) {
 		dst = wbase + ((send_base & (wsz - 1)) & ~(ssz - 1));
@@ -209,18 +307,20 @@ void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 	}
 	unsigned rights = L4_FPAGE_RIGHTS(fpage);
 	if (!rights)
-		return;
-	if (from->sigma0)              /* sigma0's memory is all there, idempotently */
-		for (word_t va = sbase; va < sbase + len && len <= (1UL << 30); va += PAGE_SIZE)
-			if (!space_kaddr(from, va, 0))
-				mapping_sigma0_fault(from, va);
-	paddr_t pa;
-	unsigned have;
-	for (word_t va = sbase; arch_next_mapped(from->root, &va, sbase + len, &pa, &have); va += PAGE_SIZE) {
+		return false;
+	bool fill = from->sigma0 && len <= (1UL << 30);
+	word_t done = 0;
+	for (word_t va = sbase + (resume ? *resume : 0); next_source_page(from, fill, &va, sbase + len);) {
 		transfer_page(from, va, to, dst + (va - sbase), rights, grant);
-		if (va + PAGE_SIZE < va)
+		va += PAGE_SIZE;
+		if (va - sbase >= len)
 			break;
+		if (resume && preempt_due(++done)) {
+			*resume = va - sbase;
+			return true;
+		}
 	}
+	return false;
 }
 
 /* Unmap one fpage of the caller's; returns the accumulated status bits. */
@@ -238,11 +338,16 @@ static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 	unsigned status = 0, rights = L4_FPAGE_RIGHTS(fpage);
 	paddr_t pa;
 	unsigned have;
-	for (word_t va = base; arch_next_mapped(s->root, &va, base + (1UL << log2), &pa, &have);
-	     va += PAGE_SIZE) {
-		unsigned st = 0;
-		if (mdb_unmap(&mdb, s, va, rights, flush, &st) == MDB_OK)
-			status |= st;
+	word_t done = 0, end = base + (1UL << log2);
+	for (word_t va = base; arch_next_mapped(s->root, &va, end, &pa, &have); va += PAGE_SIZE) {
+		/* the database is consistent between steps, and we hold nothing: stop anywhere */
+		while (mdb_unmap_some(&mdb, s, va, rights, flush, &status, CONFIG_PREEMPT_NODES) ==
+		       MDB_AGAIN)
+			preempt_point();
+		if (++done % CONFIG_PREEMPT_PAGES == 0)
+			preempt_point();
+		if (va + PAGE_SIZE >= end)
+			break;
 	}
 	return status;
 }
@@ -260,9 +365,16 @@ void sys_unmap(struct trapframe *tf)
 	tf->rdi = t->utcb;
 }
 
+/*
+ * The space has no thread left, so nothing can map into it: its removal
+ * can stop for interrupts anywhere and go on.  (Should the deleting thread
+ * itself be deleted meanwhile, the rest of the space stays allocated.)
+ */
 void mapping_remove_space(struct space *s)
 {
-	mdb_remove_space(&mdb, s);
+	word_t bucket = 0;
+	while (!mdb_remove_space_some(&mdb, s, &bucket, CONFIG_PREEMPT_NODES))
+		preempt_point();
 	arch_io_forget(s);
 }
 

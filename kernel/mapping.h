@@ -20,16 +20,22 @@ struct mapping_policy {
 	paddr_t phys_limit;
 };
 
-void mapping_init(const struct mapping_policy *p);
+/* False if the kernel pool cannot hold the database's index. */
+bool mapping_init(const struct mapping_policy *p);
 /* A root mapping the kernel makes (boot images, sigma0's faults); false if out of memory. */
 bool mapping_insert_root(struct space *s, word_t va, paddr_t pa, unsigned rights);
 /* A root I/O mapping of port for s (the kernel's gift at boot); false if it cannot. */
 bool mapping_insert_io_root(struct space *s, unsigned port);
 /* sigma0 touched va: map physical page va there (idempotently); false if it may not. */
 bool mapping_sigma0_fault(struct space *s, word_t va);
-/* A map (or grant) item: from's pages in fpage into to's receive window (X.2 rules). */
-void mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
-		   word_t window, bool grant);
+/*
+ * A map (or grant) item: from's pages in fpage into to's receive window
+ * (X.2 rules).  With resume, it may stop early for waiting interrupts:
+ * true, and *resume is the offset into the source where to go on (start
+ * with 0).  The pages done so far stay done: mapping them again is a no-op.
+ */
+bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct space *to,
+		   word_t window, bool grant, word_t *resume);
 void mapping_remove_space(struct space *s);
 /* Walk the whole database; NULL if consistent, else what is wrong.  *nodes: its size. */
 const char *mapping_check(word_t *nodes);

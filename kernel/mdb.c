@@ -100,7 +100,7 @@ static struct mdb_node *next_after(struct mdb_node *n, const struct mdb_node *to
 static struct mdb_node *node_new(struct mdb *m, const void *space, word_t va, paddr_t pa,
 				 unsigned rights)
 {
-	struct mdb_node *n = m->ops.alloc(m->ops.ctx);
+	struct mdb_node *n = m->ops.alloc(m->ops.ctx, space);
 	if (!n)
 		return NULL;
 	*n = (struct mdb_node){ .space = space, .va_rights = va | rights, .paddr = pa };
@@ -130,21 +130,30 @@ static unsigned free_leaf(struct mdb *m, struct mdb_node *n)
  * Remove n and everything derived from it, leaves first, without recursion:
  * descend along first children to a leaf, free it, resume at its parent.
  * Each node is descended through once and freed once: O(subtree).
+ * With a budget, stop (false) once *budget nodes went: the tree is then
+ * consistent, n still in it with what is left below it, so a later call
+ * finishes the job.  True when n is gone.
  */
-static unsigned remove_subtree(struct mdb *m, struct mdb_node *n)
+static bool remove_subtree_some(struct mdb *m, struct mdb_node *n, unsigned *status,
+				word_t *budget)
 {
-	unsigned status = 0;
-	unlink_child(n);
-	n->parent = NULL;               /* detached: its removal touches no list */
 	for (struct mdb_node *x = n;;) {
 		while (x->child)
 			x = x->child;
 		struct mdb_node *p = x->parent;
-		status |= free_leaf(m, x);
+		*status |= free_leaf(m, x);     /* x is its parent's first child, or n */
 		if (x == n)
-			break;
+			return true;
+		if (budget && !--*budget)
+			return false;
 		x = p;
 	}
+}
+
+static unsigned remove_subtree(struct mdb *m, struct mdb_node *n)
+{
+	unsigned status = 0;
+	remove_subtree_some(m, n, &status, NULL);
 	return status;
 }
 
@@ -152,25 +161,36 @@ static unsigned remove_subtree(struct mdb *m, struct mdb_node *n)
  * Revoke `revoke` from every descendant of top (not top itself); a node
  * left without R goes with its subtree. update is called for every node
  * whose rights change and, with `all`, for every descendant, to collect
- * each one's status (unmap). Iterative preorder walk.
+ * each one's status (unmap). Iterative preorder walk.  A budget bounds the
+ * nodes removed (not those only reduced): false if it ran out first.
  */
-static unsigned revoke_below(struct mdb *m, struct mdb_node *top, unsigned revoke, bool all)
+static bool revoke_below_some(struct mdb *m, struct mdb_node *top, unsigned revoke, bool all,
+			      unsigned *status, word_t *budget)
 {
-	unsigned status = 0;
 	struct mdb_node *n = top->child;
 	while (n) {
 		unsigned left = reduce(node_rights(n), revoke);
 		if (!left) {
 			struct mdb_node *next = next_after(n, top);
-			status |= remove_subtree(m, n);
+			if (!remove_subtree_some(m, n, status, budget))
+				return false;
+			if (budget && !--*budget)
+				return !next;           /* a later call starts from top again */
 			n = next;
 			continue;
 		}
 		if (all || left != node_rights(n))
-			status |= update(m, n, left);
+			*status |= update(m, n, left);
 		set_rights(n, left);
 		n = n->child ? n->child : next_after(n, top);
 	}
+	return true;
+}
+
+static unsigned revoke_below(struct mdb *m, struct mdb_node *top, unsigned revoke, bool all)
+{
+	unsigned status = 0;
+	revoke_below_some(m, top, revoke, all, &status, NULL);
 	return status;
 }
 
@@ -278,17 +298,18 @@ enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
 
 /* mdb_unmap's work; adds the status collected to *status. */
 static enum mdb_err unmap(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
-			  bool flush, unsigned *status)
+			  bool flush, unsigned *status, word_t *budget)
 {
 	if (!place_ok(space, vaddr) || !rights_ok(rights))
 		return MDB_ERR_ARG;
 	struct mdb_node *n = find(m, space, vaddr);
 	if (!n)
 		return MDB_ERR_NOT_MAPPED;
-	*status |= revoke_below(m, n, rights, true);
+	if (!revoke_below_some(m, n, rights, true, status, budget))
+		return MDB_AGAIN;
 	unsigned left = flush ? reduce(node_rights(n), rights) : node_rights(n);
 	if (!left) {
-		*status |= remove_subtree(m, n);        /* R was revoked: the children went above */
+		*status |= remove_subtree(m, n);    /* a leaf now: R was revoked, the children went above */
 		return MDB_OK;
 	}
 	*status |= update(m, n, left);
@@ -300,9 +321,19 @@ enum mdb_err mdb_unmap(struct mdb *m, const void *space, word_t vaddr, unsigned 
 		       bool flush, unsigned *status)
 {
 	unsigned st = 0;
-	enum mdb_err e = unmap(m, space, vaddr, rights, flush, &st);
+	enum mdb_err e = unmap(m, space, vaddr, rights, flush, &st, NULL);
 	if (status)
 		*status = st;
+	return e;
+}
+
+enum mdb_err mdb_unmap_some(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+			    bool flush, unsigned *status, word_t budget)
+{
+	unsigned st = 0;
+	enum mdb_err e = unmap(m, space, vaddr, rights, flush, &st, budget ? &budget : NULL);
+	if (status)
+		*status |= st;
 	return e;
 }
 
@@ -328,13 +359,31 @@ static struct mdb_node *first_of_space(const struct mdb *m, word_t b, const void
 	return n;
 }
 
+/*
+ * A removal may free nodes anywhere, chain neighbours included: rescan the
+ * bucket.  Buckets before *bucket hold no node of space any more, and none
+ * can come back (a space being deleted has no threads to receive one).
+ */
+bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, word_t budget)
+{
+	unsigned status = 0;
+	for (; *bucket < m->nbuckets; ++*bucket) {
+		for (struct mdb_node *n; (n = first_of_space(m, *bucket, space));)
+			if (!remove_subtree_some(m, n, &status, budget ? &budget : NULL) ||
+			    (budget && !--budget))
+				return false;
+		if (budget && !--budget) {
+			++*bucket;
+			return *bucket >= m->nbuckets;
+		}
+	}
+	return true;
+}
+
 word_t mdb_remove_space(struct mdb *m, const void *space)
 {
-	word_t before = m->count;
-	/* A removal may free nodes anywhere, chain neighbours included: rescan the bucket. */
-	for (word_t b = 0; b < m->nbuckets; b++)
-		for (struct mdb_node *n; (n = first_of_space(m, b, space));)
-			remove_subtree(m, n);
+	word_t before = m->count, b = 0;
+	mdb_remove_space_some(m, space, &b, 0);
 	return before - m->count;
 }
 

@@ -43,6 +43,7 @@ enum mdb_err {
 	MDB_ERR_SELF,           /* map/grant onto the source's own place */
 	MDB_ERR_CYCLE,          /* map/grant onto a mapping the source derives from */
 	MDB_ERR_NOMEM,          /* ops.alloc returned NULL */
+	MDB_AGAIN,              /* mdb_unmap_some: stopped at its budget; call again */
 };
 
 /*
@@ -60,7 +61,8 @@ struct mdb_node {
 
 /*
  * What the module needs from its user. None of these may call into the mdb.
- *   alloc: one node of sizeof(struct mdb_node) bytes, 8-byte aligned, or NULL.
+ *   alloc: one node of sizeof(struct mdb_node) bytes, 8-byte aligned, or
+ *     NULL; space is the place it will be in, so the user can charge it.
  *   free: gives back a node alloc handed out.
  *   update: the mapping (space, vaddr) goes from old_rights to new_rights
  *     (0: it is gone); the user changes its page table to match and returns
@@ -73,7 +75,7 @@ struct mdb_node {
  *     caller's to write (it has the result in hand).
  */
 struct mdb_ops {
-	void *(*alloc)(void *ctx);
+	void *(*alloc)(void *ctx, const void *space);
 	void (*free)(void *ctx, void *node);
 	unsigned (*update)(void *ctx, const void *space, word_t vaddr,
 			   unsigned old_rights, unsigned new_rights);
@@ -137,6 +139,17 @@ enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
 enum mdb_err mdb_unmap(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
 		       bool flush, unsigned *status);
 
+/*
+ * mdb_unmap in steps: it stops with MDB_AGAIN once it has removed about
+ * `budget` nodes (0: no limit), leaving the database consistent; calling
+ * it again with the same arguments goes on (the removed nodes are simply
+ * gone).  The status collected is ORed into *status (may be NULL; not reset), so the
+ * caller accumulates it over the steps.  Only removals count against the
+ * budget: a revocation that keeps nodes (no R revoked) walks them all.
+ */
+enum mdb_err mdb_unmap_some(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+			    bool flush, unsigned *status, word_t budget);
+
 /* True if the page holding (space, vaddr) is mapped (any vaddr in it, as a fault
  * address); *paddr and *rights (either may be NULL) say how. */
 bool mdb_lookup(const struct mdb *m, const void *space, word_t vaddr, paddr_t *paddr,
@@ -149,6 +162,14 @@ bool mdb_lookup(const struct mdb *m, const void *space, word_t vaddr, paddr_t *p
  * mappings' parents are untouched. Returns the number of nodes removed.
  */
 word_t mdb_remove_space(struct mdb *m, const void *space);
+
+/*
+ * mdb_remove_space in steps of about `budget` nodes removed or buckets
+ * looked at (0: no limit): false if it stopped early; call again with the
+ * same *bucket (start with 0) until true.  The space must not get new
+ * mappings in between.
+ */
+bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, word_t budget);
 
 /* Number of mappings (nodes) in the database. */
 word_t mdb_count(const struct mdb *m);

@@ -10,17 +10,22 @@
 #include <l4/thread.h>
 #include <l4/utcb.h>
 
-struct space *space_create(void)
+/* The space object holds its own account, so it is charged once the account exists. */
+struct space *space_create(bool privileged)
 {
-	paddr_t obj = frame_alloc_zeroed(1);
+	struct kmem_acct a;
+	kmem_acct_init(&a, !privileged, 0);
+	paddr_t obj = kmem_alloc(&a, 1);
 	if (!obj)
 		return NULL;
 	struct space *s = phys_to_virt(obj);
+	s->acct = a;
+	s->privileged = privileged;
 	for (int i = 0; i < IO_PORTS / 8; i++)
 		s->io_deny[i] = 0xff;             /* no ports */
-	s->root = arch_space_create();
+	s->root = arch_space_create(&s->acct);
 	if (!s->root) {
-		frame_free(obj, 1);
+		kmem_free(&s->acct, obj, 1);
 		return NULL;
 	}
 	return s;
@@ -28,7 +33,7 @@ struct space *space_create(void)
 
 bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size)
 {
-	if (!arch_map(s->root, kip_base, kip_phys(), MAP_R))
+	if (!arch_map(&s->acct, s->root, kip_base, kip_phys(), MAP_R))
 		return false;
 	s->kip_base = kip_base;
 	s->utcb_base = utcb_base;
@@ -44,14 +49,15 @@ void space_destroy(struct space *s)
 	paddr_t pa;
 	unsigned r;
 	for (; s->configured && arch_next_mapped(s->root, &va, end, &pa, &r); va += PAGE_SIZE)
-		frame_free(pa & PAGE_MASK, 1);      /* UTCB pages are the kernel's */
-	arch_space_destroy(s->root);
-	frame_free(virt_to_phys_direct(s), 1);
+		kmem_free(&s->acct, pa & PAGE_MASK, 1);      /* UTCB pages are the kernel's */
+	arch_space_destroy(&s->acct, s->root);
+	struct kmem_acct a = s->acct;
+	kmem_free(&a, virt_to_phys_direct(s), 1);
 }
 
 bool space_map(struct space *s, word_t va, paddr_t pa, unsigned rights)
 {
-	return arch_map(s->root, va, pa, rights);
+	return arch_map(&s->acct, s->root, va, pa, rights);
 }
 
 void *space_kaddr(struct space *s, word_t va, unsigned rights)
@@ -123,13 +129,26 @@ static word_t space_control_error(struct trapframe *tf, word_t code)
 static bool area_ok(word_t fp, word_t min_log2)
 {
 	word_t s = L4_FPAGE_LOG2(fp);
-	return s >= min_log2 && s < 47 && L4_FPAGE_BASE(fp) + (1UL << s) <= USER_TOP;
+	return s >= min_log2 && s < 47 && block_below(L4_FPAGE_BASE(fp), s, USER_TOP);
+}
+
+/*
+ * Pecan's SpaceControl control word (docs/abi.md): bits 0-31, if not 0, set
+ * the space's kernel-memory quota in pages; ~0 changes nothing.  The old
+ * control returned holds the quota before the call (0 for an unlimited space).
+ */
+#define CONTROL_QUOTA_PAGES(c) ((c) == ~0UL ? 0 : (c) & 0xffffffffUL)
+
+static void set_quota(struct space *s, word_t control)
+{
+	if (CONTROL_QUOTA_PAGES(control))
+		s->acct.quota = CONTROL_QUOTA_PAGES(control) * PAGE_SIZE;
 }
 
 /* SpaceControl(space, control, kip area, utcb area, redirector) (abi.md §5.7). */
 void sys_space_control(struct trapframe *tf)
 {
-	word_t kip = tf->rdx, utcb = tf->r8;
+	word_t kip = tf->rdx, utcb = tf->r8, control = tf->rsi;
 	if (!current->space->privileged)
 		return (void)space_control_error(tf, L4_ERR_NO_PRIVILEGE);
 	struct tcb *t = tcb_lookup(tf->rdi);
@@ -146,10 +165,12 @@ void sys_space_control(struct trapframe *tf)
 			return (void)space_control_error(tf, L4_ERR_INVALID_THREAD);
 		redir = r->id;
 	}
-	tf->rdx = 0;                        /* old control: no compatibility mode, ever */
+	word_t old_quota = s->acct.limited ? s->acct.quota / PAGE_SIZE : 0;
 	if (s->configured) {
 		s->redirector = redir;
-		tf->rax = 1;                    /* areas are fixed once set; the rest is ignored */
+		set_quota(s, control);
+		tf->rdx = old_quota;            /* no compatibility mode, ever */
+		tf->rax = 1;                    /* areas are fixed once set */
 		return;
 	}
 	word_t ks = 1UL << 12;
@@ -158,9 +179,14 @@ void sys_space_control(struct trapframe *tf)
 	if (!area_ok(utcb, 12) || (L4_FPAGE_BASE(utcb) < L4_FPAGE_BASE(kip) + ks &&
 				   L4_FPAGE_BASE(utcb) + (1UL << L4_FPAGE_LOG2(utcb)) > L4_FPAGE_BASE(kip)))
 		return (void)space_control_error(tf, L4_ERR_UTCB_AREA);
-	if (!space_configure(s, L4_FPAGE_BASE(kip), L4_FPAGE_BASE(utcb), 1UL << L4_FPAGE_LOG2(utcb)))
+	word_t quota = s->acct.quota;
+	set_quota(s, control);          /* the areas' page tables are charged under the new quota */
+	if (!space_configure(s, L4_FPAGE_BASE(kip), L4_FPAGE_BASE(utcb), 1UL << L4_FPAGE_LOG2(utcb))) {
+		s->acct.quota = quota;
 		return (void)space_control_error(tf, L4_ERR_NO_MEM);
+	}
 	s->redirector = redir;
 	thread_try_activate_space(s);
+	tf->rdx = old_quota;
 	tf->rax = 1;
 }

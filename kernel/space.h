@@ -4,6 +4,7 @@
 #define PECAN_SPACE_H
 
 #include "types.h"
+#include "frame.h"
 #include <arch.h>
 
 #define IO_PORTS 0x400           /* the ISA port range I/O fpages may cover */
@@ -20,10 +21,11 @@ struct space {
 	u8 io_deny[IO_PORTS / 8] __attribute__((aligned(8)));
 	int nthreads;
 	word_t redirector;       /* IPC leaving the space goes to this thread (X.2); 0: none */
+	struct kmem_acct acct;   /* the kernel memory held for it (frame.h) */
 };
 
-/* A new, unconfigured space; NULL if out of memory. */
-struct space *space_create(void);
+/* A new, unconfigured space, limited to the default quota unless privileged; NULL if OOM. */
+struct space *space_create(bool privileged);
 /* Set the KIP and UTCB areas (fpage encodings already checked); false if OOM. */
 bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size);
 /* Free the space's tables and UTCB pages; no thread may be left in it. */

@@ -37,11 +37,11 @@ static u8 *utcb_page(struct space *s, word_t loc)
 	word_t page = loc & PAGE_MASK;
 	u8 *k = space_kaddr(s, page, MAP_R | MAP_W);
 	if (!k) {
-		paddr_t f = frame_alloc_zeroed(1);
+		paddr_t f = kmem_alloc(&s->acct, 1);
 		if (!f)
 			return NULL;
 		if (!space_map(s, page, f, MAP_R | MAP_W)) {
-			frame_free(f, 1);
+			kmem_free(&s->acct, f, 1);
 			return NULL;
 		}
 		k = phys_to_virt(f);
@@ -76,16 +76,17 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 	return true;
 }
 
+/* The account a thread's TCB and stack are charged to: its space's (interrupt threads: none). */
+static struct kmem_acct *acct_of(struct space *s) { return s ? &s->acct : NULL; }
+
 /* A new inactive TCB whose first switch-in enters user mode at ip with sp. */
 static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word_t ip, word_t sp)
 {
-	paddr_t tp = frame_alloc_zeroed(1);
-	paddr_t kp = frame_alloc_zeroed(CONFIG_KSTACK_PAGES);
-	if (!tp || !kp) {
+	paddr_t tp = kmem_alloc(acct_of(s), 1);
+	paddr_t kp = tp ? kmem_alloc(acct_of(s), CONFIG_KSTACK_PAGES) : 0;
+	if (!kp) {
 		if (tp)
-			frame_free(tp, 1);
-		if (kp)
-			frame_free(kp, CONFIG_KSTACK_PAGES);
+			kmem_free(acct_of(s), tp, 1);
 		return NULL;
 	}
 	struct tcb *t = phys_to_virt(tp);
@@ -136,9 +137,10 @@ void thread_destroy(struct tcb *t)
 		tcb_table[no] = NULL;
 		t->space->nthreads--;
 	}
-	frame_free(virt_to_phys_direct((void *)(t->kstack_top - CONFIG_KSTACK_PAGES * PAGE_SIZE)),
-		   CONFIG_KSTACK_PAGES);
-	frame_free(virt_to_phys_direct(t), 1);
+	struct kmem_acct *a = acct_of(t->space);
+	kmem_free(a, virt_to_phys_direct((void *)(t->kstack_top - CONFIG_KSTACK_PAGES * PAGE_SIZE)),
+		  CONFIG_KSTACK_PAGES);
+	kmem_free(a, virt_to_phys_direct(t), 1);
 }
 
 void utcb_set(struct tcb *t, int offset, word_t value)
@@ -209,7 +211,7 @@ static struct tcb *create_thread(struct trapframe *tf, word_t dest, word_t space
 {
 	struct space *s;
 	if (space_id == dest) {
-		s = space_create();
+		s = space_create(false);
 		if (!s)
 			return tc_error(tf, L4_ERR_NO_MEM), NULL;
 	} else {

@@ -4,6 +4,7 @@
 #include "space.h"
 #include "mapping.h"
 #include "timer.h"
+#include "config.h"
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 
@@ -168,14 +169,24 @@ static word_t copy_string(struct xfer *x, const word_t *mr, int i, int end)
 	return 0;
 }
 
+/*
+ * A map or grant item.  A large one stops every few pages where interrupts
+ * wait (mapping_fpage); inside a locked transfer (a long message, see
+ * ipc_is_long) it takes them there and goes on, otherwise the item is
+ * small and simply goes on.
+ */
 static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 {
 	word_t window = br(x, 0) & ~0xfUL;
 	if (i + 1 > end || !window)
 		return overflow(x);
-	if (x->snd->space && x->rcv->space)
-		mapping_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window,
-			      L4_ITEM_TYPE(mr[i]) == L4_ITEM_GRANT);
+	word_t offset = 0;
+	bool locked = x->snd->xfer_copying && x->snd->xfer_peer == x->rcv;
+	while (x->snd->space && x->rcv->space &&
+	       mapping_fpage(x->snd->space, mr[i + 1], mr[i] & ~0x3ffUL, x->rcv->space, window,
+			     L4_ITEM_TYPE(mr[i]) == L4_ITEM_GRANT, &offset))
+		if (locked && ipc_xfer_preempt(x->snd))
+			return (x->bytes << 4) | L4_IPC_ABORTED;
 	return 0;
 }
 
@@ -201,7 +212,14 @@ static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t
 	return 0;
 }
 
-bool ipc_has_strings(const word_t *mr)
+/* Would a map item of this fpage stop for interrupts (more pages than a preemption step)? */
+static bool map_is_long(word_t fpage)
+{
+	return L4_FPAGE_LOG2(fpage) >= 64 || (1UL << L4_FPAGE_LOG2(fpage)) > CONFIG_PREEMPT_PAGES * PAGE_SIZE;
+}
+
+/* Scan the typed items: does one need the transfer lock (strings: true; maps: if long)? */
+static bool typed_scan(const word_t *mr, bool with_maps)
 {
 	word_t tag = mr[0];
 	int i = (int)L4_TAG_U(tag) + 1, end = (int)(L4_TAG_U(tag) + L4_TAG_T(tag));
@@ -212,9 +230,21 @@ bool ipc_has_strings(const word_t *mr)
 			return true;
 		if (L4_ITEM_TYPE(mr[i]) != L4_ITEM_MAP && L4_ITEM_TYPE(mr[i]) != L4_ITEM_GRANT)
 			return false;
+		if (with_maps && i + 1 <= end && map_is_long(mr[i + 1]))
+			return true;
 		i += 2;
 	}
 	return false;
+}
+
+bool ipc_has_strings(const word_t *mr)
+{
+	return typed_scan(mr, false);
+}
+
+bool ipc_is_long(const word_t *mr)
+{
+	return typed_scan(mr, true);
 }
 
 word_t ipc_transfer_typed(struct tcb *snd, struct tcb *rcv, const word_t *mr, int i, int end)

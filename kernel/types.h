@@ -33,4 +33,13 @@ typedef _Bool bool;
 #define unlikely(x)    __builtin_expect(!!(x), 0)
 #define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
 
+/*
+ * Does [base, base + 2^log2) lie wholly below top?  Written so that no sum
+ * can wrap: a huge block at a high address is refused, never wrapped to 0.
+ */
+static inline bool block_below(word_t base, word_t log2, word_t top)
+{
+	return log2 < 64 && (1UL << log2) <= top && base <= top - (1UL << log2);
+}
+
 #endif

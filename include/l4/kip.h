@@ -31,6 +31,10 @@
 #define KIP_OFF_PAGE_INFO      0x190
 #define KIP_OFF_PROC_INFO      0x198
 #define KIP_OFF_ARCH_SYSCALL0  0x220
+/* Pecan-specific, in words X.2 leaves reserved (docs/abi.md): the kernel pool's
+ * size in bytes, and its free bytes now (the kernel keeps it current). */
+#define KIP_OFF_KMEM_SIZE      0x1F8
+#define KIP_OFF_KMEM_FREE      0x200
 
 /* Where the descriptors live inside the page (KIP-relative). */
 #define KIP_PROC_DESC_OFF      0x240

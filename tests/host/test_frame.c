@@ -339,6 +339,20 @@ TEST_CASE("frame.align_physical", "alignment is of the physical address even whe
 	}
 }
 
+TEST_CASE("frame.claim", "claim takes exactly a free frame of the pool; used or outside ones change nothing") {
+	setup(NFRAMES);
+	paddr_t a = POOL_BASE + 5 * PAGE_SIZE;
+	EXPECT(fpool_claim(&pool, a) && pool.nfree == NFRAMES - 1, "free frame: nfree %lu", pool.nfree);
+	struct snap s = snapshot();
+	EXPECT(!fpool_claim(&pool, a) && unchanged(&s), "claimed twice");
+	EXPECT(!fpool_claim(&pool, POOL_BASE - PAGE_SIZE) && unchanged(&s), "below the pool");
+	EXPECT(!fpool_claim(&pool, POOL_BASE + NFRAMES * PAGE_SIZE) && unchanged(&s), "past the pool");
+	EXPECT(!fpool_claim(&pool, a + 8) && unchanged(&s), "unaligned");
+	EXPECT(fpool_free(&pool, a, 1) && pool.nfree == NFRAMES, "free it again");
+	paddr_t b = fpool_alloc(&pool, 1, 1);
+	EXPECT(b && fpool_claim(&pool, b) == false, "an allocated frame cannot be claimed");
+}
+
 TEST_CASE("frame.base_zero", "a pool at physical 0 never hands out frame 0, which means failure") {
 	fpool_init(&pool, 0, 8, bitmap);
 	EXPECT(pool.nfree == 7, "nfree %lu", pool.nfree);

@@ -30,8 +30,9 @@ static void note(const char *what, int s, word_t p, unsigned a, unsigned b)
 static long live, alloc_calls, updates;
 static bool fail_alloc;
 
-static void *t_alloc(void *ctx)
+static void *t_alloc(void *ctx, const void *space)
 {
+	(void)space;
 	(void)ctx;
 	alloc_calls++;
 	if (fail_alloc)
@@ -526,6 +527,71 @@ TEST_CASE("mdb.deep_and_wide", "a 20000-deep chain and a 20000-wide fan are revo
 	EXPECT(mdb_count(&m) == 0 && live == 0, "left %lu nodes, %ld live", mdb_count(&m), live);
 }
 
+static unsigned rights_of(const struct mdb *m, const void *sp, word_t va)
+{
+	unsigned r = 0;
+	mdb_lookup(m, sp, va, NULL, &r);
+	return r;
+}
+
+TEST_CASE("mdb.unmap_in_steps", "unmap with a budget stops consistent, goes on when called again, ends as one unmap would") {
+	struct mdb m;
+	const struct mdb_ops o = { t_alloc, t_free, count_update, NULL };
+	live = 0;
+	mdb_init(&m, &o, big_buckets, ARRAY_SIZE(big_buckets));
+	EXPECT(mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX) == MDB_OK, "root");
+	for (word_t i = 1; i < BIG / 2; i++)          /* a chain under 0, then a fan under page 1 */
+		EXPECT(mdb_map(&m, SP((i - 1) % 2), VA(i - 1), SP(i % 2), VA(i), MDB_RWX) == MDB_OK, "map %lu", i);
+	for (word_t i = BIG / 2; i < BIG; i++)
+		EXPECT(mdb_map(&m, SP(1), VA(1), SP(2 + i % 2), VA(i), MDB_RWX) == MDB_OK, "fan %lu", i);
+	EXPECT(mdb_unmap_some(&m, SP(0), 0, MDB_W, false, NULL, 1) == MDB_OK && mdb_count(&m) == BIG,
+	       "a revocation that removes nothing is one step");
+	unsigned status = 0;
+	word_t steps = 0, before = mdb_count(&m);
+	enum mdb_err e;
+	while ((e = mdb_unmap_some(&m, SP(1), VA(1), MDB_RWX, false, &status, 100)) == MDB_AGAIN) {
+		steps++;
+		EXPECT(mdb_count(&m) < before, "step %lu removed nothing", steps);
+		before = mdb_count(&m);
+		EXPECT(mdb_check(&m) == NULL, "step %lu: %s", steps, mdb_check(&m));
+		if (steps > BIG)
+			break;
+	}
+	EXPECT(e == MDB_OK && steps >= BIG / 100 - 1, "%d after %lu steps", e, steps);
+	EXPECT(mdb_count(&m) == 2 && rights_of(&m, SP(1), VA(1)) == (MDB_R | MDB_X),
+	       "page 1 and its parent stay: %lu nodes", mdb_count(&m));
+	EXPECT(mdb_unmap_some(&m, SP(0), 0, MDB_RWX, true, &status, 1) == MDB_AGAIN ||
+	       mdb_count(&m) == 0, "flush, first step");
+	while (mdb_unmap_some(&m, SP(0), 0, MDB_RWX, true, &status, 1) == MDB_AGAIN)
+		;
+	EXPECT(mdb_count(&m) == 0 && live == 0, "left %lu nodes, %ld live", mdb_count(&m), live);
+	EXPECT(mdb_unmap_some(&m, SP(0), 0, MDB_RWX, true, &status, 1) == MDB_ERR_NOT_MAPPED, "gone");
+}
+
+TEST_CASE("mdb.remove_space_in_steps", "removing a space in budgeted steps stays consistent and ends as one removal would") {
+	struct mdb m;
+	const struct mdb_ops o = { t_alloc, t_free, count_update, NULL };
+	live = 0;
+	mdb_init(&m, &o, big_buckets, ARRAY_SIZE(big_buckets));
+	EXPECT(mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX) == MDB_OK, "root");
+	for (word_t i = 1; i < BIG; i++)        /* space 1 holds a fan; space 2 maps from it */
+		EXPECT(mdb_map(&m, i % 3 ? SP(0) : SP(1), i % 3 ? 0 : VA(i - 1), i % 3 ? SP(1) : SP(2),
+			       VA(i), MDB_RWX) == MDB_OK || i % 3 == 0, "map %lu", i);
+	word_t bucket = 0, steps = 0, s1 = 0;
+	while (!mdb_remove_space_some(&m, SP(1), &bucket, 7)) {
+		EXPECT(mdb_check(&m) == NULL, "step %lu: %s", steps, mdb_check(&m));
+		if (++steps > 100 * BIG)
+			break;
+	}
+	EXPECT(steps > 10, "only %lu steps", steps);
+	for (word_t i = 0; i < BIG; i++)
+		s1 += mdb_lookup(&m, SP(1), VA(i), NULL, NULL) + mdb_lookup(&m, SP(2), VA(i), NULL, NULL);
+	EXPECT(s1 == 0 && mdb_count(&m) == 1, "%lu mappings of spaces 1 and 2 left, %lu nodes", s1, mdb_count(&m));
+	EXPECT(mdb_check(&m) == NULL, "%s", mdb_check(&m));
+	mdb_remove_space(&m, SP(0));
+	EXPECT(live == 0, "%ld live", live);
+}
+
 /* --- nodes carved from 4 KiB frames, as the kernel will --- */
 
 #define FRAMES 4
@@ -535,8 +601,9 @@ struct frame_heap {
 	void *free;             /* free nodes, linked through their first word */
 };
 
-static void *heap_alloc(void *ctx)
+static void *heap_alloc(void *ctx, const void *space)
 {
+	(void)space;
 	struct frame_heap *h = ctx;
 	if (!h->free && h->nframes < FRAMES) {
 		char *f = h->frame[h->nframes++] = aligned_alloc(PAGE_SIZE, PAGE_SIZE);

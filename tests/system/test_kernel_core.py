@@ -11,7 +11,7 @@ import pytest
 from harness import TEST_KERNELS, boot, guest_cases_all_kernels
 
 PROGRAMS = ("t_ipc", "t_string", "t_thread", "t_sched", "t_fuzz", "t_exc", "t_irq", "t_mem", "t_abi", "t_progs",
-            "t_entry")
+            "t_entry", "t_kmem")
 
 
 def params():

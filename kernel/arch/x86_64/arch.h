@@ -56,6 +56,13 @@ static inline void arch_copy(void *d, const void *s, word_t n)
 			     : "+D"(d), "+S"(s), "+c"(q) : [r] "r"(r) : "memory");
 }
 
+/* Zero n bytes, n a multiple of 8. */
+static inline void arch_zero(void *d, word_t n)
+{
+	word_t q = n / 8;
+	__asm__ __volatile__("rep stosq" : "+D"(d), "+c"(q) : "a"(0UL) : "memory");
+}
+
 /* May sysretq go to rip?  Only a non-canonical RIP makes it fault in ring 0. */
 static inline bool arch_sysret_safe(word_t rip)
 {
@@ -78,14 +85,19 @@ void arch_cpu_init(void);
 void arch_paging_init(void);       /* kernel tables, direct map of the first 512 GiB */
 void arch_poweroff(int status) __attribute__((noreturn));
 
-paddr_t arch_space_create(void);          /* new top-level table with the kernel half; 0 if OOM */
-bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights);
+/*
+ * User page tables.  Every table is charged to the account passed (the
+ * space's); a table left empty by an unmap goes back to the pool at once,
+ * so a space holds tables only for what it maps.
+ */
+struct kmem_acct;
+paddr_t arch_space_create(struct kmem_acct *a);   /* top-level table with the kernel half; 0 if OOM */
+bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights);
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
-void arch_unmap(paddr_t root, word_t va);
 /* Set the rights of a mapped user page (0 unmaps); returns and resets its A/D status. */
-unsigned arch_protect(paddr_t root, word_t va, unsigned rights);
+unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights);
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
-void arch_space_destroy(paddr_t root);
+void arch_space_destroy(struct kmem_acct *a, paddr_t root);
 struct space;
 void arch_io_changed(const struct space *s, unsigned port);
 void arch_io_forget(const struct space *s);
@@ -114,6 +126,10 @@ void arch_pic_init(void);
 void arch_irq_mask(unsigned irq);
 void arch_irq_unmask(unsigned irq);
 bool arch_irq_ack(unsigned irq);          /* EOI; false if the interrupt was spurious */
+/* Is an unmasked interrupt waiting for the CPU (the kernel runs with interrupts off)? */
+bool arch_irq_pending(void);
+/* Take the interrupts that wait, here in kernel mode: they may switch threads. */
+void arch_preempt(void);
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
 

@@ -15,6 +15,14 @@
 #define PTE_G    (1UL << 8)
 #define PTE_NX   (1UL << 63)
 #define PTE_ADDR 0x000ffffffffff000UL
+/*
+ * Each user table counts its present entries in bits the MMU ignores
+ * (52-58) of its entries 0 and 1, 7 bits each: no table needs a side
+ * structure, and an unmap knows in O(1) when a table has become empty.
+ * Every store to a table entry keeps these bits (set_entry).
+ */
+#define PTE_CNT_SHIFT 52
+#define PTE_CNT  (0x7fUL << PTE_CNT_SHIFT)
 
 typedef u64 pte_t;
 #define PT_PAGE __attribute__((aligned(4096), section(".bss.pagealigned")))
@@ -53,9 +61,32 @@ void arch_paging_init(void)
 	write_cr3(kernel_virt_to_phys(kernel_pml4));
 }
 
-paddr_t arch_space_create(void)
+static pte_t *table_of(pte_t *e) { return (pte_t *)((word_t)e & PAGE_MASK); }
+
+static unsigned table_count(const pte_t *t)
 {
-	paddr_t root = frame_alloc_zeroed(1);
+	return (t[0] >> PTE_CNT_SHIFT & 0x7f) | (t[1] >> PTE_CNT_SHIFT & 0x7f) << 7;
+}
+
+static void table_count_add(pte_t *t, int delta)
+{
+	word_t c = table_count(t) + delta;
+	t[0] = (t[0] & ~PTE_CNT) | (c & 0x7f) << PTE_CNT_SHIFT;
+	t[1] = (t[1] & ~PTE_CNT) | (c >> 7 & 0x7f) << PTE_CNT_SHIFT;
+}
+
+/* Store v (whose count bits are clear) in e, keeping e's count bits and its table's count. */
+static void set_entry(pte_t *e, pte_t v)
+{
+	bool was = *e & PTE_P, now = v & PTE_P;
+	*e = (*e & PTE_CNT) | v;
+	if (was != now)
+		table_count_add(table_of(e), now ? 1 : -1);
+}
+
+paddr_t arch_space_create(struct kmem_acct *a)
+{
+	paddr_t root = kmem_alloc(a, 1);
 	if (!root)
 		return 0;
 	pte_t *pml4 = phys_to_virt(root);
@@ -64,40 +95,70 @@ paddr_t arch_space_create(void)
 	return root;
 }
 
-/* The next-level table under entry e, created if `create`; NULL if absent or OOM. */
-static pte_t *next_table(pte_t *e, bool create)
+/* The next-level table under entry e, created (charged to a) if a; NULL if absent or OOM. */
+static pte_t *next_table(pte_t *e, struct kmem_acct *a)
 {
 	if (!(*e & PTE_P)) {
-		if (!create)
+		if (!a)
 			return NULL;
-		paddr_t p = frame_alloc_zeroed(1);
+		paddr_t p = kmem_alloc(a, 1);
 		if (!p)
 			return NULL;
-		*e = p | PTE_P | PTE_W | PTE_U;
+		set_entry(e, p | PTE_P | PTE_W | PTE_U);
 	}
 	return phys_to_virt(*e & PTE_ADDR);
 }
 
-static pte_t *walk(paddr_t root, word_t va, bool create)
+/* The leaf entry of va, tables created for it if a is given; path[l]: the entry at level l. */
+static pte_t *walk_path(paddr_t root, word_t va, struct kmem_acct *a, pte_t *path[4])
 {
 	pte_t *t = phys_to_virt(root);
 	for (int level = 3; level > 0; level--) {
-		t = next_table(&t[idx(va, level)], create);
+		path[level] = &t[idx(va, level)];
+		t = next_table(path[level], a);
 		if (!t)
 			return NULL;
 	}
-	return &t[idx(va, 0)];
+	return path[0] = &t[idx(va, 0)];
 }
 
-bool arch_map(paddr_t root, word_t va, paddr_t pa, unsigned rights)
+static pte_t *walk(paddr_t root, word_t va, struct kmem_acct *a)
+{
+	pte_t *path[4];
+	return walk_path(root, va, a, path);
+}
+
+/*
+ * Tables the walk to va passed that are now empty go back to the pool,
+ * deepest first; the top-level table stays.  A table that fails to fill
+ * (arch_map out of memory half-way) is reclaimed the same way.
+ */
+static void reclaim(struct kmem_acct *a, pte_t *path[4], int from_level)
+{
+	for (int level = from_level; level < 3; level++) {
+		pte_t *t = table_of(path[level]);
+		if (table_count(t))
+			return;
+		set_entry(path[level + 1], 0);
+		kmem_free_zeroed(a, virt_to_phys_direct(t));   /* every entry and the count are 0 */
+	}
+}
+
+bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
 {
 	if (va >= USER_TOP)
 		return false;
-	pte_t *e = walk(root, va, true);
-	if (!e)
+	pte_t *path[4] = { 0 };
+	pte_t *e = walk_path(root, va, a, path);
+	if (!e) {
+		int level = 1;          /* the walk stopped at the lowest entry it recorded */
+		while (level < 3 && !path[level])
+			level++;
+		reclaim(a, path, level);        /* tables made for this walk that stayed empty */
 		return false;
-	*e = (pa & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
-	     (rights & MAP_X ? 0 : PTE_NX);
+	}
+	set_entry(e, (pa & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
+		     (rights & MAP_X ? 0 : PTE_NX));
 	__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
 	return true;
 }
@@ -106,7 +167,7 @@ bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights)
 {
 	if (va >= USER_TOP)
 		return false;
-	pte_t *e = walk(root, va, false);
+	pte_t *e = walk(root, va, NULL);
 	if (!e || !(*e & PTE_P))
 		return false;
 	*pa = (*e & PTE_ADDR) | (va & ~PAGE_MASK);
@@ -142,25 +203,16 @@ bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigne
 	return false;
 }
 
-void arch_unmap(paddr_t root, word_t va)
-{
-	pte_t *e = walk(root, va, false);
-	if (e && (*e & PTE_P)) {
-		*e = 0;
-		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
-	}
-}
-
-static void free_table(pte_t *t, int level)
+static void free_table(struct kmem_acct *a, pte_t *t, int level)
 {
 	for (int i = 0; level > 0 && i < 512; i++)
 		if (t[i] & PTE_P)
-			free_table(phys_to_virt(t[i] & PTE_ADDR), level - 1);
-	frame_free(virt_to_phys_direct(t), 1);
+			free_table(a, phys_to_virt(t[i] & PTE_ADDR), level - 1);
+	kmem_free(a, virt_to_phys_direct(t), 1);
 }
 
 /* Free the user half's tables and the root (never the frames they map). */
-void arch_space_destroy(paddr_t root)
+void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 {
 	pte_t *pml4 = phys_to_virt(root);
 	extern paddr_t arch_loaded_root;
@@ -170,8 +222,8 @@ void arch_space_destroy(paddr_t root)
 	}
 	for (int i = 0; i < 256; i++)
 		if (pml4[i] & PTE_P)
-			free_table(phys_to_virt(pml4[i] & PTE_ADDR), 2);
-	frame_free(root, 1);
+			free_table(a, phys_to_virt(pml4[i] & PTE_ADDR), 2);
+	kmem_free(a, root, 1);
 }
 
 /*
@@ -180,17 +232,20 @@ void arch_space_destroy(paddr_t root)
  * written; the record is reset.  Only the current space's TLB can hold the
  * old entry (no PCIDs, no global user pages), so only it is flushed.
  */
-unsigned arch_protect(paddr_t root, word_t va, unsigned rights)
+unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights)
 {
-	pte_t *e = walk(root, va, false);
+	pte_t *path[4];
+	pte_t *e = walk_path(root, va, NULL, path);
 	if (!e || !(*e & PTE_P))
 		return 0;
 	unsigned status = (*e & PTE_A ? MAP_R : 0) | (*e & PTE_D ? MAP_W : 0);
 	if (!rights)
-		*e = 0;
+		set_entry(e, 0);
 	else
-		*e = (*e & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
-		     (rights & MAP_X ? 0 : PTE_NX);
+		set_entry(e, (*e & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
+			     (rights & MAP_X ? 0 : PTE_NX));
+	if (!rights)
+		reclaim(a, path, 0);    /* the TLB flush below drops the freed tables' cached entries too */
 	extern paddr_t arch_loaded_root;
 	if (root == arch_loaded_root)
 		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");

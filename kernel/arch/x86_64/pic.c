@@ -9,6 +9,7 @@
 #define PIC2_DATA 0xa1
 #define PIC_EOI   0x20
 #define PIC_READ_ISR 0x0b
+#define PIC_READ_IRR 0x0a
 #define CASCADE   2
 
 static u16 mask = 0xffff;     /* bit n set: line n masked */
@@ -64,4 +65,13 @@ bool arch_irq_ack(unsigned irq)
 		outb(PIC2_CMD, PIC_EOI);
 	outb(PIC1_CMD, PIC_EOI);
 	return true;
+}
+
+/* The request registers, read through OCW3 (arch_irq_ack selects the ISR again before it reads). */
+bool arch_irq_pending(void)
+{
+	outb(PIC1_CMD, PIC_READ_IRR);
+	outb(PIC2_CMD, PIC_READ_IRR);
+	u16 irr = inb(PIC1_CMD) | (u16)inb(PIC2_CMD) << 8;
+	return irr & ~mask & ~(1u << CASCADE);
 }

@@ -112,6 +112,11 @@ TEST_CASE("space.bad_areas", "SpaceControl refuses bad KIP and UTCB areas, then 
 	       L4_ErrorCode() == L4_ERR_UTCB_AREA, "UTCB area over the KIP: %lx", L4_ErrorCode());
 	EXPECT(!L4_SpaceControl(t, 0, kip, 0, 0, 0) && L4_ErrorCode() == L4_ERR_UTCB_AREA,
 	       "nil UTCB area: %lx", L4_ErrorCode());
+	/* areas whose end wraps past 2^64 to 0: a check written as base + size <= top passes them */
+	EXPECT(!L4_SpaceControl(t, 0, L4_FPAGE_MAKE(0xfffffffffffff000UL, 12, 0), utcb, 0, 0) &&
+	       L4_ErrorCode() == L4_ERR_KIP_AREA, "KIP area in the last page: %lx", L4_ErrorCode());
+	EXPECT(!L4_SpaceControl(t, 0, kip, L4_FPAGE_MAKE(0xffffc00000000000UL, 46, 0), 0, 0) &&
+	       L4_ErrorCode() == L4_ERR_UTCB_AREA, "2^46 UTCB area at the top: %lx", L4_ErrorCode());
 	EXPECT(L4_SpaceControl(t, 0, kip, utcb, 0, 0), "good areas refused: %lx", L4_ErrorCode());
 	EXPECT(!L4_SpaceControl(tt_id(141, 1), 0, kip, utcb, 0, 0) && L4_ErrorCode() == L4_ERR_INVALID_SPACE,
 	       "nonexistent space: %lx", L4_ErrorCode());
