@@ -166,11 +166,12 @@ void kdb_deadlock(void)
 	dump_threads();
 	printk("pecan: kernel debugger: 't' lists the threads, 'p' powers off\n");
 	for (;;) {
+		int c;
+		while ((c = arch_console_getc(false)) >= 0)   /* every key that came, before idling */
+			if (c == 't')
+				dump_threads();
+			else if (c == 'p')
+				halt_system(HALT_IDLE, "powered off from the kernel debugger");
 		arch_idle_wait();
-		int c = arch_console_getc(false);
-		if (c == 't')
-			dump_threads();
-		else if (c == 'p')
-			halt_system(HALT_IDLE, "powered off from the kernel debugger");
 	}
 }
