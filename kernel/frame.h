@@ -26,6 +26,8 @@ bool fpool_free(struct frame_pool *p, paddr_t addr, word_t n);
 /* The kernel's pool (kmem.c): zeroed frames for page tables, TCBs, stacks, UTCBs. */
 void kmem_init(paddr_t base, word_t size);
 paddr_t frame_alloc_zeroed(word_t n);
+word_t kmem_free_count(void);           /* frames free in the pool now */
+word_t kmem_total(void);                /* frames in the pool */
 void frame_free(paddr_t addr, word_t n);
 
 #endif

@@ -6,6 +6,7 @@
 #include "sched.h"
 #include "space.h"
 #include "mapping.h"
+#include "check.h"
 #include <l4/kdebug.h>
 
 static void print_user_string(word_t va)
@@ -50,6 +51,16 @@ static word_t check_mappings(void)
 	return err ? 1 : 0;
 }
 
+/* Run every consistency check: RAX = failed checks, RDX = free pool frames (kdebug.h). */
+static void check_kernel_op(struct trapframe *tf)
+{
+	if (!CONFIG_CHECK || !current->space->privileged) {
+		tf->rax = ~0UL;
+		return;
+	}
+	tf->rax = check_kernel(&tf->rdx);
+}
+
 static bool kdb_op(struct trapframe *tf, u8 op)
 {
 	switch (op) {
@@ -71,6 +82,9 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 		halt_system((int)tf->rax, "power off requested by %s (status %lu)", current->name, tf->rax);
 	case KDB_OP_CHECK_MAPPINGS:
 		tf->rax = check_mappings();
+		return true;
+	case KDB_OP_CHECK_KERNEL:
+		check_kernel_op(tf);
 		return true;
 	default:
 		return false;

@@ -29,3 +29,13 @@ void frame_free(paddr_t addr, word_t n)
 	if (!fpool_free(&kpool, addr, n))
 		panic("frame_free: bad free of %lx (%lu frames)", addr, n);
 }
+
+word_t kmem_free_count(void)
+{
+	return kpool.nfree;
+}
+
+word_t kmem_total(void)
+{
+	return kpool.nframes;
+}
