@@ -57,7 +57,7 @@ SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
-.PHONY: all deps run test debug clean bench-ipc bench-kernel bench-vm
+.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS)
@@ -76,6 +76,16 @@ test: deps all
 
 clean:
 	rm -rf $(BUILD)
+
+# `make fuzz` (not part of `make test`): t_fuzz with FUZZ_CALLS hostile calls
+# on FUZZ_KERNELS, printing the kernel's invariant checks (docs/testing.md).
+# FUZZ_FLAGS turns on categories that need fixes from other branches.
+FUZZ_CALLS   ?= 1000000
+FUZZ_KERNELS ?= dslq dslq-nofast
+FUZZ_FLAGS   ?=
+fuzz: deps all $(BUILD)/tests/fuzz_long.elf
+	FUZZ_PROGRAM=tests/fuzz_long.elf FUZZ_KERNELS="$(FUZZ_KERNELS)" \
+		$(PYTHON) -m pytest -q -s tests/system/test_fuzz.py
 
 # --- kernel ---
 $(BUILD)/k/%.c.o: %.c Makefile
@@ -136,6 +146,12 @@ $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUIL
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/u/fuzz_long.c.o: tests/system/progs/t_fuzz.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -DFUZZ_CALLS=$(FUZZ_CALLS) $(FUZZ_FLAGS) -MMD -c $< -o $@
+$(BUILD)/tests/fuzz_long.elf: $(BUILD)/u/fuzz_long.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/v_%.elf: $(BUILD)/u/tests/system/progs/v_%.c.o $(ULIB_OBJ)

@@ -41,6 +41,13 @@
 #define FUZZ_POOL_EXACT 0
 #endif
 
+/*
+ * Where hostile maps land: a bounded area far from the shared image, so the
+ * page tables and mapping nodes they cost stay bounded (the kernel pool is
+ * the same 16 MiB for the whole run).
+ */
+#define MAP_AREA (4UL << 30)
+#define MAP_AREA_SIZE (64UL << 20)
 #define LABEL_RESTART 0x5a0       /* H to the root task: X is halted, make it again */
 #define X_STACK 4096
 
@@ -118,6 +125,19 @@ static L4_Word_t fpage(void)
 	}
 }
 
+/*
+ * A hostile address that keeps clear of the root task's image (and 8 MiB
+ * around it): X must never run the shared code with a wild stack, and a
+ * hostile map must never replace a page the tasks' other threads run on.
+ */
+static L4_Word_t wild(L4_Word_t *s)
+{
+	L4_Word_t a = addr_of(rnd_of(s), rnd_of(s));
+	if (a + (8UL << 20) >= (L4_Word_t)__executable_start && a < (L4_Word_t)_end + (8UL << 20))
+		a = 0x7ff000000000UL + (a & 0xffffff);
+	return a;
+}
+
 /* ---- S: the receiving end of F's IPC, random buffers, never blocks long ---- */
 
 static void sink_loop(void)
@@ -127,11 +147,17 @@ static void sink_loop(void)
 		k++;
 	L4_Word_t *s = &seeds[4 * k + 3];
 	for (;;) {
-		L4_SetBR(0, rnd_of(s) & 1 ? L4_ACCEPT_STRINGS | (rnd_of(s) & ~0xfUL) : rnd_of(s));
+		/*
+		 * Windows and buffers keep clear of the shared image: a map or a
+		 * string landing there would change the test's own memory.
+		 */
+		L4_Word_t window = rnd_of(s) & 1 ? 0 : L4_FPAGE_MAKE(MAP_AREA + (rnd_of(s) & 3) * (16UL << 20),
+								  12 + rnd_of(s) % 13, 0);
+		L4_SetBR(0, (rnd_of(s) & 1 ? L4_ACCEPT_STRINGS : 0) | (window & ~0xfUL));
 		for (int i = 1; i < 6; i++)
 			L4_SetBR(i, rnd_of(s) & 1 ? L4_STRING_MAKE(rnd_of(s) % 8192, 1 + rnd_of(s) % 3,
 								 rnd_of(s) & 1, rnd_of(s) & 1)
-						  : addr_of(rnd_of(s), rnd_of(s)));
+						  : wild(s));
 		if (FUZZ_EXC_RACE) {            /* rewrite X's MR1 while it waits for its reply */
 			volatile L4_Word_t *xmr = (L4_Word_t *)(tt_utcb(x_id[k]) + UTCB_P_OFFSET);
 			xmr[1] = rnd_of(s) & 1 ? 0x8000000000000000UL : rnd_of(s);
@@ -227,6 +253,7 @@ static void fuzzer(void)
 			fuzz_ipc(s_id[k]);
 		else
 			fuzz_other();
+		L4_ThreadSwitch(L4_NILTHREAD);  /* X runs between F's calls, not after F's slice */
 	} while (!count_call(&f_calls));
 	tt_park();
 }
@@ -347,19 +374,6 @@ static void restart_x(int k)
 }
 
 
-/*
- * A hostile address that keeps clear of the root task's image (and 8 MiB
- * around it): X must never run the shared code with a wild stack, and a
- * hostile map must never replace a page the tasks' other threads run on.
- */
-static L4_Word_t wild(L4_Word_t *s)
-{
-	L4_Word_t a = addr_of(rnd_of(s), rnd_of(s));
-	if (a + (8UL << 20) >= (L4_Word_t)__executable_start && a < (L4_Word_t)_end + (8UL << 20))
-		a = 0x7ff000000000UL + (a & 0xffffff);
-	return a;
-}
-
 /* A register state that resumes X in its loop; flags random (the kernel masks them). */
 static void sane_state(int k, L4_Word_t *s)
 {
@@ -412,7 +426,7 @@ static void reply_pagefault(int k, L4_Word_t *s)
 	}
 	if (rnd_of(s) & 1) {                     /* a hostile map: our pages, any size, anywhere */
 		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
-		L4_SetMR(1, (wild(s) & ~0xfffUL) | L4_ITEM_MAP);
+		L4_SetMR(1, ((MAP_AREA + rnd_of(s) % MAP_AREA_SIZE) & ~0xfffUL) | L4_ITEM_MAP);
 		L4_SetMR(2, L4_FPAGE_MAKE((L4_Word_t)x_stacks[k], 12 + rnd_of(s) % 12, rnd_of(s) & 7));
 		L4_Reply(x_id[k]);
 		return;
@@ -433,14 +447,16 @@ static void handler(void)
 			tt_park();
 		if (L4_IpcFailed(tag)) {
 			/* X went quiet (blocked in a call a wild jump made, or halted) */
-			if (++silent == 50)
+			if (++silent == 5)
 				reset_x(k);
-			else if (silent >= 100)
+			else if (silent >= 10)
 				restart_x(k), silent = 0;
 			continue;
 		}
 		silent = 0;
 		L4_Word_t label = L4_TAG_LABEL(tag);
+		if (x_calls >= FUZZ_CALLS / 2)
+			continue;                   /* X's half is done: leave it waiting */
 		if (label >> 4 == L4_LABEL_EXCEPTION >> 4) {
 			exc_msgs++;
 			reply_exception(k, s);
@@ -500,7 +516,13 @@ static int start_task(int k)
 static void drive(void)
 {
 	L4_Word_t last = 0, idle = 0;
+	L4_Word_t next_report = FUZZ_CALLS / 10;
 	while ((f_calls < FUZZ_CALLS / 2 || x_calls < FUZZ_CALLS / 2) && idle < 10000) {
+		if (done_calls >= next_report) {
+			printf("fuzz: %lu system calls, %lu instructions at %lu ms\n", f_calls, x_calls,
+			       L4_SystemClock() / 1000);
+			next_report += FUZZ_CALLS / 10;
+		}
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(1000), &from);
 		if (!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == LABEL_RESTART && L4_MR(1) < TASKS &&
