@@ -53,7 +53,7 @@ ROOT_BASE   := 0x01000000
 KERNEL := $(BUILD)/pecan.bin
 VARIANT_KERNELS := $(foreach k,$(TEST_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
-# In-guest test programs: t_* run as the root task; v_* ("victims") and s_* run in sigma0's slot.
+# In-guest test programs: t_* run as the root task; s_* run in sigma0's slot.
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
@@ -148,15 +148,17 @@ $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUIL
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
-$(BUILD)/u/fuzz_long.c.o: tests/system/progs/t_fuzz.c Makefile
+# rebuilt whenever FUZZ_CALLS or FUZZ_FLAGS change
+$(BUILD)/u/fuzz_long.flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(FUZZ_CALLS) $(FUZZ_FLAGS)' | cmp -s - $@ || echo '$(FUZZ_CALLS) $(FUZZ_FLAGS)' > $@
+.PHONY: FORCE
+$(BUILD)/u/fuzz_long.c.o: tests/system/progs/t_fuzz.c Makefile $(BUILD)/u/fuzz_long.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -DFUZZ_CALLS=$(FUZZ_CALLS) $(FUZZ_FLAGS) -MMD -c $< -o $@
 $(BUILD)/tests/fuzz_long.elf: $(BUILD)/u/fuzz_long.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
-$(BUILD)/tests/v_%.elf: $(BUILD)/u/tests/system/progs/v_%.c.o $(ULIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(call ULINK,$(SIGMA0_BASE))
 $(BUILD)/tests/s_%.elf: $(BUILD)/u/tests/system/progs/s_%.c.o $(ULIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(SIGMA0_BASE))
