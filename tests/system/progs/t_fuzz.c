@@ -512,7 +512,20 @@ static int start_task(int k)
 	       start_in_task(k, s_id[k], sink_loop, tt_stack(), tt_pager()) && start_x(k);
 }
 
-/* Serve restart requests until the calls are done or nothing moves for 10 s. */
+static L4_Word_t mid_failed, mid_checks;
+
+/* The kernel's invariants in the middle of the run, all tasks alive (we run at 255). */
+static void check_mid_run(void)
+{
+	L4_Word_t free = 0;
+	mid_failed |= pecan_kdb_check_kernel(&free);
+	mid_checks++;
+}
+
+/*
+ * Serve restart requests until the calls are done or nothing moves for 10 s;
+ * check the kernel after every tenth of the calls.
+ */
 static void drive(void)
 {
 	L4_Word_t last = 0, idle = 0;
@@ -522,6 +535,7 @@ static void drive(void)
 			printf("fuzz: %lu system calls, %lu instructions at %lu ms\n", f_calls, x_calls,
 			       L4_SystemClock() / 1000);
 			next_report += FUZZ_CALLS / 10;
+			check_mid_run();
 		}
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(1000), &from);
@@ -556,6 +570,8 @@ TEST_CASE("fuzz.unprivileged", "hostile calls from 3 unprivileged tasks at once;
 	EXPECT(f_calls >= FUZZ_CALLS / 2 && x_calls >= FUZZ_CALLS / 2,
 	       "the fuzzers got through %lu system calls and %lu instructions only", f_calls, x_calls);
 	L4_Sleep(10000);                         /* let H see the stop */
+	check_mid_run();                         /* every task still there, all quiet */
+	EXPECT(mid_failed == 0, "kernel invariants broken during the run: mask %lx", mid_failed);
 	for (int k = 0; k < TASKS; k++)
 		EXPECT(tt_kill(x_id[k]) && tt_kill(s_id[k]) && tt_kill(h_id[k]) && tt_kill(f_id[k]),
 		       "task %d: cleanup failed: %lx", k, L4_ErrorCode());
