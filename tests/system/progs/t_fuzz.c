@@ -138,6 +138,16 @@ static L4_Word_t wild(L4_Word_t *s)
 	return a;
 }
 
+/* H has replied to X's exception and X has not yet resumed in its loop. */
+static volatile int replied[TASKS];
+/* Where only a rewritten reply can send X: counts, then faults for H to repair. */
+static volatile L4_Word_t race_evil, noncanon_rip;
+static void x_evil(void)
+{
+	race_evil++;
+	__asm__ __volatile__("ud2");
+}
+
 /* ---- S: the receiving end of F's IPC, random buffers, never blocks long ---- */
 
 static void sink_loop(void)
@@ -158,9 +168,12 @@ static void sink_loop(void)
 			L4_SetBR(i, rnd_of(s) & 1 ? L4_STRING_MAKE(rnd_of(s) % 8192, 1 + rnd_of(s) % 3,
 								 rnd_of(s) & 1, rnd_of(s) & 1)
 						  : wild(s));
-		if (FUZZ_EXC_RACE) {            /* rewrite X's MR1 while it waits for its reply */
+		/* between H's reply and X's resumption, rewrite X's MR1 as often as we run */
+		for (int i = 0; FUZZ_EXC_RACE && i < 16; i++) {
 			volatile L4_Word_t *xmr = (L4_Word_t *)(tt_utcb(x_id[k]) + UTCB_P_OFFSET);
-			xmr[1] = rnd_of(s) & 1 ? 0x8000000000000000UL : rnd_of(s);
+			if (replied[k])
+				xmr[1] = rnd_of(s) & 1 ? 0x8000000000000000UL : (L4_Word_t)x_evil;
+			L4_ThreadSwitch(L4_NILTHREAD);
 		}
 		L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(3000), 0);
 		sink_alive++;
@@ -291,10 +304,18 @@ static void x_kdb(L4_Word_t r, L4_Word_t arg)
 	__asm__ __volatile__("call *%1" : "+a"(arg) : "r"(kdb_table + 4 * op) : "memory", "cc");
 }
 
-/* Load a selector into a data-segment register; a bad one is a #GP for H. */
-static void x_segment(L4_Word_t r, unsigned sel)
+static volatile L4_Word_t seg_next;
+
+/*
+ * Load the next selector into the next data-segment register: over the run
+ * every register gets every selector, the low (valid) ones first.  A bad
+ * one is a #GP for H.
+ */
+static void x_segment(void)
 {
-	switch (r % (FUZZ_SEG_GS ? 5 : 4)) {
+	L4_Word_t n = __atomic_fetch_add(&seg_next, 1, __ATOMIC_RELAXED), nregs = FUZZ_SEG_GS ? 5 : 4;
+	unsigned sel = (n / nregs) & 0xffff;
+	switch (n % nregs) {
 	case 0: __asm__ __volatile__("movl %k0, %%fs" : : "r"(sel) : "memory"); break;
 	case 1: __asm__ __volatile__("movl %k0, %%ds" : : "r"(sel) : "memory"); break;
 	case 2: __asm__ __volatile__("movl %k0, %%es" : : "r"(sel) : "memory"); break;
@@ -329,6 +350,7 @@ static void __attribute__((noreturn)) x_loop(void)
 {
 	int k = x_task();
 	L4_Word_t *s = &seeds[4 * k + 1];
+	replied[k] = 0;
 	for (;;) {
 		if (count_call(&x_calls)) {
 			for (;;)
@@ -339,7 +361,7 @@ static void __attribute__((noreturn)) x_loop(void)
 		case 0: x_foreign_syscall(a, rnd_of(s), rnd_of(s)); break;
 		case 1: ((void (*)(void))(int_table + 3 * ((r >> 8) & 0xff)))(); break;
 		case 2: x_kdb(r >> 8, a); break;
-		case 3: x_segment(r >> 8, (r >> 16) & 0xffff); break;
+		case 3: x_segment(); break;
 		case 4: x_privileged(r >> 8); break;
 		default: __asm__ __volatile__("ud2"); break;
 		}
@@ -402,6 +424,7 @@ static void reply_exception(int k, L4_Word_t *s)
 		L4_SetMR(17, wild(s));
 	}
 	L4_SetMR(0, L4_TAG_MAKE(rnd_of(s) & 0xffff, u, t));
+	replied[k] = L4_MR(1) == (L4_Word_t)x_loop;
 	if (L4_IpcFailed(L4_Reply(x_id[k])))
 		restart_x(k);               /* X is halted (or gone) */
 }
@@ -459,6 +482,8 @@ static void handler(void)
 			continue;                   /* X's half is done: leave it waiting */
 		if (label >> 4 == L4_LABEL_EXCEPTION >> 4) {
 			exc_msgs++;
+			if ((L4_Word_t)(((long)L4_MR(1) >> 47) + 1) > 1)
+				noncanon_rip++;     /* X ran at a non-canonical RIP: it reached iretq */
 			reply_exception(k, s);
 		} else if (label >> 4 == L4_LABEL_PAGEFAULT >> 4) {
 			pf_msgs++;
@@ -582,6 +607,8 @@ TEST_CASE("fuzz.unprivileged", "hostile calls from 3 unprivileged tasks at once;
 	printf("fuzz: pool free frames before %lu, after %lu (%ld leaked)\n", free_before, free_after,
 	       (long)(free_before - free_after));
 	EXPECT(failed == 0, "kernel invariants broken after the run: mask %lx", failed);
+	EXPECT(noncanon_rip == 0, "%lu exceptions came from a non-canonical RIP", noncanon_rip);
+	EXPECT(race_evil == 0, "%lu rewritten replies were installed", race_evil);
 	EXPECT(exc_msgs > 0 && pf_msgs > 0 && sink_alive > 0 && ipc_ok > 0 && ipc_failed > 0,
 	       "too one-sided to test much: %lu exceptions, %lu faults, %lu ok, %lu failed",
 	       exc_msgs, pf_msgs, ipc_ok, ipc_failed);
