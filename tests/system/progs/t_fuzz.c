@@ -22,11 +22,14 @@
 #endif
 #define TASKS 3
 /*
- * Categories that trip bugs known on this branch and fixed on others
- * (1 = fuzz them): %gs loads make GS.base global ("entry"); a sibling
- * rewriting the faulter's MR1 between check and install ("entry");
- * KDB ReadChar_Blocked busy-waits with interrupts off ("entry");
- * the pool's free count must return exactly ("kmem").
+ * Categories that trip kernel bugs of issue 11 fixed on other branches
+ * (1 = fuzz them; docs/testing.md): FUZZ_SEG_GS, %gs loads (GS.base was one
+ * global value: sigma0 halts with #GP); FUZZ_EXC_RACE, a sibling rewriting
+ * the faulter's MR1 and MR17 between the handler's reply and the faulter's
+ * resumption (a non-canonical RIP reached iretq); FUZZ_KDB_READ_BLOCKED,
+ * ReadChar_Blocked from unprivileged tasks (busy-waited with interrupts
+ * off); FUZZ_POOL_EXACT, the pool's free count ends where it started
+ * (mapping nodes never went back).
  */
 #ifndef FUZZ_SEG_GS
 #define FUZZ_SEG_GS 0
@@ -140,11 +143,18 @@ static L4_Word_t wild(L4_Word_t *s)
 
 /* H has replied to X's exception and X has not yet resumed in its loop. */
 static volatile int replied[TASKS];
-/* Where only a rewritten reply can send X: counts, then faults for H to repair. */
+/*
+ * Where only a rewritten reply can send X, on a stack 1 KiB below its top:
+ * counts, then faults for H to repair.  (A rewritten start message can land
+ * here too, but on the stack's top, and is not counted.)
+ */
+#define EVIL_SP_BELOW 1024
 static volatile L4_Word_t race_evil, noncanon_rip;
 static void x_evil(void)
 {
-	race_evil++;
+	char here;
+	if ((L4_Word_t)&here % X_STACK < X_STACK - EVIL_SP_BELOW / 2)
+		race_evil++;
 	__asm__ __volatile__("ud2");
 }
 
@@ -171,8 +181,10 @@ static void sink_loop(void)
 		/* between H's reply and X's resumption, rewrite X's MR1 as often as we run */
 		for (int i = 0; FUZZ_EXC_RACE && i < 16; i++) {
 			volatile L4_Word_t *xmr = (L4_Word_t *)(tt_utcb(x_id[k]) + UTCB_P_OFFSET);
-			if (replied[k])
+			if (replied[k]) {
 				xmr[1] = rnd_of(s) & 1 ? 0x8000000000000000UL : (L4_Word_t)x_evil;
+				xmr[17] = (L4_Word_t)x_stacks[k] + X_STACK - EVIL_SP_BELOW - 8;
+			}
 			L4_ThreadSwitch(L4_NILTHREAD);
 		}
 		L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(3000), 0);
