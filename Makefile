@@ -53,7 +53,7 @@ ROOT_BASE   := 0x01000000
 KERNEL := $(BUILD)/pecan.bin
 VARIANT_KERNELS := $(foreach k,$(TEST_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
-# In-guest test programs: t_* run as the root task; v_* ("victims") and s_* run in sigma0's slot.
+# In-guest test programs: t_* run as the root task; s_* run in sigma0's slot.
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 
@@ -68,7 +68,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test debug clean bench-ipc bench-kernel bench-vm prog
+.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -88,6 +88,16 @@ test: deps all
 
 clean:
 	rm -rf $(BUILD)
+
+# `make fuzz` (not part of `make test`): t_fuzz with FUZZ_CALLS hostile calls
+# on FUZZ_KERNELS, printing the kernel's invariant checks (docs/testing.md).
+# FUZZ_FLAGS turns on categories that need fixes from other branches.
+FUZZ_CALLS   ?= 1000000
+FUZZ_KERNELS ?= dslq dslq-nofast
+FUZZ_FLAGS   ?=
+fuzz: deps all $(BUILD)/tests/fuzz_long.elf
+	FUZZ_PROGRAM=tests/fuzz_long.elf FUZZ_KERNELS="$(FUZZ_KERNELS)" \
+		$(PYTHON) -m pytest -q -s tests/system/test_fuzz.py
 
 # --- kernel ---
 $(BUILD)/k/%.c.o: %.c Makefile
@@ -150,9 +160,17 @@ $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUIL
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
-$(BUILD)/tests/v_%.elf: $(BUILD)/u/tests/system/progs/v_%.c.o $(ULIB_OBJ)
+# rebuilt whenever FUZZ_CALLS or FUZZ_FLAGS change
+$(BUILD)/u/fuzz_long.flags: FORCE
 	@mkdir -p $(dir $@)
-	$(call ULINK,$(SIGMA0_BASE))
+	@echo '$(FUZZ_CALLS) $(FUZZ_FLAGS)' | cmp -s - $@ || echo '$(FUZZ_CALLS) $(FUZZ_FLAGS)' > $@
+.PHONY: FORCE
+$(BUILD)/u/fuzz_long.c.o: tests/system/progs/t_fuzz.c Makefile $(BUILD)/u/fuzz_long.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -DFUZZ_CALLS=$(FUZZ_CALLS) $(FUZZ_FLAGS) -MMD -c $< -o $@
+$(BUILD)/tests/fuzz_long.elf: $(BUILD)/u/fuzz_long.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/s_%.elf: $(BUILD)/u/tests/system/progs/s_%.c.o $(ULIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(SIGMA0_BASE))

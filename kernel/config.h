@@ -51,6 +51,9 @@
 #ifndef CONFIG_KDB_STRING_MAX_UNPRIV
 #define CONFIG_KDB_STRING_MAX_UNPRIV 256     /* the same for threads of unprivileged spaces */
 #endif
+#ifndef CONFIG_CHECK
+#define CONFIG_CHECK          1              /* KDB op 0xF6: whole-kernel consistency checks */
+#endif
 #ifndef CONFIG_COM1_BAUD_DIV
 #define CONFIG_COM1_BAUD_DIV  1              /* 115200 baud */
 #endif

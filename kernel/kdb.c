@@ -7,6 +7,7 @@
 #include "space.h"
 #include "mapping.h"
 #include "ipc.h"
+#include "check.h"
 #include <l4/kdebug.h>
 #include <l4/thread.h>
 
@@ -93,6 +94,16 @@ static word_t read_char(bool block)
 	}
 }
 
+/* Run every consistency check: RAX = failed checks, RDX = free pool frames (kdebug.h). */
+static void check_kernel_op(struct trapframe *tf)
+{
+	if (!CONFIG_CHECK || !current->space->privileged) {
+		tf->rax = ~0UL;
+		return;
+	}
+	tf->rax = check_kernel(&tf->rdx);
+}
+
 static bool kdb_op(struct trapframe *tf, u8 op)
 {
 	switch (op) {
@@ -115,6 +126,9 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 		halt_system((int)tf->rax, "power off requested by %s (status %lu)", current->name, tf->rax);
 	case KDB_OP_CHECK_MAPPINGS:
 		tf->rax = check_mappings();
+		return true;
+	case KDB_OP_CHECK_KERNEL:
+		check_kernel_op(tf);
 		return true;
 	default:
 		return false;

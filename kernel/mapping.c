@@ -9,6 +9,7 @@
 #include "mdb.h"
 #include "printk.h"
 #include "sched.h"
+#include "check.h"
 #include <l4/errors.h>
 #include <l4/ipc.h>
 #include <l4/utcb.h>
@@ -382,4 +383,57 @@ const char *mapping_check(word_t *nodes)
 {
 	*nodes = mdb_count(&mdb);
 	return mdb_check(&mdb);
+}
+
+struct entry_walk { word_t entries; const struct space *live; };
+
+/* One mapping agrees with its space's page table (or I/O bitmap), and the space lives. */
+static const char *check_entry(void *ctx, const void *space, word_t va, paddr_t pa, unsigned rights)
+{
+	const struct space *s = space;
+	struct entry_walk *w = ctx;
+	paddr_t tpa;
+	unsigned have;
+	w->entries++;
+	if (s != w->live && !check_space_live(s))
+		return "a mapping of a space that no longer exists";
+	w->live = s;                    /* nodes come in runs of one space: look it up once */
+	if (IS_IO_KEY(va)) {
+		unsigned port = (va - IO_KEY_BASE) >> 12;
+		return s->io_deny[port / 8] & (1u << (port % 8)) ? "an I/O port mapped but denied" : NULL;
+	}
+	if (va >= USER_TOP || !arch_lookup(s->root, va, &tpa, &have))
+		return "a mapping without a page-table entry";
+	if (tpa != pa)
+		return "a page-table entry maps another frame than its mapping";
+	if (have != rights)
+		return "a page-table entry's rights differ from its mapping's";
+	return NULL;
+}
+
+const char *mapping_check_tables(word_t *entries)
+{
+	struct entry_walk w = { 0, NULL };
+	const char *why = mdb_each(&mdb, check_entry, &w);
+	*entries = w.entries;
+	return why;
+}
+
+const char *mapping_check_space(struct space *s, word_t *pages)
+{
+	paddr_t pa, mpa;
+	unsigned have, rights;
+	for (word_t va = 0; arch_next_mapped(s->root, &va, USER_TOP, &pa, &have); va += PAGE_SIZE) {
+		if (!space_area_free(s, va, PAGE_SIZE))
+			continue;                    /* the KIP and UTCB pages are the kernel's own */
+		(*pages)++;
+		if (!mdb_lookup(&mdb, s, va, &mpa, &rights))
+			return "a page-table entry without a mapping";
+		if (mpa != pa || rights != have)
+			return "a page-table entry that disagrees with its mapping";
+	}
+	for (unsigned p = 0; p < IO_PORTS; p++)
+		if (!(s->io_deny[p / 8] & (1u << (p % 8))) && !mdb_lookup(&mdb, s, IO_KEY(p), NULL, NULL))
+			return "an I/O port allowed without a mapping";
+	return NULL;
 }

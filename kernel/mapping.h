@@ -39,6 +39,10 @@ bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 void mapping_remove_space(struct space *s);
 /* Walk the whole database; NULL if consistent, else what is wrong.  *nodes: its size. */
 const char *mapping_check(word_t *nodes);
+/* Every mapping has its page-table entry (or I/O permission) and a live space. */
+const char *mapping_check_tables(word_t *entries);
+/* Every user page (and port) s can reach outside its KIP and UTCB areas has its mapping. */
+const char *mapping_check_space(struct space *s, word_t *pages);
 void sys_unmap(struct trapframe *tf);
 
 #endif

@@ -389,6 +389,20 @@ word_t mdb_remove_space(struct mdb *m, const void *space)
 
 word_t mdb_count(const struct mdb *m) { return m->count; }
 
+const char *mdb_each(const struct mdb *m,
+		     const char *(*fn)(void *ctx, const void *space, word_t vaddr, paddr_t paddr,
+				       unsigned rights),
+		     void *ctx)
+{
+	for (word_t b = 0; b < m->nbuckets; b++)
+		for (const struct mdb_node *n = m->buckets[b]; n; n = n->hnext) {
+			const char *why = fn(ctx, n->space, node_va(n), n->paddr, node_rights(n));
+			if (why)
+				return why;
+		}
+	return NULL;
+}
+
 /* --- consistency check --- */
 
 /* The links around n that n itself vouches for; NULL if they agree. */

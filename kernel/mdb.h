@@ -174,6 +174,15 @@ bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, wor
 /* Number of mappings (nodes) in the database. */
 word_t mdb_count(const struct mdb *m);
 
+/*
+ * Call fn for every mapping, in no particular order, until it returns
+ * non-NULL; returns that (NULL if fn never did).  fn may not change the mdb.
+ */
+const char *mdb_each(const struct mdb *m,
+		     const char *(*fn)(void *ctx, const void *space, word_t vaddr, paddr_t paddr,
+				       unsigned rights),
+		     void *ctx);
+
 /* Debug walk of every invariant above; NULL if consistent, else what is wrong. */
 const char *mdb_check(const struct mdb *m);
 

@@ -21,7 +21,7 @@ struct tcb *current;
 bool sched_deadlock_poweroff;
 static struct tcb idle_tcb = { .name = "idle", .state = TS_IDLE };
 static struct tcb *const idle_thread = &idle_tcb;
-static struct tcb *rq_head[256];
+struct tcb *rq_head[256];
 u64 rq_bitmap[4];
 unsigned rq_summary;
 

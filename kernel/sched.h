@@ -57,6 +57,7 @@ void sched_start(void) __attribute__((noreturn));
 extern bool sched_deadlock_poweroff;
 /* Make t the current thread and switch to it (the commit of any switch). */
 void sched_switch_to(struct tcb *t);
+extern struct tcb *rq_head[256];  /* each priority's ready ring (check.c reads it) */
 extern u64 rq_bitmap[4];      /* bit p: priority p's ready list is not empty */
 extern unsigned rq_summary;   /* bit w: rq_bitmap[w] is not 0 */
 

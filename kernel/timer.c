@@ -5,7 +5,7 @@
 #include "ipc.h"
 #include "sched.h"
 
-static struct tcb *wakeup_head;
+struct tcb *wakeup_head;
 
 u64 timer_now(void)
 {

@@ -36,6 +36,8 @@ static inline void timeout_start(struct tcb *t, word_t timeout)
 	timeout_arm(t, timeout ? timeout_deadline(timeout, timer_now()) : TIMEOUT_NONE);
 }
 void timeout_cancel(struct tcb *t);
+/* Threads with a deadline, earliest first (wq_next links; check.c reads it). */
+extern struct tcb *wakeup_head;
 /* Is any thread waiting for a deadline?  (Else an idle CPU never wakes.) */
 bool timeout_pending(void);
 /* The periodic tick: expire deadlines, charge the running thread's slice. */

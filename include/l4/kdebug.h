@@ -14,6 +14,12 @@
 #define KDB_OP_POWER_OFF      0xF4
 /* Pecan extension: check the mapping database; RAX = 0 if consistent (privileged tasks only). */
 #define KDB_OP_CHECK_MAPPINGS 0xF5
+/*
+ * Pecan extension (privileged tasks only, CONFIG_CHECK): check every kernel
+ * invariant (kernel/check.h) and print the verdict; RAX = mask of failed
+ * checks (0: consistent, ~0: refused), RDX = free frames in the kernel pool.
+ */
+#define KDB_OP_CHECK_KERNEL   0xF6
 
 #ifndef __ASSEMBLER__
 static inline void L4_KDB_PrintChar(char c)

@@ -317,6 +317,19 @@ static inline L4_Word_t pecan_kdb_check_mappings(void)
 	return rax;
 }
 
+/*
+ * Pecan KDB op 0xF6: check every kernel invariant and print the verdict;
+ * returns the mask of failed checks (0: consistent, ~0: refused) and the
+ * kernel pool's free frames in *pool_free (privileged).
+ */
+static inline L4_Word_t pecan_kdb_check_kernel(L4_Word_t *pool_free)
+{
+	L4_Word_t rax, rdx = *pool_free;        /* a refused call leaves it */
+	__asm__ __volatile__("int3; cmpb $0xf6, %%al" : "=a"(rax), "+d"(rdx) : : "cc", "memory");
+	*pool_free = rdx;
+	return rax;
+}
+
 static inline L4_Word_t pecan_counter(int i)
 {
 	return ((volatile L4_Word_t *)PECAN_COUNTERS_ADDR)[i];

@@ -998,6 +998,32 @@ static bool random_run(u64 seed, int nseq, int nops, int nsp, int npg)
 	return true;
 }
 
+static int each_seen, each_stop_at;
+static unsigned each_rights_sum;
+
+static const char *count_each(void *ctx, const void *space, word_t va, paddr_t pa, unsigned rights)
+{
+	(void)ctx;
+	(void)va;
+	if (space < (const void *)spaces || space >= (const void *)&spaces[NSPACES] || pa != PA(0))
+		return "a node that was never inserted";
+	each_rights_sum += rights;
+	return ++each_seen == each_stop_at ? "stop" : NULL;
+}
+
+TEST_CASE("mdb.each", "mdb_each visits every mapping once with its rights and stops at the first answer") {
+	setup();
+	root(0, 0, 0, MDB_RWX);
+	EXPECT(map(0, 0, 1, 3, RW) == MDB_OK && map(1, 3, 2, 5, MDB_R) == MDB_OK, "maps failed");
+	each_seen = 0, each_stop_at = -1, each_rights_sum = 0;
+	const char *r = mdb_each(&db, count_each, NULL);
+	EXPECT(!r && each_seen == 3 && each_rights_sum == MDB_RWX + RW + MDB_R,
+	       "saw %d mappings, rights sum %u: %s", each_seen, each_rights_sum, r ? r : "");
+	each_seen = 0, each_stop_at = 2;
+	r = mdb_each(&db, count_each, NULL);
+	EXPECT(r && !strcmp(r, "stop") && each_seen == 2, "went on after an answer: %d", each_seen);
+}
+
 TEST_CASE("mdb.random_dense", "2000 random sequences over 3 spaces x 4 pages agree with the model at every step") {
 	EXPECT(random_run(0x243f6a8885a308d3UL, 2000, 60, 3, 4), "%s", where);
 }

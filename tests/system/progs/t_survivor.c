@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Root task for the victim tests: sigma0's slot holds a program that faults first.
+// Root task that runs on while sigma0 is halted (test_entry: the refused non-canonical RIP).
 #include "../../../lib/l4/l4.h"
 #include "../../../lib/test/test.h"
 

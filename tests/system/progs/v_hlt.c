@@ -1,3 +1,0 @@
-// SPDX-License-Identifier: MIT
-#include "victim.h"
-VICTIM("execute hlt") { __asm__ __volatile__("hlt"); }
