@@ -222,23 +222,15 @@ static void wl_c_loop(void)
 }
 
 /* The load space's pager: our buffer at WL_BASE, anything else our own page at its address. */
+static L4_Word_t wl_source(L4_Word_t page, L4_ThreadId_t from)
+{
+	(void)from;
+	return page - WL_BASE < sizeof(wl_buf) ? (L4_Word_t)wl_buf + (page - WL_BASE) : page;
+}
+
 static void wl_pager_loop(void)
 {
-	L4_ThreadId_t from;
-	L4_MsgTag_t tag = L4_Wait(&from);
-	for (;;) {
-		if (L4_IpcFailed(tag) || (L4_TAG_LABEL(tag) >> 4) != (L4_LABEL_PAGEFAULT >> 4)) {
-			tag = L4_Wait(&from);
-			continue;
-		}
-		L4_Word_t page = L4_MR(1) & ~0xfffUL, src = page;
-		if (page - WL_BASE < sizeof(wl_buf))
-			src = (L4_Word_t)wl_buf + (page - WL_BASE);
-		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
-		L4_SetMR(1, page | L4_ITEM_MAP);
-		L4_SetMR(2, L4_FPAGE_MAKE(src, 12, 7));
-		tag = L4_ReplyWait(from, &from);
-	}
+	tt_pager_serve(wl_source);
 }
 
 static int wl_thread(L4_ThreadId_t t, L4_ThreadId_t space, void (*fn)(void))

@@ -71,8 +71,7 @@ void tt_park(void)
 		L4_Receive(L4_MyGlobalId());
 }
 
-/* Serve page faults by mapping our own page at the faulting address. */
-static void pager_loop(void)
+void tt_pager_serve(L4_Word_t (*source)(L4_Word_t page, L4_ThreadId_t from))
 {
 	L4_ThreadId_t from;
 	L4_MsgTag_t tag = L4_Wait(&from);
@@ -81,13 +80,29 @@ static void pager_loop(void)
 			tag = L4_Wait(&from);
 			continue;
 		}
-		L4_Word_t page = L4_MR(1) & ~0xfffUL;
-		tt_pager_faults++;
+		L4_Word_t page = L4_MR(1) & ~0xfffUL, src = source(page, from);
+		if (!src) {
+			tag = L4_Wait(&from);
+			continue;
+		}
 		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
 		L4_SetMR(1, page | L4_ITEM_MAP);
-		L4_SetMR(2, L4_FPAGE_MAKE(page, 12, 7));
+		L4_SetMR(2, L4_FPAGE_MAKE(src, 12, 7));
 		tag = L4_ReplyWait(from, &from);
 	}
+}
+
+/* Our own page at the faulting address. */
+static L4_Word_t same_page(L4_Word_t page, L4_ThreadId_t from)
+{
+	(void)from;
+	tt_pager_faults++;
+	return page;
+}
+
+static void pager_loop(void)
+{
+	tt_pager_serve(same_page);
 }
 
 L4_ThreadId_t tt_pager(void)

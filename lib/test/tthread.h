@@ -41,5 +41,10 @@ void tt_park(void) __attribute__((noreturn));
 /* The test pager's thread ID (started on first use) and the faults it served. */
 L4_ThreadId_t tt_pager(void);
 extern volatile L4_Word_t tt_pager_faults;
+/*
+ * Serve page faults for ever: a fault at page is answered with a map of our
+ * own page source(page, from); a source of 0 leaves it unanswered.
+ */
+void tt_pager_serve(L4_Word_t (*source)(L4_Word_t page, L4_ThreadId_t from));
 
 #endif

@@ -193,23 +193,15 @@ static void attack_a(void)
 }
 
 /* The attacker's pager: our buffer at ATT_BASE, anything else our own page at its address. */
+static L4_Word_t att_source(L4_Word_t page, L4_ThreadId_t from)
+{
+	(void)from;
+	return page - ATT_BASE < sizeof(attbuf) ? (L4_Word_t)attbuf + (page - ATT_BASE) : page;
+}
+
 static void att_pager_loop(void)
 {
-	L4_ThreadId_t from;
-	L4_MsgTag_t tag = L4_Wait(&from);
-	for (;;) {
-		if (L4_IpcFailed(tag) || (L4_TAG_LABEL(tag) >> 4) != (L4_LABEL_PAGEFAULT >> 4)) {
-			tag = L4_Wait(&from);
-			continue;
-		}
-		L4_Word_t page = L4_MR(1) & ~(PAGE - 1), src = page;
-		if (page - ATT_BASE < sizeof(attbuf))
-			src = (L4_Word_t)attbuf + (page - ATT_BASE);
-		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
-		L4_SetMR(1, page | L4_ITEM_MAP);
-		L4_SetMR(2, L4_FPAGE_MAKE(src, 12, 7));
-		tag = L4_ReplyWait(from, &from);
-	}
+	tt_pager_serve(att_source);
 }
 
 static int start_attack(void)

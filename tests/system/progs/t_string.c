@@ -424,30 +424,21 @@ TEST_CASE("string.pager_to_own_client", "a pager replying with a string into its
 static volatile L4_Word_t bp_block, bp_abort, bp_seen;
 static L4_ThreadId_t bpager;
 
+static L4_Word_t blocking_source(L4_Word_t page, L4_ThreadId_t from)
+{
+	if (page != bp_block && page != bp_abort)
+		return page;
+	bp_seen = page;
+	if (page == bp_abort) {
+		struct L4_ExRegs x = { .control = L4_EXREG_ABORT_SEND | L4_EXREG_ABORT_RECV };
+		pecan_exregs(from, &x);
+	}
+	return 0;
+}
+
 static void blocking_pager(void)
 {
-	L4_ThreadId_t from;
-	L4_MsgTag_t tag = L4_Wait(&from);
-	for (;;) {
-		if (L4_IpcFailed(tag) || (L4_TAG_LABEL(tag) >> 4) != (L4_LABEL_PAGEFAULT >> 4)) {
-			tag = L4_Wait(&from);
-			continue;
-		}
-		L4_Word_t page = L4_MR(1) & ~0xfffUL;
-		if (page == bp_block || page == bp_abort) {
-			bp_seen = page;
-			if (page == bp_abort) {
-				struct L4_ExRegs x = { .control = L4_EXREG_ABORT_SEND | L4_EXREG_ABORT_RECV };
-				pecan_exregs(from, &x);
-			}
-			tag = L4_Wait(&from);
-			continue;
-		}
-		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
-		L4_SetMR(1, page | L4_ITEM_MAP);
-		L4_SetMR(2, L4_FPAGE_MAKE(page, 12, 7));
-		tag = L4_ReplyWait(from, &from);
-	}
+	tt_pager_serve(blocking_source);
 }
 
 static L4_ThreadId_t the_bpager(void)
