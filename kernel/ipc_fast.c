@@ -11,7 +11,7 @@
 #include <l4/utcb.h>
 
 /*
- * Guards first: anything unusual (typed items, flags, local or special IDs,
+ * Guards first: anything unusual (typed items, flags, special IDs,
  * a partner not waiting for us, timeouts, queue work the variant cannot
  * skip) returns NULL and the slowpath runs; nothing has changed.  After the
  * guards comes the one commit: the caller becomes a receiver, the partner
@@ -50,6 +50,26 @@ static struct tcb *global(word_t id)
 	return d && d->id == id ? d : NULL;
 }
 
+/*
+ * The thread a global or local ID (Lipc) names, or NULL (special IDs take
+ * the slowpath).  A local ID is checked first against the thread the last
+ * one named, by global ID, so a deleted thread is never taken for it.
+ */
+static struct tcb *destination(struct tcb *self, word_t id)
+{
+	if (id & 0x3f)
+		return global(id);
+	if (!id || id == L4_ANYLOCALTHREAD)
+		return NULL;
+	struct tcb *d = global(self->local_hint);
+	if (d && d->utcb == id && d->space == self->space)
+		return d;
+	d = tcb_resolve_local(self, id);
+	if (d)
+		self->local_hint = d->id;
+	return d;
+}
+
 /* The commit shared by both paths: self waits for `from`, d runs. */
 static void commit_switch(struct tcb *self, struct tcb *d, word_t from, u8 kind,
 			  void (*resume)(struct trapframe *))
@@ -75,7 +95,8 @@ static void commit_switch(struct tcb *self, struct tcb *d, word_t from, u8 kind,
 
 /* An exception reply: the faulter's new state, less what passes in registers. */
 static __attribute__((noinline)) struct trapframe *exception_reply(struct trapframe *tf,
-								   struct tcb *self, struct tcb *d)
+								   struct tcb *self, struct tcb *d,
+								   word_t from)
 {
 	word_t tag = tf->r9;
 	if (!waits_for(d, self, IPC_EXCEPTION) || L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax))
@@ -88,7 +109,7 @@ static __attribute__((noinline)) struct trapframe *exception_reply(struct trapfr
 	df->r11 = mr[16];   df->rsp = mr[17];
 	df->rflags = (df->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
 	d->ipc_kind = IPC_USER;
-	commit_switch(self, d, tf->rdx, IPC_USER, ipc_user_return);
+	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return (struct trapframe *)((word_t)df | 1);
 }
 
@@ -99,11 +120,14 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
 	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER || self->space->redirector)
 		return NULL;
-	struct tcb *d = global(tf->rsi);
-	if (!d || (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq)))
+	struct tcb *d = destination(self, tf->rsi);
+	if (!d || (from != tf->rsi && ((from != L4_ANYTHREAD && from != L4_ANYLOCALTHREAD) ||
+				       self->sendq)))
 		return NULL;
+	if (from == tf->rsi)
+		from = d->id;           /* a receive phase names its partner by global ID */
 	if (unlikely(d->ipc_kind == IPC_EXCEPTION))
-		return exception_reply(tf, self, d);
+		return exception_reply(tf, self, d, from);
 	if (!waits_for(d, self, IPC_USER))
 		return NULL;
 	struct trapframe *df = arch_user_frame(d);

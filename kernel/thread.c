@@ -23,10 +23,13 @@ struct tcb *tcb_lookup(word_t gid)
 /* A local ID is a UTCB address in self's space; its MyGlobalId TCR names the thread. */
 struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 {
-	word_t gid;
-	if (!space_read(self->space, id + UTCB_MY_GLOBAL_ID, &gid, sizeof(gid)))
+	word_t va = id + UTCB_MY_GLOBAL_ID;
+	if (va & 7)                         /* an aligned word never crosses a page */
 		return NULL;
-	struct tcb *t = tcb_lookup(gid);
+	const word_t *gid = space_kaddr(self->space, va, MAP_R);
+	if (!gid)
+		return NULL;
+	struct tcb *t = tcb_lookup(*gid);
 	return t && t->space == self->space && t->utcb == id ? t : NULL;
 }
 

@@ -82,6 +82,7 @@ struct tcb {
 	word_t xfer_addr;
 	unsigned xfer_rwx;
 	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
+	word_t local_hint;          /* global ID of the thread our last Lipc named (ipc_fast.c) */
 	struct tcb *wq_next, *wq_prev;
 
 	word_t kstack_top;

@@ -95,6 +95,23 @@ TEST_CASE("ipc.local_dest", "a local thread ID works as destination")
 	tt_kill(a);
 }
 
+TEST_CASE("ipc.local_dest_deleted", "a local ID names no one once its thread is deleted, right after calls to it")
+{
+	L4_ThreadId_t a = fresh();
+	EXPECT(tt_start_local(a, echo), "start failed");
+	L4_Word_t local = tt_utcb(a) + UTCB_P_OFFSET;
+	for (int i = 0; i < 3; i++) {
+		L4_SetMR(0, L4_TAG_MAKE(7, 0, 0));
+		L4_MsgTag_t tag = L4_Call(local);
+		EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == 8, "tag %lx err %lx", tag, L4_ErrorCode());
+	}
+	tt_kill(a);
+	L4_SetMR(0, L4_TAG_MAKE(7, 0, 0));
+	L4_MsgTag_t tag = L4_Call(local);
+	EXPECT(L4_IpcFailed(tag) && L4_IPC_CODE(L4_ErrorCode()) == L4_IPC_NOPARTNER,
+	       "call to a deleted thread's local ID: tag %lx err %lx", tag, L4_ErrorCode());
+}
+
 static void receiver_once(void)
 {
 	L4_ThreadId_t from;

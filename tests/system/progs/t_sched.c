@@ -235,6 +235,28 @@ static void echo0(void)
 	}
 }
 
+TEST_CASE("sched.lipc_fastpath", "Calls by local IDs within a space take the fastpath both ways")
+{
+	L4_ThreadId_t srv = fresh();
+	EXPECT(tt_start_local(srv, echo0), "start");
+	L4_Set_Priority(srv, 255);
+	L4_Word_t local = tt_utcb(srv) + UTCB_P_OFFSET;
+	L4_SetMR(0, 0);
+	EXPECT(!L4_IpcFailed(L4_Call(local)), "warm-up: ErrorCode %lx", L4_ErrorCode());
+	L4_Word_t before = pecan_counter(PECAN_CTR_fastpath_ipcs), ipcs = pecan_counter(PECAN_CTR_ipcs);
+	for (int i = 0; i < 100; i++) {
+		L4_SetMR(0, 0);
+		EXPECT(!L4_IpcFailed(L4_Call(local)), "call %d: ErrorCode %lx", i, L4_ErrorCode());
+	}
+	L4_Word_t fastd = pecan_counter(PECAN_CTR_fastpath_ipcs) - before;
+	L4_Word_t v = variant(), build = *(volatile L4_Word_t *)PECAN_BUILD_ADDR;
+	EXPECT(build & 2, "kernel built without counters");
+	EXPECT(pecan_counter(PECAN_CTR_ipcs) - ipcs == 200, "ipcs %lu", pecan_counter(PECAN_CTR_ipcs) - ipcs);
+	int fast = (build & 1) && v != PECAN_VARIANT_FSLQ && v != PECAN_VARIANT_FSEQ;
+	EXPECT(fast ? fastd == 200 : fastd == 0, "fastpath IPCs %lu", fastd);
+	tt_kill(srv);
+}
+
 TEST_CASE("sched.counters", "the seed 001 counters move as the variant says during 100 calls")
 {
 	L4_ThreadId_t srv = fresh();
