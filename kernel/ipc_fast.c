@@ -51,14 +51,12 @@ static struct tcb *global(word_t id)
 }
 
 /*
- * The thread a global or local ID (Lipc) names, or NULL (special IDs take
- * the slowpath).  A local ID is checked first against the thread the last
- * one named, by global ID, so a deleted thread is never taken for it.
+ * The thread a local ID (Lipc) names, or NULL.  The thread the last one
+ * named is tried first, by global ID, so a deleted thread is never taken
+ * for it.
  */
-static struct tcb *destination(struct tcb *self, word_t id)
+static struct tcb *local_destination(struct tcb *self, word_t id)
 {
-	if (id & 0x3f)
-		return global(id);
 	if (!id || id == L4_ANYLOCALTHREAD)
 		return NULL;
 	struct tcb *d = global(self->local_hint);
@@ -113,19 +111,11 @@ static __attribute__((noinline)) struct trapframe *exception_reply(struct trapfr
 	return (struct trapframe *)((word_t)df | 1);
 }
 
-struct trapframe *ipc_fastpath(struct trapframe *tf)
+/* The commit of a user IPC (or an exception reply) to d, if d waits for it. */
+static inline struct trapframe *deliver(struct trapframe *tf, struct tcb *self, struct tcb *d,
+					word_t from)
 {
-	struct tcb *self = current;
-	word_t tag = tf->r9, from = tf->rdx;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
-	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER || self->space->redirector)
-		return NULL;
-	struct tcb *d = destination(self, tf->rsi);
-	if (!d || (from != tf->rsi && ((from != L4_ANYTHREAD && from != L4_ANYLOCALTHREAD) ||
-				       self->sendq)))
-		return NULL;
-	if (from == tf->rsi)
-		from = d->id;           /* a receive phase names its partner by global ID */
+	word_t tag = tf->r9;
 	if (unlikely(d->ipc_kind == IPC_EXCEPTION))
 		return exception_reply(tf, self, d, from);
 	if (!waits_for(d, self, IPC_USER))
@@ -136,6 +126,36 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return df;
+}
+
+/* Lipc: a local destination ID (out of line, so that global IDs pay nothing for it). */
+static __attribute__((noinline)) struct trapframe *lipc_fastpath(struct trapframe *tf,
+								 struct tcb *self)
+{
+	word_t from = tf->rdx;
+	struct tcb *d = local_destination(self, tf->rsi);
+	if (!d)
+		return NULL;
+	if (from == tf->rsi)
+		from = d->id;           /* a receive phase names its partner by global ID */
+	else if ((from != L4_ANYTHREAD && from != L4_ANYLOCALTHREAD) || self->sendq)
+		return NULL;
+	return deliver(tf, self, d, from);
+}
+
+struct trapframe *ipc_fastpath(struct trapframe *tf)
+{
+	struct tcb *self = current;
+	word_t tag = tf->r9, from = tf->rdx;
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
+	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER || self->space->redirector)
+		return NULL;
+	struct tcb *d = global(tf->rsi);
+	if (unlikely(!d))
+		return lipc_fastpath(tf, self);
+	if (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq))
+		return NULL;
+	return deliver(tf, self, d, from);
 }
 
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)

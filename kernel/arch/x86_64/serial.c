@@ -7,22 +7,20 @@
 #define COM1 0x3f8
 
 /*
- * Switching the FIFO on empties the receiver (QEMU does so too), so bytes
- * that arrived before the kernel set the port up are kept here for getc.
+ * Switching the FIFO on or off empties the receiver (QEMU's UART too), and
+ * bytes piped in before the kernel set the port up would be lost: the FIFO
+ * stays as the firmware left it (IIR bits 6-7 say whether it is on).
  */
-static u8 early[16];
-static unsigned early_n, early_next;
-
 void arch_console_init(void)
 {
-	while (early_n < sizeof(early) && (inb(COM1 + 5) & 0x01))
-		early[early_n++] = inb(COM1);
+	bool fifo = (inb(COM1 + 2) & 0xc0) == 0xc0;
 	outb(COM1 + 1, 0x00);                  /* no interrupts */
 	outb(COM1 + 3, 0x80);                  /* DLAB */
 	outb(COM1 + 0, CONFIG_COM1_BAUD_DIV & 0xff);
 	outb(COM1 + 1, CONFIG_COM1_BAUD_DIV >> 8);
 	outb(COM1 + 3, 0x03);                  /* 8N1 */
-	outb(COM1 + 2, 0xc1);                  /* FIFO on, 14-byte trigger, nothing cleared */
+	if (fifo)
+		outb(COM1 + 2, 0xc1);          /* 14-byte trigger; nothing cleared */
 	outb(COM1 + 4, 0x03);
 }
 
@@ -37,8 +35,6 @@ void arch_console_putc(char c)
 
 int arch_console_getc(bool block)
 {
-	if (early_next < early_n)
-		return early[early_next++];
 	while (!(inb(COM1 + 5) & 0x01))
 		if (!block)
 			return -1;
