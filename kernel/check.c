@@ -78,8 +78,13 @@ static const char *check_thread(word_t no, const struct tcb *t)
 {
 	if (l4_thread_no(t->id) != no || !l4_version(t->id))
 		return "a thread's ID does not match its slot";
-	if (t->state > TS_HALTED)
+	if (t->state > TS_HALTED && t->state != TS_LOCKED)
 		return "a thread in an impossible state";
+	if (t->state == TS_LOCKED) {
+		const struct tcb *p = t->xfer_peer;
+		if (!in_table(p) || p->xfer_peer != t || !p->xfer_copying)
+			return "a locked receiver whose sender is not transferring to it";
+	}
 	if (t->is_irq) {
 		if (t->space || no >= L4_SYSTEM_BASE)
 			return "an interrupt thread with a space or a user number";
