@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ExchangeRegisters (abi.md §5.6): read and change another thread of the caller's space.
+// ExchangeRegisters (abi.md §5.6): read and change a thread of the caller's space or one it pages.
 #include "ipc.h"
 #include "sched.h"
 #include <l4/errors.h>
@@ -50,11 +50,24 @@ static void apply(struct tcb *t, struct trapframe *tf, word_t control, struct tr
 		set_halt(t, control & L4_EXREG_HALT);
 }
 
+/*
+ * May current change t?  A thread of its own space, or one whose pager is
+ * a thread of current's space (as Pistachio's "pagerexregs": a pager can
+ * abort its clients' IPC, which l4test's pagers do).
+ */
+static bool may_exchange(const struct tcb *t)
+{
+	if (t->space == current->space)
+		return true;
+	const struct tcb *p = tcb_lookup(utcb_get(t, UTCB_PAGER));
+	return p && !p->is_irq && p->space == current->space;
+}
+
 void sys_exchange_registers(struct trapframe *tf)
 {
 	word_t dest = tf->rax, control = tf->rsi;
 	struct tcb *t = tcb_resolve(current, dest);
-	if (!t || t->space != current->space || t->state == TS_INACTIVE || !t->utcb_k) {
+	if (!t || t->is_irq || t->state == TS_INACTIVE || !t->utcb_k || !may_exchange(t)) {
 		utcb_set(current, UTCB_ERROR_CODE, L4_ERR_INVALID_THREAD);
 		tf->rax = L4_NILTHREAD;
 		return;

@@ -92,22 +92,12 @@ static void claim_segments(int i, const char *role, const struct elf_image *img)
 	}
 }
 
-/* The rights of page va: the union over every segment that covers part of it. */
-static unsigned page_rights(const struct elf_image *img, u64 va)
-{
-	unsigned rights = MAP_R;
-	for (int k = 0; k < img->nsegs; k++) {
-		const struct elf_segment *sg = &img->segs[k];
-		if (va + PAGE_SIZE > sg->vaddr && va < sg->vaddr + sg->memsz)
-			rights |= sg->rights;
-	}
-	return rights;
-}
-
 /*
  * Map segment k's pages as root mappings of the mapping database (the
- * kernel gave these frames to the root server); a page an earlier segment
- * shares is already there with the rights of both.
+ * kernel gave these frames to the root server), read-write-execute whatever
+ * the segment says, as Pistachio's sigma0 maps a root task's image: programs
+ * written for it write to their own text (l4test's pager touches every page
+ * it maps with `*p = *p`).  A page an earlier segment shares is already there.
  */
 static void map_segment(int i, const struct elf_image *img, int k, struct space *s)
 {
@@ -118,7 +108,7 @@ static void map_segment(int i, const struct elf_image *img, int k, struct space 
 		unsigned have;
 		if (arch_lookup(s->root, va, &old, &have))
 			continue;
-		if (!mapping_insert_root(s, va, pa, page_rights(img, va)))
+		if (!mapping_insert_root(s, va, pa, MAP_R | MAP_W | MAP_X))
 			boot_fail("out of kernel memory mapping module %d", i);
 	}
 }

@@ -243,6 +243,16 @@ TEST_CASE("progs.pingpong_intra_as", "pingpong's intra-AS set-up (pong in ping's
 	pingpong_run(0);
 }
 
+int main(void);
+
+TEST_CASE("progs.root_text_writable", "the root task's image is mapped writable: l4test's pager writes *p = *p to its own text")
+{
+	volatile unsigned char *p = (volatile unsigned char *)(L4_Word_t)main;
+	unsigned char c = *p;
+	*p = c;                          /* the same byte: faults (to sigma0, refused) if text is read-only */
+	EXPECT(*p == c, "text byte %x changed", *p);
+}
+
 int main(void)
 {
 	int failed = test_run_all();

@@ -226,13 +226,19 @@ TEST_CASE("exregs.noncanonical_ip", "a non-canonical IP, by ExchangeRegisters or
 	tt_kill(u);
 }
 
-TEST_CASE("exregs.other_space", "ExchangeRegisters on a thread of another space or an inactive one fails")
+TEST_CASE("exregs.other_space", "ExchangeRegisters on a thread of another space fails unless we page it; an inactive one fails")
 {
-	L4_ThreadId_t far = fresh(), idle = fresh(), me = L4_MyGlobalId();
-	EXPECT(tt_start_space(far, tt_park), "start");
+	L4_ThreadId_t far = fresh(), paged = fresh(), idle = fresh(), me = L4_MyGlobalId();
+	L4_ThreadId_t sigma0 = l4_global_id(L4_USER_BASE, 1);
+	EXPECT(tt_start_space_paged(far, tt_park, sigma0), "start far");
 	struct L4_ExRegs x = { 0 };
 	EXPECT(pecan_exregs(far, &x) == L4_NILTHREAD && L4_ErrorCode() == L4_ERR_INVALID_THREAD,
-	       "other space: %lx", L4_ErrorCode());
+	       "other space, paged by sigma0: %lx", L4_ErrorCode());
+	/* its pager is a thread of our space (tt_pager): allowed, as l4test's pagers need */
+	EXPECT(tt_start_space(paged, tt_park), "start paged");
+	EXPECT(pecan_exregs(paged, &x) != L4_NILTHREAD && x.pager == tt_pager(),
+	       "other space, paged by us: %lx, pager %lx", L4_ErrorCode(), x.pager);
+	tt_kill(paged);
 	EXPECT(L4_ThreadControl(idle, me, me, L4_NILTHREAD, tt_utcb(idle)), "create inactive");
 	EXPECT(pecan_exregs(idle, &x) == L4_NILTHREAD, "inactive thread answered");
 	tt_kill(far);
