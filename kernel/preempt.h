@@ -24,7 +24,7 @@ static inline bool preempt_wanted(void)
 static inline void preempt_point(void)
 {
 	if (arch_irq_pending())
-		arch_preempt();
+		arch_irq_window();
 }
 
 #endif

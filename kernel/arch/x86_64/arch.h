@@ -128,8 +128,6 @@ void arch_irq_unmask(unsigned irq);
 bool arch_irq_ack(unsigned irq);          /* EOI; false if the interrupt was spurious */
 /* Is an unmasked interrupt waiting for the CPU (the kernel runs with interrupts off)? */
 bool arch_irq_pending(void);
-/* Take the interrupts that wait, here in kernel mode: they may switch threads. */
-void arch_preempt(void);
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
 

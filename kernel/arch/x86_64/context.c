@@ -60,9 +60,3 @@ void arch_idle_wait(void)
 {
 	__asm__ __volatile__("sti; hlt; cli" : : : "memory");
 }
-
-/* sti holds interrupts off for one more instruction: the nop is where they are taken. */
-void arch_preempt(void)
-{
-	__asm__ __volatile__("sti; nop; cli" : : : "memory");
-}

@@ -44,6 +44,15 @@
 	popq %rax
 .endm
 
+/* Jump to label if the frame's RIP is not canonical (bits 63..47 not all equal); reg is clobbered. */
+.macro JNONCANONICAL_RIP reg, label
+	movq TF_RIP*8(%rsp), \reg
+	sarq $47, \reg
+	incq \reg
+	cmpq $1, \reg
+	ja \label
+.endm
+
 .macro ISR_NOERR vec
 	.align 16
 	pushq $0
@@ -82,11 +91,7 @@ trap_common:
 	/* Return through whatever frame sits at RSP. */
 	.globl return_to_user_or_kernel
 return_to_user_or_kernel:
-	movq TF_RIP*8(%rsp), %r11
-	sarq $47, %r11
-	incq %r11
-	cmpq $1, %r11
-	ja bad_rip                /* sysretq and iretq to a non-canonical RIP fault in ring 0 */
+	JNONCANONICAL_RIP %r11, bad_rip   /* sysretq and iretq to one fault in ring 0 */
 	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
 	jne iret_path
 	/* A frame from `syscall` whose RIP is canonical: sysretq is safe. */
@@ -212,11 +217,7 @@ ipc_slow:
 exc_reply_exit:
 	andq $~1, %rax
 	movq %rax, %rsp
-	movq TF_RIP*8(%rsp), %rax
-	sarq $47, %rax
-	incq %rax
-	cmpq $1, %rax
-	ja 2f
+	JNONCANONICAL_RIP %rax, 2f
 	movq TF_RAX*8(%rsp), %rax
 	movq TF_RCX*8(%rsp), %rcx
 	movq TF_RDX*8(%rsp), %rdx
