@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// lx's page pool: all the memory sigma0 will give, mapped contiguously at
+// POOL_BASE, handed out as 4 KiB pages with reference counts (pages shared
+// copy-on-write between processes are freed by their last user).
+#include "lx.h"
+#include "page.h"
+#include "../../lib/c/string.h"
+
+#define POOL_BASE 0x0000100000000000UL
+
+static u64 pool_end;                 /* POOL_BASE + bytes mapped */
+static u64 bump;                     /* never handed out above this */
+static void *free_list;
+static size_t nfree;
+uint16_t *page_refs;                 /* one per pool page */
+
+/* Ask sigma0 for pages of 2^log2 bytes until it refuses; returns bytes got. */
+static u64 grab(unsigned log2)
+{
+	u64 got = 0;
+	for (;;) {
+		L4_Word_t want = L4_FPAGE_MAKE(~0UL, log2, 7);
+		L4_Word_t window = L4_FPAGE_MAKE(pool_end, log2, 0);
+		if (pool_end & ((1UL << log2) - 1))
+			return got;
+		if (!pecan_sigma0_request(want, window))
+			return got;
+		pool_end += 1UL << log2;
+		got += 1UL << log2;
+	}
+}
+
+void pool_init(void)
+{
+	pool_end = POOL_BASE;
+	for (unsigned log2 = 22; log2 >= 12; log2--)
+		grab(log2);
+	u64 pages = (pool_end - POOL_BASE) >> 12;
+	bump = POOL_BASE;
+	/* the reference counts live at the start of the pool itself */
+	page_refs = (uint16_t *)bump;
+	bump += (pages * sizeof(uint16_t) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1);
+	memset(page_refs, 0, bump - POOL_BASE);
+	nfree = (pool_end - bump) >> 12;
+}
+
+u64 pool_bytes(void) { return pool_end - POOL_BASE; }
+
+bool page_in_pool(const void *p)
+{
+	return (u64)p >= POOL_BASE && (u64)p < pool_end;
+}
+
+static inline uint16_t *ref(const void *p)
+{
+	return &page_refs[((u64)p - POOL_BASE) >> 12];
+}
+
+static void *take(void)
+{
+	void *p;
+	if (free_list) {
+		p = free_list;
+		free_list = *(void **)p;
+	} else if (bump < pool_end) {
+		p = (void *)bump;
+		bump += LX_PAGE_SIZE;
+	} else {
+		return NULL;
+	}
+	nfree--;
+	return p;
+}
+
+void *page_alloc(void)
+{
+	void *p = take();
+	if (!p)
+		return NULL;
+	memset(p, 0, LX_PAGE_SIZE);
+	*ref(p) = 1;
+	return p;
+}
+
+/* A page whose contents the caller overwrites at once. */
+void *page_alloc_nozero(void)
+{
+	void *p = take();
+	if (p)
+		*ref(p) = 1;
+	return p;
+}
+
+void page_get(void *p) { (*ref(p))++; }
+unsigned page_refcount(const void *p) { return *ref(p); }
+
+void page_free(void *p)
+{
+	if (!p)
+		return;
+	if (--*ref(p))
+		return;
+	*(void **)p = free_list;
+	free_list = p;
+	nfree++;
+}
+
+size_t page_free_count(void) { return nfree; }
+
+/* n contiguous pages from the never-used part of the pool. */
+void *pages_alloc(size_t n)
+{
+	if (bump + n * LX_PAGE_SIZE > pool_end || n > nfree)
+		return NULL;
+	void *p = (void *)bump;
+	bump += n * LX_PAGE_SIZE;
+	nfree -= n;
+	memset(p, 0, n * LX_PAGE_SIZE);
+	for (size_t i = 0; i < n; i++)
+		*ref((char *)p + i * LX_PAGE_SIZE) = 1;
+	return p;
+}
+
+void pages_free(void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		page_free((char *)p + i * LX_PAGE_SIZE);
+}

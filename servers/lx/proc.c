@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+// Processes and threads: each Linux thread is an L4 thread, each memory
+// (struct mm) an L4 space.  lx is pager and scheduler of them all; a new
+// thread starts in lx's stub page, which makes lx its exception handler and
+// asks for its registers (docs/lx.md "Starting a thread").
+#include "lx.h"
+#include "page.h"
+#include "../../lib/c/string.h"
+
+#define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
+#define LAST_TNO    1023
+#define PROC_PRIO   100                 /* below lx (255) and its drivers (250) */
+#define MAX_PROCS   900
+
+struct proc *procs;
+struct proc *init_proc;
+static struct thread *by_tno[LAST_TNO + 1];
+static uint8_t version[LAST_TNO + 1];
+static int next_pid = 1;
+static int nprocs;
+
+struct thread *thread_by_tid(L4_ThreadId_t tid)
+{
+	u64 no = l4_thread_no(tid);
+	if (no < FIRST_TNO || no > LAST_TNO || !by_tno[no] || by_tno[no]->tid != tid)
+		return NULL;
+	return by_tno[no];
+}
+
+struct proc *proc_by_pid(int pid)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+int proc_count(void) { return nprocs; }
+
+static L4_ThreadId_t tno_alloc(void)
+{
+	static u64 next = FIRST_TNO;
+	for (int i = 0; i <= LAST_TNO - FIRST_TNO; i++) {
+		u64 no = next;
+		next = next == LAST_TNO ? FIRST_TNO : next + 1;
+		if (!by_tno[no]) {
+			version[no] = (uint8_t)(version[no] % 63 + 1);     /* 1..63: never a local ID */
+			return l4_global_id(no, version[no]);
+		}
+	}
+	return L4_NILTHREAD;
+}
+
+static int utcb_alloc(struct mm *mm)
+{
+	for (unsigned w = 0; w < sizeof(mm->utcb_used) / 8; w++)
+		if (~mm->utcb_used[w]) {
+			unsigned b = (unsigned)__builtin_ctzl(~mm->utcb_used[w]);
+			mm->utcb_used[w] |= 1UL << b;
+			return (int)(w * 64 + b);
+		}
+	return -1;
+}
+
+static void utcb_release(struct mm *mm, u64 utcb)
+{
+	u64 slot = (utcb - LX_UTCB_AREA) / UTCB_SIZE;
+	mm->utcb_used[slot / 64] &= ~(1UL << (slot % 64));
+}
+
+/* Create the L4 thread t in mm's space (a new space if mm has none yet). */
+static int l4_create(struct thread *t, struct mm *mm)
+{
+	int slot = utcb_alloc(mm);
+	if (slot < 0)
+		return -LX_EAGAIN;
+	t->utcb = LX_UTCB_AREA + (u64)slot * UTCB_SIZE;
+	bool fresh = mm->space_tid == L4_NILTHREAD;
+	L4_ThreadId_t space = fresh ? t->tid : mm->space_tid;
+	if (fresh && (!L4_ThreadControl(t->tid, t->tid, lx_id, L4_NILTHREAD, ~0UL) ||
+		      !L4_SpaceControl(t->tid, 0, L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
+				       L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0), L4_NILTHREAD, 0)))
+		goto fail;
+	if (!L4_ThreadControl(t->tid, space, lx_id, lx_id, t->utcb))
+		goto fail;
+	if (fresh)
+		mm->space_tid = t->tid;
+	L4_Set_Priority(t->tid, PROC_PRIO);
+	return 0;
+fail:
+	if (fresh)
+		L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
+	utcb_release(mm, t->utcb);
+	return L4_ErrorCode() == 8 ? -LX_ENOMEM : -LX_EAGAIN;
+}
+
+/* A new thread of p in p->mm, not yet started; NULL with *err set. */
+struct thread *thread_new(struct proc *p, int *err)
+{
+	struct thread *t = lx_zalloc(sizeof(*t));
+	*err = -LX_ENOMEM;
+	if (!t)
+		return NULL;
+	t->tid = tno_alloc();
+	*err = -LX_EAGAIN;
+	if (t->tid == L4_NILTHREAD) {
+		lx_free(t);
+		return NULL;
+	}
+	t->proc = p;
+	*err = l4_create(t, p->mm);
+	if (*err) {
+		lx_free(t);
+		return NULL;
+	}
+	by_tno[l4_thread_no(t->tid)] = t;
+	p->mm->refs++;
+	t->next_in_proc = p->threads;
+	p->threads = t;
+	p->nthreads++;
+	t->state = T_STARTING;
+	return t;
+}
+
+/* The start message: the thread runs lx's stub, which asks for its registers. */
+int thread_start(struct thread *t)
+{
+	reply_flush();
+	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));
+	L4_SetMR(1, LX_STUB_PAGE);
+	L4_SetMR(2, 0);
+	return L4_IpcFailed(L4_Reply(t->tid)) ? -LX_EAGAIN : 0;
+}
+
+/* Delete t's L4 thread; its space goes with its last thread. */
+static void l4_delete(struct thread *t)
+{
+	struct mm *mm = t->proc->mm;
+	L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
+	by_tno[l4_thread_no(t->tid)] = NULL;
+	utcb_release(mm, t->utcb);
+	if (mm->space_tid == t->tid) {
+		mm->space_tid = L4_NILTHREAD;
+		for (struct proc *p = procs; p; p = p->next_all)
+			for (struct thread *o = p->threads; o; o = o->next_in_proc)
+				if (o != t && p->mm == mm)
+					mm->space_tid = o->tid;
+	}
+}
+
+static void unlink_thread(struct thread *t)
+{
+	struct proc *p = t->proc;
+	for (struct thread **pp = &p->threads; *pp; pp = &(*pp)->next_in_proc)
+		if (*pp == t) {
+			*pp = t->next_in_proc;
+			break;
+		}
+	p->nthreads--;
+}
+
+/* Forget t entirely (its L4 thread, lx's record, its share of the memory). */
+void thread_destroy(struct thread *t)
+{
+	unblock(t);
+	l4_delete(t);
+	unlink_thread(t);
+	mm_put(t->proc->mm);
+	lx_free(t);
+}
+
+/* --- processes --- */
+
+struct proc *proc_new(struct proc *parent)
+{
+	if (nprocs >= MAX_PROCS)
+		return NULL;
+	struct proc *p = lx_zalloc(sizeof(*p));
+	if (!p)
+		return NULL;
+	while (proc_by_pid(next_pid))
+		next_pid = next_pid >= 32767 ? 2 : next_pid + 1;
+	p->pid = next_pid;
+	next_pid = next_pid >= 32767 ? 2 : next_pid + 1;
+	p->parent = parent;
+	if (parent) {
+		p->ppid = parent->pid;
+		p->pgid = parent->pgid;
+		p->sid = parent->sid;
+		p->umask = parent->umask;
+		p->sibling = parent->children;
+		parent->children = p;
+		memcpy(p->comm, parent->comm, sizeof(p->comm));
+	} else {
+		p->pgid = p->sid = p->pid;
+		p->umask = 022;
+	}
+	p->start_time = lx_now_us();
+	p->next_all = procs;
+	procs = p;
+	nprocs++;
+	return p;
+}
+
+static void unlink_child(struct proc *p)
+{
+	if (!p->parent)
+		return;
+	for (struct proc **pp = &p->parent->children; *pp; pp = &(*pp)->sibling)
+		if (*pp == p) {
+			*pp = p->sibling;
+			break;
+		}
+}
+
+/* Free a reaped zombie. */
+void proc_free(struct proc *p)
+{
+	unlink_child(p);
+	for (struct proc **pp = &procs; *pp; pp = &(*pp)->next_all)
+		if (*pp == p) {
+			*pp = p->next_all;
+			break;
+		}
+	nprocs--;
+	lx_free(p->cmdline);
+	lx_free(p);
+}
+
+/* p's children go to init; zombies among them are init's to reap. */
+static void reparent_children(struct proc *p)
+{
+	while (p->children) {
+		struct proc *c = p->children;
+		p->children = c->sibling;
+		c->parent = init_proc;
+		c->ppid = init_proc ? init_proc->pid : 0;
+		if (init_proc) {
+			c->sibling = init_proc->children;
+			init_proc->children = c;
+		}
+	}
+	if (init_proc)
+		wake(init_proc);
+}
+
+static void release_resources(struct proc *p)
+{
+	fdtable_put(p->fds);
+	p->fds = NULL;
+	if (p->cwd)
+		fs_put(p->cwd);
+	if (p->root)
+		fs_put(p->root);
+	p->cwd = p->root = NULL;
+	sighand_put(p->sig);
+	p->sig = NULL;
+}
+
+/* Every thread of p goes; p becomes a zombie with wait status `status`. */
+void proc_exit(struct proc *p, int status)
+{
+	if (p->zombie)
+		return;
+	while (p->threads)
+		thread_destroy(p->threads);
+	p->zombie = true;
+	p->exit_status = status;
+	release_resources(p);
+	vfork_release(p);
+	if (p == init_proc)
+		lx_init_exited(status);
+	reparent_children(p);
+	if (p->parent) {
+		signal_send_proc(p->parent, LX_SIGCHLD);
+		wake(p->parent);
+		if (sigchld_ignored(p->parent))
+			proc_free(p);
+	}
+}
+
+/* One thread leaves (exit, not exit_group): the last one ends the process. */
+void thread_exit(struct thread *t, int code)
+{
+	struct proc *p = t->proc;
+	if (p->nthreads == 1) {
+		proc_exit(p, (code & 0xff) << 8);
+		return;
+	}
+	if (t->clear_child_tid) {
+		uint32_t zero = 0;
+		if (copyout(p, t->clear_child_tid, &zero, 4))
+			futex_wake_addr(p, t->clear_child_tid, 1);
+	}
+	thread_destroy(t);
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// Linux system calls arrive as exception messages (vector 0x100); here they
+// are decoded, run, and answered with the thread's registers.  A call that
+// must wait is parked on a wait channel and run again from the start when
+// the channel is woken, its deadline passes or a signal arrives.
+#include "lx.h"
+#include "sys.h"
+#include "../../lib/c/string.h"
+
+static struct thread *blocked;          /* threads parked in a system call */
+static struct thread *retry;            /* to be run again */
+
+static const sys_fn table[SYS_MAX] = {
+#define ENTRY(nr, name) [nr] = sys_##name,
+	SYSCALLS(ENTRY)
+#undef ENTRY
+};
+
+static void list_remove(struct thread **list, struct thread *t)
+{
+	for (struct thread **pp = list; *pp; pp = &(*pp)->next_blocked)
+		if (*pp == t) {
+			*pp = t->next_blocked;
+			return;
+		}
+}
+
+void block_on(struct thread *t, void *wchan, u64 deadline)
+{
+	t->state = T_BLOCKED;
+	t->wchan = wchan;
+	t->deadline = deadline;
+	t->next_blocked = blocked;
+	blocked = t;
+}
+
+/* t leaves whatever list it waits in (it is being destroyed or run again). */
+void unblock(struct thread *t)
+{
+	if (t->state != T_BLOCKED && t->state != T_RETRY)
+		return;
+	list_remove(t->state == T_BLOCKED ? &blocked : &retry, t);
+	t->state = T_RUNNING;
+}
+
+static void make_retry(struct thread *t)
+{
+	list_remove(&blocked, t);
+	t->state = T_RETRY;
+	t->next_blocked = retry;
+	retry = t;
+}
+
+void wake(void *wchan)
+{
+	for (struct thread *t = blocked, *n; t; t = n) {
+		n = t->next_blocked;
+		if (t->wchan == wchan)
+			make_retry(t);
+	}
+}
+
+/* A signal for a parked thread: it runs its call again and sees the signal. */
+void wake_thread(struct thread *t)
+{
+	if (t->state == T_BLOCKED)
+		make_retry(t);
+}
+
+u64 next_deadline(void)
+{
+	u64 d = 0;
+	for (struct thread *t = blocked; t; t = t->next_blocked)
+		if (t->deadline && (!d || t->deadline < d))
+			d = t->deadline;
+	return d;
+}
+
+void expire_deadlines(u64 now)
+{
+	for (struct thread *t = blocked, *n; t; t = n) {
+		n = t->next_blocked;
+		if (t->deadline && t->deadline <= now) {
+			t->timed_out = true;
+			make_retry(t);
+		}
+	}
+}
+
+bool retry_pending(void) { return retry != NULL; }
+
+void retry_blocked(void)
+{
+	while (retry) {
+		struct thread *t = retry;
+		retry = t->next_blocked;
+		t->state = T_RUNNING;
+		syscall_run(t);
+	}
+}
+
+static void log_unknown(u64 nr)
+{
+	static uint8_t seen[SYS_MAX + 1];
+	u64 i = nr < SYS_MAX ? nr : SYS_MAX;
+	if (seen[i])
+		return;
+	seen[i] = 1;
+	lx_log("lx: system call %lu not implemented (ENOSYS)\n", nr);
+}
+
+/* Run t's call (t->sysno with the arguments in t->regs) and answer it unless it waits. */
+void syscall_run(struct thread *t)
+{
+	struct regs *r = &t->regs;
+	u64 nr = t->sysno;
+	long res;
+	if (nr < SYS_MAX && table[nr]) {
+		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
+	} else {
+		log_unknown(nr);
+		res = -LX_ENOSYS;
+	}
+	t->timed_out = false;
+	if (res == SYS_NOREPLY)
+		return;
+	if (res == SYS_BLOCK) {
+		if (!signal_pending(t))
+			return;             /* parked: block_on was called */
+		unblock(t);
+		res = -LX_ERESTART;
+	}
+	r->rax = (u64)res;
+	r->rcx = r->rip;
+	r->r11 = r->rflags;
+	signal_deliver(t);
+	thread_reply(t);
+}
+
+/* A `syscall` from t: the exception message's registers are in t->regs. */
+void syscall_dispatch(struct thread *t)
+{
+	t->sysno = t->regs.rax;
+	t->timed_out = false;
+	syscall_run(t);
+}

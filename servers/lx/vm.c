@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: MIT
+// Processes' memory.  lx keeps each process's logical page table (a radix
+// tree of pool pages) and its areas; the L4 space only ever holds pages
+// mapped from these tables on page faults, so lx can always rebuild it, and
+// copyin/copyout translate addresses here in software instead of touching
+// the process's space (seed 000 §4.2-4.3).
+#include "lx.h"
+#include "page.h"
+#include "../../lib/c/string.h"
+
+#define PTE_P    1UL          /* present */
+#define PTE_W    2UL          /* the process may write it now */
+#define PTE_COW  4UL          /* shared after fork: copy on the first write */
+#define PTE_FLAGS 0xfffUL
+
+#define L4_R 4
+#define L4_W 2
+#define L4_X 1
+
+/* --- the radix tree: 4 levels of 512 entries, like x86's own --- */
+
+static u64 *pte(struct mm *mm, u64 va, bool create)
+{
+	u64 *table = mm->pgd;
+	for (int shift = 39; shift > 12; shift -= 9) {
+		u64 *e = &table[(va >> shift) & 511];
+		if (!*e) {
+			if (!create)
+				return NULL;
+			void *n = page_alloc();
+			if (!n)
+				return NULL;
+			*e = (u64)n;
+		}
+		table = (u64 *)*e;
+	}
+	return &table[(va >> 12) & 511];
+}
+
+static inline void *pte_page(u64 e) { return (void *)(e & ~PTE_FLAGS); }
+
+/* Call fn on every present entry in [start, end). */
+static void walk_level(u64 *table, int shift, u64 base, u64 start, u64 end,
+		       void (*fn)(void *ctx, u64 va, u64 *e), void *ctx)
+{
+	u64 span = 1UL << shift;
+	for (unsigned i = 0; i < 512; i++) {
+		u64 va = base + i * span;
+		if (!table[i] || va + span <= start || va >= end)
+			continue;
+		if (shift == 12)
+			fn(ctx, va, &table[i]);
+		else
+			walk_level((u64 *)table[i], shift - 9, va, start, end, fn, ctx);
+	}
+}
+
+static void walk(struct mm *mm, u64 start, u64 end, void (*fn)(void *, u64, u64 *), void *ctx)
+{
+	walk_level(mm->pgd, 39, 0, start, end, fn, ctx);
+}
+
+static void free_level(u64 *table, int shift)
+{
+	if (shift > 12)
+		for (unsigned i = 0; i < 512; i++)
+			if (table[i])
+				free_level((u64 *)table[i], shift - 9);
+	page_free(table);
+}
+
+/* --- revoking rights in the L4 spaces, 64 fpages per Unmap --- */
+
+struct revoke {
+	unsigned n;
+	L4_Word_t fp[64];
+};
+
+static void revoke_flush(struct revoke *r)
+{
+	if (!r->n)
+		return;
+	for (unsigned i = 0; i < r->n; i++)
+		L4_SetMR(i, r->fp[i]);
+	L4_Unmap(r->n - 1);
+	r->n = 0;
+}
+
+/* Take `rights` of page from every space it was mapped to from lx. */
+static void revoke_add(struct revoke *r, void *page, unsigned rights)
+{
+	r->fp[r->n++] = L4_FPAGE_MAKE((u64)page, 12, rights);
+	if (r->n == 64)
+		revoke_flush(r);
+}
+
+/* --- areas --- */
+
+static struct vma *vma_find(struct mm *mm, u64 va)
+{
+	for (struct vma *v = mm->vmas; v && v->start <= va; v = v->next)
+		if (va < v->end)
+			return v;
+	return NULL;
+}
+
+static void vma_free(struct vma *v)
+{
+	if (v->file)
+		fs_put(v->file);
+	lx_free(v);
+}
+
+static void vma_link(struct mm *mm, struct vma *n)
+{
+	struct vma **pp = &mm->vmas;
+	while (*pp && (*pp)->start < n->start)
+		pp = &(*pp)->next;
+	n->next = *pp;
+	*pp = n;
+}
+
+/* Split v at va (inside it); the upper half follows v.  False without memory. */
+static bool vma_split(struct vma *v, u64 va)
+{
+	struct vma *h = lx_malloc(sizeof(*h));
+	if (!h)
+		return false;
+	*h = *v;
+	h->start = va;
+	if (h->file) {
+		h->off += va - v->start;
+		fs_get(h->file);
+	}
+	v->end = va;
+	v->next = h;
+	return true;
+}
+
+struct unmap_ctx {
+	struct mm *mm;
+	struct revoke r;
+};
+
+static void unmap_one(void *ctx, u64 va, u64 *e)
+{
+	struct unmap_ctx *c = ctx;
+	(void)va;
+	revoke_add(&c->r, pte_page(*e), L4_R | L4_W | L4_X);
+	page_free(pte_page(*e));
+	c->mm->pages--;
+	*e = 0;
+}
+
+/* Drop pages and areas of [start, end); false without memory for a split. */
+static bool unmap_range(struct mm *mm, u64 start, u64 end)
+{
+	struct unmap_ctx c = { .mm = mm };
+	for (struct vma *v = mm->vmas; v; v = v->next) {
+		if (v->start < start && v->end > start && !vma_split(v, start))
+			return false;
+		if (v->start < end && v->end > end && !vma_split(v, end))
+			return false;
+	}
+	walk(mm, start, end, unmap_one, &c);
+	revoke_flush(&c.r);
+	for (struct vma **pp = &mm->vmas; *pp;) {
+		struct vma *v = *pp;
+		if (v->start >= start && v->end <= end) {
+			*pp = v->next;
+			vma_free(v);
+		} else {
+			pp = &v->next;
+		}
+	}
+	return true;
+}
+
+/* --- address spaces --- */
+
+struct mm *mm_new(void)
+{
+	struct mm *mm = lx_zalloc(sizeof(*mm));
+	if (!mm)
+		return NULL;
+	mm->pgd = page_alloc();
+	if (!mm->pgd) {
+		lx_free(mm);
+		return NULL;
+	}
+	mm->refs = 1;
+	mm->mmap_top = LX_MMAP_TOP;
+	return mm;
+}
+
+static void put_page_cb(void *ctx, u64 va, u64 *e)
+{
+	(void)ctx; (void)va;
+	page_free(pte_page(*e));
+}
+
+void mm_put(struct mm *mm)
+{
+	if (!mm || --mm->refs)
+		return;
+	walk(mm, 0, LX_USER_END, put_page_cb, NULL);
+	free_level(mm->pgd, 39);
+	while (mm->vmas) {
+		struct vma *v = mm->vmas;
+		mm->vmas = v->next;
+		vma_free(v);
+	}
+	lx_free(mm);
+}
+
+void vm_unmap_all(struct mm *mm)
+{
+	unmap_range(mm, 0, LX_USER_END);
+}
+
+struct fork_ctx {
+	struct mm *child;
+	struct revoke r;
+	bool failed;
+};
+
+/* Share one page with the child: private writable pages become copy-on-write in both. */
+static void fork_one(void *ctx, u64 va, u64 *e)
+{
+	struct fork_ctx *c = ctx;
+	if (c->failed)
+		return;
+	u64 *ce = pte(c->child, va, true);
+	if (!ce) {
+		c->failed = true;
+		return;
+	}
+	struct vma *v = vma_find(c->child, va);
+	bool shared = v && (v->prot & VM_SHARED);
+	if ((*e & PTE_W) && !shared) {
+		revoke_add(&c->r, pte_page(*e), L4_W);
+		*e = (*e & ~PTE_W) | PTE_COW;
+	}
+	page_get(pte_page(*e));
+	*ce = *e;
+	c->child->pages++;
+}
+
+static bool copy_vmas(struct mm *child, const struct mm *parent)
+{
+	for (const struct vma *v = parent->vmas; v; v = v->next) {
+		struct vma *n = lx_malloc(sizeof(*n));
+		if (!n)
+			return false;
+		*n = *v;
+		n->next = NULL;
+		if (n->file)
+			fs_get(n->file);
+		vma_link(child, n);
+	}
+	return true;
+}
+
+struct mm *mm_fork(struct mm *parent)
+{
+	struct mm *child = mm_new();
+	if (!child)
+		return NULL;
+	child->brk_start = parent->brk_start;
+	child->brk = parent->brk;
+	child->mmap_top = parent->mmap_top;
+	struct fork_ctx c = { .child = child };
+	if (copy_vmas(child, parent))
+		walk(parent, 0, LX_USER_END, fork_one, &c);
+	else
+		c.failed = true;
+	revoke_flush(&c.r);
+	if (c.failed) {
+		mm_put(child);
+		return NULL;
+	}
+	return child;
+}
+
+/* --- faults --- */
+
+/* A new page for va in v: file bytes where the area has them, zeros elsewhere. */
+static void *fill_page(struct vma *v, u64 va)
+{
+	void *pg = page_alloc();
+	if (!pg || !v->file || va >= v->file_end)
+		return pg;
+	u64 n = v->file_end - va < LX_PAGE_SIZE ? v->file_end - va : LX_PAGE_SIZE;
+	long got = fs_read(v->file, v->off + (va - v->start), pg, n);
+	(void)got;                           /* past the file's end the page stays zero */
+	return pg;
+}
+
+/* Give the process its own copy of a shared page; false without memory. */
+static bool cow_break(u64 *e, bool revoke_old)
+{
+	void *old = pte_page(*e);
+	if (page_refcount(old) == 1) {
+		*e = (*e & ~PTE_COW) | PTE_W;
+		return true;
+	}
+	void *pg = page_alloc_nozero();
+	if (!pg)
+		return false;
+	memcpy(pg, old, LX_PAGE_SIZE);
+	if (revoke_old) {
+		/* the space may hold the old page read-only: take it (its sharers fault it back) */
+		struct revoke r = { 0 };
+		revoke_add(&r, old, L4_R | L4_W | L4_X);
+		revoke_flush(&r);
+	}
+	page_free(old);
+	*e = (u64)pg | PTE_P | PTE_W;
+	return true;
+}
+
+/*
+ * Make va present in lx's table for an access (VM_READ/VM_WRITE/VM_EXEC).
+ * `hw`: a hardware fault, whose answer maps the page over the old one, so
+ * a copy need not revoke the old page.  Returns 0 or -errno (EFAULT: no
+ * such access; ENOMEM).
+ */
+static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out)
+{
+	struct vma *v = vma_find(mm, va);
+	if (!v || (access & ~v->prot & (VM_READ | VM_WRITE | VM_EXEC)))
+		return -LX_EFAULT;
+	u64 *e = pte(mm, va, true);
+	if (!e)
+		return -LX_ENOMEM;
+	if (!(*e & PTE_P)) {
+		void *pg = fill_page(v, va & ~(LX_PAGE_SIZE - 1));
+		if (!pg)
+			return -LX_ENOMEM;
+		*e = (u64)pg | PTE_P | ((v->prot & VM_WRITE) ? PTE_W : 0);
+		mm->pages++;
+	} else if ((access & VM_WRITE) && !(*e & PTE_W)) {
+		if (!cow_break(e, !hw))
+			return -LX_ENOMEM;
+	}
+	*out = e;
+	return 0;
+}
+
+int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out)
+{
+	u64 *e;
+	int err = make_present(p->mm, addr, access, true, &e);
+	if (err)
+		return err;
+	struct vma *v = vma_find(p->mm, addr);
+	*page_out = (u64)pte_page(*e);
+	*rights_out = L4_R | ((*e & PTE_W) ? L4_W : 0) | ((v->prot & VM_EXEC) ? L4_X : 0);
+	return 0;
+}
+
+/* --- copyin/copyout: the process's memory through lx's table --- */
+
+static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
+{
+	while (n) {
+		u64 *e;
+		if (uaddr >= LX_USER_END ||
+		    make_present(p->mm, uaddr, to_user ? VM_WRITE : VM_READ, false, &e))
+			return false;
+		u64 off = uaddr & (LX_PAGE_SIZE - 1);
+		size_t chunk = LX_PAGE_SIZE - off < n ? LX_PAGE_SIZE - off : n;
+		char *pg = (char *)pte_page(*e) + off;
+		if (to_user)
+			memcpy(pg, kbuf, chunk);
+		else
+			memcpy(kbuf, pg, chunk);
+		uaddr += chunk;
+		kbuf = (char *)kbuf + chunk;
+		n -= chunk;
+	}
+	return true;
+}
+
+bool copyin(struct proc *p, void *dst, u64 src, size_t n)
+{
+	return copy_user(p, src, dst, n, false);
+}
+
+bool copyout(struct proc *p, u64 dst, const void *src, size_t n)
+{
+	return copy_user(p, dst, (void *)src, n, true);
+}
+
+long copyin_str(struct proc *p, char *dst, u64 src, size_t max)
+{
+	for (size_t i = 0; i < max; i++) {
+		if (!copyin(p, &dst[i], src + i, 1))
+			return -LX_EFAULT;
+		if (!dst[i])
+			return (long)i;
+	}
+	return -LX_ENAMETOOLONG;
+}
+
+/* --- mmap, munmap, mprotect, brk --- */
+
+#define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
+
+static bool range_free(struct mm *mm, u64 start, u64 end)
+{
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		if (v->start < end && v->end > start)
+			return false;
+	return true;
+}
+
+/* The highest free range of len bytes below mmap_top; 0 if none. */
+static u64 find_free(struct mm *mm, u64 len)
+{
+	u64 top = mm->mmap_top;
+	while (top >= len + 0x10000) {
+		u64 start = top - len;
+		struct vma *clash = NULL;
+		for (struct vma *v = mm->vmas; v; v = v->next)
+			if (v->start < top && v->end > start)
+				clash = v;          /* the highest one that overlaps */
+		if (!clash)
+			return start;
+		top = clash->start;
+	}
+	return 0;
+}
+
+#define LX_MAP_SHARED    0x01
+#define LX_MAP_PRIVATE   0x02
+#define LX_MAP_FIXED     0x10
+#define LX_MAP_ANONYMOUS 0x20
+#define LX_MAP_FIXED_NOREPLACE 0x100000
+#define LX_PROT_READ  1
+#define LX_PROT_WRITE 2
+#define LX_PROT_EXEC  4
+
+static u32 prot_bits(u32 prot)
+{
+	return ((prot & LX_PROT_READ) ? VM_READ : 0) | ((prot & LX_PROT_WRITE) ? VM_WRITE : 0) |
+	       ((prot & LX_PROT_EXEC) ? VM_EXEC | VM_READ : 0);
+}
+
+long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file, u64 off)
+{
+	struct mm *mm = p->mm;
+	if (!len || (addr & (LX_PAGE_SIZE - 1)) || (off & (LX_PAGE_SIZE - 1)))
+		return -LX_EINVAL;
+	len = PAGE_UP(len);
+	if (len > LX_USER_END)
+		return -LX_ENOMEM;
+	bool fixed = flags & (LX_MAP_FIXED | LX_MAP_FIXED_NOREPLACE);
+	if (fixed) {
+		if (addr + len > LX_USER_END || addr + len < addr || addr < LX_PAGE_SIZE)
+			return -LX_ENOMEM;
+		if ((flags & LX_MAP_FIXED_NOREPLACE) && !range_free(mm, addr, addr + len))
+			return -LX_EEXIST;
+		if (!unmap_range(mm, addr, addr + len))
+			return -LX_ENOMEM;
+	} else if (!(addr && addr + len <= LX_MMAP_TOP && addr + len > addr &&
+		     range_free(mm, addr, addr + len))) {
+		addr = find_free(mm, len);
+		if (!addr)
+			return -LX_ENOMEM;
+	}
+	struct vma *v = lx_zalloc(sizeof(*v));
+	if (!v)
+		return -LX_ENOMEM;
+	v->start = addr;
+	v->end = addr + len;
+	v->prot = prot_bits(prot) | ((flags & LX_MAP_SHARED) && !file ? VM_SHARED : 0);
+	if (file) {
+		fs_get(file);
+		v->file = file;
+		v->off = off;
+		v->file_end = file->size > off ? addr + (file->size - off) : addr;
+	}
+	vma_link(mm, v);
+	return (long)addr;
+}
+
+long vm_munmap(struct proc *p, u64 addr, u64 len)
+{
+	if ((addr & (LX_PAGE_SIZE - 1)) || !len || addr + len < addr)
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end > LX_USER_END)
+		end = LX_USER_END;
+	return unmap_range(p->mm, addr, end) ? 0 : -LX_ENOMEM;
+}
+
+struct protect_ctx {
+	struct revoke r;
+};
+
+static void protect_one(void *ctx, u64 va, u64 *e)
+{
+	struct protect_ctx *c = ctx;
+	(void)va;
+	if (*e & PTE_W) {
+		revoke_add(&c->r, pte_page(*e), L4_W);
+		*e &= ~PTE_W;
+		if (page_refcount(pte_page(*e)) > 1)
+			*e |= PTE_COW;
+	}
+}
+
+long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot)
+{
+	struct mm *mm = p->mm;
+	if (addr & (LX_PAGE_SIZE - 1))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr || end > LX_USER_END)
+		return -LX_ENOMEM;
+	for (u64 a = addr; a < end;) {                  /* every byte must be mapped */
+		struct vma *v = vma_find(mm, a);
+		if (!v)
+			return -LX_ENOMEM;
+		a = v->end;
+	}
+	for (struct vma *v = mm->vmas; v; v = v->next) {
+		if (v->start < addr && v->end > addr && !vma_split(v, addr))
+			return -LX_ENOMEM;
+		if (v->start < end && v->end > end && !vma_split(v, end))
+			return -LX_ENOMEM;
+	}
+	u32 bits = prot_bits(prot);
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		if (v->start >= addr && v->end <= end)
+			v->prot = (v->prot & ~(VM_READ | VM_WRITE | VM_EXEC)) | bits;
+	if (!(bits & VM_WRITE)) {
+		struct protect_ctx c = { 0 };
+		walk(mm, addr, end, protect_one, &c);
+		revoke_flush(&c.r);
+	}
+	return 0;
+}
+
+long vm_brk(struct proc *p, u64 brk)
+{
+	struct mm *mm = p->mm;
+	if (brk < mm->brk_start || brk > mm->brk_start + (1UL << 30))
+		return (long)mm->brk;
+	u64 old_end = PAGE_UP(mm->brk), new_end = PAGE_UP(brk);
+	if (new_end > old_end) {
+		if (!range_free(mm, old_end, new_end))
+			return (long)mm->brk;
+		struct vma *h = old_end > mm->brk_start ? vma_find(mm, old_end - 1) : NULL;
+		if (h && (h->prot & VM_HEAP) && h->end == old_end) {
+			h->end = new_end;
+		} else {
+			struct vma *v = lx_zalloc(sizeof(*v));
+			if (!v)
+				return (long)mm->brk;
+			*v = (struct vma){ .start = old_end, .end = new_end,
+					   .prot = VM_READ | VM_WRITE | VM_HEAP };
+			vma_link(mm, v);
+		}
+	} else if (new_end < old_end) {
+		if (!unmap_range(mm, new_end, old_end))
+			return (long)mm->brk;
+	}
+	mm->brk = brk;
+	return (long)brk;
+}
+
+/* An ELF segment or the stack: an area at a fixed place (exec.c). */
+long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
+		  u64 file_end)
+{
+	struct vma *v = lx_zalloc(sizeof(*v));
+	if (!v)
+		return -LX_ENOMEM;
+	*v = (struct vma){ .start = start, .end = end, .prot = vmprot, .off = off,
+			   .file_end = file_end };
+	if (file) {
+		fs_get(file);
+		v->file = file;
+	}
+	vma_link(mm, v);
+	return 0;
+}
