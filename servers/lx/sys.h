@@ -41,7 +41,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(19, readv) X(20, writev) X(8, lseek) X(22, pipe) X(32, dup) X(33, dup2) \
 	X(72, fcntl) X(292, dup3) X(293, pipe2) X(7, poll) X(23, select) X(270, pselect6) \
 	X(271, ppoll) X(40, sendfile) X(436, close_range) X(74, fsync) X(75, fdatasync) \
-	X(73, flock)
+	X(73, flock) X(295, preadv) X(296, pwritev)
 
 /* sys_path.c: names in the file system */
 #define SYSCALLS_PATH(X) \
