@@ -53,6 +53,11 @@ ROOT_BASE   := 0x01000000
 KERNEL := $(BUILD)/pecan.bin
 VARIANT_KERNELS := $(foreach k,$(TEST_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
+# lx, the Linux personality (docs/lx.md), and the file system it boots with
+LX      := $(BUILD)/servers/lx.elf
+LX_SRC  := $(wildcard servers/lx/*.c servers/lx/*.S)
+LX_OBJ  := $(patsubst %,$(BUILD)/u/%.o,$(LX_SRC))
+LXFS    := $(BUILD)/lx/rootfs.cpio
 # In-guest test programs: t_* run as the root task; s_* run in sigma0's slot.
 TPROGS := $(patsubst tests/system/progs/%.c,$(BUILD)/tests/%.elf,$(wildcard tests/system/progs/*.c))
 HOSTTESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
@@ -146,6 +151,9 @@ $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(SIGMA0_BASE))
 $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ) $(DRIVERS_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
+$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o

@@ -9,6 +9,7 @@
 #include "ipc.h"
 #include "mapping.h"
 #include "timer.h"
+#include <l4/errors.h>
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 #include <l4/thread.h>
@@ -151,10 +152,17 @@ static bool io_fault_ipc(struct trapframe *tf)
 	return fault_ipc(tf, L4_LABEL_IO_PAGEFAULT | rwx, fpage);
 }
 
-/* Is mr (MR0..MR18 of a handler's reply) a register state the kernel may install? */
+/* Does a handler's reply (its MR0) set the faulter's TLS base from MR19? */
+static bool reply_sets_tls(word_t tag)
+{
+	return (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) && L4_TAG_U(tag) >= 19;
+}
+
+/* Is mr (MR0..MR19 of a handler's reply) a register state the kernel may install? */
 static bool reply_valid(const word_t *mr)
 {
-	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]);
+	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]) &&
+	       (!reply_sets_tls(mr[0]) || arch_tls_base_valid(mr[19]));
 }
 
 /*
@@ -175,13 +183,19 @@ void preemption_ipc(struct trapframe *tf)
 	kernel_call(t->scheduler, L4_LABEL_PREEMPTION, timer_now(), 0, utcb_get(t, UTCB_BR(0)));
 }
 
-/* The handler's reply MR1..MR18 become the thread's registers; flags only the user's. */
-static void install_state(struct trapframe *tf, const word_t *mr)
+/*
+ * The handler's reply MR1..MR18 become the thread's registers, flags only
+ * the user's; MR19 its TLS base if the label asks for it.
+ */
+static void install_state(struct tcb *t, const word_t *mr)
 {
+	struct trapframe *tf = arch_user_frame(t);
 #define IN(i, r) tf->r = mr[i];
 	EXC_REGS(IN)
 #undef IN
 	tf->rflags = (tf->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	if (reply_sets_tls(mr[0]))
+		arch_set_tls_base(t, mr[19]);
 }
 
 /*
@@ -192,11 +206,11 @@ static void install_state(struct trapframe *tf, const word_t *mr)
  */
 static word_t exception_reply(struct tcb *handler, struct tcb *faulter)
 {
-	word_t mr[19];
+	word_t mr[20];
 	arch_copy(mr, utcb_mrs(handler), sizeof(mr));
 	if (!reply_valid(mr))
 		return L4_IPC_OVERFLOW;      /* garbage as a register state: both sides fail */
-	install_state(arch_user_frame(faulter), mr);
+	install_state(faulter, mr);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "sched.h"
 #include "space.h"
 #include <arch_switch.h>
+#include <l4/errors.h>
 #include <l4/ipc.h>
 #include <l4/thread.h>
 #include <l4/utcb.h>
@@ -97,8 +98,9 @@ static __attribute__((noinline)) struct trapframe *exception_reply(struct trapfr
 								   word_t from)
 {
 	word_t tag = tf->r9;
-	if (!waits_for(d, self, IPC_EXCEPTION) || L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax))
-		return NULL;             /* the slowpath fails it properly */
+	if (!waits_for(d, self, IPC_EXCEPTION) || L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax) ||
+	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE))
+		return NULL;             /* the slowpath fails it properly, or sets the TLS base */
 	struct trapframe *df = arch_user_frame(d);
 	const word_t *mr = utcb_mrs(self);
 	df->rip = tf->rax;  df->r10 = tf->r10;

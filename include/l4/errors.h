@@ -18,6 +18,13 @@
 /* The exception vector (MR19) of a foreign `syscall`: above every CPU vector. */
 #define PECAN_VEC_SYSCALL       0x100
 
+/*
+ * Label bit (MR0 bit 16) of an exception handler's reply: with u >= 19,
+ * MR19 becomes the faulter's TLS base (FS.base on x86-64), which must be a
+ * user-half address or the reply is garbage.  Without it FS.base stays.
+ */
+#define PECAN_EXC_REPLY_FSBASE  1
+
 /* What a foreign `syscall` without an exception handler returns in RAX (-ENOSYS). */
 #define PECAN_FOREIGN_NOSYS     (-38L)
 

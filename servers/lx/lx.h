@@ -32,6 +32,11 @@ typedef uint32_t u32;
 
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
+#define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
+#define LX_MAX_PROCS     900
+#ifndef PECAN_EXC_REPLY_FSBASE
+#define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
+#endif
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {
@@ -71,6 +76,7 @@ struct mm {
 
 /* --- files (file.c) --- */
 struct file;
+struct thread;
 /*
  * Operations of an open file.  read/write move bytes between lx's buffer
  * and the object; they return the count or -errno, and -LX_EAGAIN when
@@ -120,12 +126,14 @@ struct sighand {
 };
 
 /* --- processes and threads (proc.c) --- */
-enum tstate { T_STARTING, T_RUNNING, T_BLOCKED, T_RETRY, T_STOPPED };
+/* STARTING: runs the stub; RUNNING: its own code; INCALL: lx handles its message now */
+enum tstate { T_STARTING, T_RUNNING, T_INCALL, T_BLOCKED, T_RETRY };
 
 struct thread {
 	L4_ThreadId_t tid;
 	u64 utcb;                       /* its UTCB slot in the space */
 	struct proc *proc;
+	struct mm *mm;                  /* the memory (L4 space) it runs in */
 	struct thread *next_in_proc;
 	enum tstate state;
 	int tid_linux;                  /* Linux thread ID */
@@ -140,6 +148,15 @@ struct thread {
 	void *wchan;
 	bool timed_out;                 /* the retry is because the deadline passed */
 	bool woken;                     /* futex: a FUTEX_WAKE chose this thread */
+	bool fresh;                     /* the call runs for the first time (not a retry) */
+	u64 call_deadline;              /* a relative timeout, fixed at the first run */
+	struct mm *futex_mm;            /* the futex it waits on */
+	u64 futex_addr;
+	uint32_t futex_bitset;
+	int vfork_child;                /* pid of the vfork child it waits for */
+	u64 robust_list;
+	int fault_sig;                  /* redirected to the signal stub: a fault's signal, or 0 */
+	u64 fault_rip, fault_flags, fault_addr;
 	u64 deadline;                   /* µs of SystemClock, 0 = none */
 	struct thread *next_blocked;
 	u64 saved_sigmask;              /* rt_sigsuspend / pselect restore it */
@@ -168,6 +185,7 @@ struct proc {
 	u64 itimer_interval;
 	u64 utime_us;
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
+	bool vforked;                   /* shares its parent's memory until exec or exit */
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */
@@ -213,6 +231,11 @@ void thread_destroy(struct thread *t);
 void proc_exit(struct proc *p, int status);        /* status: a wait status */
 void thread_exit(struct thread *t, int code);
 void vfork_release(struct proc *child);            /* a vfork parent may go on */
+void vfork_forget(struct thread *t);
+void futex_forget(struct thread *t);
+int proc_new_tid(void);                            /* a Linux thread ID, from the pid space */
+bool start_init(const char *cmdline);              /* the first process, from lx's command line */
+void proc_fs_init(void);                           /* /proc */
 void futex_wake_addr(struct proc *p, u64 uaddr, int n);
 
 /* syscall.c: running calls, parking threads */
@@ -232,10 +255,6 @@ void expire_deadlines(u64 now);
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
 void reply_flush(void);                    /* send a deferred reply before using the MRs */
 void lx_init_exited(int status) __attribute__((noreturn));
-
-/* exec.c */
-long do_execve(struct thread *t, const char *path, char *const argv[], int argc,
-	       char *const envp[], int envc);
 
 /* signal.c */
 #define LX_SIGHUP  1
@@ -272,8 +291,12 @@ void signal_send_proc(struct proc *p, int sig);
 void signal_send_thread(struct thread *t, int sig);
 void signal_send_pgrp(int pgid, int sig);
 bool signal_pending(struct thread *t);      /* a deliverable signal waits */
-void signal_deliver(struct thread *t);      /* before a reply: a handler frame, or the default action */
-void signal_fault(struct thread *t, int sig, u64 addr);   /* a fault: deliver or kill */
+/* Before a reply: a handler's frame, or the default action; false if t is gone. */
+bool signal_deliver(struct thread *t);
+/* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
+bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
+u64 signal_next_timer(void);
+void signal_timers(u64 now);
 
 /* file.c: open files and descriptor tables */
 struct file *file_new(const struct file_ops *ops, u32 flags);   /* refs = 1 */
@@ -299,8 +322,11 @@ void fd_close_on_exec(struct proc *p);
 long lx_random(void *buf, size_t n);                /* getrandom's bytes */
 
 /* tty.c: the console through the user-level serial driver, with a line discipline */
-void tty_init(void);
-void tty_input(const char *buf, size_t n);   /* bytes from the console reader thread */
+void tty_init(L4_ThreadId_t reader);         /* starts the console reader thread */
+L4_ThreadId_t tty_reader_id(void);
+void tty_message(void);                      /* the reader's message: input bytes */
+int tty_fg_pgrp(void);
+void tty_set_fg_pgrp(int pgrp);
 extern const struct file_ops tty_ops;        /* /dev/console and /dev/tty */
 long console_out(const void *buf, size_t n);
 

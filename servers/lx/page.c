@@ -45,6 +45,7 @@ void pool_init(void)
 }
 
 u64 pool_bytes(void) { return pool_end - POOL_BASE; }
+u64 pool_total_bytes(void) { return pool_end - POOL_BASE; }
 
 bool page_in_pool(const void *p)
 {

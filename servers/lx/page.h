@@ -9,6 +9,7 @@
 
 void pool_init(void);
 uint64_t pool_bytes(void);
+uint64_t pool_total_bytes(void);
 bool page_in_pool(const void *p);
 void *page_alloc_nozero(void);
 void page_get(void *p);              /* one more user; page_free drops one */

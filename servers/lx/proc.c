@@ -5,6 +5,7 @@
 // asks for its registers (docs/lx.md "Starting a thread").
 #include "lx.h"
 #include "page.h"
+#include "exec.h"
 #include "../../lib/c/string.h"
 
 #define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
@@ -114,7 +115,8 @@ struct thread *thread_new(struct proc *p, int *err)
 		return NULL;
 	}
 	by_tno[l4_thread_no(t->tid)] = t;
-	p->mm->refs++;
+	t->mm = p->mm;
+	t->mm->refs++;
 	t->next_in_proc = p->threads;
 	p->threads = t;
 	p->nthreads++;
@@ -135,7 +137,7 @@ int thread_start(struct thread *t)
 /* Delete t's L4 thread; its space goes with its last thread. */
 static void l4_delete(struct thread *t)
 {
-	struct mm *mm = t->proc->mm;
+	struct mm *mm = t->mm;
 	L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
 	by_tno[l4_thread_no(t->tid)] = NULL;
 	utcb_release(mm, t->utcb);
@@ -143,7 +145,7 @@ static void l4_delete(struct thread *t)
 		mm->space_tid = L4_NILTHREAD;
 		for (struct proc *p = procs; p; p = p->next_all)
 			for (struct thread *o = p->threads; o; o = o->next_in_proc)
-				if (o != t && p->mm == mm)
+				if (o != t && o->mm == mm)
 					mm->space_tid = o->tid;
 	}
 }
@@ -163,9 +165,11 @@ static void unlink_thread(struct thread *t)
 void thread_destroy(struct thread *t)
 {
 	unblock(t);
+	futex_forget(t);
 	l4_delete(t);
 	unlink_thread(t);
-	mm_put(t->proc->mm);
+	vfork_forget(t);
+	mm_put(t->mm);
 	lx_free(t);
 }
 
@@ -293,4 +297,104 @@ void thread_exit(struct thread *t, int code)
 			futex_wake_addr(p, t->clear_child_tid, 1);
 	}
 	thread_destroy(t);
+}
+
+int proc_new_tid(void)
+{
+	while (proc_by_pid(next_pid))
+		next_pid = next_pid >= 32767 ? 2 : next_pid + 1;
+	int tid = next_pid;
+	next_pid = next_pid >= 32767 ? 2 : next_pid + 1;
+	return tid;
+}
+
+/* --- the first process --- */
+
+static const char *const init_env[] = { "HOME=/", "PATH=/bin:/sbin:/usr/bin:/usr/sbin",
+					"TERM=vt100", "SHELL=/bin/sh", "USER=root", NULL };
+
+/* lx's command line: its own path, then the first program's argv (default /bin/sh). */
+static int init_args(struct exec_args *a, const char *cmdline)
+{
+	char word[256];
+	const char *s = cmdline;
+	bool first = true;
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		size_t n = 0;
+		while (*s && *s != ' ' && n < sizeof(word) - 1)
+			word[n++] = *s++;
+		word[n] = 0;
+		if (!n)
+			break;
+		if (first) {
+			first = false;                  /* lx's own path */
+			continue;
+		}
+		if (exec_args_add(a, a->argv, &a->argc, word))
+			return -LX_E2BIG;
+	}
+	if (!a->argc && exec_args_add(a, a->argv, &a->argc, "/bin/sh"))
+		return -LX_E2BIG;
+	for (int i = 0; init_env[i]; i++)
+		if (exec_args_add(a, a->envp, &a->envc, init_env[i]))
+			return -LX_E2BIG;
+	memcpy(a->path, a->argv[0], strlen(a->argv[0]) + 1);
+	return 0;
+}
+
+static bool init_files(struct proc *p)
+{
+	struct inode *ip;
+	struct file *f;
+	int e = fs_lookup(fs_root(), "/dev/console", FS_FOLLOW, &ip);
+	if (e) {
+		lx_log("lx: /dev/console: error %d\n", e);
+		return false;
+	}
+	p->fds = fdtable_new();
+	struct thread dummy = { .proc = p };
+	int err = p->fds ? file_open_inode(&dummy, ip, LX_O_RDWR, &f) : -LX_ENOMEM;
+	fs_put(ip);
+	if (err)
+		return false;
+	for (int fd = 0; fd < 3; fd++) {
+		if (fd)
+			file_get(f);
+		fd_install(p, f, fd, false);
+	}
+	return true;
+}
+
+bool start_init(const char *cmdline)
+{
+	struct proc *p = proc_new(NULL);
+	struct exec_args *a = exec_args_new();
+	if (!p || !a || init_args(a, cmdline))
+		return false;
+	init_proc = p;
+	p->cwd = p->root = fs_root();
+	fs_get(p->cwd);
+	fs_get(p->root);
+	p->sig = sighand_new();
+	p->mm = mm_new();
+	if (!p->sig || !p->mm || !init_files(p)) {
+		lx_log("lx: no memory or no /dev/console for init\n");
+		return false;
+	}
+	tty_set_fg_pgrp(p->pgid);
+	int err;
+	struct thread *t = thread_new(p, &err);
+	mm_put(p->mm);                              /* the creation reference */
+	if (!t) {
+		lx_log("lx: cannot create init's thread (error %d, ErrorCode %lu)\n", err, L4_ErrorCode());
+		return false;
+	}
+	t->tid_linux = p->pid;
+	long r = do_execve(t, a);
+	if (r != SYS_NOREPLY)
+		lx_log("lx: cannot run %s (error %ld)\n", a->path, -r);
+	exec_args_free(a);
+	return r == SYS_NOREPLY;
 }

@@ -29,7 +29,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(204, sched_getaffinity) X(218, set_tid_address) X(228, clock_gettime) \
 	X(229, clock_getres) X(230, clock_nanosleep) X(231, exit_group) X(247, waitid) \
 	X(273, set_robust_list) X(274, get_robust_list) X(302, prlimit64) X(309, getcpu) \
-	X(318, getrandom) X(324, membarrier) X(334, rseq) X(LX_SYS_START_NR, lx_start)
+	X(318, getrandom) X(324, membarrier) X(334, rseq)
 
 /* sys_mem.c */
 #define SYSCALLS_MEM(X) \
@@ -65,8 +65,6 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 
 /* sys_net.c: AF_UNIX sockets */
 #define SYSCALLS_NET(X)
-
-#define LX_SYS_START_NR 449   /* the table slot of LX_SYS_START (remapped in syscall.c) */
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X)

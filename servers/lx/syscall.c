@@ -51,11 +51,13 @@ static void make_retry(struct thread *t)
 	retry = t;
 }
 
+char poll_any[1];
+
 void wake(void *wchan)
 {
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
-		if (t->wchan == wchan)
+		if (t->wchan == wchan || t->wchan == poll_any)
 			make_retry(t);
 	}
 }
@@ -69,7 +71,7 @@ void wake_thread(struct thread *t)
 
 u64 next_deadline(void)
 {
-	u64 d = 0;
+	u64 d = signal_next_timer();
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
@@ -78,6 +80,7 @@ u64 next_deadline(void)
 
 void expire_deadlines(u64 now)
 {
+	signal_timers(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->deadline && t->deadline <= now) {
@@ -122,19 +125,21 @@ void syscall_run(struct thread *t)
 		res = -LX_ENOSYS;
 	}
 	t->timed_out = false;
+	t->fresh = false;
 	if (res == SYS_NOREPLY)
 		return;
 	if (res == SYS_BLOCK) {
 		if (!signal_pending(t))
 			return;             /* parked: block_on was called */
 		unblock(t);
+		futex_forget(t);
 		res = -LX_ERESTART;
 	}
 	r->rax = (u64)res;
 	r->rcx = r->rip;
 	r->r11 = r->rflags;
-	signal_deliver(t);
-	thread_reply(t);
+	if (signal_deliver(t))
+		thread_reply(t);
 }
 
 /* A `syscall` from t: the exception message's registers are in t->regs. */
@@ -142,5 +147,6 @@ void syscall_dispatch(struct thread *t)
 {
 	t->sysno = t->regs.rax;
 	t->timed_out = false;
+	t->fresh = true;
 	syscall_run(t);
 }

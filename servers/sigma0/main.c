@@ -33,6 +33,8 @@ static enum memtype page_type(L4_Word_t pa)
 			t = MEM_CONVENTIONAL;
 		else if (type == 4 && low == 0 && high == ~0UL)
 			t = MEM_NONE;                      /* "all of it is shared": no statement */
+		else if (type == 0xe && ((d[0] >> 4) & 0xf) != 2)
+			t = MEM_OTHER;                     /* boot information and modules: on request */
 		else
 			t = type == 2 || type == 0xe ? MEM_NONE : MEM_OTHER;   /* kernel, boot images */
 	}

@@ -34,9 +34,12 @@ struct arch_thread {
 	 * The thread's own data-segment selectors (%ds, %es, %fs, %gs) and
 	 * GS.base, saved and restored on every switch: user code may load any
 	 * selector (a %gs load also resets the base), and that must change its
-	 * own view only (arch_switch.h).
+	 * own view only (arch_switch.h).  FS.base is the thread's TLS pointer,
+	 * set only by its exception handler's reply (PECAN_EXC_REPLY_FSBASE);
+	 * 0 means the CPU holds 0 while the thread runs.
 	 */
 	word_t gs_base;
+	word_t fs_base;
 	union {
 		u16 sel[4];                 /* %ds, %es, %fs, %gs */
 		u64 sels;                   /* all four, compared at once */
@@ -70,6 +73,12 @@ static inline bool arch_sysret_safe(word_t rip)
 }
 
 #define USER_TOP        0x0000800000000000UL   /* first non-user address */
+
+/* May b be a thread's TLS base (FS.base)?  Only a user-half address. */
+static inline bool arch_tls_base_valid(word_t b)
+{
+	return b < USER_TOP;
+}
 
 /* Page rights for arch_map (L4 fpage order: r = 4, w = 2, x = 1). */
 #define MAP_R 4

@@ -14,8 +14,21 @@ extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 void arch_io_switch(const struct space *s);
 extern bool arch_io_enabled;             /* the TSS bitmap is in force */
 
-/* Load next's data-segment selectors and GS.base where they differ from prev's (context.c). */
-void arch_load_segments(const struct tcb *prev, const struct tcb *next);
+/*
+ * Read back prev's FS.base if it has one, then load next's data-segment
+ * selectors, GS.base and FS.base where they differ from prev's (context.c).
+ * It saves every register it uses and is called from inline assembly that
+ * says so, because the compiler does not see that at a plain call: the
+ * switch paths, which rarely take it, would keep their registers across it.
+ */
+__attribute__((noinline, no_caller_saved_registers))
+void arch_load_segments(struct tcb *prev, struct tcb *next);
+
+static inline void arch_load_segments_call(struct tcb *prev, struct tcb *next)
+{
+	__asm__ __volatile__("call %P[fn]" : "+D"(prev), "+S"(next)
+			     : [fn] "i"(arch_load_segments) : "memory", "cc");
+}
 
 /*
  * Data-segment registers are per thread.  A user `mov` to %gs also sets
@@ -25,9 +38,15 @@ void arch_load_segments(const struct tcb *prev, const struct tcb *next);
  * thread's are loaded where they differ.  Only selectors a thread loaded
  * itself (which cannot fault) are ever loaded, and the kernel itself never
  * uses %fs or %gs (so no swapgs) and ignores %ds and %es (64-bit mode), so
- * whatever user code puts there cannot make the kernel fault.  FS.base needs
- * no saving: no selector a thread can load gives it a base other than 0, and
- * FSGSBASE stays disabled.
+ * whatever user code puts there cannot make the kernel fault.
+ *
+ * FS.base (the TLS pointer an exception handler's reply sets) costs one
+ * test to threads that never have one: user code cannot make it other
+ * than 0 (FSGSBASE stays disabled, every descriptor has base 0), so while
+ * a thread whose fs_base is 0 runs the CPU holds 0, and only a switch from
+ * or to a thread with a base goes out of line.  A user `mov` to %fs may
+ * reset the base, so a base that is not 0 is read back when its thread
+ * leaves the CPU.
  */
 static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 {
@@ -35,9 +54,10 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 			     : "=m"(prev->arch.sel[0]), "=m"(prev->arch.sel[1]),
 			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
 	prev->arch.gs_base = rdmsr(MSR_GS_BASE);
-	if (next->space && unlikely(prev->arch.sels != next->arch.sels ||
-				    prev->arch.gs_base != next->arch.gs_base))
-		arch_load_segments(prev, next);
+	if (unlikely(prev->arch.fs_base | next->arch.fs_base) ||
+	    (next->space && unlikely(prev->arch.sels != next->arch.sels ||
+				     prev->arch.gs_base != next->arch.gs_base)))
+		arch_load_segments_call(prev, next);
 }
 
 /* Everything of a switch but the kernel stack: space, UTCB pointer, segments, FPU state. */

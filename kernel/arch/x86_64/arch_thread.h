@@ -12,6 +12,12 @@ static inline struct trapframe *arch_user_frame(const struct tcb *t)
 	return (struct trapframe *)t->kstack_top - 1;
 }
 
+/* t's TLS base (FS.base) from its next switch-in on; b passed arch_tls_base_valid. */
+static inline void arch_set_tls_base(struct tcb *t, word_t b)
+{
+	t->arch.fs_base = b;
+}
+
 /*
  * Make t's next switch-in run fn(frame) (fn may be NULL) and return to user
  * mode, dropping whatever kernel context t had.  Only for threads blocked

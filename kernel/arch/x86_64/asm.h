@@ -24,6 +24,7 @@
 #define MSR_LSTAR       0xC0000082
 #define MSR_CSTAR       0xC0000083
 #define MSR_SFMASK      0xC0000084
+#define MSR_FS_BASE     0xC0000100
 #define MSR_GS_BASE     0xC0000101
 #define EFER_SCE  (1 << 0)
 #define EFER_LME  (1 << 8)

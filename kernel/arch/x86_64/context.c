@@ -24,6 +24,7 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 		.rsp = sp, .ss = SEL_UDATA, .vector = 0,
 	};
 	t->arch.gs_base = USER_GS_PAGE;
+	t->arch.fs_base = 0;
 	t->arch.sel[0] = t->arch.sel[1] = t->arch.sel[2] = 0;   /* null: fine in 64-bit mode */
 	t->arch.sel[3] = SEL_UGS;
 	t->arch.cont[5] = (word_t)arch_user_frame(t);
@@ -33,17 +34,26 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 	*(u32 *)&t->arch.fpu[24] = 0x1f80;       /* MXCSR: all SSE exceptions masked */
 }
 
-void arch_load_segments(const struct tcb *prev, const struct tcb *next)
+/* The idle thread loads nothing: its fs_base takes prev's, as it stands for what the CPU holds. */
+void arch_load_segments(struct tcb *prev, struct tcb *next)
 {
+	if (prev->arch.fs_base)
+		prev->arch.fs_base = rdmsr(MSR_FS_BASE);
+	if (!next->space) {
+		next->arch.fs_base = prev->arch.fs_base;
+		return;
+	}
 	if (prev->arch.sel[0] != next->arch.sel[0])
 		__asm__ __volatile__("mov %0, %%ds" : : "r"(next->arch.sel[0]));
 	if (prev->arch.sel[1] != next->arch.sel[1])
 		__asm__ __volatile__("mov %0, %%es" : : "r"(next->arch.sel[1]));
 	if (prev->arch.sel[2] != next->arch.sel[2])
-		__asm__ __volatile__("mov %0, %%fs" : : "r"(next->arch.sel[2]));
+		__asm__ __volatile__("mov %0, %%fs" : : "r"(next->arch.sel[2]));   /* may reset the base */
 	if (prev->arch.sel[3] != next->arch.sel[3])
 		__asm__ __volatile__("mov %0, %%gs" : : "r"(next->arch.sel[3]));   /* resets the base */
 	wrmsr(MSR_GS_BASE, next->arch.gs_base);
+	if (prev->arch.sel[2] != next->arch.sel[2] || prev->arch.fs_base != next->arch.fs_base)
+		wrmsr(MSR_FS_BASE, next->arch.fs_base);
 }
 
 /*

@@ -179,6 +179,207 @@ TEST_CASE("exc.flags_masked", "a handler may set the user flags but not IOPL or 
 	tt_kill(t);
 }
 
+/*
+ * FS.base from a handler's reply (PECAN_EXC_REPLY_FSBASE, MR19).  No
+ * FSGSBASE on the test CPU, so the base is observed the way TLS code uses
+ * it: by reading memory through %fs.
+ */
+static volatile L4_Word_t tls_block[2] = { 0x7e57000000000001UL, 0x7e57000000000002UL };
+static volatile L4_Word_t stage, seen[5];
+
+static L4_Word_t fs_read(L4_Word_t off)
+{
+	L4_Word_t v;
+	__asm__ __volatile__("mov %%fs:(%1), %0" : "=r"(v) : "r"(off) : "memory");
+	return v;
+}
+
+/* A foreign `syscall` nr (Linux numbering); returns RAX. */
+static L4_Word_t foreign_call(L4_Word_t nr)
+{
+	__asm__ __volatile__("syscall" : "+a"(nr) : : "rcx", "r11", "memory");
+	return nr;
+}
+
+#define LINUX_ARCH_PRCTL 158
+#define LINUX_GETPID     39
+
+static void tls_thread(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
+	foreign_call(LINUX_ARCH_PRCTL);
+	seen[0] = fs_read(0);
+	seen[1] = fs_read(8);
+	foreign_call(LINUX_GETPID);
+	seen[2] = fs_read(0);
+	foreign_call(LINUX_GETPID);
+	seen[3] = fs_read(0);
+	foreign_call(LINUX_ARCH_PRCTL);
+	seen[4] = fs_read(0);
+	stage = 5;
+	tt_park();
+}
+
+/* Reply to t's exception with the MRs set up, then wait for its next one (the IPC fastpath's way). */
+static int reply_and_next(L4_ThreadId_t t)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Ipc(t, t, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_NEVER), &from);
+	return !L4_IpcFailed(tag) && L4_TAG_U(tag) == 19 && L4_MR(19) == PECAN_VEC_SYSCALL;
+}
+
+static void set_fsbase_reply(L4_Word_t base, L4_Word_t u)
+{
+	L4_SetMR(0, L4_TAG_MAKE(PECAN_EXC_REPLY_FSBASE, u, 0));
+	L4_SetMR(8, 0);
+	L4_SetMR(19, base);
+}
+
+TEST_CASE("exc.fsbase_reply", "a reply with label bit 0 and u >= 19 sets FS.base to MR19; other replies leave it")
+{
+	handler_id = L4_MyGlobalId();
+	stage = 0;
+	for (int i = 0; i < 5; i++)
+		seen[i] = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_space(t, tls_thread), "start");
+	EXPECT(wait_exception(t, PECAN_VEC_SYSCALL), "no foreign-syscall message");
+	EXPECT(L4_MR(8) == LINUX_ARCH_PRCTL, "RAX %lx", L4_MR(8));
+	set_fsbase_reply((L4_Word_t)tls_block, 19);
+	EXPECT(reply_and_next(t), "reply with the FS.base bit, or the next message, failed: %lx",
+	       L4_ErrorCode());
+	EXPECT(seen[0] == tls_block[0] && seen[1] == tls_block[1],
+	       "%%fs:0 %lx %%fs:8 %lx after setting FS.base", seen[0], seen[1]);
+	/* MR19 still holds the vector 0x100, a valid base if it were taken */
+	L4_SetMR(0, L4_TAG_MAKE(0, 19, 0));
+	EXPECT(reply_and_next(t), "reply without the bit failed: %lx", L4_ErrorCode());
+	EXPECT(seen[2] == tls_block[0], "a reply without the bit changed FS.base: %%fs:0 %lx", seen[2]);
+	set_fsbase_reply(8, 18);
+	EXPECT(reply_and_next(t), "reply with the bit and u = 18 failed: %lx", L4_ErrorCode());
+	EXPECT(seen[3] == tls_block[0], "a reply with u = 18 changed FS.base: %%fs:0 %lx", seen[3]);
+	set_fsbase_reply((L4_Word_t)&tls_block[1], 19);
+	EXPECT(!L4_IpcFailed(L4_Reply(t)), "plain reply with the bit failed: %lx", L4_ErrorCode());
+	TT_WAIT(stage == 5, 200);
+	EXPECT(stage == 5 && seen[4] == tls_block[1], "%%fs:0 %lx after the second base", seen[4]);
+	tt_kill(t);
+}
+
+static void bad_tls_thread(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
+	foreign_call(LINUX_ARCH_PRCTL);
+	after = 1;
+	tt_park();
+}
+
+TEST_CASE("exc.fsbase_bad", "an FS.base outside the user half makes the reply garbage: the send fails, the thread halts")
+{
+	static const L4_Word_t bad[] = { 0x0000800000000000UL, 0xffff800000000000UL, ~0UL };
+	handler_id = L4_MyGlobalId();
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		after = 0;
+		L4_ThreadId_t t = fresh();
+		EXPECT(tt_start_local(t, bad_tls_thread), "start %u", i);
+		EXPECT(wait_exception(t, PECAN_VEC_SYSCALL), "no foreign-syscall message %u", i);
+		set_fsbase_reply(bad[i], 19);
+		L4_MsgTag_t tag = L4_Reply(t);
+		EXPECT(L4_IpcFailed(tag) && L4_IPC_CODE(L4_ErrorCode()) == L4_IPC_OVERFLOW,
+		       "FS.base %lx accepted (%lx)", bad[i], L4_ErrorCode());
+		L4_Sleep(2000);
+		EXPECT(after == 0 && L4_Schedule(t, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_INACTIVE,
+		       "not halted after FS.base %lx", bad[i]);
+		tt_kill(t);
+	}
+}
+
+/*
+ * Two threads with FS.base 8 and 16 switch back and forth (IPC, yields,
+ * the handler with base 0 in between); each reads view[] through %fs and
+ * must see view[base / 8].  With null_sel the client then loads the null
+ * selector into %fs: whatever base the CPU gives it then must stay its own.
+ */
+static volatile L4_Word_t view[3] = { 0xa0, 0xa1, 0xa2 };
+static volatile L4_Word_t bad_client, bad_server, rounds, null_view, null_sel;
+static volatile L4_ThreadId_t server_id;
+
+static L4_Word_t fs_view(void) { return fs_read((L4_Word_t)&view[0]); }
+
+static void fs_server(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
+	foreign_call(LINUX_ARCH_PRCTL);
+	L4_ThreadId_t from;
+	L4_Wait(&from);
+	for (;;) {
+		if (fs_view() != view[2])
+			bad_server++;
+		L4_SetMR(0, 0);
+		L4_ReplyWait(from, &from);
+	}
+}
+
+static void fs_client(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
+	foreign_call(LINUX_ARCH_PRCTL);
+	L4_Word_t want = view[1];
+	for (int i = 0; i < 60; i++) {
+		if (i == 30 && null_sel) {
+			__asm__ __volatile__("mov %w0, %%fs" : : "r"(0) : "memory");
+			want = null_view = fs_view();
+		}
+		if (fs_view() != want)
+			bad_client++;
+		L4_SetMR(0, 0);
+		L4_Call(server_id);
+		if (fs_view() != want)
+			bad_client++;
+		L4_ThreadSwitch(L4_NILTHREAD);
+		if (i % 8 == 0)
+			L4_Sleep(100);
+		rounds++;
+	}
+	tt_park();
+}
+
+static void fsbase_switch(int with_null)
+{
+	handler_id = L4_MyGlobalId();
+	bad_client = bad_server = rounds = 0;
+	null_view = 0;
+	null_sel = with_null;
+	L4_ThreadId_t s = fresh(), c = fresh();
+	server_id = s;
+	EXPECT(tt_start_space(s, fs_server), "start server");
+	EXPECT(wait_exception(s, PECAN_VEC_SYSCALL), "no message from the server");
+	set_fsbase_reply(16, 19);
+	EXPECT(!L4_IpcFailed(L4_Reply(s)), "server reply failed: %lx", L4_ErrorCode());
+	EXPECT(tt_start_local(c, fs_client), "start client");
+	EXPECT(wait_exception(c, PECAN_VEC_SYSCALL), "no message from the client");
+	set_fsbase_reply(8, 19);
+	EXPECT(!L4_IpcFailed(L4_Reply(c)), "client reply failed: %lx", L4_ErrorCode());
+	TT_WAIT(rounds == 60, 2000);
+	EXPECT(rounds == 60, "the client made %lu rounds", rounds);
+	EXPECT(fs_read((L4_Word_t)&view[0]) == view[0], "the handler's FS.base is not 0");
+	EXPECT(!bad_client && !bad_server, "wrong views through %%fs: client %lu, server %lu",
+	       bad_client, bad_server);
+	if (with_null)
+		EXPECT(null_view == view[0] || null_view == view[1],
+		       "after loading the null selector the client sees %lx", null_view);
+	tt_kill(c);
+	tt_kill(s);
+}
+
+TEST_CASE("exc.fsbase_switch", "threads with different FS.base switched back and forth keep their own")
+{
+	fsbase_switch(0);
+}
+
+TEST_CASE("exc.fsbase_null_selector", "a thread that loads the null selector into %fs keeps what the CPU gave it, never another thread's base")
+{
+	fsbase_switch(1);
+}
+
 int main(void)
 {
 	int failed = test_run_all();

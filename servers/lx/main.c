@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+// lx's start and its one loop: every page fault and system call of every
+// Linux process arrives here as IPC and is answered from here.
+#include "lx.h"
+#include "page.h"
+#include "../../lib/fmt/fmt.h"
+#include "../../lib/c/string.h"
+#include "../../lib/drivers/client.h"
+#include "../drivers/drivers.h"
+#include <l4/kip.h>
+#include <stdarg.h>
+
+L4_ThreadId_t lx_id;
+static L4_ThreadId_t pending;           /* a reply loaded in the MRs, not yet sent */
+static void *stub_page;
+
+extern const char lx_stub_start[], lx_stub_signal[], lx_stub_end[];
+#define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
+
+u64 lx_now_us(void)
+{
+	return L4_SystemClock();
+}
+
+void lx_log(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnfmt(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	console_out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+void lx_panic(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnfmt(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	reply_flush();
+	console_out(buf, strlen(buf));
+	pecan_kdb_power_off(99);
+	for (;;)
+		;
+}
+
+/* --- replies --- */
+
+void reply_flush(void)
+{
+	if (pending == L4_NILTHREAD)
+		return;
+	L4_ThreadId_t to = pending;
+	pending = L4_NILTHREAD;
+	L4_Reply(to);
+}
+
+/* Load t's registers as an exception reply; it is sent by the loop's next ReplyWait. */
+void thread_reply(struct thread *t)
+{
+	reply_flush();
+	L4_Word_t *mr = L4_Utcb();
+	unsigned u = REGS_WORDS;
+	L4_Word_t label = 0;
+	if (t->fs_dirty) {
+		label = PECAN_EXC_REPLY_FSBASE;
+		mr[19] = t->fs_base;
+		u = 19;
+		t->fs_dirty = false;
+	}
+	mr[0] = L4_TAG_MAKE(label, u, 0);
+	memcpy(&mr[1], &t->regs, sizeof(t->regs));
+	t->state = T_RUNNING;
+	pending = t->tid;
+}
+
+/* Answer a page fault with a map item (or nothing, which lets the thread fault again). */
+static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
+{
+	reply_flush();
+	L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+	L4_SetMR(1, (addr & ~(LX_PAGE_SIZE - 1)) | L4_ITEM_MAP);
+	L4_SetMR(2, L4_FPAGE_MAKE(page, 12, rights));
+	pending = to;
+}
+
+/* --- messages --- */
+
+static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
+{
+	if ((addr & ~(LX_PAGE_SIZE - 1)) == LX_STUB_PAGE && !(rwx & 2)) {
+		map_reply(t->tid, addr, (u64)stub_page, 4 | 1);
+		t->state = t->state == T_INCALL ? T_RUNNING : t->state;
+		return;
+	}
+	u32 access = (rwx & 2) ? VM_WRITE : (rwx & 1) ? VM_EXEC : VM_READ;
+	u64 page;
+	u32 rights;
+	int err = vm_fault(t->proc, addr, access, &page, &rights);
+	if (!err) {
+		map_reply(t->tid, addr, page, rights);
+		t->state = T_RUNNING;
+		return;
+	}
+	t->fault_rip = rip;
+	signal_fault(t, err == -LX_ENOMEM ? LX_SIGKILL : LX_SIGSEGV, addr, false);
+}
+
+/* CPU exceptions other than page faults become signals. */
+static int vector_signal(u64 vec)
+{
+	switch (vec) {
+	case 0: case 16: case 19: return LX_SIGFPE;
+	case 1: case 3: return LX_SIGTRAP;
+	case 6: return LX_SIGILL;
+	case 17: return LX_SIGBUS;
+	default: return LX_SIGSEGV;
+	}
+}
+
+static void exception(struct thread *t)
+{
+	L4_Word_t *mr = L4_Utcb();
+	if (t->state == T_STARTING) {           /* the stub asks for the thread's registers */
+		if (signal_deliver(t))
+			thread_reply(t);
+		return;
+	}
+	memcpy(&t->regs, &mr[1], sizeof(t->regs));
+	u64 vec = mr[19];
+	if (vec == PECAN_VEC_SYSCALL) {
+		syscall_dispatch(t);
+		return;
+	}
+	if (t->regs.rip == STUB_SIGNAL_RIP && t->fault_sig >= 0) {
+		/* redirected here for a signal: resume where it was stopped */
+		t->regs.rip = t->fault_rip;
+		t->regs.rflags = t->fault_flags;
+		int sig = t->fault_sig;
+		t->fault_sig = -1;
+		if (sig ? signal_fault(t, sig, t->fault_addr, true) : signal_deliver(t))
+			thread_reply(t);
+		return;
+	}
+	t->fault_rip = t->regs.rip;
+	if (signal_fault(t, vector_signal(vec), 0, true))
+		thread_reply(t);
+}
+
+static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	L4_Word_t label = L4_TAG_LABEL(tag);
+	if (from == tty_reader_id()) {
+		tty_message();
+		return;
+	}
+	struct thread *t = thread_by_tid(from);
+	if (!t)
+		return;                         /* a thread lx no longer knows: no answer */
+	if (t->state == T_RUNNING)
+		t->state = T_INCALL;
+	if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
+		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
+	else if (label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19)
+		exception(t);
+}
+
+/* The receive timeout that ends at the earliest parked thread's deadline. */
+static L4_Word_t rcv_timeout(void)
+{
+	u64 d = next_deadline();
+	if (!d)
+		return L4_TIMEOUT_NEVER;
+	u64 now = lx_now_us();
+	return d <= now ? L4_TIMEOUT_ZERO : L4_TimePeriod(d - now);
+}
+
+static void loop(void)
+{
+	for (;;) {
+		if (retry_pending()) {
+			reply_flush();
+			retry_blocked();
+		}
+		L4_Word_t rcv = rcv_timeout();
+		L4_ThreadId_t from;
+		L4_MsgTag_t tag;
+		if (pending != L4_NILTHREAD) {
+			L4_ThreadId_t to = pending;
+			pending = L4_NILTHREAD;
+			tag = L4_Ipc(to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, rcv), &from);
+		} else {
+			tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, L4_TIMEOUTS(0, rcv), &from);
+		}
+		if (L4_IpcFailed(tag)) {
+			expire_deadlines(lx_now_us());
+			continue;
+		}
+		message(from, tag);
+	}
+}
+
+/* --- start --- */
+
+/* Map the page of physical memory at pa from sigma0 at va (for the boot information). */
+static void *map_phys(u64 pa, u64 va)
+{
+	if (!pecan_sigma0_request(L4_FPAGE_MAKE(pa & ~0xfffUL, 12, 7), L4_FPAGE_MAKE(va, 12, 0)))
+		return NULL;
+	return (void *)(va + (pa & 0xfff));
+}
+
+struct mb_info { uint32_t flags, mem_lower, mem_upper, boot_device, cmdline, mods_count, mods_addr; };
+struct mb_mod { uint32_t start, end, string, reserved; };
+
+#define BOOT_WINDOW 0x0000200000000000UL
+
+/* The boot modules after sigma0 and lx: the file-system archive, and lx's command line. */
+static void load_modules(char *cmdline, size_t cmdmax)
+{
+	u64 mbi_pa = *(L4_Word_t *)((char *)__L4_KIP + KIP_OFF_BOOT_INFO);
+	struct mb_info *mb = map_phys(mbi_pa, BOOT_WINDOW);
+	if (!mb)
+		lx_panic("lx: cannot map the boot information\n");
+	u64 window = BOOT_WINDOW + 0x1000;
+	struct mb_mod *mods = map_phys(mb->mods_addr, window);
+	window += 0x1000;
+	if (!mods || mb->mods_count < 2)
+		lx_panic("lx: no boot modules\n");
+	struct mb_mod m[16];
+	unsigned n = mb->mods_count < 16 ? mb->mods_count : 16;
+	memcpy(m, mods, n * sizeof(m[0]));
+	const char *s = map_phys(m[1].string, window);
+	window += 0x1000;
+	if (s)
+		snfmt(cmdline, cmdmax, "%s", s);
+	for (unsigned i = 2; i < n; i++) {
+		u64 first = m[i].start & ~0xfffUL, base = window;
+		for (u64 pa = first; pa < m[i].end; pa += 0x1000, window += 0x1000)
+			if (!map_phys(pa, window))
+				lx_panic("lx: cannot map boot module %u\n", i);
+		int err = fs_load_cpio((void *)(base + (m[i].start & 0xfff)), m[i].end - m[i].start);
+		if (err)
+			lx_log("lx: boot module %u is no cpio archive (%d)\n", i, err);
+		window += 0x1000;
+	}
+}
+
+static void make_nodes(void)
+{
+	static const struct { const char *name; u64 rdev; } devs[] = {
+		{ "null", DEV_NULL }, { "zero", DEV_ZERO }, { "full", DEV_FULL },
+		{ "random", DEV_RANDOM }, { "urandom", DEV_URANDOM }, { "tty", DEV_TTY },
+		{ "console", DEV_CONSOLE },
+	};
+	struct inode *dev, *ip;
+	static const char *const dirs[] = { "dev", "proc", "tmp", "bin", "sbin", "usr", "etc" };
+	for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!fs_create(fs_root(), dirs[i], LX_S_IFDIR | 0755, 0, &ip))
+			fs_put(ip);
+	if (fs_dir_lookup(fs_root(), "dev", &dev))
+		lx_panic("lx: no /dev\n");
+	for (unsigned i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+		if (!fs_create(dev, devs[i].name, LX_S_IFCHR | 0666, devs[i].rdev, &ip))
+			fs_put(ip);
+	fs_put(dev);
+}
+
+void lx_init_exited(int status)
+{
+	reply_flush();
+	int code = (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
+	lx_log("lx: init exited with status %d; powering off\n", code);
+	pecan_kdb_power_off((L4_Word_t)code);
+	for (;;)
+		;
+}
+
+static void now_stamp(struct lx_timespec *ts)
+{
+	u64 us = lx_now_us();
+	ts->tv_sec = (int64_t)(1767225600UL + us / 1000000);
+	ts->tv_nsec = (int64_t)(us % 1000000) * 1000;
+}
+
+int main(void)
+{
+	lx_id = L4_MyGlobalId();
+	if (!drivers_start(l4_global_id(l4_thread_no(lx_id) + 1, 1),
+			   l4_global_id(l4_thread_no(lx_id) + 2, 1)))
+		lx_panic("lx: cannot start the drivers\n");
+	pool_init();
+	stub_page = page_alloc();
+	memcpy(stub_page, lx_stub_start, (size_t)(lx_stub_end - lx_stub_start));
+	if (lx_stub_signal - lx_stub_start != STUB_SIGNAL_OFF)
+		lx_panic("lx: the stub's signal entry moved\n");
+	fs_now = now_stamp;
+	fs_init();
+	char cmdline[512] = "";
+	load_modules(cmdline, sizeof(cmdline));
+	make_nodes();
+	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
+	lx_log("lx: Linux personality on Pecan: %lu MiB for processes\n", pool_bytes() >> 20);
+	if (!start_init(cmdline))
+		lx_panic("lx: cannot start init\n");
+	loop();
+	return 0;
+}
