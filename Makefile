@@ -82,8 +82,9 @@ all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOS
 deps:
 	@tools/deps.sh
 
-run: deps all
-	tools/run
+# the Linux personality's busybox shell (docs/lx.md); ^D or the end of piped input ends it
+run: deps all lx
+	tools/run --root $(LX) --module $(LXFS)
 
 debug: deps all
 	tools/run --gdb
@@ -236,5 +237,6 @@ bench-kernel: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 		--out $(BUILD)/bench/pecan-kernel.results bench-dslq-fast
 
 include mk/bench.mk
+include mk/lx.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

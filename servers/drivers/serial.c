@@ -10,8 +10,6 @@
 #define THR 0
 #define IER 1
 #define IIR 2
-#define FCR 2
-#define FCR_TRIGGER_1 0x07     /* FIFOs on and cleared, interrupt at every byte */
 #define MCR 4
 #define LSR 5
 #define LSR_DR   0x01
@@ -115,7 +113,10 @@ static void interrupt(void)
 void serial_driver(void)
 {
 	L4_ThreadId_t irq = l4_global_id(CONSOLE_IRQ, 1), from;
-	outb(COM1 + FCR, FCR_TRIGGER_1);
+	/*
+	 * The FIFO control stays as the firmware left it: switching the FIFOs on
+	 * clears them, and input piped into the console may already be waiting.
+	 */
 	outb(COM1 + MCR, MCR_BASE);
 	outb(COM1 + IER, IER_RDA);
 	for (;;) {

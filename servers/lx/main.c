@@ -266,6 +266,7 @@ static void make_nodes(void)
 		if (!fs_create(dev, devs[i].name, LX_S_IFCHR | 0666, devs[i].rdev, &ip))
 			fs_put(ip);
 	fs_put(dev);
+	proc_fs_init();
 }
 
 void lx_init_exited(int status)

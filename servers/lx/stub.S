@@ -20,3 +20,4 @@ lx_stub_start:
 lx_stub_signal:
 	ud2
 lx_stub_end:
+	.section .note.GNU-stack,"",@progbits

@@ -118,6 +118,7 @@ void syscall_run(struct thread *t)
 	struct regs *r = &t->regs;
 	u64 nr = t->sysno;
 	long res;
+	lx_current = t;
 	if (nr < SYS_MAX && table[nr]) {
 		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
 	} else {

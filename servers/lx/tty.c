@@ -44,6 +44,7 @@ static struct {
 	int fg_pgrp;
 	uint16_t rows, cols;
 	L4_ThreadId_t reader;
+	L4_ThreadId_t reader_local;      /* how its messages name it (same space) */
 } tty;
 
 static char reader_stack[8192] __attribute__((aligned(16)));
@@ -197,7 +198,7 @@ static void reader(void)
 	}
 }
 
-L4_ThreadId_t tty_reader_id(void) { return tty.reader; }
+L4_ThreadId_t tty_reader_id(void) { return tty.reader_local; }
 
 void tty_message(void)
 {
@@ -226,6 +227,7 @@ void tty_init(L4_ThreadId_t r)
 	tty.reader = r;
 	L4_Word_t utcb = (L4_MyLocalId() & ~((1UL << ROOT_UTCB_AREA_LOG2) - 1)) +
 			 UTCB_SIZE * (l4_thread_no(r) - l4_thread_no(lx_id));
+	tty.reader_local = utcb + 0x200;           /* a local ID is the UTCB pointer */
 	if (!L4_ThreadControl(r, lx_id, lx_id, lx_id, utcb))
 		lx_panic("lx: cannot create the console reader\n");
 	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));

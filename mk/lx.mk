@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# lx's root file system: Debian's busybox-static, the benchmark suite as the
+# Linux guest runs it, and lx's own test programs (tests/lx/*.c, static musl).
+
+LX_TEST_SRC := $(wildcard tests/lx/*.c)
+LX_TEST_BIN := $(patsubst tests/lx/%.c,$(BUILD)/lx/tests/%,$(LX_TEST_SRC))
+
+$(BUILD)/lx/tests/%: tests/lx/%.c mk/lx.mk | deps
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -o $@ $<
+
+$(LXFS): tools/mklxfs.sh $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
+	@mkdir -p $(dir $@) $(BUILD)/lx/tests $(BENCH_OUT)/posix
+	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests
+
+lx: $(LX) $(LXFS)
+.PHONY: lx

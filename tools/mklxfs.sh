@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Usage: mklxfs.sh OUT.cpio BUSYBOX BENCH_DIR TEST_DIR
+# Packs lx's root file system (an uncompressed newc cpio, lx's boot module):
+# the static BUSYBOX as /bin/busybox with a link for every applet where
+# `busybox --list-full` puts it, the benchmark programs of BENCH_DIR in
+# /bench (with /bench/LIST, as the Linux guest has it), the test programs of
+# TEST_DIR in /tests, and a minimal /etc.
+set -e
+out=$1 busybox=$2 benchdir=$3 testdir=$4
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" "$stage/etc" \
+	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/bench" "$stage/tests"
+cp "$busybox" "$stage/bin/busybox"
+chmod 755 "$stage/bin/busybox"
+for applet in $("$busybox" --list-full); do
+	[ "$applet" = bin/busybox ] && continue
+	depth=$(echo "$applet" | tr -cd / | wc -c)
+	up=$(for i in $(seq "$depth"); do printf ../; done)
+	ln -sf "${up}bin/busybox" "$stage/$applet"
+done
+: > "$stage/bench/LIST"
+for p in "$benchdir"/*; do
+	[ -f "$p" ] || continue
+	cp "$p" "$stage/bench/"
+	name=$(basename "$p")
+	[ "$name" = hello ] || echo "$name" >> "$stage/bench/LIST"
+done
+for p in "$testdir"/*; do
+	[ -f "$p" ] && cp "$p" "$stage/tests/"
+done
+echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
+echo "root:x:0:" > "$stage/etc/group"
+echo "pecan" > "$stage/etc/hostname"
+chmod 1777 "$stage/tmp"
+# fixed timestamps and owners: the image depends only on its inputs
+find "$stage" -exec touch -h -d @0 {} +
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out.tmp"
+mv "$out.tmp" "$out"
