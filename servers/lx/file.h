@@ -39,6 +39,10 @@ int fd_close(struct proc *p, int fd);
 /* Put f (one reference, consumed) at exactly fd, closing what was there. */
 void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec);
 
+/* lx's buffer for data on its way to or from a process (lx runs one call at a time). */
+#define BOUNCE_SIZE (64 * 1024)
+extern char file_bounce[BOUNCE_SIZE];
+
 /* Copy up to n bytes page by page; the count that could be copied before a bad address. */
 size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n);
 size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n);

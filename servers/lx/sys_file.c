@@ -9,8 +9,8 @@
 #include "sys.h"
 #include "../../lib/c/string.h"
 
-#define BOUNCE_SIZE (64 * 1024)
-static char bounce[BOUNCE_SIZE] __attribute__((aligned(16)));
+char file_bounce[BOUNCE_SIZE] __attribute__((aligned(16)));
+#define bounce file_bounce
 
 #define MAX_RW   0x7ffff000UL           /* Linux's MAX_RW_COUNT */
 #define IOV_MAX  1024
@@ -464,18 +464,12 @@ long sys_pipe2(struct thread *t, u64 fds, u64 flags, u64 a2, u64 a3, u64 a4, u64
 #define LX_POLLWRNORM 0x100
 #define LX_POLLWRBAND 0x200
 
-/*
- * The absolute deadline of a call that waits at most `us` µs: fixed by its
- * first run and kept in t->deadline across the runs after a wake (the
- * call's end clears it: see end_wait).
- */
+/* The absolute deadline of a call that waits at most `us` µs, fixed by its first run (0: none). */
 static u64 deadline_of(struct thread *t, u64 us)
 {
-	if (us == NO_TIMEOUT)
-		return 0;
-	if (!t->deadline)
-		t->deadline = lx_now_us() + (us ? us : 1);
-	return t->deadline;
+	if (t->fresh)
+		t->call_deadline = us == NO_TIMEOUT ? 0 : lx_now_us() + (us ? us : 1);
+	return t->call_deadline;
 }
 
 static bool expired(struct thread *t, u64 us)
@@ -503,10 +497,9 @@ static long push_sigmask(struct thread *t, u64 umask, u64 size)
 	return 0;
 }
 
-/* The call returns (not waits): its deadline goes, and a temporary mask is undone. */
+/* The call returns (not waits): a temporary mask is undone. */
 static long end_wait(struct thread *t, bool masked, long res)
 {
-	t->deadline = 0;
 	if (masked && t->restore_sigmask) {
 		t->sigmask = t->saved_sigmask;
 		t->restore_sigmask = false;
@@ -650,9 +643,9 @@ static long do_select(struct thread *t, u64 nfds, u64 uset[3], u64 us, bool mask
 /* select reports the time left through its timeval, as Linux does. */
 static void time_left(struct thread *t, u64 utv, u64 us)
 {
-	if (!utv || us == NO_TIMEOUT)
+	if (!utv || us == NO_TIMEOUT || us == 0)
 		return;
-	u64 now = lx_now_us(), end = t->deadline ? t->deadline : now;
+	u64 now = lx_now_us(), end = t->call_deadline;
 	u64 left = end > now ? end - now : 0;
 	struct lx_timeval tv = {(int64_t)(left / 1000000), (int64_t)(left % 1000000)};
 	copyout(t->proc, utv, &tv, sizeof(tv));
@@ -665,13 +658,10 @@ long sys_select(struct thread *t, u64 nfds, u64 r, u64 w, u64 e, u64 utv, u64 a5
 	long res = timeout_us(t, utv, 1, &us);
 	if (res < 0)
 		return res;
-	u64 deadline = us == NO_TIMEOUT || us == 0 ? 0 : deadline_of(t, us);
+	deadline_of(t, us);
 	res = do_select(t, nfds, sets, us, false);
-	if (res != SYS_BLOCK && deadline) {
-		t->deadline = deadline;
+	if (res != SYS_BLOCK)
 		time_left(t, utv, us);
-		t->deadline = 0;
-	}
 	return res;
 }
 
