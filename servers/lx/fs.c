@@ -993,16 +993,22 @@ static void set_attrs(struct inode *ip, const struct cpio_hdr *h)
 	ip->atime = ip->ctime = ip->mtime;
 }
 
-/* Removes what an archive entry replaces (a later entry wins, as cpio -i does). */
-static int cpio_clear(struct inode *dir, const char *name, uint32_t mode)
+/*
+ * Removes what an archive entry replaces (a later entry wins, as cpio -i
+ * does); returns 1 when the entry is a directory that already exists, which
+ * keeps what is in it and only takes the entry's attributes.
+ */
+static int cpio_clear(struct inode *dir, const char *name, const struct cpio_hdr *h)
 {
 	struct inode *old;
 	if (dir_lookup(dir, name, strlen(name), &old) < 0)
 		return 0;
 	bool old_dir = LX_S_ISDIR(old->mode);
+	if (old_dir && LX_S_ISDIR(h->mode))
+		set_attrs(old, h);
 	fs_put(old);
-	if (old_dir && LX_S_ISDIR(mode))
-		return 1;       /* keep it (and what is in it): only the attributes change */
+	if (old_dir && LX_S_ISDIR(h->mode))
+		return 1;
 	return old_dir ? fs_rmdir(dir, name) : fs_unlink(dir, name);
 }
 
@@ -1054,6 +1060,28 @@ static int cpio_file(struct inode *dir, const char *name, const struct cpio_hdr 
 	return r;
 }
 
+/* A new node for an archive entry (the name is free). */
+static int cpio_node(struct inode *dir, const char *name, const struct cpio_hdr *h,
+		     const char *data, struct cpio_links *lk)
+{
+	uint32_t mode = (uint32_t)h->mode;
+	struct inode *ip;
+	int r;
+	if (LX_S_ISREG(mode))
+		return cpio_file(dir, name, h, data, lk);
+	if (LX_S_ISLNK(mode))
+		r = symlink_len(dir, name, data, h->filesize, &ip);
+	else if (mode & LX_S_IFMT)
+		r = fs_create(dir, name, mode & LX_S_IFMT, encode_dev(h->rdevmajor, h->rdevminor), &ip);
+	else
+		return -LX_EINVAL;      /* no file type */
+	if (r == 0) {
+		set_attrs(ip, h);
+		fs_put(ip);
+	}
+	return r;
+}
+
 static int cpio_entry(const char *name, const struct cpio_hdr *h, const char *data,
 		      struct cpio_links *lk)
 {
@@ -1067,7 +1095,7 @@ static int cpio_entry(const char *name, const struct cpio_hdr *h, const char *da
 			set_attrs(root, h);
 		return 0;
 	}
-	struct inode *dir, *ip;
+	struct inode *dir;
 	const char *last;
 	int r = cpio_parent(name, &dir, &last);
 	if (r < 0)
@@ -1076,31 +1104,12 @@ static int cpio_entry(const char *name, const struct cpio_hdr *h, const char *da
 	if (!n)
 		r = -LX_ENOMEM;
 	else if (is_dot(n, strlen(n)))
-		r = 2;          /* "a/." or "a/..": nothing to create */
-	else
-		r = cpio_clear(dir, n, mode);
-	if (r == 2)
-		r = 0;
-	else if (r == 1 && dir_lookup(dir, n, strlen(n), &ip) == 0) {
-		set_attrs(ip, h);
-		fs_put(ip);
-		r = 0;
-	} else if (r == 0 && LX_S_ISREG(mode)) {
-		r = cpio_file(dir, n, h, data, lk);
-	} else if (r == 0 && LX_S_ISLNK(mode) &&
-		   (r = symlink_len(dir, n, data, h->filesize, &ip)) == 0) {
-		set_attrs(ip, h);
-		fs_put(ip);
-	} else if (r == 0 && (mode & LX_S_IFMT) && (r = fs_create(dir, n, mode & LX_S_IFMT,
-			encode_dev(h->rdevmajor, h->rdevminor), &ip)) == 0) {
-		set_attrs(ip, h);
-		fs_put(ip);
-	} else if (r == 0 && !(mode & LX_S_IFMT)) {
-		r = -LX_EINVAL;         /* no file type */
-	}
+		r = 0;          /* "a/." or "a/..": nothing to create */
+	else if ((r = cpio_clear(dir, n, h)) == 0)
+		r = cpio_node(dir, n, h, data, lk);
 	lx_free(n);
 	fs_put(dir);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static size_t align4(size_t x)

@@ -15,9 +15,12 @@
 
 static long pages_out;          /* pages handed out and not yet freed */
 static long page_limit = -1;    /* pages_out may not exceed this (-1: no limit) */
+static long fail_in = -1;       /* > 0: the request after this many more fails (once) */
 
 static bool page_room(size_t n)
 {
+	if (fail_in > 0 && --fail_in == 0)
+		return false;
 	return page_limit < 0 || pages_out + (long)n <= page_limit;
 }
 
@@ -59,7 +62,7 @@ size_t page_free_count(void)
 /* A fresh, empty tree. */
 static void fresh(void)
 {
-	page_limit = -1;
+	page_limit = fail_in = -1;
 	fs_destroy();
 	fs_init();
 }
@@ -979,6 +982,28 @@ TEST_CASE("lxfs.enomem", "with too few pages every step fails with ENOMEM, files
 		EXPECT(all_freed(), "limit %ld: leak of %ld pages", limit, pages_out);
 	}
 	EXPECT(ok && oom > 10, "succeeded at last (%d) after %d failures", ok, oom);
+}
+
+TEST_CASE("lxfs.enomem_once", "one failed page request anywhere gives ENOMEM, and nothing leaks") {
+	size_t len = 0;
+	char *a = host_archive(&len);
+	EXPECT(a, "host archive");
+	host_cleanup();
+	int oom = 0;
+	for (long n = 1; n < 400; n++) {
+		fresh();
+		fail_in = n;
+		int r = exhaust_step(a, len);
+		bool hit = fail_in == 0;
+		fail_in = -1;
+		EXPECT(hit ? r == -LX_ENOMEM : r == 0, "request %ld (%s): %d", n,
+		       hit ? "failed" : "past the last", r);
+		oom += r != 0;
+		EXPECT(all_freed(), "request %ld: leak of %ld pages", n, pages_out);
+		if (!hit)
+			break;          /* past the scenario's last request */
+	}
+	EXPECT(oom > 10, "only %d failures", oom);
 }
 
 int main(void)
