@@ -209,6 +209,7 @@ $(BUILD)/host/test_multiboot: tests/host/test_multiboot.c kernel/arch/x86_64/mul
 $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
+$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs.c servers/lx/malloc.c $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)

@@ -55,6 +55,8 @@ struct inode {
 extern void (*fs_now)(struct lx_timespec *ts);
 
 void fs_init(void);                         /* the empty root directory */
+/* Frees the whole tree; no reference may be used afterwards (host tests' leak checks). */
+void fs_destroy(void);
 struct inode *fs_root(void);                /* no reference taken */
 int fs_load_cpio(const void *archive, size_t len);
 
@@ -92,7 +94,10 @@ void *fs_page(struct inode *ip, uint64_t off, bool alloc);
 long fs_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n);
 
 void fs_stat(const struct inode *ip, struct lx_stat *st);
-/* The path of a directory from the root ("/" for the root), for getcwd. */
+/*
+ * The path of a directory from the root ("/" for the root), for getcwd:
+ * its length without the NUL, -ERANGE if buf is too small, -ENOENT once removed.
+ */
 long fs_path(struct inode *dir, char *buf, size_t n);
 
 #endif

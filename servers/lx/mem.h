@@ -16,6 +16,9 @@
 void *page_alloc(void);            /* a zeroed page, or NULL */
 void page_free(void *page);
 size_t page_free_count(void);      /* pages still available */
+/* n contiguous zeroed pages, or NULL (lx_malloc's large blocks); freed with the same n */
+void *pages_alloc(size_t n);
+void pages_free(void *p, size_t n);
 
 void *lx_malloc(size_t n);         /* 16-byte aligned, or NULL */
 void *lx_zalloc(size_t n);         /* zeroed */
