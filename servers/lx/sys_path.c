@@ -513,9 +513,12 @@ long sys_unlinkat(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 a3, u64 
 
 /* --- links and renames --- */
 
+#define LX_RENAME_NOREPLACE 1
+
+/* rename; of renameat2's flags only RENAME_NOREPLACE (EEXIST if the new name exists). */
 static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 newp, u64 flags)
 {
-	if (flags)
+	if (flags & ~(u64)LX_RENAME_NOREPLACE)
 		return -LX_EINVAL;
 	struct inode *odir, *ndir;
 	char olast[LX_NAME_MAX + 1], nlast[LX_NAME_MAX + 1];
@@ -528,8 +531,15 @@ static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 ne
 		fs_put(odir);
 		return r;
 	}
-	r = special_name(olast) || special_name(nlast) ? -LX_EBUSY
-							: fs_rename(odir, olast, ndir, nlast);
+	struct inode *there;
+	if (special_name(olast) || special_name(nlast)) {
+		r = -LX_EBUSY;
+	} else if ((flags & LX_RENAME_NOREPLACE) && fs_dir_lookup(ndir, nlast, &there) == 0) {
+		fs_put(there);
+		r = -LX_EEXIST;
+	} else {
+		r = fs_rename(odir, olast, ndir, nlast);
+	}
 	fs_put(odir);
 	fs_put(ndir);
 	return r;
