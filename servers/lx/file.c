@@ -282,10 +282,10 @@ struct pipe {
 	struct inode *fifo;             /* a named pipe's inode, which points back here */
 };
 
+/* wake() also runs every poll/select waiting on poll_any again */
 static void pipe_changed(struct pipe *pp)
 {
 	wake(pp);
-	wake(poll_any);
 }
 
 /* Copy between buf and the ring at ring index `at`, n bytes, allocating pages when writing. */

@@ -11,11 +11,27 @@
 
 static char path1[LX_PATH_MAX], path2[LX_PATH_MAX];
 
-/* Copy a path from the process: 0, or -EFAULT / -ENAMETOOLONG. */
+/*
+ * Copy a path from the process: 0, or -EFAULT / -ENAMETOOLONG.  It goes a
+ * page at a time (a page that holds the string's start is readable to its
+ * end), so a path costs one or two translations rather than one a byte.
+ */
 static long get_path(struct thread *t, u64 upath, char *buf)
 {
-	long n = copyin_str(t->proc, buf, upath, LX_PATH_MAX);
-	return n < 0 ? n : 0;
+	size_t done = 0;
+	while (done < LX_PATH_MAX) {
+		u64 at = upath + done;
+		size_t c = LX_PAGE_SIZE - (at & (LX_PAGE_SIZE - 1));
+		if (c > LX_PATH_MAX - done)
+			c = LX_PATH_MAX - done;
+		if (!copyin(t->proc, buf + done, at, c))
+			return -LX_EFAULT;
+		for (size_t i = 0; i < c; i++)
+			if (!buf[done + i])
+				return 0;
+		done += c;
+	}
+	return -LX_ENAMETOOLONG;
 }
 
 static bool trailing_slash(const char *path)
