@@ -244,6 +244,7 @@ void futex_wake_addr(struct proc *p, u64 uaddr, int n);
 /* syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
 void syscall_run(struct thread *t);
+extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
 void unblock(struct thread *t);
 void wake(void *wchan);                    /* every thread parked on wchan runs its call again */

@@ -10,7 +10,7 @@
 #include "../../lib/c/string.h"
 
 #define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
-#define LAST_TNO    1023
+#define LAST_TNO    2047                /* kernel/config.h CONFIG_MAX_THREADS - 1 */
 #define PROC_PRIO   100                 /* below lx (255) and its drivers (250) */
 /* a generous estimate of the kernel memory one process's space and thread take */
 #define KMEM_PER_PROC (64UL << 10)
@@ -345,6 +345,10 @@ static int init_args(struct exec_args *a, const char *cmdline)
 			break;
 		if (first) {
 			first = false;                  /* lx's own path */
+			continue;
+		}
+		if (!a->argc && !strcmp(word, "lx.trace")) {
+			lx_trace = true;                /* log every system call (docs/lx.md) */
 			continue;
 		}
 		if (exec_args_add(a, a->argv, &a->argc, word))

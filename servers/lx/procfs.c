@@ -112,6 +112,28 @@ static void prune(struct inode *root)
 		remove_dir(root, gone[i]);
 }
 
+/*
+ * /proc/self names the caller's directory.  It is replaced only when its
+ * target changes: a new entry would show up again behind every directory
+ * reader's cursor, and a listing would never end.
+ */
+static void update_self(struct inode *root)
+{
+	char want[12], have[12];
+	struct inode *ip;
+	if (!lx_current)
+		return;
+	int n = snfmt(want, sizeof(want), "%d", lx_current->proc->pid);
+	if (!fs_dir_lookup(root, "self", &ip)) {
+		long len = fs_readlink(ip, have, sizeof(have));
+		fs_put(ip);
+		if (len == n && !memcmp(have, want, (size_t)n))
+			return;
+		fs_unlink(root, "self");
+	}
+	fs_symlink(root, "self", want);
+}
+
 static void root_refresh(struct inode *root)
 {
 	prune(root);
@@ -129,11 +151,7 @@ static void root_refresh(struct inode *root)
 		}
 		fs_put(d);
 	}
-	fs_unlink(root, "self");
-	if (lx_current) {
-		snfmt(name, sizeof(name), "%d", lx_current->proc->pid);
-		fs_symlink(root, "self", name);
-	}
+	update_self(root);
 	u64 total = pool_total_bytes() >> 10, free = (page_free_count() * LX_PAGE_SIZE) >> 10;
 	int n = snfmt(buf, sizeof(buf),
 		      "MemTotal:       %8lu kB\nMemFree:        %8lu kB\nMemAvailable:   %8lu kB\n"

@@ -7,6 +7,7 @@
 #include "sys.h"
 #include "../../lib/c/string.h"
 
+bool lx_trace;
 static struct thread *blocked;          /* threads parked in a system call */
 static struct thread *retry;            /* to be run again */
 
@@ -127,6 +128,9 @@ void syscall_run(struct thread *t)
 	}
 	t->timed_out = false;
 	t->fresh = false;
+	if (lx_trace)
+		lx_log("lx: %d: %lu(%lx, %lx, %lx) = %s%ld\n", t->tid_linux, nr, r->rdi, r->rsi,
+		       r->rdx, res == SYS_BLOCK ? "wait " : "", res == SYS_BLOCK ? 0 : res);
 	if (res == SYS_NOREPLY)
 		return;
 	if (res == SYS_BLOCK) {
