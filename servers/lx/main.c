@@ -95,6 +95,9 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 		t->state = t->state == T_INCALL ? T_RUNNING : t->state;
 		return;
 	}
+	static u64 nfaults;
+	if (lx_trace && !(++nfaults % 1024))
+		lx_log("lx: %lu page faults, %lu us\n", nfaults, lx_now_us());
 	u32 access = (rwx & 2) ? VM_WRITE : (rwx & 1) ? VM_EXEC : VM_READ;
 	u64 page;
 	u32 rights;
