@@ -327,6 +327,7 @@ static long dup_to(struct proc *p, u64 oldfd, u64 newfd, bool cloexec)
 long sys_dup2(struct thread *t, u64 oldfd, u64 newfd, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
+	oldfd = (u32)oldfd, newfd = (u32)newfd;     /* unsigned int in Linux */
 	if (oldfd == newfd)
 		return fd_get(t->proc, (int)oldfd) ? (long)newfd : -LX_EBADF;
 	return dup_to(t->proc, oldfd, newfd, false);
@@ -335,6 +336,7 @@ long sys_dup2(struct thread *t, u64 oldfd, u64 newfd, u64 a2, u64 a3, u64 a4, u6
 long sys_dup3(struct thread *t, u64 oldfd, u64 newfd, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
+	oldfd = (u32)oldfd, newfd = (u32)newfd;
 	if ((flags & ~(u64)LX_O_CLOEXEC) || oldfd == newfd)
 		return -LX_EINVAL;
 	return dup_to(t->proc, oldfd, newfd, flags & LX_O_CLOEXEC);
@@ -383,9 +385,9 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 		return dup_from(p, (int)fd, (int)(arg < LX_NFD ? arg : LX_NFD),
 				cmd == LX_F_DUPFD_CLOEXEC);
 	case LX_F_GETFD:
-		return p->fds->cloexec[fd] ? LX_FD_CLOEXEC : 0;
+		return p->fds->cloexec[(u32)fd] ? LX_FD_CLOEXEC : 0;
 	case LX_F_SETFD:
-		p->fds->cloexec[fd] = (arg & LX_FD_CLOEXEC) != 0;
+		p->fds->cloexec[(u32)fd] = (arg & LX_FD_CLOEXEC) != 0;
 		return 0;
 	case LX_F_GETFL:
 		return f->flags | LX_O_LARGEFILE;
@@ -697,7 +699,7 @@ long sys_ioctl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	switch ((u32)cmd) {
 	case LX_FIOCLEX:
 	case LX_FIONCLEX:
-		p->fds->cloexec[fd] = (u32)cmd == LX_FIOCLEX;
+		p->fds->cloexec[(u32)fd] = (u32)cmd == LX_FIOCLEX;
 		return 0;
 	case LX_FIONBIO: {
 		int on;
