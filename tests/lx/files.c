@@ -51,6 +51,12 @@ static void descriptors(void)
 	check("dup3_same", dup3(fd, fd, 0), -1, EINVAL);
 	check("dup3_cloexec", dup3(fd, 10, O_CLOEXEC), 10, 0);
 	check("getfd_cloexec", fcntl(10, F_GETFD), FD_CLOEXEC, 0);
+	/* descriptors are unsigned int: a 64-bit argument's upper half does not count */
+	check("getfd_high_bits", syscall(SYS_fcntl, (1UL << 40) | 10, F_GETFD), FD_CLOEXEC, 0);
+	check("fioclex_high_bits", syscall(SYS_ioctl, (1UL << 40) | fd, FIOCLEX), 0, 0);
+	check("setfd_clear", fcntl(fd, F_SETFD, 0), 0, 0);
+	check("dup2_high_bits", syscall(SYS_dup2, (1UL << 40) | fd, (1UL << 40) | 11), 11, 0);
+	close(11);
 	check("dupfd_min", fcntl(fd, F_DUPFD, 20), 20, 0);
 	check("close_bad", close(200), -1, EBADF);
 	check("close_ok", close(20), 0, 0);
