@@ -6,7 +6,6 @@
 #ifndef LX_FILE_H
 #define LX_FILE_H
 
-struct thread;          /* lx.h names it in file_ops before defining it */
 #include "lx.h"
 
 #define LX_PIPE_BUF   4096          /* writes up to this size are atomic */
