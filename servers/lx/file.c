@@ -302,9 +302,9 @@ static bool ring_copy(struct pipe *pp, u32 at, void *buf, size_t n, bool to_ring
 		}
 		char *p = (char *)pp->page[pg] + off;
 		if (to_ring)
-			memcpy(p, b, chunk);
+			copy_fast(p, b, chunk);
 		else
-			memcpy(b, p, chunk);
+			copy_fast(b, p, chunk);
 		b += chunk;
 		at += (u32)chunk;
 		n -= chunk;

@@ -339,6 +339,37 @@ static void devices(void)
 	unlink("/tmp/sf");
 }
 
+/* Reads into memory shared copy-on-write after fork: each side sees only its own. */
+static char cowbuf[3 * 4096];
+
+static void cow(void)
+{
+	static char data[sizeof(cowbuf)];
+	memset(cowbuf, 'P', sizeof(cowbuf));
+	memset(data, 'F', sizeof(data));
+	int fd = open("/tmp/cow", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	write(fd, data, sizeof(data));
+	int p[2];
+	pipe(p);
+	pid_t c = fork();
+	if (!c) {
+		char x;
+		read(p[0], &x, 1);      /* after the parent's read */
+		int ok = cowbuf[0] == 'P' && cowbuf[sizeof(cowbuf) - 1] == 'P';
+		pread(fd, cowbuf + 1, sizeof(cowbuf) - 2, 0);
+		ok = ok && cowbuf[0] == 'P' && cowbuf[1] == 'F' && cowbuf[sizeof(cowbuf) - 2] == 'F';
+		_exit(ok ? 0 : 1);
+	}
+	check("cow_parent_read", pread(fd, cowbuf, sizeof(cowbuf), 0), sizeof(cowbuf), 0);
+	check("cow_parent_sees", cowbuf[0] == 'F' && cowbuf[sizeof(cowbuf) - 1] == 'F', 1, 0);
+	write(p[1], "g", 1);
+	int st = 0;
+	waitpid(c, &st, 0);
+	check("cow_child_own_copy", WIFEXITED(st) && WEXITSTATUS(st) == 0, 1, 0);
+	close(p[0]), close(p[1]), close(fd);
+	unlink("/tmp/cow");
+}
+
 int main(void)
 {
 	descriptors();
@@ -346,6 +377,7 @@ int main(void)
 	polling();
 	fifo();
 	names();
+	cow();
 	devices();
 	printf("files done, %d failed\n", fails);
 	return fails != 0;
