@@ -316,6 +316,12 @@ static void devices(void)
 	fd = open("/dev/zero", O_RDONLY);
 	memset(b, 1, sizeof(b));
 	check("zero_read", read(fd, b, sizeof(b)) == 16 && b[0] == 0 && b[15] == 0, 1, 0);
+	static char z[4099];
+	memset(z, 1, sizeof(z));
+	long zeros = read(fd, z, sizeof(z)) == sizeof(z);
+	for (size_t i = 0; i < sizeof(z); i++)
+		zeros &= z[i] == 0;
+	check("zero_read_long", zeros, 1, 0);
 	close(fd);
 	fd = open("/dev/full", O_WRONLY);
 	check("full_write", write(fd, b, 1), -1, ENOSPC);
