@@ -76,7 +76,7 @@ ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 .PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
-all: $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
+all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
 	$(ORDINARY_PROGS)
 
 deps:

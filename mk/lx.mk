@@ -7,7 +7,11 @@ LX_TEST_BIN := $(patsubst tests/lx/%.c,$(BUILD)/lx/tests/%,$(LX_TEST_SRC))
 
 $(BUILD)/lx/tests/%: tests/lx/%.c mk/lx.mk | deps
 	@mkdir -p $(dir $@)
-	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -o $@ $<
+	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -pthread -o $@ $<
+# dyn_*: dynamically linked on purpose (lx refuses them with ENOEXEC)
+$(BUILD)/lx/tests/dyn_%: tests/lx/dyn_%.c mk/lx.mk | deps
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) -std=gnu11 -O2 -Wall -o $@ $<
 
 $(LXFS): tools/mklxfs.sh $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
 	@mkdir -p $(dir $@) $(BUILD)/lx/tests $(BENCH_OUT)/posix
@@ -15,3 +19,4 @@ $(LXFS): tools/mklxfs.sh $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
 
 lx: $(LX) $(LXFS)
 .PHONY: lx
+test: $(LXFS)

@@ -71,11 +71,13 @@ class Shell:
         """(output, status) of one command line typed at the shell."""
         self.n += 1
         n = self.n
-        self.send(f'echo @@""S{n}; {command}; echo @@""E{n} $?\n')
+        self.send(f'echo @@""S{n}; {command}\necho @@""E{n} $?\n')
         self.expect(rf"@@S{n}\n", timeout)
         start = self.pos
         m = self.expect(rf"@@E{n} (\d+)\n", timeout)
-        out = self.buf[start:m.start()]
+        # the terminal's echo of the second line (after a prompt) is not output
+        out = "".join(l for l in self.buf[start:m.start()].splitlines(True)
+                      if f'@@""E{n}' not in l)
         return out, int(m.group(1))
 
     def close(self, timeout=60):

@@ -52,6 +52,7 @@ struct regs {
 #define VM_SHARED 8          /* MAP_SHARED: children share, not copy */
 #define VM_STACK  16
 #define VM_HEAP   32
+#define VM_CHARGED 64        /* counted in the commit limit (vm.c) */
 
 struct vma {
 	struct vma *next;               /* sorted by start */
@@ -69,6 +70,7 @@ struct mm {
 	u64 brk_start, brk;
 	u64 mmap_top;                   /* next top-down search start */
 	u64 pages;                      /* resident pages, for /proc */
+	u64 committed;                  /* pages its writable areas may need */
 	/* the L4 space holding this memory: one of its threads names it */
 	L4_ThreadId_t space_tid;
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];

@@ -6,12 +6,14 @@
 #include "lx.h"
 #include "page.h"
 #include "exec.h"
+#include <l4/kip.h>
 #include "../../lib/c/string.h"
 
 #define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
 #define LAST_TNO    1023
 #define PROC_PRIO   100                 /* below lx (255) and its drivers (250) */
-#define MAX_PROCS   900
+/* a generous estimate of the kernel memory one process's space and thread take */
+#define KMEM_PER_PROC (64UL << 10)
 
 struct proc *procs;
 struct proc *init_proc;
@@ -175,9 +177,22 @@ void thread_destroy(struct thread *t)
 
 /* --- processes --- */
 
+/*
+ * Room for another process?  A count limit, and the kernel's memory pool:
+ * spaces get nothing from its last eighth, so stop well before that, with
+ * EAGAIN for the one forking instead of an L4 error halfway through.
+ */
+static bool room_for_process(void)
+{
+	const char *kip = (const char *)__L4_KIP;
+	u64 size = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_SIZE);
+	u64 free = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_FREE);
+	return nprocs < LX_MAX_PROCS && free > size / 8 + KMEM_PER_PROC * 4;
+}
+
 struct proc *proc_new(struct proc *parent)
 {
-	if (nprocs >= MAX_PROCS)
+	if (!room_for_process())
 		return NULL;
 	struct proc *p = lx_zalloc(sizeof(*p));
 	if (!p)

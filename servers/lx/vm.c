@@ -17,6 +17,41 @@
 #define L4_W 2
 #define L4_X 1
 
+/*
+ * Commit accounting: writable private and shared areas (stacks aside,
+ * which grow page by page) are counted when they are made, and a request
+ * that would take the count past the pool's pages (less a reserve for lx
+ * itself) fails with ENOMEM for the one asking, instead of a page fault
+ * that cannot be served later killing someone.
+ */
+static u64 committed;
+
+static u64 commit_limit(void)
+{
+	u64 pages = pool_total_bytes() / LX_PAGE_SIZE;
+	return pages - pages / 8;
+}
+
+static bool charge(struct mm *mm, u64 pages)
+{
+	if (committed + pages > commit_limit())
+		return false;
+	committed += pages;
+	mm->committed += pages;
+	return true;
+}
+
+static void uncharge(struct mm *mm, u64 pages)
+{
+	committed -= pages;
+	mm->committed -= pages;
+}
+
+static bool chargeable(u32 prot)
+{
+	return (prot & VM_WRITE) && !(prot & VM_STACK);
+}
+
 /* --- the radix tree: 4 levels of 512 entries, like x86's own --- */
 
 static u64 *pte(struct mm *mm, u64 va, bool create)
@@ -104,8 +139,10 @@ static struct vma *vma_find(struct mm *mm, u64 va)
 	return NULL;
 }
 
-static void vma_free(struct vma *v)
+static void vma_free(struct mm *mm, struct vma *v)
 {
+	if (v->prot & VM_CHARGED)
+		uncharge(mm, (v->end - v->start) / LX_PAGE_SIZE);
 	if (v->file)
 		fs_put(v->file);
 	lx_free(v);
@@ -168,7 +205,7 @@ static bool unmap_range(struct mm *mm, u64 start, u64 end)
 		struct vma *v = *pp;
 		if (v->start >= start && v->end <= end) {
 			*pp = v->next;
-			vma_free(v);
+			vma_free(mm, v);
 		} else {
 			pp = &v->next;
 		}
@@ -208,7 +245,7 @@ void mm_put(struct mm *mm)
 	while (mm->vmas) {
 		struct vma *v = mm->vmas;
 		mm->vmas = v->next;
-		vma_free(v);
+		vma_free(mm, v);
 	}
 	lx_free(mm);
 }
@@ -252,6 +289,10 @@ static bool copy_vmas(struct mm *child, const struct mm *parent)
 		struct vma *n = lx_malloc(sizeof(*n));
 		if (!n)
 			return false;
+		if ((v->prot & VM_CHARGED) && !charge(child, (v->end - v->start) / LX_PAGE_SIZE)) {
+			lx_free(n);
+			return false;
+		}
 		*n = *v;
 		n->next = NULL;
 		if (n->file)
@@ -469,12 +510,18 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 		if (!addr)
 			return -LX_ENOMEM;
 	}
-	struct vma *v = lx_zalloc(sizeof(*v));
-	if (!v)
+	u32 vprot = prot_bits(prot) | ((flags & LX_MAP_SHARED) && !file ? VM_SHARED : 0);
+	if (chargeable(vprot) && !charge(mm, len / LX_PAGE_SIZE))
 		return -LX_ENOMEM;
+	struct vma *v = lx_zalloc(sizeof(*v));
+	if (!v) {
+		if (chargeable(vprot))
+			uncharge(mm, len / LX_PAGE_SIZE);
+		return -LX_ENOMEM;
+	}
 	v->start = addr;
 	v->end = addr + len;
-	v->prot = prot_bits(prot) | ((flags & LX_MAP_SHARED) && !file ? VM_SHARED : 0);
+	v->prot = vprot | (chargeable(vprot) ? VM_CHARGED : 0);
 	if (file) {
 		fs_get(file);
 		v->file = file;
@@ -553,14 +600,18 @@ long vm_brk(struct proc *p, u64 brk)
 		if (!range_free(mm, old_end, new_end))
 			return (long)mm->brk;
 		struct vma *h = old_end > mm->brk_start ? vma_find(mm, old_end - 1) : NULL;
+		if (!charge(mm, (new_end - old_end) / LX_PAGE_SIZE))
+			return (long)mm->brk;
 		if (h && (h->prot & VM_HEAP) && h->end == old_end) {
 			h->end = new_end;
 		} else {
 			struct vma *v = lx_zalloc(sizeof(*v));
-			if (!v)
+			if (!v) {
+				uncharge(mm, (new_end - old_end) / LX_PAGE_SIZE);
 				return (long)mm->brk;
+			}
 			*v = (struct vma){ .start = old_end, .end = new_end,
-					   .prot = VM_READ | VM_WRITE | VM_HEAP };
+					   .prot = VM_READ | VM_WRITE | VM_HEAP | VM_CHARGED };
 			vma_link(mm, v);
 		}
 	} else if (new_end < old_end) {
@@ -575,11 +626,17 @@ long vm_brk(struct proc *p, u64 brk)
 long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
 		  u64 file_end)
 {
-	struct vma *v = lx_zalloc(sizeof(*v));
-	if (!v)
+	bool c = chargeable(vmprot);
+	if (c && !charge(mm, (end - start) / LX_PAGE_SIZE))
 		return -LX_ENOMEM;
-	*v = (struct vma){ .start = start, .end = end, .prot = vmprot, .off = off,
-			   .file_end = file_end };
+	struct vma *v = lx_zalloc(sizeof(*v));
+	if (!v) {
+		if (c)
+			uncharge(mm, (end - start) / LX_PAGE_SIZE);
+		return -LX_ENOMEM;
+	}
+	*v = (struct vma){ .start = start, .end = end, .prot = vmprot | (c ? VM_CHARGED : 0),
+			   .off = off, .file_end = file_end };
 	if (file) {
 		fs_get(file);
 		v->file = file;

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: MIT
+"""lx, the Linux personality: Debian's static busybox and static musl programs,
+unmodified, driven over the serial console as a user would (docs/lx.md).
+
+One boot serves the whole module (a shell is a long-lived thing); the tests
+run in order and the later ones check that lx survived the earlier abuse.
+"""
+import re
+import time
+
+import pytest
+
+from lxshell import Shell
+
+
+@pytest.fixture(scope="module")
+def sh():
+    s = Shell(timeout=900)
+    s.expect(r"# $|# \n|# ", 120)
+    yield s
+    s.close(30)
+
+
+def run(sh, cmd, status=0, timeout=120):
+    out, st = sh.run(cmd, timeout)
+    assert st == status, f"{cmd!r} exited {st}, wanted {status}; output:\n{out}"
+    return out
+
+
+def lines(out):
+    """Output lines, less lx's own log lines and the shell's job notices."""
+    return [l for l in out.split("\n")
+            if l and not l.startswith("lx: ") and not re.match(r"\[\d+\][+-]? ", l)]
+
+
+# --- the shell itself ---
+
+def test_pipeline(sh):
+    assert lines(run(sh, "seq 1 1000 | sort -rn | head -3")) == ["1000", "999", "998"]
+
+
+def test_redirection_and_append(sh):
+    run(sh, "echo one > /tmp/r; echo two >> /tmp/r; echo three >> /tmp/r")
+    assert lines(run(sh, "cat /tmp/r")) == ["one", "two", "three"]
+    assert lines(run(sh, "wc -l < /tmp/r")) == ["3"]
+    run(sh, "ls /nonexistent 2> /tmp/err", status=1)
+    assert "nonexistent" in run(sh, "cat /tmp/err")
+
+
+def test_sh_c_and_exit_codes(sh):
+    run(sh, "sh -c 'exit 42'", status=42)
+    assert lines(run(sh, "sh -c 'false; echo $?'")) == ["1"]
+    assert lines(run(sh, "sh -c 'sh -c \"exit 3\"; echo inner=$?'")) == ["inner=3"]
+
+
+def test_here_document(sh):
+    out = run(sh, "cat <<EOF\nalpha $((6*7))\nbeta\nEOF")
+    assert "alpha 42" in out and "beta" in out
+
+
+def test_command_substitution(sh):
+    assert lines(run(sh, 'x=$(echo inner; echo more | tr a-z A-Z); echo "[$x]"')) == \
+        ["[inner", "MORE]"]
+
+
+def test_background_and_wait(sh):
+    out = run(sh, "(sleep 1; echo bg-done) & echo started; wait; echo waited")
+    assert lines(out) == ["started", "bg-done", "waited"]
+
+
+def test_kill_running_loop(sh):
+    out = run(sh, "sh -c 'while :; do :; done' & p=$!; sleep 1; kill $p; wait $p; echo st=$?")
+    assert lines(out)[-1] == "st=143"       # 128 + SIGTERM
+
+
+def test_trap_handler(sh):
+    out = run(sh, "sh -c 'trap \"echo caught USR1\" USR1; kill -USR1 $$; echo after'")
+    assert lines(out) == ["caught USR1", "after"]
+
+
+def test_ctrl_c_interrupts_foreground(sh):
+    sh.send("sleep 30; echo not-interrupted\n")
+    time.sleep(3)
+    sh.send("\x03")
+    sh.expect(r"\^C", 30)
+    out = run(sh, "echo alive")
+    assert "alive" in out and "not-interrupted" not in sh.log().split("\n")
+
+
+# --- programs on files the test creates ---
+
+def test_file_tools(sh):
+    run(sh, "mkdir -p /tmp/w/a/b && cd /tmp/w && printf 'pear\\napple\\nfig\\napple\\n' > a/f")
+    run(sh, "cp a/f a/b/g && mv a/b/g a/h && ln -s h a/link && test -L a/link")
+    assert lines(run(sh, "cd /tmp/w && find . -type f | sort")) == ["./a/f", "./a/h"]
+    assert lines(run(sh, "sort /tmp/w/a/f | uniq -c | sed 's/^ *//'")) == \
+        ["2 apple", "1 fig", "1 pear"]
+    assert lines(run(sh, "grep -c apple /tmp/w/a/link")) == ["2"]
+    assert lines(run(sh, "awk '{n += length($0)} END {print n}' /tmp/w/a/f")) == ["16"]
+    assert lines(run(sh, "echo a:b:c | cut -d: -f2 | tr b B")) == ["B"]
+    assert lines(run(sh, "wc -c < /tmp/w/a/f")) == ["20"]
+    run(sh, "rm /tmp/w/a/h /tmp/w/a/link && rmdir /tmp/w/a/b")
+    assert lines(run(sh, "ls /tmp/w/a")) == ["f"]
+
+
+def test_compression_and_archives(sh):
+    run(sh, "cd /tmp && seq 1 5000 > big && md5sum big > big.md5 && gzip -k big && "
+            "mv big big.orig && gunzip big.gz && md5sum -c big.md5")
+    run(sh, "cd /tmp && mkdir -p t/d && echo x > t/d/y && tar cf t.tar t && rm -r t && "
+            "tar xf t.tar && cat t/d/y")
+
+
+def test_ps_lists_itself(sh):
+    out = run(sh, "ps")
+    assert re.search(r"\bps\b", out) and re.search(r"\bsh\b", out), out
+
+
+def test_free_and_uptime(sh):
+    assert "Mem:" in run(sh, "free")
+    assert "up" in run(sh, "uptime")
+
+
+def test_threads(sh):
+    assert "joined 10, total 10000" in run(sh, "/tests/threads")
+
+
+# --- bad input: clear errors, and lx goes on ---
+
+def test_not_elf_is_enoexec(sh):
+    run(sh, "printf 'garbage' > /tmp/junk; chmod +x /tmp/junk")
+    out = run(sh, "/tests/execve /tmp/junk", status=126)
+    assert "errno 8 " in out, out                       # ENOEXEC
+    assert "alive" in run(sh, "echo alive")
+
+
+def test_dynamic_binary_is_enoexec(sh):
+    out = run(sh, "/tests/execve /tests/dyn_hello", status=126)
+    assert "errno 8 " in out, out
+    out = run(sh, "/tests/execve /nonexistent", status=126)
+    assert "errno 2 " in out, out                       # ENOENT
+
+
+def test_wild_pointers_efault(sh):
+    out = run(sh, "/tests/efault_proc")
+    assert "efault_proc: all ok" in out, out
+
+
+def test_segv_status_seen_by_parent(sh):
+    out = run(sh, "/tests/segv; echo st=$?")
+    assert "st=139" in out, out
+    out = run(sh, "/tests/segv catch; echo st=$?")
+    assert "caught signal 11 at 0x1000" in out and "st=7" in out, out
+
+
+def test_fork_bomb_stopped_with_eagain(sh):
+    out = run(sh, "/tests/forkbomb", timeout=600)
+    assert "EAGAIN" in out, out
+    assert "alive" in run(sh, "echo alive")
+
+
+def test_out_of_memory_enomem(sh):
+    out = run(sh, "/tests/oom", timeout=600)
+    assert "ENOMEM" in out, out
+    assert "alive" in run(sh, "echo alive")
+
+
+def test_spinning_process_preempted(sh):
+    sh.send("/tests/spin\n")
+    time.sleep(3)
+    sh.send("\x03")
+    sh.expect(r"\^C", 30)
+    assert "still here" in run(sh, "echo still here")
+
+
+def test_unknown_syscall_enosys(sh):
+    # busybox's nproc asks sched_getaffinity; an unknown call elsewhere returns ENOSYS
+    assert lines(run(sh, "nproc")) == ["1"]
+
+
+def test_end_of_input_powers_off(sh):
+    assert sh.close(60) == 0
