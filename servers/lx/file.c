@@ -62,9 +62,16 @@ bool file_seekable(const struct file *f)
 
 /* --- descriptor tables --- */
 
+/*
+ * A table is one page of its own: at 2.3 KiB it is too big for lx_malloc's
+ * slabs, and lx_malloc's larger blocks come only from the pool's never-used
+ * part, which a fork and exit per table would drain.
+ */
+_Static_assert(sizeof(struct fdtable) <= LX_PAGE_SIZE, "a descriptor table fits a page");
+
 struct fdtable *fdtable_new(void)
 {
-	struct fdtable *t = lx_zalloc(sizeof(*t));
+	struct fdtable *t = page_alloc();
 	if (t)
 		t->refs = 1;
 	return t;
@@ -91,7 +98,7 @@ void fdtable_put(struct fdtable *t)
 	for (int i = 0; i < LX_NFD; i++)
 		if (t->fd[i])
 			file_put(t->fd[i]);
-	lx_free(t);
+	page_free(t);
 }
 
 /* On success the table owns the caller's reference to f. */
