@@ -22,13 +22,46 @@ static size_t page_chunk(u64 addr, size_t n)
 	return min_sz(n, LX_PAGE_SIZE - (addr & (LX_PAGE_SIZE - 1)));
 }
 
+void copy_fast(void *d, const void *s, size_t n)
+{
+	size_t words = n >> 3, bytes = n & 7;
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(words) : : "memory");
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(bytes) : : "memory");
+}
+
+#define FAST_MIN 256        /* below this, copyin/copyout's own copy costs less than a second walk */
+
+/*
+ * lx's address of the process's byte at uaddr, present for reading or
+ * writing; NULL for a bad address.  For writing, a one-byte copyout first
+ * breaks copy-on-write the way copyout does (taking the old page from the
+ * space); vm_fault then finds the page writable and only reports it.
+ */
+static char *user_byte(struct proc *p, u64 uaddr, bool write, const void *first)
+{
+	u64 page;
+	u32 rights;
+	if (uaddr >= LX_USER_END || (write && !copyout(p, uaddr, first, 1)))
+		return NULL;
+	if (vm_fault(p, uaddr, write ? VM_WRITE : VM_READ, &page, &rights))
+		return NULL;
+	return (char *)page + (uaddr & (LX_PAGE_SIZE - 1));
+}
+
 size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
 		size_t c = page_chunk(src + done, n - done);
-		if (!copyin(p, (char *)dst + done, src + done, c))
+		char *d = (char *)dst + done, *from;
+		if (c < FAST_MIN) {
+			if (!copyin(p, d, src + done, c))
+				break;
+		} else if ((from = user_byte(p, src + done, false, NULL))) {
+			copy_fast(d, from, c);
+		} else {
 			break;
+		}
 		done += c;
 	}
 	return done;
@@ -39,8 +72,16 @@ size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n)
 	size_t done = 0;
 	while (done < n) {
 		size_t c = page_chunk(dst + done, n - done);
-		if (!copyout(p, dst + done, (const char *)src + done, c))
+		const char *s = (const char *)src + done;
+		char *to;
+		if (c < FAST_MIN) {
+			if (!copyout(p, dst + done, s, c))
+				break;
+		} else if ((to = user_byte(p, dst + done, true, s))) {
+			copy_fast(to, s, c);
+		} else {
 			break;
+		}
 		done += c;
 	}
 	return done;
@@ -327,6 +368,7 @@ static long dup_to(struct proc *p, u64 oldfd, u64 newfd, bool cloexec)
 long sys_dup2(struct thread *t, u64 oldfd, u64 newfd, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
+	oldfd = (u32)oldfd, newfd = (u32)newfd;     /* unsigned int in Linux */
 	if (oldfd == newfd)
 		return fd_get(t->proc, (int)oldfd) ? (long)newfd : -LX_EBADF;
 	return dup_to(t->proc, oldfd, newfd, false);
@@ -335,6 +377,7 @@ long sys_dup2(struct thread *t, u64 oldfd, u64 newfd, u64 a2, u64 a3, u64 a4, u6
 long sys_dup3(struct thread *t, u64 oldfd, u64 newfd, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
+	oldfd = (u32)oldfd, newfd = (u32)newfd;
 	if ((flags & ~(u64)LX_O_CLOEXEC) || oldfd == newfd)
 		return -LX_EINVAL;
 	return dup_to(t->proc, oldfd, newfd, flags & LX_O_CLOEXEC);
@@ -383,9 +426,9 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 		return dup_from(p, (int)fd, (int)(arg < LX_NFD ? arg : LX_NFD),
 				cmd == LX_F_DUPFD_CLOEXEC);
 	case LX_F_GETFD:
-		return p->fds->cloexec[fd] ? LX_FD_CLOEXEC : 0;
+		return p->fds->cloexec[(u32)fd] ? LX_FD_CLOEXEC : 0;
 	case LX_F_SETFD:
-		p->fds->cloexec[fd] = (arg & LX_FD_CLOEXEC) != 0;
+		p->fds->cloexec[(u32)fd] = (arg & LX_FD_CLOEXEC) != 0;
 		return 0;
 	case LX_F_GETFL:
 		return f->flags | LX_O_LARGEFILE;
@@ -697,7 +740,7 @@ long sys_ioctl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	switch ((u32)cmd) {
 	case LX_FIOCLEX:
 	case LX_FIONCLEX:
-		p->fds->cloexec[fd] = (u32)cmd == LX_FIOCLEX;
+		p->fds->cloexec[(u32)fd] = (u32)cmd == LX_FIOCLEX;
 		return 0;
 	case LX_FIONBIO: {
 		int on;

@@ -15,17 +15,20 @@ static char path1[LX_PATH_MAX], path2[LX_PATH_MAX];
  * Copy a path from the process: 0, or -EFAULT / -ENAMETOOLONG.  It goes in
  * pieces that never cross a page (the page that holds a byte of the string
  * is readable to its end), so a path costs a translation or two rather than
- * one a byte, and a short path does not drag a whole page along.
+ * one a byte.  The first piece is small: most paths end in it, and the
+ * bytes copied past the end are wasted work.
  */
-#define PATH_PIECE 128
+#define PATH_FIRST 40
+#define PATH_PIECE 256
 static long get_path(struct thread *t, u64 upath, char *buf)
 {
 	size_t done = 0;
 	while (done < LX_PATH_MAX) {
 		u64 at = upath + done;
 		size_t c = LX_PAGE_SIZE - (at & (LX_PAGE_SIZE - 1));
-		if (c > PATH_PIECE)
-			c = PATH_PIECE;
+		size_t piece = done ? PATH_PIECE : PATH_FIRST;
+		if (c > piece)
+			c = piece;
 		if (c > LX_PATH_MAX - done)
 			c = LX_PATH_MAX - done;
 		if (!copyin(t->proc, buf + done, at, c))

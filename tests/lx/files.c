@@ -51,6 +51,12 @@ static void descriptors(void)
 	check("dup3_same", dup3(fd, fd, 0), -1, EINVAL);
 	check("dup3_cloexec", dup3(fd, 10, O_CLOEXEC), 10, 0);
 	check("getfd_cloexec", fcntl(10, F_GETFD), FD_CLOEXEC, 0);
+	/* descriptors are unsigned int: a 64-bit argument's upper half does not count */
+	check("getfd_high_bits", syscall(SYS_fcntl, (1UL << 40) | 10, F_GETFD), FD_CLOEXEC, 0);
+	check("fioclex_high_bits", syscall(SYS_ioctl, (1UL << 40) | fd, FIOCLEX), 0, 0);
+	check("setfd_clear", fcntl(fd, F_SETFD, 0), 0, 0);
+	check("dup2_high_bits", syscall(SYS_dup2, (1UL << 40) | fd, (1UL << 40) | 11), 11, 0);
+	close(11);
 	check("dupfd_min", fcntl(fd, F_DUPFD, 20), 20, 0);
 	check("close_bad", close(200), -1, EBADF);
 	check("close_ok", close(20), 0, 0);
@@ -310,6 +316,12 @@ static void devices(void)
 	fd = open("/dev/zero", O_RDONLY);
 	memset(b, 1, sizeof(b));
 	check("zero_read", read(fd, b, sizeof(b)) == 16 && b[0] == 0 && b[15] == 0, 1, 0);
+	static char z[4099];
+	memset(z, 1, sizeof(z));
+	long zeros = read(fd, z, sizeof(z)) == sizeof(z);
+	for (size_t i = 0; i < sizeof(z); i++)
+		zeros &= z[i] == 0;
+	check("zero_read_long", zeros, 1, 0);
 	close(fd);
 	fd = open("/dev/full", O_WRONLY);
 	check("full_write", write(fd, b, 1), -1, ENOSPC);
@@ -333,6 +345,37 @@ static void devices(void)
 	unlink("/tmp/sf");
 }
 
+/* Reads into memory shared copy-on-write after fork: each side sees only its own. */
+static char cowbuf[3 * 4096];
+
+static void cow(void)
+{
+	static char data[sizeof(cowbuf)];
+	memset(cowbuf, 'P', sizeof(cowbuf));
+	memset(data, 'F', sizeof(data));
+	int fd = open("/tmp/cow", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	write(fd, data, sizeof(data));
+	int p[2];
+	pipe(p);
+	pid_t c = fork();
+	if (!c) {
+		char x;
+		read(p[0], &x, 1);      /* after the parent's read */
+		int ok = cowbuf[0] == 'P' && cowbuf[sizeof(cowbuf) - 1] == 'P';
+		pread(fd, cowbuf + 1, sizeof(cowbuf) - 2, 0);
+		ok = ok && cowbuf[0] == 'P' && cowbuf[1] == 'F' && cowbuf[sizeof(cowbuf) - 2] == 'F';
+		_exit(ok ? 0 : 1);
+	}
+	check("cow_parent_read", pread(fd, cowbuf, sizeof(cowbuf), 0), sizeof(cowbuf), 0);
+	check("cow_parent_sees", cowbuf[0] == 'F' && cowbuf[sizeof(cowbuf) - 1] == 'F', 1, 0);
+	write(p[1], "g", 1);
+	int st = 0;
+	waitpid(c, &st, 0);
+	check("cow_child_own_copy", WIFEXITED(st) && WEXITSTATUS(st) == 0, 1, 0);
+	close(p[0]), close(p[1]), close(fd);
+	unlink("/tmp/cow");
+}
+
 int main(void)
 {
 	descriptors();
@@ -340,6 +383,7 @@ int main(void)
 	polling();
 	fifo();
 	names();
+	cow();
 	devices();
 	printf("files done, %d failed\n", fails);
 	return fails != 0;
