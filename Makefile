@@ -84,7 +84,7 @@ deps:
 
 # the Linux personality's busybox shell (docs/lx.md); ^D or the end of piped input ends it
 run: deps all lx
-	tools/run --root $(LX) --module $(LXFS)
+	tools/run --eof-ctrl-d --root $(LX) --module $(LXFS)
 
 debug: deps all
 	tools/run --gdb

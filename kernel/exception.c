@@ -194,6 +194,7 @@ static void install_state(struct tcb *t, const word_t *mr)
 	EXC_REGS(IN)
 #undef IN
 	tf->rflags = (tf->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	arch_frame_state_set(tf);
 	if (reply_sets_tls(mr[0]))
 		arch_set_tls_base(t, mr[19]);
 }

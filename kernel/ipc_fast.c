@@ -108,6 +108,7 @@ static __attribute__((noinline)) struct trapframe *exception_reply(struct trapfr
 	df->rdi = mr[12];   df->rbp = mr[13];  df->r8 = mr[14];   df->r9 = mr[15];
 	df->r11 = mr[16];   df->rsp = mr[17];
 	df->rflags = (df->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
+	arch_frame_state_set(df);
 	d->ipc_kind = IPC_USER;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return (struct trapframe *)((word_t)df | 1);

@@ -21,7 +21,7 @@ LXFS = os.path.join(BUILD, "lx", "rootfs.cpio")
 
 class Shell:
     def __init__(self, timeout=600, mem=None, root_args=""):
-        cmd = [RUN, "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
+        cmd = [RUN, "--eof-ctrl-d", "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
         if mem:
             cmd += ["--mem", str(mem)]
         if root_args:

@@ -91,6 +91,8 @@ static void kick(struct thread *t)
 	struct L4_ExRegs r = { .control = L4_EXREG_SET_IP, .ip = LX_STUB_PAGE + STUB_SIGNAL_OFF };
 	if (pecan_exregs(t->tid, &r) == L4_NILTHREAD)
 		return;
+	if (r.ip == LX_STUB_PAGE + STUB_SIGNAL_OFF)
+		return;                     /* redirected already: keep where it really was */
 	t->fault_rip = r.ip;
 	t->fault_flags = r.flags;
 	t->fault_sig = 0;               /* nothing but what is pending */
@@ -313,8 +315,10 @@ bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
 		struct L4_ExRegs r = { .control = L4_EXREG_SET_IP,
 				       .ip = LX_STUB_PAGE + STUB_SIGNAL_OFF };
 		pecan_exregs(t->tid, &r);
-		t->fault_rip = r.ip;
-		t->fault_flags = r.flags;
+		if (r.ip != LX_STUB_PAGE + STUB_SIGNAL_OFF) {
+			t->fault_rip = r.ip;
+			t->fault_flags = r.flags;
+		}
 		t->fault_sig = sig;
 		L4_SetMR(0, 0);                     /* no mapping: it runs into the stub */
 		L4_Reply(t->tid);

@@ -300,6 +300,25 @@ static void *tty_wchan(struct file *f)
 #define TIOCNOTTY  0x5422
 #define TIOCGSID   0x5429
 
+/*
+ * New settings.  Leaving canonical mode makes the line being edited
+ * readable at once, as Linux's N_TTY does: bytes typed ahead while a
+ * command ran are not lost when the shell's line editor switches to raw.
+ */
+static long set_termios(struct proc *p, u64 arg)
+{
+	struct termios_k n;
+	if (!copyin(p, &n, arg, sizeof(n)))
+		return -LX_EFAULT;
+	if ((tty.tio.lflag & ICANON) && !(n.lflag & ICANON)) {
+		push_ready(tty.line, tty.nline);
+		tty.nline = 0;
+		wake(&tty);
+	}
+	tty.tio = n;
+	return 0;
+}
+
 static long tty_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 {
 	(void)f;
@@ -315,7 +334,7 @@ static long tty_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 		/* fall through */
 	case TCSETS:
 	case TCSETSW:
-		return copyin(p, &tty.tio, arg, sizeof(tty.tio)) ? 0 : -LX_EFAULT;
+		return set_termios(p, arg);
 	case TIOCGPGRP:
 		v = tty.fg_pgrp;
 		return copyout(p, arg, &v, 4) ? 0 : -LX_EFAULT;

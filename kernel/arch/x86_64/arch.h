@@ -72,6 +72,19 @@ static inline bool arch_sysret_safe(word_t rip)
 	return (word_t)(((long)rip >> 47) + 1) <= 1;
 }
 
+/*
+ * New register state was written into tf (an exception handler's reply).
+ * A frame from `syscall` leaves by sysretq, which reloads RIP from RCX and
+ * RFLAGS from R11; where the new state gives RCX or R11 other values (a
+ * Linux rt_sigreturn restores an interrupted context) it must leave by
+ * iretq instead, or those two registers would be lost.
+ */
+static inline void arch_frame_state_set(struct trapframe *tf)
+{
+	if (tf->vector == VEC_SYSCALL && (tf->rcx != tf->rip || tf->r11 != tf->rflags))
+		tf->vector = VEC_SYSCALL_IRET;
+}
+
 #define USER_TOP        0x0000800000000000UL   /* first non-user address */
 
 /* May b be a thread's TLS base (FS.base)?  Only a user-half address. */

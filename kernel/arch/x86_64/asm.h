@@ -64,6 +64,7 @@
 #define TF_RSP 20
 
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
+#define VEC_SYSCALL_IRET 0x101 /* a syscall frame whose RCX/R11 must survive: leave by iretq */
 #define VEC_UD 6
 
 #endif

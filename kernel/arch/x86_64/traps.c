@@ -28,7 +28,7 @@ const char *arch_vector_name(word_t v)
 {
 	if (v < 32 && names[v])
 		return names[v];
-	return v == VEC_SYSCALL ? "syscall" : "interrupt";
+	return v == VEC_SYSCALL || v == VEC_SYSCALL_IRET ? "syscall" : "interrupt";
 }
 
 void arch_dump_frame(const struct trapframe *tf)

@@ -137,6 +137,46 @@ TEST_CASE("exc.foreign_syscall", "a foreign syscall reaches the handler with all
 	tt_kill(t);
 }
 
+static volatile L4_Word_t seen_rcx[2], seen_r11[2];
+
+static void foreign_rcx_r11(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
+	for (int i = 0; i < 2; i++) {
+		register L4_Word_t r11 __asm__("r11");
+		L4_Word_t rax = 39, rcx;
+		__asm__ __volatile__("syscall" : "+a"(rax), "=c"(rcx), "=r"(r11) : : "memory");
+		seen_rcx[i] = rcx;
+		seen_r11[i] = r11;
+	}
+	tt_park();
+}
+
+TEST_CASE("exc.foreign_reply_rcx_r11", "a reply to a foreign syscall sets RCX and R11 as it says (rt_sigreturn), on the fast and the slow reply")
+{
+	handler_id = L4_MyGlobalId();
+	seen_rcx[1] = seen_r11[1] = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_space(t, foreign_rcx_r11), "start");
+	EXPECT(wait_exception(t, PECAN_VEC_SYSCALL), "no foreign-syscall message");
+	L4_SetMR(9, 0x1111222233334444UL);      /* RCX */
+	L4_SetMR(16, 0x5555666677778888UL);     /* R11 */
+	L4_SetMR(0, L4_TAG_MAKE(0, 19, 0));
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_ReplyWait(t, &from);  /* the fastpath's reply where it is built */
+	EXPECT(!L4_IpcFailed(tag) && from == t && L4_MR(19) == PECAN_VEC_SYSCALL,
+	       "no second foreign-syscall message");
+	L4_SetMR(9, 0x0123456789abcdefUL);
+	L4_SetMR(16, 0x0fedcba987654321UL);
+	EXPECT(!L4_IpcFailed(reply_state(t)), "reply failed");
+	TT_WAIT(seen_r11[1] != 0, 200);
+	EXPECT(seen_rcx[0] == 0x1111222233334444UL && seen_r11[0] == 0x5555666677778888UL,
+	       "first reply: RCX %lx R11 %lx", seen_rcx[0], seen_r11[0]);
+	EXPECT(seen_rcx[1] == 0x0123456789abcdefUL && seen_r11[1] == 0x0fedcba987654321UL,
+	       "second reply: RCX %lx R11 %lx", seen_rcx[1], seen_r11[1]);
+	tt_kill(t);
+}
+
 static void foreign_unhandled(void)
 {
 	L4_Word_t rax = 39;
