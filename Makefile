@@ -46,6 +46,9 @@ ULIB := lib/l4/crt0.S lib/l4/l4.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c li
 DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start)
 ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
 TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o $(BUILD)/u/lib/test/tthread.c.o
+# the checkpointed page store (docs/store.md): pure C, also built for the host tests
+STORE_SRC := $(wildcard lib/store/*.c)
+STORE_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(STORE_SRC))
 
 SIGMA0_BASE := 0x00f00000
 ROOT_BASE   := 0x01000000
@@ -210,6 +213,7 @@ $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
 $(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs.c servers/lx/malloc.c $(HOST_COMMON)
+$(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h lib/store/store.h $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)
