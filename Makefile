@@ -42,13 +42,15 @@ KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \
 	lib/fmt/fmt.c lib/c/string.c
 KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 
-ULIB := lib/l4/crt0.S lib/l4/l4.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c lib/drivers/client.c
+ULIB := lib/l4/crt0.S lib/l4/l4.c lib/l4/boot.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c lib/drivers/client.c
 DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start)
 ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
 TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o $(BUILD)/u/lib/test/tthread.c.o
 # the checkpointed page store (docs/store.md): pure C, also built for the host tests
 STORE_SRC := $(wildcard lib/store/*.c)
 STORE_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(STORE_SRC))
+# the disk driver (any root task may start it) and its client library
+DISK_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/disk/ata servers/disk/start lib/disk/client)
 
 SIGMA0_BASE := 0x00f00000
 ROOT_BASE   := 0x01000000
@@ -172,6 +174,8 @@ $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUIL
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+# the disk driver and the store, on a disk image (tests/system/test_store.py)
+$(BUILD)/tests/t_store.elf: $(DISK_OBJ) $(STORE_OBJ)
 # rebuilt whenever FUZZ_CALLS or FUZZ_FLAGS change
 $(BUILD)/u/fuzz_long.flags: FORCE
 	@mkdir -p $(dir $@)

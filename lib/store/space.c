@@ -7,9 +7,13 @@
 // checkpoints (pending, then retired).
 #include "impl.h"
 
+/* Bits set in w (by hand: user programs link without libgcc's __popcountdi2). */
 static uint64_t popcount(uint64_t w)
 {
-	return (uint64_t)__builtin_popcountll(w);
+	w -= (w >> 1) & 0x5555555555555555ULL;
+	w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
+	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (w * 0x0101010101010101ULL) >> 56;
 }
 
 void space_count_free(struct store *s)
