@@ -18,6 +18,8 @@
 #include "../../../lib/disk/client.h"
 #include "../../../lib/store/store.h"
 #include "../../../lib/test/test.h"
+#include "../../../lib/test/tthread.h"
+#include "../../../lib/c/portio.h"
 #include "../../../servers/drivers/drivers.h"
 #include "../../../servers/disk/disk.h"
 #include <l4/disk.h>
@@ -429,6 +431,39 @@ TEST_CASE("nodisk.errors", "without a disk every request says so, and the store 
 	disk_store_dev(&dev, 1 << 16);            /* as if there were a 32 MiB disk */
 	EXPECT(store_format(&dev) == STORE_EIO, "format");
 	EXPECT(store_open(&st, &dev, mem, sizeof(mem), CACHE) == STORE_EIO, "open");
+}
+
+/* What another thread of this task (another owner to sigma0) gets for I/O fpage requests. */
+static volatile L4_Word_t io_got[6], io_done;
+
+static L4_Word_t ask_ports(L4_Word_t first, L4_Word_t log2)
+{
+	return pecan_sigma0_request(L4_IO_FPAGE(first, log2, 7), L4_COMPLETE_SPACE);
+}
+
+static void other_owner(void)
+{
+	io_got[0] = ask_ports(0x1f0, 3);          /* the disk driver's */
+	io_got[1] = ask_ports(0x3f8, 3);          /* COM1, the root task's from boot */
+	io_got[2] = ask_ports(0x170, 3);          /* the secondary IDE channel: free */
+	io_got[3] = inb(0x177) + 1UL;             /* usable at once (a fault would stop us here) */
+	io_got[4] = ask_ports(0x400, 0);          /* beyond the ports I/O fpages cover */
+	io_got[5] = ask_ports(0x171, 3);          /* not aligned to its size */
+	io_done = 1;
+	tt_park();
+}
+
+TEST_CASE("nodisk.sigma0_ports", "sigma0 hands out each port once, like memory: another owner is refused the driver's and the serial ports")
+{
+	L4_ThreadId_t t = tt_id(0, 1);
+	EXPECT(tt_start_local(t, other_owner), "start a thread");
+	TT_WAIT(io_done, 2000);
+	tt_kill(t);
+	EXPECT(io_done, "the thread did not finish (an I/O fault?)");
+	EXPECT(io_got[0] == 0 && io_got[1] == 0, "another owner got ports already given: %lx %lx", io_got[0], io_got[1]);
+	EXPECT(io_got[2] == L4_IO_FPAGE(0x170, 3, 7) && io_got[3], "free ports: %lx", io_got[2]);
+	EXPECT(io_got[4] == 0 && io_got[5] == 0, "bad I/O fpages were granted: %lx %lx", io_got[4], io_got[5]);
+	EXPECT(ask_ports(0x1f0, 3) == L4_IO_FPAGE(0x1f0, 3, 7), "the owner asking again is refused");
 }
 
 int main(void)
