@@ -171,6 +171,10 @@ $(BUILD)/bench/vmbench.elf: $(BUILD)/u/bench/vm/vmbench.c.o $(ULIB_OBJ) $(BUILD)
 $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/storebench.elf: $(BUILD)/u/bench/store/storebench.c.o $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ) \
+		$(STORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
@@ -244,6 +248,12 @@ bench-kernel: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 		$(BUILD)/bench/kbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program kbench --mem 1024 \
 		--out $(BUILD)/bench/pecan-kernel.results bench-dslq-fast
+
+# `make bench-store`: the page store and the disk driver (docs/store.md), on a fresh 16 MiB image
+BENCH_PECAN_TARGETS += bench-store
+bench-store: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/storebench.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program storebench --disk-mb 16 \
+		--out $(BUILD)/bench/pecan-store.results bench-dslq-fast
 
 include mk/bench.mk
 include mk/lx.mk

@@ -4,10 +4,11 @@
  * driver and its clients (lib/disk/).  Requests are Calls; labels are the
  * request type; sectors are 512 bytes.
  *
- *   INFO   u = 0.  Reply u = 4: MR1 = sectors on the disk, MR2 = sector size
- *          (512), MR3 = most sectors one READ or WRITE moves (DISK_MAX_SECTORS),
- *          MR4 = status-register reads so far (the driver polls; benchmarks
- *          report how much of their figure is waiting).
+ *   INFO   u = 0.  Reply u = 5: MR1 = sectors on the disk, MR2 = sector size
+ *          (512), MR3 = most sectors one READ or WRITE moves (DISK_MAX_SECTORS);
+ *          the driver polls, and benchmarks tell waiting from work by MR4 =
+ *          status-register reads so far and MR5 = time stamp counter ticks
+ *          spent polling (guest instructions under QEMU icount).
  *   READ   u = 2: MR1 = first sector (LBA), MR2 = count; the caller's BR0-BR2
  *          accept one string of count * 512 bytes.  Reply t = 2: one string item
  *          with the data.  A receive buffer that cannot take it makes the

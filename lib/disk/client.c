@@ -17,14 +17,14 @@ static long call(L4_Word_t label)
 	return L4_TAG_LABEL(tag) == label ? 0 : -DRIVER_ERR_REQUEST;
 }
 
-long disk_info(uint64_t *sectors, uint64_t *polls)
+long disk_info(uint64_t *sectors, struct disk_wait *wait)
 {
 	L4_SetMR(0, L4_TAG_MAKE(DISK_INFO, 0, 0));
 	long err = call(DISK_INFO);
 	if (!err && sectors)
 		*sectors = L4_MR(1);
-	if (!err && polls)
-		*polls = L4_MR(4);
+	if (!err && wait)
+		*wait = (struct disk_wait){ L4_MR(4), L4_MR(5) };
 	return err;
 }
 
