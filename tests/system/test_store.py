@@ -124,3 +124,27 @@ def test_kill_in_checkpoint(step):
                           f"want {sorted(want)}:\n{after.tail()}"
     if step == len(KILLS) - 1:
         assert final.rc == 0, final.tail()
+
+
+def test_run_disk_option():
+    """tools/run --disk: a raw image as the primary IDE master with
+    cache=writethrough; a missing image is created at --disk-mb MiB; a
+    directory or a bad size is refused before QEMU starts (status 102)."""
+    os.makedirs(DISK_DIR, exist_ok=True)
+    img = os.path.join(DISK_DIR, "option,test.img")
+    if os.path.exists(img):
+        os.unlink(img)
+    dry = subprocess.run([RUN, "--dry-run", "--disk", img], capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    drive = dry.stdout.split("-drive ")[1].split()[0]
+    assert drive == f"file={img.replace(',', ',,')},format=raw,if=ide,index=0,media=disk," \
+                    "cache=writethrough", drive
+    assert not os.path.exists(img), "--dry-run created the image"
+    r = subprocess.run([RUN, "--timeout", "30", "--disk", img, "--disk-mb", "3"],
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0 and os.path.getsize(img) == 3 << 20, (r.returncode, r.stderr)
+    for bad in (["--disk", DISK_DIR], ["--disk", img + ".new", "--disk-mb", "0"]):
+        r = subprocess.run([RUN, "--timeout", "30"] + bad, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL)
+        assert r.returncode == 102 and "disk" in r.stderr, (bad, r.returncode, r.stderr)
+    os.unlink(img)
