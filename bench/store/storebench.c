@@ -153,27 +153,37 @@ static int store_rounds(const struct store_dev *dev, const char *name)
 	return 0;
 }
 
+static long raw_write(int i)
+{
+	return disk_write((uint64_t)i * 8, 8, sectors_buf);
+}
+
+static long raw_read(int i)
+{
+	return disk_read((uint64_t)i * 8, 8, sectors_buf);
+}
+
+static long raw_flush(int i)
+{
+	(void)i;
+	return disk_flush();
+}
+
 /* The driver alone: RAW_OPS writes and reads of 8 sectors (one page), and flushes. */
 static int raw_rounds(void)
 {
-	struct mark a = start(), b;
-	for (int i = 0; i < RAW_OPS; i++)
-		if (disk_write((uint64_t)i * 8, 8, sectors_buf))
-			return printf("storebench: disk write failed\n"), 1;
-	b = stop();
-	report("disk.write", "sectors=8", RAW_OPS, a, b, 1);
-	a = start();
-	for (int i = 0; i < RAW_OPS; i++)
-		if (disk_read((uint64_t)i * 8, 8, sectors_buf))
-			return printf("storebench: disk read failed\n"), 1;
-	b = stop();
-	report("disk.read", "sectors=8", RAW_OPS, a, b, 1);
-	a = start();
-	for (int i = 0; i < RAW_OPS; i++)
-		if (disk_flush())
-			return printf("storebench: disk flush failed\n"), 1;
-	b = stop();
-	report("disk.flush", "sectors=0", RAW_OPS, a, b, 1);
+	static const struct {
+		const char *name, *params;
+		long (*op)(int i);
+	} ops[] = { { "disk.write", "sectors=8", raw_write }, { "disk.read", "sectors=8", raw_read },
+		    { "disk.flush", "sectors=0", raw_flush } };
+	for (unsigned k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		struct mark a = start();
+		for (int i = 0; i < RAW_OPS; i++)
+			if (ops[k].op(i))
+				return printf("storebench: %s failed\n", ops[k].name), 1;
+		report(ops[k].name, ops[k].params, RAW_OPS, a, stop(), 1);
+	}
 	return 0;
 }
 

@@ -115,43 +115,32 @@ static void address(L4_Word_t lba, unsigned count, int ext)
 	outb(ATA_LBA2, (uint8_t)(lba >> 16));
 }
 
-static unsigned burst(void)
-{
-	return drive.mult ? drive.mult : 1;
-}
+/* The command for a transfer: [multiple][write][lba48]. */
+static const uint8_t transfer_cmd[2][2][2] = {
+	{ { CMD_READ, CMD_READ_EXT }, { CMD_WRITE, CMD_WRITE_EXT } },
+	{ { CMD_READ_MULT, CMD_READ_MULT_EXT }, { CMD_WRITE_MULT, CMD_WRITE_MULT_EXT } },
+};
 
-static int ata_read(L4_Word_t lba, unsigned count)
+/* Move count sectors at lba between the drive and buf, a burst per data request. */
+static int ata_transfer(L4_Word_t lba, unsigned count, int write)
 {
 	int ext = lba + count > LBA28_END, err = wait_drive(0);
+	unsigned burst = drive.mult ? drive.mult : 1;
 	if (err)
 		return err;
 	address(lba, count, ext);
-	outb(ATA_STATUS, drive.mult ? (ext ? CMD_READ_MULT_EXT : CMD_READ_MULT)
-				    : (ext ? CMD_READ_EXT : CMD_READ));
+	outb(ATA_STATUS, transfer_cmd[drive.mult != 0][write][ext]);
 	for (unsigned done = 0, n; done < count; done += n) {
-		n = count - done < burst() ? count - done : burst();
+		n = count - done < burst ? count - done : burst;
 		if ((err = wait_drive(1)))
 			return err;
-		insw(ATA_DATA, buf + done * DISK_SECTOR / 2, n * DISK_SECTOR / 2);
+		uint16_t *p = buf + done * DISK_SECTOR / 2;
+		if (write)
+			outsw(ATA_DATA, p, n * DISK_SECTOR / 2);
+		else
+			insw(ATA_DATA, p, n * DISK_SECTOR / 2);
 	}
-	return 0;
-}
-
-static int ata_write(L4_Word_t lba, unsigned count)
-{
-	int ext = lba + count > LBA28_END, err = wait_drive(0);
-	if (err)
-		return err;
-	address(lba, count, ext);
-	outb(ATA_STATUS, drive.mult ? (ext ? CMD_WRITE_MULT_EXT : CMD_WRITE_MULT)
-				    : (ext ? CMD_WRITE_EXT : CMD_WRITE));
-	for (unsigned done = 0, n; done < count; done += n) {
-		n = count - done < burst() ? count - done : burst();
-		if ((err = wait_drive(1)))
-			return err;
-		outsw(ATA_DATA, buf + done * DISK_SECTOR / 2, n * DISK_SECTOR / 2);
-	}
-	return wait_drive(0);             /* the drive has taken the last burst */
+	return write ? wait_drive(0) : 0;     /* a write: until the drive has taken the last burst */
 }
 
 static int ata_flush(void)
@@ -228,7 +217,7 @@ static void do_read(L4_ThreadId_t from)
 {
 	L4_Word_t lba = L4_MR(1), count = L4_MR(2);
 	int err = check_range(lba, count);
-	if (err || (err = ata_read(lba, (unsigned)count)))
+	if (err || (err = ata_transfer(lba, (unsigned)count, 0)))
 		return reply_error(from, (L4_Word_t)err);
 	L4_SetMR(0, L4_TAG_MAKE(DISK_READ, 0, 2));
 	L4_SetMR(1, L4_STRING_MAKE(count * DISK_SECTOR, 1, 0, 0));
@@ -242,7 +231,7 @@ static void do_write(L4_ThreadId_t from)
 	int err = check_range(lba, count);
 	if (!err && (!L4_STRING_IS(item) || L4_STRING_LEN(item) != count * DISK_SECTOR))
 		err = DISK_ERR_BUFFER;
-	if (err || (err = ata_write(lba, (unsigned)count)))
+	if (err || (err = ata_transfer(lba, (unsigned)count, 1)))
 		return reply_error(from, (L4_Word_t)err);
 	L4_SetMR(0, L4_TAG_MAKE(DISK_WRITE, 1, 0));
 	L4_SetMR(1, count);

@@ -347,12 +347,18 @@ static int mutate(struct tstore *t, struct model *m, struct model *committed, in
 
 static struct model m1, m2, m3;
 
+/* A test's start: an empty model m1, the random sequence `seed`, a new store. */
+static int begin(struct tstore *t, uint64_t seed, uint64_t blocks, uint32_t fanout, uint32_t cache)
+{
+	memset(&m1, 0, sizeof(m1));
+	rng_state = seed;
+	return ts_new(t, blocks, fanout, cache);
+}
+
 TEST_CASE("store.empty", "a new store is empty at checkpoint 1, keeps a root record and gives ENOENT for every key")
 {
 	struct tstore t;
-	memset(&m1, 0, sizeof(m1));
-	make_universe();
-	EXPECT(ts_new(&t, 256, 0, 0) == STORE_OK, "format and open");
+	EXPECT(begin(&t, 1, 256, 0, 0) == STORE_OK, "format and open");
 	EXPECT(t.s.seq == 1 && matches(&t.s, &m1), "not empty: %s", why);
 	EXPECT(store_get(&t.s, 5, got) == STORE_ENOENT && store_delete(&t.s, 5) == STORE_ENOENT, "a missing key");
 	uint64_t k;
@@ -385,11 +391,8 @@ TEST_CASE("store.bad_open", "unformatted devices, too little memory or cache, de
 TEST_CASE("store.random_model", "20000 random puts, deletes and records, checkpoints and reopens, against a model; deep trees (fanout 8)")
 {
 	struct tstore t;
-	make_universe();
-	memset(&m1, 0, sizeof(m1));
+	EXPECT(begin(&t, 7, 4096, 8, 0) == STORE_OK, "format and open");
 	m2 = m1;                             /* m1: current, m2: last checkpoint */
-	rng_state = 7;
-	EXPECT(ts_new(&t, 4096, 8, 0) == STORE_OK, "format and open");
 	uint32_t max_height = 0;
 	for (int round = 0; round < 200; round++) {
 		unsigned puts = round % 4 == 3 ? 2 : 7;  /* growing and shrinking regions */
@@ -414,10 +417,7 @@ TEST_CASE("store.random_model", "20000 random puts, deletes and records, checkpo
 TEST_CASE("store.space_returns", "deleting everything and checkpointing twice gives every block back")
 {
 	struct tstore t;
-	make_universe();
-	memset(&m1, 0, sizeof(m1));
-	rng_state = 9;
-	EXPECT(ts_new(&t, 1024, 8, 0) == STORE_OK, "format and open");
+	EXPECT(begin(&t, 9, 1024, 8, 0) == STORE_OK, "format and open");
 	struct store_info a, b;
 	store_get_info(&t.s, &a);
 	for (int i = 0; i < 600; i++)
@@ -528,7 +528,6 @@ TEST_CASE("store.crash_every_sector", "a crash after every sector write of a che
 {
 	struct crash c;
 	rng_state = 11;
-	make_universe();
 	EXPECT(record(&c, 2048, 8, 150), "record: %s", why);
 	EXPECT(c.total > 200 && c.sb_sector > 0, "too few writes to cut: %ld", c.total);
 	uint8_t *img = probe_new(c.blocks, 8);
@@ -546,7 +545,6 @@ TEST_CASE("store.crash_torn", "a crash tearing a multi-sector write (later secto
 {
 	struct crash c;
 	rng_state = 12;
-	make_universe();
 	EXPECT(record(&c, 2048, 8, 150), "record: %s", why);
 	uint8_t *img = probe_new(c.blocks, 8);
 	long sector = 0;
@@ -572,7 +570,6 @@ TEST_CASE("store.crash_reordered", "writes between two flushes landing in any or
 {
 	struct crash c;
 	rng_state = 13;
-	make_universe();
 	EXPECT(record(&c, 2048, 8, 150), "record: %s", why);
 	uint8_t *img = probe_new(c.blocks, 8);
 	size_t epoch = 0;
@@ -602,7 +599,6 @@ TEST_CASE("store.crash_default_fanout", "the crash cut at every sector with full
 {
 	struct crash c;
 	rng_state = 14;
-	make_universe();
 	EXPECT(record(&c, 4096, 0, 600), "record: %s", why);
 	EXPECT(c.t.s.height >= 2, "height %u", c.t.s.height);
 	uint8_t *img = probe_new(c.blocks, 0);
@@ -618,9 +614,7 @@ TEST_CASE("store.crash_default_fanout", "the crash cut at every sector with full
 TEST_CASE("store.full_disk", "puts on a full disk fail with ENOSPC and change nothing; the store checkpoints, reopens and recovers space")
 {
 	struct tstore t;
-	make_universe();
-	memset(&m1, 0, sizeof(m1));
-	EXPECT(ts_new(&t, 128, 8, 0) == STORE_OK, "format and open");
+	EXPECT(begin(&t, 1, 128, 8, 0) == STORE_OK, "format and open");
 	int i, err = 0;
 	for (i = 0; i < UNIVERSE && !(err = do_put(&t, &m1, i, (uint32_t)i + 1)); i++)
 		;
@@ -644,10 +638,7 @@ TEST_CASE("store.full_disk", "puts on a full disk fail with ENOSPC and change no
 TEST_CASE("store.enomem", "more changed nodes than the cache holds: ENOMEM, nothing changed; a checkpoint makes room")
 {
 	struct tstore t;
-	make_universe();
-	memset(&m1, 0, sizeof(m1));
-	rng_state = 5;
-	EXPECT(ts_new(&t, 4096, 8, 64) == STORE_OK, "format and open");
+	EXPECT(begin(&t, 5, 4096, 8, 64) == STORE_OK, "format and open");
 	for (int i = 0; i < 1000; i++)
 		if (do_put(&t, &m1, i * 3, 1) == STORE_ENOMEM)
 			EXPECT(store_checkpoint(&t.s) == STORE_OK && do_put(&t, &m1, i * 3, 1) == STORE_OK, "put %d", i);
@@ -665,10 +656,7 @@ TEST_CASE("store.enomem", "more changed nodes than the cache holds: ENOMEM, noth
 TEST_CASE("store.io_errors", "failing writes, reads and flushes: clear errors, nothing lost, the last checkpoint survives")
 {
 	struct tstore t;
-	make_universe();
-	memset(&m1, 0, sizeof(m1));
-	rng_state = 6;
-	EXPECT(ts_new(&t, 2048, 8, 0) == STORE_OK, "format and open");
+	EXPECT(begin(&t, 6, 2048, 8, 0) == STORE_OK, "format and open");
 	EXPECT(mutate(&t, &m1, NULL, 300) == 0 && store_checkpoint(&t.s) == STORE_OK, "setup: %s", why);
 	m2 = m1;
 	t.d->fail_write = t.d->writes;
@@ -706,10 +694,7 @@ static void damage(struct tstore *t, uint64_t blk, size_t offset)
 TEST_CASE("store.damaged_superblocks", "a damaged newest superblock or tree falls back to the checkpoint before, intact; both damaged: ENOSTORE")
 {
 	struct tstore t;
-	make_universe();
-	memset(&m1, 0, sizeof(m1));
-	rng_state = 8;
-	EXPECT(ts_new(&t, 2048, 8, 0) == STORE_OK, "format and open");
+	EXPECT(begin(&t, 8, 2048, 8, 0) == STORE_OK, "format and open");
 	EXPECT(mutate(&t, &m1, NULL, 300) == 0 && store_checkpoint(&t.s) == STORE_OK, "a: %s", why);
 	m2 = m1;
 	EXPECT(mutate(&t, &m1, NULL, 300) == 0 && store_checkpoint(&t.s) == STORE_OK, "b: %s", why);
@@ -752,5 +737,6 @@ TEST_CASE("store.damaged_superblocks", "a damaged newest superblock or tree fall
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);    /* a failed case leaks; the leak report must not swallow the lines */
+	make_universe();
 	return test_run_all() ? 1 : 0;
 }
