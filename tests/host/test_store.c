@@ -493,8 +493,9 @@ struct crash {
 };
 
 /* Checkpoint m1 (a), then change it into m2 (b) and checkpoint, logging the writes of the second. */
-static int record(struct crash *c, uint64_t blocks, uint32_t fanout, int changes)
+static int record(struct crash *c, uint64_t seed, uint64_t blocks, uint32_t fanout, int changes)
 {
+	rng_state = seed;
 	memset(&m1, 0, sizeof(m1));
 	memset(&m3, 0, sizeof(m3));
 	if (ts_new(&c->t, blocks, fanout, 0) || mutate(&c->t, &m1, NULL, 400) ||
@@ -517,6 +518,13 @@ static int record(struct crash *c, uint64_t blocks, uint32_t fanout, int changes
 	return 1;
 }
 
+/* The device as checkpoint a left it plus the first `sectors` sectors of the first `records` writes. */
+static void image_at(const struct crash *c, uint8_t *img, size_t records, long sectors)
+{
+	memcpy(img, c->base, c->blocks * STORE_PAGE);
+	apply(img, c->t.d, 0, records, sectors);
+}
+
 static void crash_free(struct crash *c)
 {
 	ts_free(&c->t);
@@ -524,36 +532,46 @@ static void crash_free(struct crash *c)
 	free(c->base);
 }
 
+static char cut_why[300];
+
+/*
+ * Cut the logged writes after sector k, for k = 0, stride, 2 stride ...
+ * (every k near the end): the old state up to the superblock's sector, the
+ * new one after it.
+ */
+static int cut_in_order(struct crash *c, uint32_t fanout, long stride)
+{
+	uint8_t *img = probe_new(c->blocks, fanout);
+	for (long k = 0; k <= c->total; k += k < c->total - 40 ? stride : 1) {
+		image_at(c, img, c->t.d->nlog, k);
+		int want = k <= c->sb_sector ? 1 : 2, s = which(&m1, &m2);
+		if (s != want)
+			return snprintf(cut_why, sizeof(cut_why), "cut after %ld of %ld sectors: state %d, want %d (%s)",
+					k, c->total, s, want, why), 0;
+	}
+	return 1;
+}
+
 TEST_CASE("store.crash_every_sector", "a crash after every sector write of a checkpoint recovers the old state before the superblock and the new one after, never a mixture")
 {
 	struct crash c;
-	rng_state = 11;
-	EXPECT(record(&c, 2048, 8, 150), "record: %s", why);
+	EXPECT(record(&c, 11, 2048, 8, 150), "record: %s", why);
 	EXPECT(c.total > 200 && c.sb_sector > 0, "too few writes to cut: %ld", c.total);
-	uint8_t *img = probe_new(c.blocks, 8);
-	for (long k = 0; k <= c.total; k++) {
-		memcpy(img, c.base, c.blocks * STORE_PAGE);
-		apply(img, c.t.d, 0, c.t.d->nlog, k);
-		int want = k <= c.sb_sector ? 1 : 2, got_state = which(&m1, &m2);
-		EXPECT(got_state == want, "cut after %ld of %ld sectors: state %d, want %d (%s)", k, c.total,
-		       got_state, want, why);
-	}
+	EXPECT(cut_in_order(&c, 8, 1), "%s", cut_why);
 	crash_free(&c);
 }
 
 TEST_CASE("store.crash_torn", "a crash tearing a multi-sector write (later sectors landed, earlier not) or half a sector recovers old or new")
 {
 	struct crash c;
-	rng_state = 12;
-	EXPECT(record(&c, 2048, 8, 150), "record: %s", why);
+	EXPECT(record(&c, 12, 2048, 8, 150), "record: %s", why);
 	uint8_t *img = probe_new(c.blocks, 8);
 	long sector = 0;
 	for (size_t r = 0; r < c.t.d->nlog; r++) {
 		const struct wrec *w = &c.t.d->log[r];
 		for (uint32_t j = 0; j < w->count; j++) {
 			/* all before this write, then only sectors j.. of it, the first of them half */
-			memcpy(img, c.base, c.blocks * STORE_PAGE);
-			apply(img, c.t.d, 0, r, sector);
+			image_at(&c, img, r, sector);
 			memcpy(img + (w->lba + j) * STORE_SECTOR, w->data + j * STORE_SECTOR, STORE_SECTOR / 2);
 			if (j + 1 < w->count)
 				memcpy(img + (w->lba + j + 1) * STORE_SECTOR, w->data + (j + 1) * STORE_SECTOR,
@@ -569,8 +587,7 @@ TEST_CASE("store.crash_torn", "a crash tearing a multi-sector write (later secto
 TEST_CASE("store.crash_reordered", "writes between two flushes landing in any order (random subsets of sectors) recover old or new")
 {
 	struct crash c;
-	rng_state = 13;
-	EXPECT(record(&c, 2048, 8, 150), "record: %s", why);
+	EXPECT(record(&c, 13, 2048, 8, 150), "record: %s", why);
 	uint8_t *img = probe_new(c.blocks, 8);
 	size_t epoch = 0;
 	int seen[3] = { 0 };
@@ -578,8 +595,7 @@ TEST_CASE("store.crash_reordered", "writes between two flushes landing in any or
 		if (r < c.t.d->nlog && c.t.d->log[r].count)
 			continue;
 		for (int trial = 0; trial < 40; trial++) {       /* crash inside epoch [epoch, r) */
-			memcpy(img, c.base, c.blocks * STORE_PAGE);
-			apply(img, c.t.d, 0, epoch, c.total);
+			image_at(&c, img, epoch, c.total);
 			for (size_t q = epoch; q < r; q++)
 				for (uint32_t j = 0; j < c.t.d->log[q].count; j++)
 					if (rnd() & 1)
@@ -595,19 +611,12 @@ TEST_CASE("store.crash_reordered", "writes between two flushes landing in any or
 	crash_free(&c);
 }
 
-TEST_CASE("store.crash_default_fanout", "the crash cut at every sector with full-size nodes (fanout 255) and many pages")
+TEST_CASE("store.crash_default_fanout", "the crash cut at every seventh sector (every one near the end) with full-size nodes (fanout 255) and many pages")
 {
 	struct crash c;
-	rng_state = 14;
-	EXPECT(record(&c, 4096, 0, 600), "record: %s", why);
+	EXPECT(record(&c, 14, 4096, 0, 600), "record: %s", why);
 	EXPECT(c.t.s.height >= 2, "height %u", c.t.s.height);
-	uint8_t *img = probe_new(c.blocks, 0);
-	for (long k = 0; k <= c.total; k += k < c.total - 40 ? 7 : 1) {
-		memcpy(img, c.base, c.blocks * STORE_PAGE);
-		apply(img, c.t.d, 0, c.t.d->nlog, k);
-		int want = k <= c.sb_sector ? 1 : 2, s = which(&m1, &m2);
-		EXPECT(s == want, "cut after %ld of %ld sectors: state %d, want %d (%s)", k, c.total, s, want, why);
-	}
+	EXPECT(cut_in_order(&c, 0, 7), "%s", cut_why);
 	crash_free(&c);
 }
 
