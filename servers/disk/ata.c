@@ -40,7 +40,7 @@
 
 #define LBA28_END    (1UL << 28)
 #define MAX_MULT     16               /* sectors per data burst we ask for */
-#define TIMEOUT_US   5000000          /* a drive that stays busy this long has failed */
+#define TIMEOUT_US   30000000         /* a drive busy this long has failed (a loaded host may sync slowly) */
 
 static struct {
 	int present, lba48;
