@@ -5,6 +5,7 @@
 //                         and generation 2's changes made but not checkpointed
 //   mode=check sectors=N  the next boot on that image: exactly generation 1; a full disk
 //   mode=nodisk           no disk attached: clear errors
+//   mode=big sectors=N    a disk past 2^28 sectors: LBA48
 //   mode=kill at=POINT    recover generation G (format a blank disk), make G + 1,
 //                         start G + 2 and stop at POINT for the host's SIGKILL
 //   mode=recover          recover and check only
@@ -285,6 +286,26 @@ static void pattern(uint8_t *p, uint64_t lba, uint32_t count, uint32_t seed)
 		p[i] = (uint8_t)((lba * 131 + i * 7 + seed * 29) ^ (i >> 9));
 }
 
+/* Write patterns at each (lba, count) of spots (which must not overlap), flush, read all back; 0 or the first bad spot + 1. */
+static int round_trips(const uint64_t (*spots)[2], int n)
+{
+	for (int i = 0; i < n; i++) {
+		pattern(big, spots[i][0], (uint32_t)spots[i][1], 1);
+		if (disk_write(spots[i][0], (uint32_t)spots[i][1], big))
+			return i + 1;
+	}
+	if (disk_flush())
+		return n;
+	for (int i = 0; i < n; i++) {
+		memset(back, 0, sizeof(back));
+		pattern(big, spots[i][0], (uint32_t)spots[i][1], 1);
+		if (disk_read(spots[i][0], (uint32_t)spots[i][1], back) ||
+		    memcmp(big, back, spots[i][1] * DISK_SECTOR))
+			return i + 1;
+	}
+	return 0;
+}
+
 TEST_CASE("write.info", "the driver finds the disk attached and reports its size")
 {
 	EXPECT(start(), "drivers did not start");
@@ -297,25 +318,10 @@ TEST_CASE("write.info", "the driver finds the disk attached and reports its size
 TEST_CASE("write.roundtrip", "what is written reads back, at the first and last sectors, in bursts of 1..128 sectors")
 {
 	uint64_t n = arg_num("sectors");
-	static const uint64_t at[][2] = { { 0, 1 }, { 1, 7 }, { 9, 16 }, { 25, 17 }, { 42, 33 }, { 100, 128 } };
-	uint64_t spots[8][2];
-	memcpy(spots, at, sizeof(at));
-	spots[6][0] = n - 129, spots[6][1] = 128;
-	spots[7][0] = n - 1, spots[7][1] = 1;
-	for (int i = 0; i < 8; i++) {
-		pattern(big, spots[i][0], (uint32_t)spots[i][1], 1);
-		long err = disk_write(spots[i][0], (uint32_t)spots[i][1], big);
-		EXPECT(!err, "write %lu+%lu: %s", spots[i][0], spots[i][1], disk_strerror(err));
-	}
-	EXPECT(!disk_flush(), "flush");
-	for (int i = 0; i < 8; i++) {
-		memset(back, 0, sizeof(back));
-		long err = disk_read(spots[i][0], (uint32_t)spots[i][1], back);
-		pattern(big, spots[i][0], (uint32_t)spots[i][1], 1);
-		EXPECT(!err, "read %lu+%lu: %s", spots[i][0], spots[i][1], disk_strerror(err));
-		EXPECT(!memcmp(big, back, spots[i][1] * DISK_SECTOR), "sectors %lu+%lu read back differ",
-		       spots[i][0], spots[i][1]);
-	}
+	const uint64_t spots[][2] = { { 0, 1 }, { 1, 7 }, { 9, 16 }, { 25, 17 }, { 42, 33 }, { 100, 128 },
+				      { n - 129, 128 }, { n - 1, 1 } };
+	int bad = round_trips(spots, 8);
+	EXPECT(!bad, "sectors %lu+%lu", spots[bad - 1][0], spots[bad - 1][1]);
 }
 
 TEST_CASE("write.range", "requests past the disk's end, of 0 or too many sectors, or wrapping around: DISK_ERR_RANGE")
@@ -379,6 +385,16 @@ TEST_CASE("write.store", "format a store on the disk, checkpoint generation 1, m
 	EXPECT(holds_gen(1), "after the checkpoint: %s", why);
 	EXPECT(!(err = apply_gen(2)), "generation 2: %s", why);
 	EXPECT(holds_gen(2), "generation 2 before a checkpoint: %s", why);
+}
+
+TEST_CASE("big.lba48", "a disk past 128 GiB: its full size, and round trips below, across and far above sector 2^28 (LBA48 commands)")
+{
+	uint64_t n = arg_num("sectors"), sectors = 0, b = 1ULL << 28;
+	long err = disk_info(&sectors, NULL);
+	EXPECT(!err && sectors == n, "%lu sectors (%s), the image has %lu", sectors, disk_strerror(err), n);
+	const uint64_t spots[][2] = { { b - 24, 16 }, { b - 5, 9 }, { b + 4, 3 }, { n / 2 + 7, 33 }, { n - 128, 128 } };
+	int bad = round_trips(spots, 5);
+	EXPECT(!bad, "sectors %lu+%lu", spots[bad - 1][0], spots[bad - 1][1]);
 }
 
 /* --- the second boot --- */
