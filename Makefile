@@ -42,10 +42,15 @@ KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \
 	lib/fmt/fmt.c lib/c/string.c
 KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 
-ULIB := lib/l4/crt0.S lib/l4/l4.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c lib/drivers/client.c
+ULIB := lib/l4/crt0.S lib/l4/l4.c lib/l4/boot.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c lib/drivers/client.c
 DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start)
 ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
 TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o $(BUILD)/u/lib/test/tthread.c.o
+# the checkpointed page store (docs/store.md): pure C, also built for the host tests
+STORE_SRC := $(wildcard lib/store/*.c)
+STORE_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(STORE_SRC))
+# the disk driver (any root task may start it) and its client library
+DISK_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/disk/ata servers/disk/start lib/disk/client)
 
 SIGMA0_BASE := 0x00f00000
 ROOT_BASE   := 0x01000000
@@ -166,9 +171,15 @@ $(BUILD)/bench/vmbench.elf: $(BUILD)/u/bench/vm/vmbench.c.o $(ULIB_OBJ) $(BUILD)
 $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/storebench.elf: $(BUILD)/u/bench/store/storebench.c.o $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ) \
+		$(STORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+# the disk driver and the store, on a disk image (tests/system/test_store.py)
+$(BUILD)/tests/t_store.elf: $(DISK_OBJ) $(STORE_OBJ)
 # rebuilt whenever FUZZ_CALLS or FUZZ_FLAGS change
 $(BUILD)/u/fuzz_long.flags: FORCE
 	@mkdir -p $(dir $@)
@@ -210,6 +221,7 @@ $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
 $(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs.c servers/lx/malloc.c $(HOST_COMMON)
+$(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h lib/store/store.h $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)
@@ -236,6 +248,12 @@ bench-kernel: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 		$(BUILD)/bench/kbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program kbench --mem 1024 \
 		--out $(BUILD)/bench/pecan-kernel.results bench-dslq-fast
+
+# `make bench-store`: the page store and the disk driver (docs/store.md), on a fresh 16 MiB image
+BENCH_PECAN_TARGETS += bench-store
+bench-store: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/storebench.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program storebench --disk-mb 16 \
+		--out $(BUILD)/bench/pecan-store.results bench-dslq-fast
 
 include mk/bench.mk
 include mk/lx.mk

@@ -40,13 +40,18 @@ def parse(text):
     return out
 
 
-def run_one(build, kernel, timeout, program="pingpong", mem=None):
+def run_one(build, kernel, timeout, program="pingpong", mem=None, disk_mb=0):
     name = kernel.split(":", 1)[1] if kernel.startswith("counters:") else kernel
     binary = os.path.join(build, "kernels", name, "pecan.bin")
     cmd = [os.path.join(TOP, "tools", "run"), "--icount", "--timeout", str(timeout),
            "--kernel", binary, "--root", os.path.join(build, "bench", program + ".elf")]
     if mem:
         cmd += ["--mem", str(mem)]
+    if disk_mb:                  # a fresh image for every run, so every run starts alike
+        image = os.path.join(build, "bench", f"{program}-{name}.img")
+        if os.path.exists(image):
+            os.unlink(image)
+        cmd += ["--disk", image, "--disk-mb", str(disk_mb)]
     p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                        errors="replace")
     results = parse(p.stdout)
@@ -160,14 +165,15 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--program", default="pingpong", help="bench program (BUILD/bench/<name>.elf)")
     ap.add_argument("--mem", type=int, help="guest RAM in MiB")
+    ap.add_argument("--disk-mb", type=int, default=0, help="attach a fresh disk image of this size")
     ap.add_argument("--extra", action="append", default=[],
                     help="more results files to show in the table (not copied to --out)")
     ap.add_argument("kernels", nargs="+")
     opts = ap.parse_args()
     start = time.time()
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        runs = list(pool.map(lambda k: run_one(opts.build, k, opts.timeout, opts.program, opts.mem),
-                             opts.kernels))
+        runs = list(pool.map(lambda k: run_one(opts.build, k, opts.timeout, opts.program, opts.mem,
+                                               opts.disk_mb), opts.kernels))
     results, failed = [], []
     for kernel, ok, res, tail in runs:
         results += res

@@ -15,4 +15,15 @@ static inline unsigned char inb(unsigned short port)
 	return v;
 }
 
+/* Move count 16-bit words from port to buf (rep insw), and from buf to port. */
+static inline void insw(unsigned short port, void *buf, unsigned long count)
+{
+	__asm__ __volatile__("rep insw" : "+D"(buf), "+c"(count) : "d"(port) : "memory");
+}
+
+static inline void outsw(unsigned short port, const void *buf, unsigned long count)
+{
+	__asm__ __volatile__("rep outsw" : "+S"(buf), "+c"(count) : "d"(port) : "memory");
+}
+
 #endif

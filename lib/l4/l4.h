@@ -335,6 +335,13 @@ static inline L4_Word_t pecan_counter(int i)
 	return ((volatile L4_Word_t *)PECAN_COUNTERS_ADDR)[i];
 }
 
+/*
+ * The root task's command line after its path (tools/run --root-args) into
+ * buf (max bytes, NUL included); its length, or -1.  Maps the boot
+ * information from sigma0 at 0x300000000000 and up (lib/l4/boot.c).
+ */
+long pecan_boot_args(char *buf, unsigned long max);
+
 void __l4_init(void);
 void __l4_exit(int status) __attribute__((noreturn));
 

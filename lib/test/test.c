@@ -18,10 +18,25 @@ void test_fail(const char *fmt, ...)
 	failed_now = 1;
 }
 
+static int starts_with(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
+}
+
 int test_run_all(void)
+{
+	return test_run_matching("");
+}
+
+int test_run_matching(const char *prefix)
 {
 	int passed = 0, failed = 0;
 	for (const struct test_case *t = __start_pecan_tests; t < __stop_pecan_tests; t++) {
+		if (!starts_with(t->id, prefix))
+			continue;
 		failed_now = 0;
 		t->fn();
 		if (failed_now) {

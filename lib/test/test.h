@@ -35,5 +35,7 @@ void test_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Runs every registered test; returns the number that failed. */
 int test_run_all(void);
+/* The same for the tests whose ID starts with prefix (one boot's share of a program). */
+int test_run_matching(const char *prefix);
 
 #endif

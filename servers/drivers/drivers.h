@@ -13,5 +13,11 @@ void timer_service(void);
  * Returns 0 on failure.
  */
 int drivers_start(L4_ThreadId_t serial, L4_ThreadId_t timer);
+/*
+ * Start thread t of the calling task at fn on stack (size bytes) with
+ * priority prio; its UTCB follows the root task's layout.  0 on failure.
+ */
+int drivers_thread_start(L4_ThreadId_t t, void (*fn)(void), char *stack, L4_Word_t size,
+			 L4_Word_t prio);
 
 #endif

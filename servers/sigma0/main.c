@@ -2,7 +2,8 @@
 // sigma0: the first pager.  It owns all physical memory (the kernel maps it into
 // sigma0's space idempotently, on demand) and hands it out once per page by the
 // sigma0 protocol (abi.md §7.7): explicit requests, and page faults of the
-// threads it pages (the root task), phys == virt.
+// threads it pages (the root task), phys == virt.  It owns the I/O ports too
+// and hands them out the same way, to explicit requests for I/O fpages.
 #include "../../lib/l4/l4.h"
 #include "../../lib/c/stdio.h"
 
@@ -10,11 +11,15 @@
 #define MAX_PAGES   (1UL << 18)           /* sigma0 manages the first 1 GiB */
 #define MAX_OWNERS  1024
 #define LABEL_EXT   (((L4_Word_t)-1001 << 4) & 0xffffffffffffUL)
+#define IO_PORTS    0x400                 /* the ports I/O fpages cover */
+#define IO_MARKER   2                     /* an I/O fpage's size field */
 
 /* owner[p]: 0 = still sigma0's, else 1 + index into owners[]. */
 static unsigned short owner[MAX_PAGES];
 static L4_ThreadId_t owners[MAX_OWNERS];
 static int nowners, verbose;
+/* port_owner[p]: as owner[] for the I/O ports. */
+static unsigned short port_owner[IO_PORTS];
 
 enum memtype { MEM_NONE, MEM_CONVENTIONAL, MEM_OTHER };
 
@@ -94,10 +99,37 @@ static void reply_map(L4_ThreadId_t to, L4_Word_t base, L4_Word_t log2, L4_Word_
 	L4_Reply(to);
 }
 
+static void reply_io(L4_ThreadId_t to, L4_Word_t fpage)
+{
+	L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+	L4_SetMR(1, L4_ITEM_MAP);
+	L4_SetMR(2, fpage);
+	L4_Reply(to);
+}
+
+/* Ports [base, base + 2^log2), naturally aligned, each free or already who's: given to who. */
+static void io_request(L4_ThreadId_t from, L4_Word_t fp)
+{
+	L4_Word_t log2 = (fp >> 10) & 0x3f, base = (fp >> 16) & 0xffff, n = 1UL << (log2 & 0xf);
+	int who = owner_index(from);
+	if (!who || log2 > 10 || (base & (n - 1)) || base + n > IO_PORTS)
+		return reply_io(from, 0);
+	for (L4_Word_t p = base; p < base + n; p++)
+		if (port_owner[p] && port_owner[p] != who)
+			return reply_io(from, 0);
+	for (L4_Word_t p = base; p < base + n; p++)
+		port_owner[p] = (unsigned short)who;
+	if (verbose)
+		printf("sigma0: %lx gets ports %lx/%lu\n", from, base, n);
+	reply_io(from, L4_IO_FPAGE(base, log2, 7));
+}
+
 /* A sigma0 RPC: MR1 = the fpage wanted (base all ones: any), MR2 = attributes. */
 static void request(L4_ThreadId_t from, L4_Word_t fp)
 {
 	L4_Word_t log2 = L4_FPAGE_LOG2(fp), base = fp & ~0x3ffUL, rights = L4_FPAGE_RIGHTS(fp);
+	if (log2 == IO_MARKER)
+		return io_request(from, fp);
 	int who = owner_index(from);
 	if (log2 < 12 || log2 > 30 || !who)
 		return reply_map(from, 0, 0, 0);
@@ -155,9 +187,18 @@ static void dispatch(L4_ThreadId_t from, L4_MsgTag_t tag)
 	/* anything else gets no reply at all (abi.md §7.7) */
 }
 
+/* The kernel gave the root task the serial ports at boot (abi.md): they are its. */
+static void serial_ports_to_root(void)
+{
+	int root = owner_index(l4_global_id(L4_USER_BASE + 2, 1));
+	for (L4_Word_t p = 0; p < 8; p++)
+		port_owner[0x3f8 + p] = port_owner[0x2f8 + p] = (unsigned short)root;
+}
+
 int main(void)
 {
 	printf("sigma0: serving physical memory\n");
+	serial_ports_to_root();
 	for (;;) {
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag = L4_Wait(&from);

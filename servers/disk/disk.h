@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The user-level disk driver (include/l4/disk.h for its protocol, docs/store.md). */
+#ifndef PECAN_DISK_H
+#define PECAN_DISK_H
+
+#include <stdint.h>
+#include "../../lib/l4/l4.h"
+
+void disk_driver(void);
+/*
+ * Ask sigma0 for the primary IDE channel's ports (into the calling task's
+ * space; call it from the thread sigma0 knows, e.g. the root task's first)
+ * and start the driver as thread `driver` of the calling task.  Returns 0 on
+ * failure (ports refused, thread not created).  Whether a disk is there,
+ * DISK_INFO tells (lib/disk/client.h).
+ */
+int disk_start(L4_ThreadId_t driver);
+
+#endif

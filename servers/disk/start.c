@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Starting the disk driver as a thread of any root task.
+#include "disk.h"
+#include "../drivers/drivers.h"
+#include "../../lib/disk/client.h"
+
+#define STACK 8192
+
+static char stack[STACK] __attribute__((aligned(16)));
+
+static int ports(L4_Word_t first, L4_Word_t log2)
+{
+	return pecan_sigma0_request(L4_IO_FPAGE(first, log2, 7), L4_IO_FPAGE(first, log2, 0)) != 0;
+}
+
+int disk_start(L4_ThreadId_t driver)
+{
+	if (!ports(0x1f0, 3) || !ports(0x3f6, 0) || !drivers_thread_start(driver, disk_driver, stack, STACK, 250))
+		return 0;
+	pecan_disk = driver;
+	return 1;
+}
