@@ -71,7 +71,11 @@ class Shell:
         """(output, status) of one command line typed at the shell."""
         self.n += 1
         n = self.n
-        self.send(f'echo @@""S{n}; {command}\necho @@""E{n} $?\n')
+        # One line where the command allows it: a second line typed ahead is echoed by
+        # the terminal while the command runs, interleaved with the command's output.
+        simple = "\n" not in command and not command.rstrip().endswith("&")
+        sep = "; " if simple else "\n"
+        self.send(f'echo @@""S{n}; {command}{sep}echo @@""E{n} $?\n')
         self.expect(rf"@@S{n}\n", timeout)
         start = self.pos
         m = self.expect(rf"@@E{n} (\d+)\n", timeout)
