@@ -21,7 +21,7 @@ BENCH_POSIX_BIN  := $(patsubst bench/posix/%.c,$(BENCH_OUT)/posix/%,$(BENCH_POSI
 # percent of the default iteration counts (the smoke test boots with 1)
 BENCH_SCALE ?= 100
 
-.PHONY: bench bench-posix bench-linux bench-report bench-guest
+.PHONY: bench bench-posix bench-linux bench-lx bench-report bench-guest
 
 bench-posix: $(BENCH_POSIX_BIN)
 
@@ -46,6 +46,13 @@ test: bench-guest
 # One boot of the Linux guest running the whole suite at BENCH_SCALE.
 bench-linux: deps bench-guest
 	bench/linux/boot.sh $(BENCH_LINUX) $(BENCH_SCALE) $(BENCH_OUT)/linux.results
+
+# The same suite, same binaries and scale, under lx on Pecan (the kernel of
+# record: DS/LQ, fastpath on, no counters): $(BENCH_OUT)/pecan-lx.results.
+BENCH_PECAN_TARGETS += bench-lx
+BENCH_LX_KERNEL := $(BUILD)/kernels/bench-dslq-fast/pecan.bin
+bench-lx: deps $(BENCH_LX_KERNEL) $(LX) $(LXFS)
+	bench/lx/boot.sh $(BENCH_LX_KERNEL) $(LX) $(LXFS) $(BENCH_SCALE) $(BENCH_OUT)/pecan-lx.results
 
 bench-report:
 	$(PYTHON) bench/report/report.py --out docs/report.md --svg-dir docs/report $(BENCH_OUT)/*.results

@@ -13,9 +13,9 @@ $(BUILD)/lx/tests/dyn_%: tests/lx/dyn_%.c mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -o $@ $<
 
-$(LXFS): tools/mklxfs.sh $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
+$(LXFS): tools/mklxfs.sh bench/lx/init $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
 	@mkdir -p $(dir $@) $(BUILD)/lx/tests $(BENCH_OUT)/posix
-	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests
+	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests bench/lx/init
 
 lx: $(LX) $(LXFS)
 .PHONY: lx
