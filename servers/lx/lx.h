@@ -93,6 +93,8 @@ struct file_ops {
 	void *(*wchan)(struct file *f);
 	long (*ioctl)(struct thread *t, struct file *f, u64 cmd, u64 arg);
 	void (*release)(struct file *f);
+	/* optional: take back the last n bytes read returned (file_unread) */
+	void (*unread)(struct file *f, size_t n);
 };
 #define LX_POLLIN   0x001
 #define LX_POLLPRI  0x002

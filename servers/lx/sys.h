@@ -33,7 +33,8 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 
 /* sys_mem.c */
 #define SYSCALLS_MEM(X) \
-	X(9, mmap) X(10, mprotect) X(11, munmap) X(12, brk) X(25, mremap) X(28, madvise)
+	X(9, mmap) X(10, mprotect) X(11, munmap) X(12, brk) X(25, mremap) X(26, msync) \
+	X(28, madvise)
 
 /* sys_file.c: descriptors and I/O */
 #define SYSCALLS_FILE(X) \
