@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -275,6 +276,37 @@ static void blocking_writer(void)
 	close(sv[0]);
 }
 
+/*
+ * A read into a buffer that turns bad part-way: whatever the call returns
+ * (Linux: EFAULT, the bytes left queued; lx: the bytes before the bad
+ * page), no byte of the stream is lost or repeated.
+ */
+static void bad_buffer(void)
+{
+	int sv[2];
+	static char pattern[8192], got[8192];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	for (int i = 0; i < (int)sizeof pattern; i++)
+		pattern[i] = (char)(i * 7);
+	write(sv[0], pattern, sizeof pattern);
+	char *m = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(m + 4096, 4096);
+	long r = read(sv[1], m + 4096 - 100, sizeof pattern), have = 0;
+	check("bad_buffer_short_or_efault", r == 100 || (r == -1 && errno == EFAULT), 1, 0);
+	if (r > 0) {
+		memcpy(got, m + 4096 - 100, (size_t)r);
+		have = r;
+	}
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	while (have < (long)sizeof got && (r = read(sv[1], got + have, sizeof got - have)) > 0)
+		have += r;
+	check("bad_buffer_nothing_lost", have, sizeof pattern, 0);
+	check("bad_buffer_in_order", memcmp(got, pattern, sizeof got), 0, 0);
+	munmap(m, 4096);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -283,6 +315,7 @@ int main(void)
 	named_stream();
 	named_dgram();
 	blocking_writer();
+	bad_buffer();
 	printf("sockets done, %d failed\n", fails);
 	return fails != 0;
 }
