@@ -73,7 +73,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm prog
+.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -166,6 +166,9 @@ $(BUILD)/bench/vmbench.elf: $(BUILD)/u/bench/vm/vmbench.c.o $(ULIB_OBJ) $(BUILD)
 $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/l4pipe.elf: $(BUILD)/u/bench/l4pipe/l4pipe.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
@@ -228,6 +231,12 @@ BENCH_PECAN_TARGETS += bench-vm
 bench-vm: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/vmbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program vmbench \
 		--out $(BUILD)/bench/pecan-vm.results bench-dslq-fast
+
+# `make bench-l4pipe`: seed 000's pipes on bare L4 IPC (Table 4 row 2)
+BENCH_PECAN_TARGETS += bench-l4pipe
+bench-l4pipe: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/l4pipe.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program l4pipe \
+		--out $(BUILD)/bench/pecan-l4pipe.results bench-dslq-fast
 
 # `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency (also
 # its worst case under 1 GiB maps and 4 MiB copies: 1 GiB of RAM gives the pool room for them)
