@@ -23,6 +23,7 @@ end=$(date +%s)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 {
 	"$top/bench/provenance.sh" pecan-lx "$cpu" $((end - start))
+	echo "META kernel=pecan+lx:$(basename "$(dirname "$kernel")")"
 	grep -E '^(META|RESULT|STATUS) ' "$log" || true
 } >"$results"
 if ! grep -q '^BENCH DONE' "$log" || [ "$status" != 0 ]; then

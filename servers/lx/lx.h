@@ -33,7 +33,7 @@ typedef uint32_t u32;
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
-#define LX_MAX_PROCS     900
+#define LX_MAX_PROCS     1200
 #ifndef PECAN_EXC_REPLY_FSBASE
 #define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
 #endif
