@@ -58,6 +58,8 @@ BENCH_PECAN_TARGETS += bench-lx
 BENCH_LX_KERNEL := $(BUILD)/kernels/bench-dslq-fast/pecan.bin
 $(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1 -DCONFIG_KMEM_RAM_SHIFT=1))
 BENCH_LX_SCALE_KERNEL := $(BUILD)/kernels/bench-dslq-fast-bigpool/pecan.bin
+# `make test` boots both (tests/bench/test_lx_guest.py).
+test: $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL)
 bench-lx: deps $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS)
 	bench/lx/boot.sh $(BENCH_LX_KERNEL) $(LX) $(LXFS) $(BENCH_SCALE) $(BENCH_OUT)/pecan-lx.results skip=lat_scale
 	bench/lx/boot.sh $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS) $(BENCH_SCALE) \

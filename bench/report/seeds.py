@@ -144,4 +144,8 @@ PROG_OF = {
     "lmbench.pipe_lat": "lat_pipe", "lmbench.pipe_bw": "lat_pipe", "lmbench.unix_lat": "lat_unix",
     "lmbench.sig_install": "lat_sig", "lmbench.sig_catch": "lat_sig", "lmbench.ctx": "lat_ctx",
     "vm.trap": "lat_vm", "vm.appel1": "lat_vm", "vm.appel2": "lat_vm",
+    "scale.fork_exit": "lat_scale",
 }
+
+# lat_scale: fork+exit with this many processes of the benchmark alive.
+SCALE_ALIVE = [1, 100, 1000]
