@@ -5,7 +5,7 @@
 LX_TEST_SRC := $(wildcard tests/lx/*.c)
 LX_TEST_BIN := $(patsubst tests/lx/%.c,$(BUILD)/lx/tests/%,$(LX_TEST_SRC))
 
-$(BUILD)/lx/tests/%: tests/lx/%.c mk/lx.mk | deps
+$(BUILD)/lx/tests/%: tests/lx/%.c tests/lx/check.h mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -pthread -o $@ $<
 # dyn_*: dynamically linked on purpose (lx refuses them with ENOEXEC)

@@ -18,21 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #define PAGE 4096L
-
-static int fails;
-
-static void check(const char *name, long got, long want_ret, int want_errno)
-{
-	int e = errno;
-	if (got == want_ret && (want_ret != -1 || e == want_errno)) {
-		printf("ok %s\n", name);
-		return;
-	}
-	printf("FAIL %s: got %ld errno %d, want %ld errno %d\n", name, got, e, want_ret,
-	       want_errno);
-	fails++;
-}
 
 /* Runs fn in a child and returns its exit status (or 128 + the signal that killed it). */
 static int in_child(int (*fn)(void *), void *arg)
@@ -210,6 +198,5 @@ int main(void)
 	anon_shared();
 	sysv_shm();
 	sysv_sem();
-	printf("shared done, %d failed\n", fails);
-	return fails != 0;
+	return checks_done("shared");
 }

@@ -21,19 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int fails;
-
-static void check(const char *name, long got, long want_ret, int want_errno)
-{
-	int e = errno;
-	if (got == want_ret && (want_ret != -1 || e == want_errno)) {
-		printf("ok %s\n", name);
-		return;
-	}
-	printf("FAIL %s: got %ld errno %d, want %ld errno %d\n", name, got, e, want_ret,
-	       want_errno);
-	fails++;
-}
+#include "check.h"
 
 static socklen_t addr_of(struct sockaddr_un *a, const char *path, int abstract)
 {
@@ -316,6 +304,5 @@ int main(void)
 	named_dgram();
 	blocking_writer();
 	bad_buffer();
-	printf("sockets done, %d failed\n", fails);
-	return fails != 0;
+	return checks_done("sockets");
 }
