@@ -1111,17 +1111,25 @@ long sys_getpeername(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 a3, u64 
 #define LX_SO_PROTOCOL   38
 #define LX_SO_DOMAIN     39
 
+/* The socket of a socket-option call at `level`; NULL with -errno in *err. */
+static struct sock *sockopt_target(struct thread *t, u64 fd, u64 level, long *err)
+{
+	struct sock *sk = sock_of(t->proc, fd, err);
+	if (sk && level != LX_SOL_SOCKET) {
+		*err = -LX_EOPNOTSUPP;
+		return NULL;
+	}
+	return sk;
+}
+
 /* Options lx has nothing to do for: accepted, as Linux accepts them for AF_UNIX. */
 long sys_setsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 val, u64 len, u64 a5)
 {
 	(void)a5;
 	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
 	int v;
-	if (!sk)
+	if (!sockopt_target(t, fd, level, &r))
 		return r;
-	if (level != LX_SOL_SOCKET)
-		return -LX_EOPNOTSUPP;
 	if ((int)len < (int)sizeof(v))
 		return -LX_EINVAL;
 	if (!copyin(t->proc, &v, val, sizeof(v)))
@@ -1142,12 +1150,10 @@ long sys_getsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 uval, u64
 {
 	(void)a5;
 	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
+	struct sock *sk = sockopt_target(t, fd, level, &r);
 	int room;
 	if (!sk)
 		return r;
-	if (level != LX_SOL_SOCKET)
-		return -LX_EOPNOTSUPP;
 	if (!copyin(t->proc, &room, ulen, sizeof(room)))
 		return -LX_EFAULT;
 	if (room < 0)
