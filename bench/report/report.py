@@ -422,7 +422,7 @@ def sec_scale(t, plots):
              "the benchmark exist, itself and idle children blocked in a read of a pipe. Guest "
              "instructions per fork+exit. On Pecan it runs in its own boot whose kernel pool is "
              "half the RAM instead of a sixteenth (1,000 Linux processes need about 56 MiB of "
-             "kernel memory; `docs/benchmarks.md`).", ""]
+             "kernel memory; `docs/lx.md`).", ""]
             + md_table(["Processes alive", "Linux here", "Pecan here", "Ratio", "Delta",
                         "% overhead"], rows))
 
