@@ -53,7 +53,7 @@ bench-linux: deps bench-guest
 # 56 KiB (its space's page tables, thread, kernel stack, UTCB page), more
 # than the default pool (a sixteenth of the RAM) holds; it runs in a second
 # boot on the same kernel with half the RAM for the pool instead:
-# $(BENCH_OUT)/pecan-lx-scale.results (docs/benchmarks.md).
+# $(BENCH_OUT)/pecan-lx-scale.results (docs/bench-method.md).
 BENCH_PECAN_TARGETS += bench-lx
 BENCH_LX_KERNEL := $(BUILD)/kernels/bench-dslq-fast/pecan.bin
 $(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1 -DCONFIG_KMEM_RAM_SHIFT=1))
