@@ -138,6 +138,8 @@ BENCH_KERNELS := $(foreach v,$(VARIANTS),bench-$(v)-fast bench-$(v)-slow)
 $(foreach v,$(VARIANTS),$(eval $(call kernel_variant,bench-$(v)-fast,$(PRESET_$(v)) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1)))
 $(foreach v,$(VARIANTS),$(eval $(call kernel_variant,bench-$(v)-slow,$(PRESET_$(v)) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=0)))
 BENCH_KERNEL_BINS := $(foreach k,$(BENCH_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
+# the DS/LQ one with half the RAM for its pool: lx's 1,000 processes (mk/bench.mk, bench-lx)
+$(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1 -DCONFIG_KMEM_RAM_SHIFT=1))
 
 # --- user programs ---
 $(BUILD)/u/%.c.o: %.c Makefile

@@ -52,11 +52,10 @@ bench-linux: deps bench-guest
 # lat_scale keeps 1,000 processes alive, and each costs the kernel about
 # 56 KiB (its space's page tables, thread, kernel stack, UTCB page), more
 # than the default pool (a sixteenth of the RAM) holds; it runs in a second
-# boot on the same kernel with half the RAM for the pool instead:
+# boot on the same kernel built (Makefile) with half the RAM for the pool:
 # $(BENCH_OUT)/pecan-lx-scale.results (docs/bench-method.md).
 BENCH_PECAN_TARGETS += bench-lx
 BENCH_LX_KERNEL := $(BUILD)/kernels/bench-dslq-fast/pecan.bin
-$(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1 -DCONFIG_KMEM_RAM_SHIFT=1))
 BENCH_LX_SCALE_KERNEL := $(BUILD)/kernels/bench-dslq-fast-bigpool/pecan.bin
 # `make test` boots both (tests/bench/test_lx_guest.py).
 test: $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL)
