@@ -78,7 +78,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm prog
+.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -143,6 +143,8 @@ BENCH_KERNELS := $(foreach v,$(VARIANTS),bench-$(v)-fast bench-$(v)-slow)
 $(foreach v,$(VARIANTS),$(eval $(call kernel_variant,bench-$(v)-fast,$(PRESET_$(v)) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1)))
 $(foreach v,$(VARIANTS),$(eval $(call kernel_variant,bench-$(v)-slow,$(PRESET_$(v)) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=0)))
 BENCH_KERNEL_BINS := $(foreach k,$(BENCH_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
+# the DS/LQ one with half the RAM for its pool: lx's 1,000 processes (mk/bench.mk, bench-lx)
+$(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COUNTERS=0 -DCONFIG_FASTPATH=1 -DCONFIG_KMEM_RAM_SHIFT=1))
 
 # --- user programs ---
 $(BUILD)/u/%.c.o: %.c Makefile
@@ -173,6 +175,9 @@ $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUIL
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/storebench.elf: $(BUILD)/u/bench/store/storebench.c.o $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ) \
 		$(STORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/l4pipe.elf: $(BUILD)/u/bench/l4pipe/l4pipe.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ)
@@ -240,6 +245,12 @@ BENCH_PECAN_TARGETS += bench-vm
 bench-vm: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/vmbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program vmbench \
 		--out $(BUILD)/bench/pecan-vm.results bench-dslq-fast
+
+# `make bench-l4pipe`: seed 000's pipes on bare L4 IPC (Table 4 row 2)
+BENCH_PECAN_TARGETS += bench-l4pipe
+bench-l4pipe: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/l4pipe.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program l4pipe \
+		--out $(BUILD)/bench/pecan-l4pipe.results bench-dslq-fast
 
 # `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency (also
 # its worst case under 1 GiB maps and 4 MiB copies: 1 GiB of RAM gives the pool room for them)

@@ -5,7 +5,7 @@
 LX_TEST_SRC := $(wildcard tests/lx/*.c)
 LX_TEST_BIN := $(patsubst tests/lx/%.c,$(BUILD)/lx/tests/%,$(LX_TEST_SRC))
 
-$(BUILD)/lx/tests/%: tests/lx/%.c mk/lx.mk | deps
+$(BUILD)/lx/tests/%: tests/lx/%.c tests/lx/check.h mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -pthread -o $@ $<
 # dyn_*: dynamically linked on purpose (lx refuses them with ENOEXEC)
@@ -13,9 +13,9 @@ $(BUILD)/lx/tests/dyn_%: tests/lx/dyn_%.c mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -o $@ $<
 
-$(LXFS): tools/mklxfs.sh $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
+$(LXFS): tools/mklxfs.sh bench/lx/init $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
 	@mkdir -p $(dir $@) $(BUILD)/lx/tests $(BENCH_OUT)/posix
-	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests
+	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests bench/lx/init
 
 lx: $(LX) $(LXFS)
 .PHONY: lx

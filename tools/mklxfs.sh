@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Usage: mklxfs.sh OUT.cpio BUSYBOX BENCH_DIR TEST_DIR
+# Usage: mklxfs.sh OUT.cpio BUSYBOX BENCH_DIR TEST_DIR BENCH_INIT
 # Packs lx's root file system (an uncompressed newc cpio, lx's boot module):
 # the static BUSYBOX as /bin/busybox with a link for every applet where
 # `busybox --list-full` puts it, the benchmark programs of BENCH_DIR in
 # /bench (with /bench/LIST, as the Linux guest has it), the test programs of
-# TEST_DIR in /tests, and a minimal /etc.
+# TEST_DIR in /tests, the suite's driver BENCH_INIT as /bench/init, and a
+# minimal /etc.
 set -e
-out=$1 busybox=$2 benchdir=$3 testdir=$4
+out=$1 busybox=$2 benchdir=$3 testdir=$4 benchinit=$5
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" "$stage/etc" \
@@ -27,6 +28,8 @@ for p in "$benchdir"/*; do
 	name=$(basename "$p")
 	[ "$name" = hello ] || echo "$name" >> "$stage/bench/LIST"
 done
+cp "$benchinit" "$stage/bench/init"
+chmod 755 "$stage/bench/init"
 for p in "$testdir"/*; do
 	[ -f "$p" ] && cp "$p" "$stage/tests/"
 done

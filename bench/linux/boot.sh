@@ -22,13 +22,8 @@ timeout "${BENCH_TIMEOUT:-3000}" qemu-system-x86_64 -accel tcg -cpu "$cpu" \
 end=$(date +%s)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 {
-	echo "META producer=linux"
-	echo "META commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top" diff --quiet HEAD -- bench 2>/dev/null || echo -dirty)"
-	echo "META qemu=$(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //; s/ .*//')"
+	"$top/bench/provenance.sh" linux "$cpu" $((end - start))
 	echo "META debian_kernel=$(cat "$dir/kernel-version" | sed 's/ .*//')"
-	echo "META host_seconds=$((end - start))"
-	echo "META cpu=$cpu"
-	echo "META host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | tr -s ' ' '_')"
 	grep -E '^(META|RESULT|STATUS) ' "$log" || true
 } >"$results"
 if ! grep -q '^BENCH DONE' "$log"; then

@@ -106,14 +106,20 @@ class Results:
         except (KeyError, ValueError):
             self.errors.append(f"{source}: bad STATUS line {line!r}")
 
-    def get(self, name, system, **params):
-        """The Result for name/system/params (values compared as strings), or None."""
+    def get(self, name, system, exact=False, **params):
+        """The Result for name/system/params (values compared as strings), or None.
+        For system "pecan" a native figure (no system=) stands in unless `exact`."""
         want = tuple(sorted((k, str(v)) for k, v in params.items()))
         r = self.results.get((name, system, want))
-        if r is None and system == "pecan":
+        if r is None and system == "pecan" and not exact:
             # Pecan's native benchmarks print no system= parameter
             r = self.results.get((name, "", want))
         return r
+
+    def get_native(self, name, **params):
+        """A figure of Pecan's native benchmarks (no system= parameter), or None."""
+        want = tuple(sorted((k, str(v)) for k, v in params.items()))
+        return self.results.get((name, "", want))
 
     def values(self, name, system):
         """Every Result of one benchmark on one system."""

@@ -144,4 +144,37 @@ PROG_OF = {
     "lmbench.pipe_lat": "lat_pipe", "lmbench.pipe_bw": "lat_pipe", "lmbench.unix_lat": "lat_unix",
     "lmbench.sig_install": "lat_sig", "lmbench.sig_catch": "lat_sig", "lmbench.ctx": "lat_ctx",
     "vm.trap": "lat_vm", "vm.appel1": "lat_vm", "vm.appel2": "lat_vm",
+    "scale.fork_exit": "lat_scale",
 }
+
+# lat_scale: fork+exit with this many processes of the benchmark alive.
+SCALE_ALIVE = [1, 100, 1000]
+
+# Issue 12's goals for the Linux personality, as ratios to native Linux here:
+# (label, benchmark, params, goal text, most the ratio may be or None).  For
+# bandwidths the ratio is a slowdown (Linux / Pecan), as everywhere.
+LX_GOALS = [
+    ("getpid", "lmbench.getpid", {}, "<= 1.2", 1.2),
+    ("pipe latency", "lmbench.pipe_lat", {}, "<= 1.0", 1.0),
+    ("pipe bandwidth (slowdown)", "lmbench.pipe_bw", {"chunk_kb": 64}, "—", None),
+    ("write to /dev/null", "lmbench.write", {}, "<= 1.2", 1.2),
+    ("read of /dev/zero", "lmbench.read", {}, "—", None),
+    ("stat", "lmbench.stat", {}, "<= 1.2", 1.2),
+    ("fstat", "lmbench.fstat", {}, "—", None),
+    ("open+close", "lmbench.open_close", {}, "<= 1.2", 1.2),
+    ("fork+exit", "lmbench.fork_exit", {}, "<= 1.5", 1.5),
+    ("fork+execve", "lmbench.fork_execve", {}, "<= 1.5", 1.5),
+    ("fork+/bin/sh -c", "lmbench.fork_sh", {}, "—", None),
+    ("mmap 4 KiB", "lmbench.mmap", {"size_kb": 4}, "—", None),
+    ("mmap 8 MiB", "lmbench.mmap", {"size_kb": 8192}, "—", None),
+    ("anonymous page fault", "lmbench.pagefault", {"memory": "anon"}, "<= 1.0", 1.0),
+    ("file page fault", "lmbench.pagefault", {"memory": "file"}, "—", None),
+    ("signal install", "lmbench.sig_install", {}, "<= 1.5", 1.5),
+    ("signal delivery", "lmbench.sig_catch", {}, "<= 1.5", 1.5),
+    ("context switch, 2 processes", "lmbench.ctx", {"procs": 2, "size_kb": 0}, "—", None),
+    ("context switch, 60 processes", "lmbench.ctx", {"procs": 60, "size_kb": 0}, "—", None),
+    ("AF_UNIX round trip", "lmbench.unix_lat", {}, "—", None),
+    ("fork+exit, 1,000 processes alive", "scale.fork_exit", {"alive": 1000}, "—", None),
+]
+# Re-aim: each task's throughput at least 0.9 of native Linux's.
+LX_REAIM_GOAL = 0.9

@@ -512,6 +512,8 @@ void file_unread(struct file *f, size_t n)
 		pp->count += (u32)n;
 	} else if (f->ops == &reg_ops) {
 		f->pos -= n;
+	} else if (f->ops->unread) {
+		f->ops->unread(f, n);
 	}
 }
 

@@ -94,6 +94,14 @@ static void maybe_free(struct inode *ip)
 		inode_free(ip);
 }
 
+struct inode *fs_new_unnamed(uint32_t mode)
+{
+	struct inode *ip = inode_new(LX_S_IFREG | (mode & 07777));
+	if (ip)
+		ip->refs = 1;
+	return ip;
+}
+
 void fs_get(struct inode *ip)
 {
 	ip->refs++;

@@ -60,6 +60,9 @@ void fs_destroy(void);
 struct inode *fs_root(void);                /* no reference taken */
 int fs_load_cpio(const void *archive, size_t len);
 
+/* A regular file with no name (System V shared memory): freed with its last reference. */
+struct inode *fs_new_unnamed(uint32_t mode);
+
 void fs_get(struct inode *ip);
 void fs_put(struct inode *ip);
 

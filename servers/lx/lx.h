@@ -33,7 +33,7 @@ typedef uint32_t u32;
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
-#define LX_MAX_PROCS     900
+#define LX_MAX_PROCS     1200
 #ifndef PECAN_EXC_REPLY_FSBASE
 #define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
 #endif
@@ -53,12 +53,13 @@ struct regs {
 #define VM_STACK  16
 #define VM_HEAP   32
 #define VM_CHARGED 64        /* counted in the commit limit (vm.c) */
+#define VM_NOWRITE 128       /* a shared file opened read-only: never made writable */
 
 struct vma {
 	struct vma *next;               /* sorted by start */
 	u64 start, end;
 	u32 prot;                       /* VM_READ | VM_WRITE | VM_EXEC, flags */
-	struct inode *file;             /* private file mapping: data from here */
+	struct inode *file;             /* file mapping: private copies, or (VM_SHARED) its pages */
 	u64 off;                        /* file offset of start */
 	u64 file_end;                   /* bytes beyond this (virtual) come zero */
 };
@@ -93,6 +94,8 @@ struct file_ops {
 	void *(*wchan)(struct file *f);
 	long (*ioctl)(struct thread *t, struct file *f, u64 cmd, u64 arg);
 	void (*release)(struct file *f);
+	/* optional: take back the last n bytes read returned (file_unread) */
+	void (*unread)(struct file *f, size_t n);
 };
 #define LX_POLLIN   0x001
 #define LX_POLLPRI  0x002
@@ -208,8 +211,14 @@ struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
+/* file: NULL for anonymous memory; file_writable: its descriptor was opened for writing */
 long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file,
-	     u64 off);
+	     u64 off, bool file_writable);
+/* Unmap the areas in [addr, addr + len) that map file (System V detach). */
+long vm_unmap_file(struct proc *p, u64 addr, u64 len, struct inode *file);
+/* The file an area starting at addr maps, or NULL. */
+struct inode *vm_file_at(struct proc *p, u64 addr);
+long vm_msync(struct proc *p, u64 addr, u64 len);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
 long vm_brk(struct proc *p, u64 brk);

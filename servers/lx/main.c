@@ -108,7 +108,8 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 		return;
 	}
 	t->fault_rip = rip;
-	signal_fault(t, err == -LX_ENOMEM ? LX_SIGKILL : LX_SIGSEGV, addr, false);
+	signal_fault(t, err == -LX_ENOMEM ? LX_SIGKILL : err == -LX_EIO ? LX_SIGBUS : LX_SIGSEGV, addr,
+		     false);
 }
 
 /* CPU exceptions other than page faults become signals. */

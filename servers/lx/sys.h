@@ -33,7 +33,8 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 
 /* sys_mem.c */
 #define SYSCALLS_MEM(X) \
-	X(9, mmap) X(10, mprotect) X(11, munmap) X(12, brk) X(25, mremap) X(28, madvise)
+	X(9, mmap) X(10, mprotect) X(11, munmap) X(12, brk) X(25, mremap) X(26, msync) \
+	X(28, madvise)
 
 /* sys_file.c: descriptors and I/O */
 #define SYSCALLS_FILE(X) \
@@ -64,10 +65,18 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(234, tgkill)
 
 /* sys_net.c: AF_UNIX sockets */
-#define SYSCALLS_NET(X)
+#define SYSCALLS_NET(X) \
+	X(41, socket) X(42, connect) X(43, accept) X(44, sendto) X(45, recvfrom) X(46, sendmsg) \
+	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
+	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
+
+/* sys_ipc.c: System V shared memory and semaphores */
+#define SYSCALLS_IPC(X) \
+	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \
+	X(67, shmdt) X(220, semtimedop)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X)
 
 SYSCALLS(SYS_DECL)
 

@@ -287,9 +287,17 @@ long lx_random(void *buf, size_t n)
 	return (long)n;
 }
 
+#define LX_GRND_NONBLOCK 1
+#define LX_GRND_RANDOM   2
+#define LX_GRND_INSECURE 4
+
+/* lx's generator never blocks, so the flags change nothing, but unknown ones are EINVAL. */
 long sys_getrandom(struct thread *t, u64 buf, u64 len, u64 flags, u64 a3, u64 a4, u64 a5)
 {
-	(void)flags; (void)a3; (void)a4; (void)a5;
+	(void)a3; (void)a4; (void)a5;
+	if ((flags & ~(u64)(LX_GRND_NONBLOCK | LX_GRND_RANDOM | LX_GRND_INSECURE)) ||
+	    (flags & (LX_GRND_RANDOM | LX_GRND_INSECURE)) == (LX_GRND_RANDOM | LX_GRND_INSECURE))
+		return -LX_EINVAL;
 	char tmp[256];
 	u64 done = 0;
 	while (done < len) {

@@ -532,11 +532,10 @@ long sys_setsid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 {
 	NOARGS;
 	struct proc *p = t->proc;
+	/* a process group named by the caller's pid exists (its own included): EPERM */
 	for (struct proc *o = procs; o; o = o->next_all)
-		if (o->pgid == p->pid && o != p)
+		if (o->pgid == p->pid)
 			return -LX_EPERM;
-	if (p->pgid == p->pid && p->sid == p->pid)
-		return -LX_EPERM;
 	p->sid = p->pgid = p->pid;
 	return p->pid;
 }

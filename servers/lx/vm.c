@@ -337,6 +337,24 @@ static void *fill_page(struct vma *v, u64 va)
 	return pg;
 }
 
+/*
+ * The file's own page for va in a shared file mapping, with a reference for
+ * the mapping: 0, -EIO past the file's end (SIGBUS, as Linux), -ENOMEM.
+ * Stores reach the file; a later truncation leaves this page to the mapping.
+ */
+static int shared_file_page(struct vma *v, u64 va, void **out)
+{
+	u64 off = v->off + (va - v->start);
+	if (off >= v->file->size)
+		return -LX_EIO;
+	void *pg = fs_page(v->file, off, true);
+	if (!pg)
+		return -LX_ENOMEM;
+	page_get(pg);
+	*out = pg;
+	return 0;
+}
+
 /* Give the process its own copy of a shared page; false without memory. */
 static bool cow_break(u64 *e, bool revoke_old)
 {
@@ -374,14 +392,22 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out)
 	u64 *e = pte(mm, va, true);
 	if (!e)
 		return -LX_ENOMEM;
+	bool shared = v->prot & VM_SHARED;
 	if (!(*e & PTE_P)) {
-		void *pg = fill_page(v, va & ~(LX_PAGE_SIZE - 1));
-		if (!pg)
+		void *pg = NULL;
+		if (shared && v->file) {
+			int err = shared_file_page(v, va & ~(LX_PAGE_SIZE - 1), &pg);
+			if (err)
+				return err;
+		} else if (!(pg = fill_page(v, va & ~(LX_PAGE_SIZE - 1)))) {
 			return -LX_ENOMEM;
+		}
 		*e = (u64)pg | PTE_P | ((v->prot & VM_WRITE) ? PTE_W : 0);
 		mm->pages++;
 	} else if ((access & VM_WRITE) && !(*e & PTE_W)) {
-		if (!cow_break(e, !hw))
+		if (shared)
+			*e = (*e & ~PTE_COW) | PTE_W;   /* write access back (mprotect): never a copy */
+		else if (!cow_break(e, !hw))
 			return -LX_ENOMEM;
 	}
 	*out = e;
@@ -488,7 +514,8 @@ static u32 prot_bits(u32 prot)
 	       ((prot & LX_PROT_EXEC) ? VM_EXEC | VM_READ : 0);
 }
 
-long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file, u64 off)
+long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file, u64 off,
+	     bool file_writable)
 {
 	struct mm *mm = p->mm;
 	if (!len || (addr & (LX_PAGE_SIZE - 1)) || (off & (LX_PAGE_SIZE - 1)))
@@ -510,18 +537,22 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 		if (!addr)
 			return -LX_ENOMEM;
 	}
-	u32 vprot = prot_bits(prot) | ((flags & LX_MAP_SHARED) && !file ? VM_SHARED : 0);
-	if (chargeable(vprot) && !charge(mm, len / LX_PAGE_SIZE))
+	bool shared = flags & LX_MAP_SHARED;
+	u32 vprot = prot_bits(prot) | (shared ? VM_SHARED : 0) |
+		    (shared && file && !file_writable ? VM_NOWRITE : 0);
+	/* a shared file's pages belong to the file, not to this area */
+	bool c = chargeable(vprot) && !(shared && file);
+	if (c && !charge(mm, len / LX_PAGE_SIZE))
 		return -LX_ENOMEM;
 	struct vma *v = lx_zalloc(sizeof(*v));
 	if (!v) {
-		if (chargeable(vprot))
+		if (c)
 			uncharge(mm, len / LX_PAGE_SIZE);
 		return -LX_ENOMEM;
 	}
 	v->start = addr;
 	v->end = addr + len;
-	v->prot = vprot | (chargeable(vprot) ? VM_CHARGED : 0);
+	v->prot = vprot | (c ? VM_CHARGED : 0);
 	if (file) {
 		fs_get(file);
 		v->file = file;
@@ -572,13 +603,16 @@ long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot)
 			return -LX_ENOMEM;
 		a = v->end;
 	}
+	u32 bits = prot_bits(prot);
+	for (struct vma *v = vma_find(mm, addr); v && v->start < end; v = v->next)
+		if ((bits & VM_WRITE) && (v->prot & VM_NOWRITE))
+			return -LX_EACCES;
 	for (struct vma *v = mm->vmas; v; v = v->next) {
 		if (v->start < addr && v->end > addr && !vma_split(v, addr))
 			return -LX_ENOMEM;
 		if (v->start < end && v->end > end && !vma_split(v, end))
 			return -LX_ENOMEM;
 	}
-	u32 bits = prot_bits(prot);
 	for (struct vma *v = mm->vmas; v; v = v->next)
 		if (v->start >= addr && v->end <= end)
 			v->prot = (v->prot & ~(VM_READ | VM_WRITE | VM_EXEC)) | bits;
@@ -642,5 +676,40 @@ long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *f
 		v->file = file;
 	}
 	vma_link(mm, v);
+	return 0;
+}
+
+long vm_unmap_file(struct proc *p, u64 addr, u64 len, struct inode *file)
+{
+	u64 end = PAGE_UP(addr + len);
+	for (struct vma *v = vma_find(p->mm, addr); v && v->start < end;) {
+		struct vma *next = v->next;
+		if (v->file == file && !unmap_range(p->mm, v->start, v->end < end ? v->end : end))
+			return -LX_ENOMEM;
+		v = next;
+	}
+	return 0;
+}
+
+struct inode *vm_file_at(struct proc *p, u64 addr)
+{
+	struct vma *v = vma_find(p->mm, addr);
+	return v && v->start == addr ? v->file : NULL;
+}
+
+/* Shared mappings are the file's own pages, so there is nothing to write back. */
+long vm_msync(struct proc *p, u64 addr, u64 len)
+{
+	if (addr & (LX_PAGE_SIZE - 1))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr)
+		return -LX_ENOMEM;
+	for (u64 a = addr; a < end;) {
+		struct vma *v = vma_find(p->mm, a);
+		if (!v)
+			return -LX_ENOMEM;
+		a = v->end;
+	}
 	return 0;
 }

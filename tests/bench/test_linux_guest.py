@@ -8,18 +8,13 @@ import subprocess
 
 import pytest
 
-from benchlib import BUILD, TOP, expected_linux_names, results
+from benchlib import (BUILD, TOP, assert_every_figure, assert_program_ran, assert_well_formed,
+                      programs, results)
 from harness import run_group
 
 GUEST = os.path.join(BUILD, "bench", "linux")
 SMOKE = os.path.join(BUILD, "bench", "smoke")
 BOOT = os.path.join(TOP, "bench", "linux", "boot.sh")
-
-
-def programs():
-    src = os.path.join(TOP, "bench", "posix")
-    return sorted(f[:-2] for f in os.listdir(src)
-                  if f.endswith(".c") and f not in ("bench.c", "hello.c"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,24 +43,17 @@ def test_guest_finishes():
 @pytest.mark.parametrize("prog", programs())
 def test_program_runs(prog):
     res, log = read_smoke()
-    assert ("linux", prog) in res.status, f"{prog} never reported:\n" + log[-3000:]
-    assert res.status[("linux", prog)] == 0, f"{prog} exited {res.status[('linux', prog)]}:\n" + log[-3000:]
+    assert_program_ran(res, log, "linux", prog)
 
 
 def test_results_well_formed():
     _, log = read_smoke()
-    lines = [l.strip() for l in log.splitlines() if l.strip().startswith("RESULT")]
-    assert lines
-    for line in lines:
-        r = results.parse_result(line)      # raises on a malformed line
-        assert r.system == "linux" and r.method == "icount" and r.value > 0, line
+    assert_well_formed(log, "linux")
 
 
 def test_every_report_figure_present():
     res, _ = read_smoke()
-    got = {(r.name, tuple(sorted(r.params.items()))) for r in res.results.values()}
-    assert not expected_linux_names() - got, sorted(expected_linux_names() - got)
-    assert not res.errors
+    assert_every_figure(res, "linux")
 
 
 def test_broken_guest_fails(tmp_path):

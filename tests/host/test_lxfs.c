@@ -441,6 +441,21 @@ TEST_CASE("lxfs.unlink_open", "an unlinked file stays readable through a referen
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 
+TEST_CASE("lxfs.unnamed", "an unnamed file holds data, has no name, and goes with its last reference") {
+	tree();
+	long before = pages_out;
+	struct inode *ip = fs_new_unnamed(0600);
+	EXPECT(ip && LX_S_ISREG(ip->mode) && ip->nlink == 0 && ip->refs == 1, "a regular file, no links");
+	EXPECT(fs_truncate(ip, 2 * 4096) == 0 && fs_page(ip, 4096, true) != NULL, "sized, a page");
+	EXPECT(fs_write(ip, 0, "shm", 3) == 3, "written");
+	fs_get(ip);
+	fs_put(ip);
+	EXPECT(pages_out > before, "kept while referenced");
+	fs_put(ip);
+	EXPECT(pages_out <= before, "pages freed with the last reference: %ld -> %ld", before, pages_out);
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
 TEST_CASE("lxfs.rmdir", "rmdir removes only empty directories; a removed directory is dead") {
 	tree();
 	struct inode *b;
@@ -723,7 +738,7 @@ static void add_on_refresh(struct inode *dir)
 }
 
 TEST_CASE("lxfs.refresh", "a directory's refresh hook runs before lookups and listings in it") {
-	static const struct inode_ops ops = {add_on_refresh};
+	static const struct inode_ops ops = { .refresh = add_on_refresh };
 	fresh();
 	struct inode *p;
 	EXPECT(fs_create(R, "proc", LX_S_IFDIR | 0555, 0, &p) == 0, "made");

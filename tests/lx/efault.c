@@ -14,22 +14,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #define WILD ((void *)0x10)                     /* never mapped */
 #define KERNEL ((void *)0xffff800000001000UL)   /* not user memory at all */
-
-static int fails;
-
-static void check(const char *name, long got, long want_ret, int want_errno)
-{
-	int e = errno;
-	if (got == want_ret && (want_ret != -1 || e == want_errno)) {
-		printf("ok %s\n", name);
-		return;
-	}
-	printf("FAIL %s: got %ld errno %d, want %ld errno %d\n", name, got, e, want_ret,
-	       want_errno);
-	fails++;
-}
 
 /* Two pages whose second one is unmapped: a buffer that turns bad mid-way. */
 static char *half_buffer(void)
@@ -85,6 +73,5 @@ int main(void)
 	check("pipe_data_kept", read(p[0], buf, sizeof(buf)), 3, 0);
 	check("pipe_data_same", strcmp(buf, "abc"), 0, 0);
 
-	printf("efault done, %d failed\n", fails);
-	return fails != 0;
+	return checks_done("efault");
 }

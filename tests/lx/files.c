@@ -20,19 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails;
-
-static void check(const char *name, long got, long want_ret, int want_errno)
-{
-	int e = errno;
-	if (got == want_ret && (want_ret != -1 || e == want_errno)) {
-		printf("ok %s\n", name);
-		return;
-	}
-	printf("FAIL %s: got %ld errno %d, want %ld errno %d\n", name, got, e, want_ret,
-	       want_errno);
-	fails++;
-}
+#include "check.h"
 
 static long now_ms(void)
 {
@@ -385,6 +373,5 @@ int main(void)
 	names();
 	cow();
 	devices();
-	printf("files done, %d failed\n", fails);
-	return fails != 0;
+	return checks_done("files");
 }

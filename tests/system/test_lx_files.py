@@ -115,7 +115,7 @@ def test_devices(sh):
     assert st != 0 and "No space left on device" in out
 
 
-@pytest.mark.parametrize("program", ["files", "efault"])
+@pytest.mark.parametrize("program", ["files", "efault", "sockets", "shared", "abi"])
 def test_program(sh, program):
     """Each check prints ok or FAIL; the program passes the same way on Linux."""
     out, st = run(sh, f"/tests/{program}", timeout=300)
