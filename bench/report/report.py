@@ -377,7 +377,7 @@ def sec_runs(res):
             + md_table(["results file", "commit", "QEMU", "guest kernel", "guest CPU", "host CPU",
                         "scale [%]", "host wall-clock [s]"], rows)
             + ["**Method** (`docs/bench-method.md`): every system runs in "
-               "`qemu-system-x86_64 -accel tcg -cpu Westmere-v1,+pdpe1gb -icount shift=0,align=off,sleep=off` "
+               "`qemu-system-x86_64 -accel tcg -cpu Westmere-v1,+pdpe1gb,+rdrand -icount shift=0,align=off,sleep=off` "
                "(a pinned CPU model: the guests see the same CPU on every host), "
                "where the guest's time-stamp counter advances one tick per executed guest "
                "instruction. Figures marked `icount` (all of them unless a cell says "
