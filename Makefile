@@ -239,5 +239,6 @@ bench-kernel: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 
 include mk/bench.mk
 include mk/lx.mk
+include mk/mungi.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
