@@ -8,6 +8,10 @@
 #ifndef MUNGI_PROTOCOL_H
 #define MUNGI_PROTOCOL_H
 
+/* The magic word of the runtime table every user image carries (struct mungi_rt). */
+#define MUNGI_RT_MAGIC 0x54526e754d                 /* "MunRT" */
+
+#ifndef __ASSEMBLER__
 #include <l4/types.h>
 
 /* Rights a capability confers (seed 002, "Capabilities"). */
@@ -133,16 +137,16 @@ enum mungi_stat {
  * The runtime table every user image carries in its section .mungi_rt: the
  * entry points the server starts threads at (lib/mungi/rt.S).
  */
-#define MUNGI_RT_MAGIC 0x54526e754dUL               /* "MunRT" */
 struct mungi_rt {
 	L4_Word_t magic;
 	L4_Word_t thread_entry;         /* every thread: [rsp] = function, argument, kind */
 	L4_Word_t fault_entry;          /* a thread redirected by a protection fault */
 };
 /* What a thread starts as: the third word on its start stack. */
-#define MUNGI_KIND_USER     0
+#define MUNGI_KIND_MAIN     0       /* a task's first thread: its return ends the task */
 #define MUNGI_KIND_WORKER   1       /* a PDX task's worker */
 #define MUNGI_KIND_T0       2       /* a task's upcall thread */
+#define MUNGI_KIND_THREAD   3       /* another thread of a task */
 
 /* What the first task gets: its argument points to this (in an object it can read). */
 #define MUNGI_BOOT_MAGIC 0x746f6f426e754dUL         /* "MunBoot" */
@@ -165,4 +169,5 @@ struct mungi_bootinfo {
 #define MUNGI_OBJ_BASE      0x0000000100000000UL        /* objects the server places */
 #define MUNGI_OBJ_END       0x00007f0000000000UL
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -80,6 +80,11 @@ static int give_back(struct addr_space *a, uint64_t base, uint64_t npages)
 	return 0;
 }
 
+int addr_add(struct addr_space *a, uint64_t base, uint64_t npages)
+{
+	return give_back(a, base, npages);
+}
+
 int addr_release(struct addr_space *a, uint64_t base, uint64_t npages, uint64_t now)
 {
 	struct stale *s = a->stale_alloc(a->ctx);

@@ -38,6 +38,8 @@ int addr_init(struct addr_space *a, uint64_t base, uint64_t npages, uint64_t dt,
 	      struct stale *(*stale_alloc)(void *), void (*stale_free)(void *, struct stale *), void *ctx);
 /* The lowest free range of npages pages (first fit), now in use; 0 when there is none. */
 uint64_t addr_alloc(struct addr_space *a, uint64_t npages);
+/* A range that was never part of the space becomes free (for fixed objects); 0 or -1. */
+int addr_add(struct addr_space *a, uint64_t base, uint64_t npages);
 /* Take the given free range out of the free extents (fixed objects); 0, or -1 if not all free. */
 int addr_reserve(struct addr_space *a, uint64_t base, uint64_t npages);
 /* A range in use goes onto the stale list at time now; 0, or -1 without memory (nothing changed). */
