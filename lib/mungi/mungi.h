@@ -12,6 +12,7 @@
 
 #include "../l4/l4.h"
 #include <mungi/protocol.h>
+#include <stddef.h>
 
 #define MUNGI_SERVER l4_global_id(L4_USER_BASE + 2, 1)
 #define MUNGI_EIPC   0xff

@@ -16,31 +16,38 @@ u32 cap_rights(u64 base, u64 pw)
 
 /* --- the validation cache --- */
 
-static struct vc_entry *vc_find(struct domain *d, u64 addr)
+/*
+ * An entry validates accesses until it expires; after that it stays as the
+ * record of the mappings the domain may still hold, so that a change to
+ * the APD or a revocation can take them away.
+ */
+static struct vc_entry *vc_find(struct domain *d, u64 addr, bool valid)
 {
 	for (unsigned i = 0; i < VC_SIZE; i++) {
 		struct vc_entry *e = &d->vc[i];
-		if (addr - e->base < e->end - e->base && e->expires > now)
+		if (addr - e->base < e->end - e->base && (!valid || e->expires > now))
 			return e;
 	}
 	return NULL;
 }
 
 /*
- * Remember rights on o for dt.  An entry that is already there keeps its
- * older gen, so an expiry still sees a revocation that happened before
+ * Remember rights on o for dt.  A live entry that is already there keeps
+ * its older gen, so an expiry still sees a revocation that happened before
  * either validation.
  */
 static void vc_insert(struct domain *d, struct ot_obj *o, u32 rights)
 {
-	struct vc_entry *e = vc_find(d, o->base);
-	if (e) {
+	struct vc_entry *e = vc_find(d, o->base, false);
+	if (e && e->expires > now) {
 		e->rights |= rights;
 		return;
 	}
-	e = &d->vc[d->vc_next++ % VC_SIZE];
-	if (e->end)
-		unmap_range(e->base, e->end);   /* evicted early: its mappings must not outlive it */
+	if (!e) {
+		e = &d->vc[d->vc_next++ % VC_SIZE];
+		if (e->end)
+			unmap_range(e->base, e->end);   /* evicted: its mappings must not outlive it */
+	}
 	e->base = o->base;
 	e->end = obj_end(o);
 	e->rights = rights;
@@ -124,7 +131,7 @@ static long search(struct mthread *t, struct domain *d, struct ot_obj *o, u32 ne
 long validate(struct mthread *t, struct domain *d, u64 addr, u32 need)
 {
 	for (struct domain *c = d; c; c = c->parent) {
-		struct vc_entry *e = vc_find(c, addr);
+		struct vc_entry *e = vc_find(c, addr, true);
 		if (e && (e->rights & need) == need)
 			return e->rights;
 	}
@@ -220,7 +227,7 @@ void domain_requests(struct mthread *t, u64 label)
 
 /* --- once per tick --- */
 
-/* Expired validations go; where a password was revoked since, every mapping of the object goes too. */
+/* Where a password was revoked since an expired validation, every mapping of the object goes. */
 static void expire(struct domain *d)
 {
 	for (unsigned i = 0; i < VC_SIZE; i++) {
@@ -228,7 +235,9 @@ static void expire(struct domain *d)
 		if (!e->end || e->expires > now)
 			continue;
 		struct ot_obj *o = ot_lookup(&ot, e->base);
-		if (o && o->base == e->base && o->gen != e->gen)
+		if (o && o->base == e->base && o->gen == e->gen)
+			continue;
+		if (o && o->base == e->base)
 			unmap_range(e->base, e->end);
 		e->end = 0;
 	}

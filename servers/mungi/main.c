@@ -145,8 +145,9 @@ static void request(struct mthread *t, u64 label)
 
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
-	if (from == pecan_timer) {
-		tick();
+	if (l4_is_local_id(from)) {     /* a thread of ours: only the timer sends to us unasked */
+		if (L4_TAG_LABEL(tag) == TIMER_ALARM_FIRED)
+			tick();
 		return;
 	}
 	struct mthread *t = thread_of(from);
