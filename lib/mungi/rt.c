@@ -78,10 +78,10 @@ void mungi_thread_main(mw_t fn, mw_t arg, mw_t kind)
 void mungi_fault_main(void)
 {
 	struct mungi_tls *tls = mungi_tls();
+	mw_t addr = 0, access = 0, rip = 0;
+	mungi_fault_info(&addr, &access, &rip);         /* first: the server knows we got here */
 	if (tls->catch)
 		mungi_longjmp(tls->catch, 1);
-	mw_t addr = 0, access = 0, rip = 0;
-	mungi_fault_info(&addr, &access, &rip);
 	printf("mungi: protection fault: %s at %lx (rip %lx); the thread ends\n",
 	       access & 2 ? "write" : access & 1 ? "execute" : "read", addr, rip);
 	if (tls->kind == MUNGI_KIND_THREAD)

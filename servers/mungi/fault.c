@@ -8,6 +8,8 @@
 
 static struct mthread *page_waiters;    /* threads whose fault waits for a pager */
 
+static void end_thread(struct mthread *t, long status);
+
 static u32 need_of(u32 rwx)
 {
 	return rwx & 2 ? MUNGI_W : rwx & 1 ? MUNGI_X : MUNGI_R;
@@ -19,9 +21,22 @@ static u32 fpage_rights(u32 r)
 	return (r & MUNGI_W ? 6 : 0) | (r & MUNGI_X ? 5 : 0) | (r & MUNGI_R ? 4 : 0);
 }
 
+/*
+ * Send t to its runtime's fault entry.  The runtime asks for the fault's
+ * details first thing; a thread that faults again before it asked cannot
+ * run its fault path at all (no capability for the runtime's own code or
+ * stack), and would fault for ever: it is ended instead.
+ */
 static void protection_fault(struct mthread *t)
 {
 	stats[MUNGI_STAT_PROT_FAULTS]++;
+	if (t->in_fault_path) {
+		mungi_log("mungi: task %lu thread %lx cannot run its fault handler (fault at %lx); ",
+			  t->dom->id, t->tid, t->fault_addr);
+		end_thread(t, 139);
+		return;
+	}
+	t->in_fault_path = true;
 	struct L4_ExRegs r = { .control = L4_EXREG_SET_IP, .ip = rt.fault_entry };
 	pecan_exregs(t->tid, &r);
 	if (r.ip != rt.fault_entry)
@@ -133,18 +148,23 @@ static void unwait(struct mthread *t)
 		}
 }
 
-void exception(struct mthread *t)
+/* A worker or t0 is ended (its caller gets an error); a user thread takes its task with it. */
+static void end_thread(struct mthread *t, long status)
 {
-	struct domain *d = t->dom;
-	mungi_log("mungi: task %lu thread %lx: exception %lu at %lx; ", d->id, t->tid, L4_MR(19), L4_MR(1));
 	if (t->kind == MUNGI_KIND_WORKER || t->kind == MUNGI_KIND_T0) {
 		mungi_log("the thread is ended\n");
-		unwait(t);
 		thread_destroy(t);
 	} else {
 		mungi_log("the task is ended\n");
-		task_destroy(d, 128 + (long)(L4_MR(19) & 0x7f));
+		task_destroy(t->dom, status);
 	}
+}
+
+void exception(struct mthread *t)
+{
+	u64 vec = L4_MR(19);
+	mungi_log("mungi: task %lu thread %lx: exception %lu at %lx; ", t->dom->id, t->tid, vec, L4_MR(1));
+	end_thread(t, 128 + (long)(vec & 0x7f));
 }
 
 void fault_forget(struct mthread *t)

@@ -161,7 +161,7 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 	else if (label == L4_LABEL_EXCEPTION)
 		exception(t);
 	else if (t->state == T_RUN || t->state == T_IDLE)
-		request(t, label);
+		t->in_fault_path = false, request(t, label);
 }
 
 static void loop(void)

@@ -191,6 +191,7 @@ struct mthread {
 	struct mthread *callee;         /* the worker running this thread's PDX call */
 	struct mthread *caller;         /* a worker: the thread whose call it runs (NULL: none) */
 	bool busy;                      /* a worker running a call or a pager; t0 in an upcall */
+	bool in_fault_path;             /* sent to its fault entry, no request since */
 	struct mthread *next;           /* in an idle list or a wait queue */
 	u64 wait_on;
 	u64 fault_addr, fault_rip;

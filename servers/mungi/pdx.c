@@ -430,10 +430,13 @@ void pdx_ready(struct mthread *w)
 		}
 		return;
 	}
-	if (w->kind == MUNGI_KIND_WORKER)
+	if (w->kind == MUNGI_KIND_WORKER) {
 		worker_free(w);
-	else
-		stats[MUNGI_STAT_BAD_REQUESTS]++;
+		return;
+	}
+	stats[MUNGI_STAT_BAD_REQUESTS]++;
+	reply_tag(MUNGI_EINVAL, 0);
+	reply_to(w->tid);
 }
 
 void pdx_return(struct mthread *w, bool faulted)
@@ -458,6 +461,19 @@ void pdx_return(struct mthread *w, bool faulted)
 	if (page)
 		wake_page_waiters(page);
 	worker_free(w);
+}
+
+/* The task's last worker is gone: the calls waiting for one fail (a new one would fail as it did). */
+static void fail_queue(struct domain *task)
+{
+	while (task->queue) {
+		struct mthread *c = task->queue;
+		task->queue = c->next;
+		c->state = T_RUN;
+		c->wait = W_NONE;
+		reply_tag(MUNGI_EFAULT, 0);
+		send_now(c->tid);
+	}
 }
 
 void pdx_caller_gone(struct mthread *t)
@@ -490,8 +506,8 @@ void pdx_caller_gone(struct mthread *t)
 			*pp = t->next;
 			break;
 		}
-	if (t->kind == MUNGI_KIND_WORKER && d->workers)
-		d->workers--;
+	if (t->kind == MUNGI_KIND_WORKER && d->workers && !--d->workers)
+		fail_queue(d);
 	if (d->upcall_cur == t)
 		d->upcall_cur = NULL;
 	for (struct mthread **pp = &d->upcall_queue; *pp; pp = &(*pp)->next)
@@ -600,6 +616,8 @@ void upcall_result(struct mthread *t0)
 	struct mthread *t = d->upcall_cur;
 	if (t0 != d->t0 || !t0->busy) {
 		stats[MUNGI_STAT_BAD_REQUESTS]++;
+		reply_tag(MUNGI_EINVAL, 0);
+		reply_to(t0->tid);
 		return;
 	}
 	t0->busy = false;

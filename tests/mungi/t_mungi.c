@@ -9,6 +9,7 @@
 
 static struct mungi_bootinfo *boot;
 static mw_t my_clist;
+static struct mungi_cap image_code, image_data;        /* RX and R capabilities for the image */
 
 /* --- helpers --- */
 
@@ -255,21 +256,30 @@ TEST_CASE("stale.no_reuse", "a deleted object's addresses are not given out agai
 {
 	mw_t dt = mungi_dt_us();
 	struct mungi_cap old;
-	mw_t base = mungi_new(3, &old);
+	mw_t base = mungi_new(3, &old), end = base + 3 * 4096;
 	mw_t deleted = now_us();
 	EXPECT(mungi_free(base) == 0, "delete");
-	mw_t got[8];
-	int reused = 0;
-	for (int i = 0; i < 8; i++) {
-		got[i] = mungi_new(3, NULL);
-		reused |= got[i] == base;
+	mw_t got[64], again = 0;
+	int n = 0, early = 0;
+	for (; n < 8; n++) {
+		got[n] = mungi_new(3, NULL);
+		early |= got[n] < end && got[n] + 3 * 4096 > base;
 	}
-	EXPECT(!reused || now_us() - deleted >= dt, "address %lx reused after %lu us", base, now_us() - deleted);
-	for (int i = 0; i < 8; i++)
-		mungi_free(got[i]);
+	EXPECT(!early || now_us() - deleted >= dt, "range %lx reused after %lu us", base, now_us() - deleted);
+	while (n)
+		mungi_free(got[--n]);
 	L4_Sleep(dt + dt / 2);
-	mw_t again = mungi_new(3, NULL);
-	EXPECT(again == base, "not reused after dt: got %lx, the old range was %lx", again, base);
+	/* first fit from the lowest free range: the old one comes back among the next allocations */
+	while (n < 64 && !again) {
+		got[n] = mungi_new(3, NULL);
+		if (got[n] < end && got[n] + 3 * 4096 > base)
+			again = got[n];
+		else
+			n++;
+	}
+	while (n)
+		mungi_free(got[--n]);
+	EXPECT(again, "range %lx not reused after dt", base);
 	struct mungi_cap probe[1] = { old };
 	mw_t args = mungi_new(1, NULL), code = mungi_new(1, NULL);
 	struct prot_args *a = (struct prot_args *)args;
@@ -320,6 +330,320 @@ TEST_CASE("apd.clist_revalidated", "a Clist in an APD whose capability is revoke
 	mungi_free(args);
 }
 
+/* --- confinement --- */
+
+static L4_ThreadId_t listener_id;
+static volatile mw_t listener_got, listener_stop;
+
+static void listener(mw_t arg)
+{
+	(void)arg;
+	listener_id = L4_MyGlobalId();
+	while (!listener_stop) {
+		L4_ThreadId_t from;
+		if (!L4_IpcFailed(L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(5000), &from)))
+			listener_got++;
+	}
+}
+
+struct conf_args {
+	L4_ThreadId_t listener;
+	mw_t mailbox, secret_slot;
+	struct mungi_cap secret;
+};
+
+static long grandchild(mw_t arg)
+{
+	(void)arg;
+	struct mungi_self s;
+	return mungi_self(&s) ? 100 : (long)(s.flags & MUNGI_TASK_CONFINED);
+}
+
+/* In a confined task: every way out must fail; the status has a bit per way that did not. */
+static long confined_child(mw_t arg)
+{
+	const struct conf_args *a = (const struct conf_args *)arg;
+	long bad = 0;
+	struct mungi_self s;
+	bad |= mungi_self(&s) || !(s.flags & MUNGI_TASK_CONFINED) ? 1 : 0;
+	L4_SetMR(0, L4_TAG_MAKE(0x77, 1, 0));
+	L4_SetMR(1, a->secret.password);
+	L4_Send_Timeout(a->listener, L4_TimePeriod(20000));
+	L4_SetMR(0, L4_TAG_MAKE(0x78, 0, 0));
+	L4_MsgTag_t tag = L4_Ipc(a->listener, a->listener, L4_TIMEOUTS(L4_TimePeriod(20000), L4_TimePeriod(20000)), 0);
+	bad |= L4_IpcFailed(tag) ? 0 : 2;                    /* nobody may answer as the listener */
+	bad |= mungi_probe(a->mailbox, 'w') == -1 ? 0 : 4;  /* the capability cannot be written out */
+	mw_t slot, pw;
+	bad |= mungi_apd_add(&a->secret, &slot) == MUNGI_ELOCKED ? 0 : 8;
+	bad |= mungi_cap_register(a->mailbox, 0, MUNGI_R, &pw) == MUNGI_EPERM ? 0 : 16;
+	bad |= mungi_sem_create(a->mailbox, 0) == MUNGI_EPERM ? 0 : 32;
+	bad |= mungi_null() == 0 ? 0 : 64;                  /* the server itself answers */
+	mw_t task;
+	long st = -1;
+	if (!mungi_task_create(grandchild, 0, 0, 0, &task))
+		mungi_task_wait(task, &st);
+	bad |= st == MUNGI_TASK_CONFINED ? 0 : 128;         /* what it makes is confined too */
+	bad |= mungi_probe(a->secret.base, 'r') == 0 ? 0 : 256;     /* it still has what it was given */
+	return bad;
+}
+
+TEST_CASE("confine.no_way_out", "a confined task cannot send IPC to anyone but the server, nor write a capability it holds anywhere another can read it, nor change its APD")
+{
+	listener_got = listener_stop = 0;
+	listener_id = 0;
+	mw_t tid;
+	EXPECT(!mungi_thread_create(listener, 0, &tid), "listener thread");
+	for (int i = 0; i < 100 && !listener_id; i++)
+		L4_Sleep(1000);
+	mw_t args = mungi_new(1, NULL), mailbox = mungi_new(1, NULL), secret = mungi_new(1, NULL);
+	struct conf_args *a = (struct conf_args *)args;
+	a->listener = listener_id;
+	a->mailbox = mailbox;
+	a->secret = with_rights(secret, MUNGI_OWNER);
+	struct mungi_cap caps[3] = { with_rights(args, MUNGI_R), with_rights(mailbox, MUNGI_R), a->secret };
+	struct mungi_cap cl = clist_of(caps, 3);
+	mw_t refused = stat(MUNGI_STAT_REFUSED_IPC);
+	long st = join(spawn(confined_child, args, &cl, 1, MUNGI_TASK_CONFINED));
+	L4_Sleep(20000);
+	listener_stop = 1;
+	EXPECT(st == 0, "ways out that worked: mask %lx", st);
+	EXPECT(listener_got == 0, "the listener got %lu messages", listener_got);
+	EXPECT(stat(MUNGI_STAT_REFUSED_IPC) >= refused + 2, "the server refused %lu messages",
+	       stat(MUNGI_STAT_REFUSED_IPC) - refused);
+	EXPECT(*(volatile mw_t *)mailbox == 0, "the mailbox was written");
+	L4_Sleep(10000);
+	mungi_free(cl.base);
+	mungi_free(args);
+	mungi_free(mailbox);
+	mungi_free(secret);
+}
+
+/* --- PDX --- */
+
+static mw_t secret_db;
+
+static struct mungi_ret pdx_add(mw_t a, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	return (struct mungi_ret){ a + b + c + d + e + f, a * b };
+}
+
+/* The word at addr, or ~0 if this domain cannot read it. */
+static struct mungi_ret pdx_read(mw_t addr, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	(void)b, (void)c, (void)d, (void)e, (void)f;
+	if (mungi_probe(addr, 'r'))
+		return (struct mungi_ret){ ~0UL, 0 };
+	return (struct mungi_ret){ *(volatile mw_t *)addr, 1 };
+}
+
+static struct mungi_ret pdx_cb(mw_t x, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	(void)b, (void)c, (void)d, (void)e, (void)f;
+	return (struct mungi_ret){ x * 2, 0 };
+}
+
+/* Call the callback cb (a PDX entry) with an empty APD: a nested PDX call. */
+static struct mungi_ret pdx_outer(mw_t cb, mw_t x, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	(void)c, (void)d, (void)e, (void)f;
+	struct mungi_ret r;
+	mw_t err = mungi_pdx_empty(cb, x, 0, 0, 0, 0, 0, &r);
+	return (struct mungi_ret){ err ? 1000 + err : r.r0 + 1, 0 };
+}
+
+static struct mungi_ret pdx_fault(mw_t a, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	(void)a, (void)b, (void)c, (void)d, (void)e, (void)f;
+	volatile mw_t *nowhere = (volatile mw_t *)(a | 8);
+	*nowhere = 1;
+	return (struct mungi_ret){ 0, 0 };
+}
+
+static struct mungi_ret pdx_unlisted(mw_t a, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	(void)b, (void)c, (void)d, (void)e, (void)f;
+	return (struct mungi_ret){ a, 0 };
+}
+
+struct pdx_args {
+	mw_t db, cb;
+	long r[12];
+};
+
+static long pdx_client(mw_t arg)
+{
+	struct pdx_args *a = (struct pdx_args *)arg;
+	struct mungi_ret r = { 0, 0 };
+	mw_t mine = mungi_new(1, NULL);
+	*(volatile mw_t *)mine = 0x0123;
+	a->r[0] = (long)mungi_pdx((mw_t)pdx_add, 2, 3, 0, 0, 0, 0, &r);
+	a->r[1] = (long)(r.r0 == 5 && r.r1 == 6);
+	a->r[2] = (long)mungi_pdx((mw_t)pdx_unlisted, 7, 0, 0, 0, 0, 0, &r);
+	a->r[3] = mungi_probe(a->db, 'r');
+	a->r[4] = mungi_pdx((mw_t)pdx_read, a->db, 0, 0, 0, 0, 0, &r) ? -1 : (long)r.r0;
+	a->r[5] = mungi_pdx((mw_t)pdx_read, mine, 0, 0, 0, 0, 0, &r) ? -1 : (long)r.r0;
+	a->r[6] = mungi_pdx_empty((mw_t)pdx_read, mine, 0, 0, 0, 0, 0, &r) ? -1 : (long)r.r0;
+	a->r[7] = mungi_pdx((mw_t)pdx_outer, a->cb, 21, 0, 0, 0, 0, &r) ? -1 : (long)r.r0;
+	a->r[8] = (long)mungi_pdx((mw_t)pdx_fault, 0, 0, 0, 0, 0, 0, &r);
+	a->r[9] = mungi_pdx((mw_t)pdx_add, 10, 20, 30, 40, 50, 60, &r) ? -1 : (long)r.r0;
+	a->r[10] = (long)mungi_pdx((mw_t)pdx_add + 1, 1, 1, 0, 0, 0, 0, &r);
+	a->r[11] = (long)mungi_pdx(a->db, 1, 1, 0, 0, 0, 0, &r);
+	return 0;
+}
+
+/* The text object: a PDX capability for entries, with clist added to the caller's APD. */
+static struct mungi_cap pdx_capability(const mw_t *entries, int n, const struct mungi_cap *clist)
+{
+	mw_t pw = 0;
+	mungi_pdx_register(boot->text_owner.base, 0, MUNGI_PDX, entries, (mw_t)n, clist, &pw);
+	return (struct mungi_cap){ boot->text_owner.base, pw };
+}
+
+static long run_pdx_client(struct pdx_args *a, mw_t args, const struct mungi_cap *pdx, int n, mw_t flags)
+{
+	struct mungi_cap caps[4] = { with_rights(args, MUNGI_R | MUNGI_W) };
+	for (int i = 0; i < n; i++)
+		caps[i + 1] = pdx[i];
+	struct mungi_cap cl = clist_of(caps, n + 1);
+	for (int i = 0; i < 12; i++)
+		a->r[i] = 99;
+	long st = join(spawn(pdx_client, args, &cl, 1, flags));
+	mungi_free(cl.base);
+	return st;
+}
+
+TEST_CASE("pdx.calls", "PDX calls run in the callee's domain extended by the caller's (or an empty one), check entry points, nest, and survive a faulting callee")
+{
+	mw_t args = mungi_new(1, NULL);
+	secret_db = mungi_new(1, NULL);
+	*(volatile mw_t *)secret_db = 0x5ec;
+	struct pdx_args *a = (struct pdx_args *)args;
+	a->db = secret_db;
+	a->cb = (mw_t)pdx_cb;
+	/* a PDX capability's Clist gives its procedures the code they run and the data they keep */
+	struct mungi_cap db[3] = { with_rights(secret_db, MUNGI_R), image_code, image_data };
+	struct mungi_cap dbl = clist_of(db, 3), cbl = clist_of(db + 1, 2);
+	mw_t entries[4] = { (mw_t)pdx_add, (mw_t)pdx_read, (mw_t)pdx_outer, (mw_t)pdx_fault }, cbe = (mw_t)pdx_cb;
+	struct mungi_cap pdx[2] = { pdx_capability(entries, 4, &dbl), pdx_capability(&cbe, 1, &cbl) };
+	mw_t tasks = stat(MUNGI_STAT_PDX_TASKS);
+	long st = run_pdx_client(a, args, pdx, 2, 0);
+	EXPECT(st == 0, "client status %ld", st);
+	EXPECT(a->r[0] == 0 && a->r[1] == 1, "a call: error %ld, results right %ld", a->r[0], a->r[1]);
+	EXPECT(a->r[2] == MUNGI_EENTRY, "a function that is no entry point: %ld", a->r[2]);
+	EXPECT(a->r[10] == MUNGI_EENTRY && a->r[11] == MUNGI_EPERM,
+	       "a non-entry address of the code: %ld, an object without PDX capabilities: %ld", a->r[10], a->r[11]);
+	EXPECT(a->r[3] == -1 && a->r[4] == 0x5ec, "the database: read directly %ld, through PDX %lx", a->r[3], a->r[4]);
+	EXPECT(a->r[5] == 0x123 && a->r[6] == (long)~0UL,
+	       "the caller's data: extended APD %lx, empty APD %lx", a->r[5], a->r[6]);
+	EXPECT(a->r[7] == 43, "nested: %ld", a->r[7]);
+	EXPECT(a->r[8] == MUNGI_EFAULT && a->r[9] == 210, "a faulting callee: %ld, then a call: %ld", a->r[8], a->r[9]);
+	mw_t made = stat(MUNGI_STAT_PDX_TASKS) - tasks;
+	EXPECT(made == 3, "PDX tasks made: %lu (want extended, empty-APD read, empty-APD callback)", made);
+	st = run_pdx_client(a, args, pdx + 1, 1, 0);
+	EXPECT(st == 0 && a->r[0] == MUNGI_EENTRY, "with a PDX capability for other entries: %ld", a->r[0]);
+	st = run_pdx_client(a, args, pdx, 0, 0);
+	EXPECT(st == 0 && a->r[0] == MUNGI_EPERM, "without a PDX capability: %ld", a->r[0]);
+	st = run_pdx_client(a, args, pdx, 2, MUNGI_TASK_CONFINED);
+	EXPECT(st == 0 && a->r[0] == 0 && a->r[1] == 1 && a->r[4] == 0x5ec && a->r[7] == 43,
+	       "confined: %ld %ld %lx %ld", a->r[0], a->r[1], a->r[4], a->r[7]);
+	/* a PDX capability whose Clist lacks the code: its worker cannot even start, the caller is told */
+	struct mungi_cap nocode = clist_of(db, 1), bare = pdx_capability(entries + 1, 1, &nocode);
+	mungi_clist_add(my_clist, &bare);
+	mungi_clist_add(my_clist, &pdx[0]);
+	struct mungi_ret r;
+	EXPECT(mungi_pdx_empty((mw_t)pdx_read, secret_db, 0, 0, 0, 0, 0, &r) == MUNGI_EFAULT,
+	       "a procedure that cannot run its code");
+	EXPECT(mungi_pdx((mw_t)pdx_add, 1, 2, 0, 0, 0, 0, &r) == 0 && r.r0 == 3, "and then a good call");
+	mungi_clist_remove(my_clist, boot->text_owner.base);
+	mungi_clist_add(my_clist, &boot->text_owner);
+	mungi_cap_revoke(bare.base, bare.password);
+	mungi_free(nocode.base);
+	mungi_cap_revoke(pdx[0].base, pdx[0].password);
+	mungi_cap_revoke(pdx[1].base, pdx[1].password);
+	mungi_free(dbl.base);
+	mungi_free(cbl.base);
+	mungi_free(args);
+}
+
+/* --- bad input --- */
+
+TEST_CASE("bad.requests", "malformed and unauthorised requests get clear errors, and the server and other tasks go on")
+{
+	mw_t base = mungi_new(2, NULL), bad = stat(MUNGI_STAT_BAD_REQUESTS), x, y, z;
+	struct mungi_cap c;
+	struct mungi_cap forged = { boot->account.base, boot->account.password ^ 0x100 };
+	EXPECT(mungi_obj_delete(0x123456000UL) == MUNGI_ENOENT, "delete of nothing");
+	EXPECT(mungi_obj_delete(base + 4096) == MUNGI_ENOENT, "delete of a non-base address");
+	EXPECT(mungi_obj_create(0, NULL, 0, &c) == MUNGI_EINVAL, "zero pages");
+	EXPECT(mungi_obj_create(1UL << 40, NULL, 0, &c) == MUNGI_EINVAL, "2^40 pages");
+	EXPECT(mungi_obj_create(1, &forged, 0, &c) == MUNGI_EPERM, "a forged account");
+	EXPECT(mungi_obj_create(1, NULL, 0x80, &c) == MUNGI_EINVAL, "unknown flags");
+	EXPECT(mungi_cap_register(base, 0, 0x40, &x) == MUNGI_EINVAL, "unknown rights");
+	EXPECT(mungi_cap_register(base, 0, 0, &x) == MUNGI_EINVAL, "no rights");
+	EXPECT(mungi_cap_register(base, 77, MUNGI_R, &x) == 0 && mungi_cap_register(base, 77, MUNGI_W, &x) ==
+	       MUNGI_EEXIST, "a password registered twice");
+	EXPECT(mungi_cap_revoke(base, 78) == MUNGI_ENOENT, "revoking a password that is none");
+	EXPECT(mungi_cap_register(boot->image_ro.base, 0, MUNGI_R, &x) == MUNGI_EPERM, "register without owning");
+	EXPECT(mungi_obj_info(0x1000, &x, &y, &z) == MUNGI_ENOENT, "info of nothing");
+	EXPECT(mungi_req(0x7777, 0) == MUNGI_ENOSYS, "an unknown request");
+	EXPECT(mungi_req(MUNGI_PDX_RET, 2) == MUNGI_EINVAL, "a worker's return from no worker");
+	EXPECT(mungi_req(MUNGI_UPCALL_RESULT, 2) == MUNGI_EINVAL, "an upcall's result from no t0");
+	EXPECT(mungi_req(MUNGI_PDX_READY, 0) == MUNGI_EINVAL, "a worker's ready from no worker");
+	EXPECT(mungi_pdx_apd((mw_t)pdx_add, 0x12345, 0, 0, 0, 0, 0, 0) == MUNGI_EINVAL, "a forged APD handle");
+	EXPECT(mungi_pdx(0x10, 0, 0, 0, 0, 0, 0, 0) == MUNGI_ENOENT, "PDX to no object");
+	EXPECT(mungi_vm_map(base + 1, base + 4096, MUNGI_R) == MUNGI_EINVAL, "an unaligned mapping");
+	EXPECT(mungi_vm_map(base, base, MUNGI_R) == MUNGI_ELOOP, "a page mapped onto itself");
+	EXPECT(mungi_sem_p(boot->image_ro.base) == MUNGI_EPERM, "P on read-only memory");
+	EXPECT(mungi_sem_v(base) == MUNGI_ENOENT, "V on no semaphore");
+	EXPECT(mungi_task_wait(999999, NULL) == MUNGI_ENOENT, "waiting for no task");
+	EXPECT(mungi_apd_remove(0) == MUNGI_EINVAL && mungi_apd_remove(99) == MUNGI_EINVAL, "removing APD slot 0 or 99");
+	EXPECT(stat(MUNGI_STAT_BAD_REQUESTS) > bad, "bad requests were not counted");
+	/* a message the server cannot take (a string item) fails for its sender alone */
+	L4_SetMR(0, L4_TAG_MAKE(MUNGI_NULL, 0, 2));
+	L4_SetMR(1, L4_STRING_MAKE(8, 1, 0, 0));
+	L4_SetMR(2, base);
+	EXPECT(L4_IpcFailed(L4_Call(MUNGI_SERVER)), "the server took a string item");
+	mw_t task;
+	EXPECT(mungi_null() == 0, "the server stopped answering");
+	*(volatile mw_t *)base = 0xfeed;
+	EXPECT(!mungi_task_create(same_address_child, base, 0, 0, &task) && join(task) == 0,
+	       "another task does not run as before");
+	mungi_free(base);
+}
+
+TEST_CASE("bad.clists", "forged Clist capabilities, Clists without the format and with impossible counts are refused; garbage entries confer nothing")
+{
+	mw_t garbage = mungi_new(1, NULL), slot;
+	memset((void *)garbage, 0xab, 4096);
+	struct mungi_cap g = with_rights(garbage, MUNGI_R), forged = { g.base, g.password + 1 };
+	EXPECT(mungi_apd_add(&forged, &slot) == MUNGI_EPERM, "a forged Clist capability");
+	EXPECT(mungi_apd_add(&g, &slot) == MUNGI_ECLIST, "an object that is no Clist");
+	mungi_clist_init(garbage);
+	((struct mungi_clist *)garbage)->count = 1000;
+	EXPECT(mungi_apd_add(&g, &slot) == MUNGI_ECLIST, "a Clist claiming 1000 capabilities in a page");
+	mw_t h;
+	struct mungi_cap apd[2] = { boot->image_ro, g };
+	EXPECT(mungi_apd_make(apd, 2, &h) == MUNGI_ECLIST, "an explicit APD with a bad Clist");
+	EXPECT(mungi_apd_make(apd, 0, &h) == MUNGI_EINVAL && mungi_apd_make(apd, 100, &h) == MUNGI_EINVAL,
+	       "explicit APDs of 0 and 100 Clists");
+	/* random capabilities in a well-formed Clist: the child can reach nothing */
+	((struct mungi_clist *)garbage)->count = 200;
+	mw_t args = mungi_new(1, NULL), obj = mungi_new(1, NULL), code = mungi_new(1, NULL);
+	for (int i = 0; i < 200; i++)
+		((struct mungi_clist *)garbage)->cap[i] = (struct mungi_cap){ i % 2 ? obj : code, now_us() * 2654435761UL + (mw_t)i };
+	struct prot_args *a = (struct prot_args *)args;
+	a->obj = obj;
+	a->code = code;
+	long st = prot_run(a, args, &g, 1);
+	EXPECT(st == 0 && a->results[0] == -1 && a->results[1] == -1 && a->results[2] == -1 &&
+	       a->results[3] == MUNGI_EPERM, "random passwords gave access: %ld %ld %ld %ld", a->results[0],
+	       a->results[1], a->results[2], a->results[3]);
+	mungi_free(garbage);
+	mungi_free(args);
+	mungi_free(obj);
+	mungi_free(code);
+}
+
 long mungi_main(mw_t arg)
 {
 	struct mungi_self self;
@@ -327,5 +651,10 @@ long mungi_main(mw_t arg)
 	if (boot->magic != MUNGI_BOOT_MAGIC || mungi_self(&self))
 		return 2;
 	my_clist = self.clist;
+	/* the image's owner capabilities: PDX capabilities are registered on its code */
+	mungi_clist_add(my_clist, &boot->text_owner);
+	mungi_clist_add(my_clist, &boot->data_owner);
+	image_code = with_rights(boot->text_owner.base, MUNGI_R | MUNGI_X);
+	image_data = with_rights(boot->data_owner.base, MUNGI_R);
 	return test_run_all() ? 1 : 0;
 }
