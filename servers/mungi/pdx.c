@@ -572,6 +572,7 @@ bool pager_invoke(struct ot_obj *o, u64 va, u32 access)
 
 static void upcall_send(struct domain *d, struct mthread *t)
 {
+	stats[MUNGI_STAT_UPCALLS]++;
 	d->upcall_cur = t;
 	d->t0->busy = true;
 	mr_set(1, t->msg[0]);
@@ -591,7 +592,6 @@ void upcall_start(struct mthread *t, int slot, u64 handler, u64 base, u32 need)
 	t->msg[0] = handler;
 	t->msg[1] = base;
 	t->msg[2] = need;
-	stats[MUNGI_STAT_UPCALLS]++;
 	if (!d->t0 && (d->t0 = thread_start(d, 0, 0, MUNGI_KIND_T0)) == NULL) {
 		t->upcall_base = 0;     /* no t0: the handler answers nothing */
 		t->upcall_have = true;

@@ -259,9 +259,11 @@ TEST_CASE("stale.no_reuse", "a deleted object's addresses are not given out agai
 	mw_t base = mungi_new(3, &old), end = base + 3 * 4096;
 	mw_t deleted = now_us();
 	EXPECT(mungi_free(base) == 0, "delete");
-	mw_t got[64], again = 0;
+	mw_t got[128], again = 0;
 	int n = 0, early = 0;
-	for (; n < 8; n++) {
+	L4_Sleep(dt / 2);               /* ticks pass (the stale list is looked at every dt / 4) */
+	/* first fit from the lowest free range: were the old range free, these would reach it */
+	for (; n < 48; n++) {
 		got[n] = mungi_new(3, NULL);
 		early |= got[n] < end && got[n] + 3 * 4096 > base;
 	}
@@ -269,8 +271,7 @@ TEST_CASE("stale.no_reuse", "a deleted object's addresses are not given out agai
 	while (n)
 		mungi_free(got[--n]);
 	L4_Sleep(dt + dt / 2);
-	/* first fit from the lowest free range: the old one comes back among the next allocations */
-	while (n < 64 && !again) {
+	while (n < 128 && !again) {
 		got[n] = mungi_new(3, NULL);
 		if (got[n] < end && got[n] + 3 * 4096 > base)
 			again = got[n];
@@ -642,6 +643,345 @@ TEST_CASE("bad.clists", "forged Clist capabilities, Clists without the format an
 	mungi_free(args);
 	mungi_free(obj);
 	mungi_free(code);
+}
+
+/* --- semaphores, threads, kill lists --- */
+
+struct sem_args {
+	volatile mw_t ping, pong, count;
+};
+
+static long pinger(mw_t arg)
+{
+	struct sem_args *a = (struct sem_args *)arg;
+	for (int i = 0; i < 100; i++) {
+		if (mungi_sem_p((mw_t)&a->ping))
+			return 1;
+		a->count++;
+		if (mungi_sem_v((mw_t)&a->pong))
+			return 2;
+	}
+	return 0;
+}
+
+TEST_CASE("sem.ping_pong", "two tasks take turns 100 times through two semaphores in a shared object; P blocks until V")
+{
+	mw_t args = mungi_new(1, NULL);
+	struct sem_args *a = (struct sem_args *)args;
+	EXPECT(!mungi_sem_create((mw_t)&a->ping, 0) && !mungi_sem_create((mw_t)&a->pong, 0), "create");
+	EXPECT(mungi_sem_create((mw_t)&a->ping, 0) == MUNGI_EEXIST, "created twice");
+	mw_t task;
+	EXPECT(!mungi_task_create(pinger, args, 0, 0, &task), "task");
+	L4_Sleep(20000);
+	EXPECT(a->count == 0, "the child got past P without a V");
+	for (int i = 0; i < 100; i++) {
+		mungi_sem_v((mw_t)&a->ping);
+		EXPECT(!mungi_sem_p((mw_t)&a->pong) && a->count == (mw_t)i + 1, "round %d: count %lu", i, a->count);
+	}
+	EXPECT(join(task) == 0, "child");
+	EXPECT(!mungi_sem_delete((mw_t)&a->ping) && mungi_sem_p((mw_t)&a->ping) == MUNGI_ENOENT, "delete");
+	mungi_free(args);
+	EXPECT(mungi_sem_v((mw_t)&a->pong) == MUNGI_ENOENT || mungi_sem_v((mw_t)&a->pong) == MUNGI_EPERM,
+	       "a semaphore outlived its object");
+}
+
+static void counter_thread(mw_t arg)
+{
+	struct sem_args *a = (struct sem_args *)arg;
+	for (int i = 0; i < 1000; i++)
+		__atomic_fetch_add(&a->count, 1, __ATOMIC_SEQ_CST);
+	mungi_sem_v((mw_t)&a->pong);
+}
+
+static long looper(mw_t arg)
+{
+	while (arg == 0)
+		L4_Sleep(1000);
+	return 0;
+}
+
+TEST_CASE("task.threads_and_kill", "threads of a task share its memory and exit alone; a task can be killed by its creator")
+{
+	mw_t args = mungi_new(1, NULL), tid;
+	struct sem_args *a = (struct sem_args *)args;
+	mungi_sem_create((mw_t)&a->pong, 0);
+	for (int i = 0; i < 3; i++)
+		EXPECT(!mungi_thread_create(counter_thread, args, &tid), "thread %d", i);
+	for (int i = 0; i < 3; i++)
+		EXPECT(!mungi_sem_p((mw_t)&a->pong), "P");
+	EXPECT(a->count == 3000, "count %lu", a->count);
+	mw_t task;
+	EXPECT(!mungi_task_create(looper, 0, 0, 0, &task), "looper");
+	L4_Sleep(5000);
+	EXPECT(!mungi_task_kill(task) && join(task) == -9, "kill");
+	EXPECT(mungi_task_kill(task) == MUNGI_ENOENT, "killed twice");
+	mungi_free(args);
+}
+
+static long maker(mw_t arg)
+{
+	mw_t *out = (mw_t *)arg;
+	struct mungi_cap a, b;
+	out[0] = mungi_new(1, &a);
+	out[1] = mungi_new(1, &b);
+	*(volatile mw_t *)out[1] = 0x5a5a;
+	out[2] = b.password;
+	return mungi_obj_survive(b.base) ? 1 : 0;
+}
+
+TEST_CASE("obj.kill_list", "objects die with the task that made them unless they were made to survive it")
+{
+	mw_t out = mungi_new(1, NULL), base, pages, rights, task;
+	mw_t *o = (mw_t *)out;
+	EXPECT(!mungi_task_create(maker, out, 0, 0, &task) && join(task) == 0, "maker");
+	EXPECT(mungi_obj_info(o[0], &base, &pages, &rights) == MUNGI_ENOENT, "the killed object is still there");
+	EXPECT(mungi_obj_info(o[1], &base, &pages, &rights) == MUNGI_EPERM, "the surviving object is gone");
+	struct mungi_cap c = { o[1], o[2] };
+	mungi_clist_add(my_clist, &c);
+	EXPECT(*(volatile mw_t *)o[1] == 0x5a5a, "its data");
+	EXPECT(mungi_free(o[1]) == 0, "delete");
+	mungi_free(out);
+}
+
+/* --- capability handlers --- */
+
+struct handler_args {
+	struct mungi_cap table[4];
+	volatile mw_t calls;
+	mw_t objs[3];
+	long r[3];
+};
+
+static struct handler_args *handler_table;
+
+/* Runs in the task's t0: a capability from the table for the object asked about. */
+static struct mungi_cap table_handler(mw_t base, mw_t rights)
+{
+	(void)rights;
+	struct handler_args *a = handler_table;
+	a->calls++;
+	for (int i = 0; i < 4; i++)
+		if (a->table[i].base == base)
+			return a->table[i];
+	return (struct mungi_cap){ 0, 0 };
+}
+
+static long handler_child(mw_t arg)
+{
+	struct handler_args *a = (struct handler_args *)arg;
+	mw_t slot;
+	if (mungi_apd_add_handler(table_handler, &slot))
+		return 1;
+	for (int i = 0; i < 3; i++)
+		a->r[i] = mungi_probe(a->objs[i], 'r');
+	return 0;
+}
+
+TEST_CASE("apd.handler", "a capability handler in the APD is upcalled in the task's t0 at first touch and its answer validated")
+{
+	mw_t args = mungi_new(1, NULL);
+	struct handler_args *a = (struct handler_args *)args;
+	handler_table = a;              /* the child reads it from the image's data */
+	for (int i = 0; i < 3; i++)
+		a->objs[i] = mungi_new(1, NULL);
+	a->table[0] = with_rights(a->objs[0], MUNGI_R);
+	a->table[1] = (struct mungi_cap){ a->objs[1], 0x1234 };       /* a wrong password */
+	mw_t up = stat(MUNGI_STAT_UPCALLS);
+	struct mungi_cap caps[1] = { with_rights(args, MUNGI_R | MUNGI_W) };
+	struct mungi_cap cl = clist_of(caps, 1);
+	long st = join(spawn(handler_child, args, &cl, 1, 0));
+	EXPECT(st == 0, "child status %ld", st);
+	EXPECT(a->r[0] == 0 && a->r[1] == -1 && a->r[2] == -1, "probes %ld %ld %ld", a->r[0], a->r[1], a->r[2]);
+	EXPECT(a->calls == 3 && stat(MUNGI_STAT_UPCALLS) - up == 3, "handler calls %lu, upcalls %lu", a->calls,
+	       stat(MUNGI_STAT_UPCALLS) - up);
+	for (int i = 0; i < 3; i++)
+		mungi_free(a->objs[i]);
+	mungi_free(cl.base);
+	mungi_free(args);
+}
+
+/* --- bank accounts, rent, the paymaster --- */
+
+struct bank_args {
+	struct mungi_cap bank, acct;
+	mw_t period_us, rate, allowance;
+	volatile mw_t stop, rounds;
+};
+
+struct statement {
+	mw_t lines;
+	struct { mw_t pages, rent; long balance; } line[200];
+};
+
+/* The rent collector: every period, rate per page of each object charged to the account. */
+static long rent_collector(mw_t arg)
+{
+	struct bank_args *a = (struct bank_args *)arg;
+	struct statement *s = (struct statement *)a->acct.base;
+	while (!a->stop) {
+		L4_Sleep(a->period_us);
+		mw_t pages = 0, addr = 0, base, n, acct;
+		while (!mungi_ot_enum(&a->bank, addr, &base, &n, &acct) && base) {
+			pages += acct == a->acct.base ? n : 0;
+			addr = base + 1;
+		}
+		long balance = 0;
+		mungi_acct_deposit(&a->bank, a->acct.base, -(long)(pages * a->rate), &balance);
+		if (s->lines < 200)
+			s->line[s->lines] = (typeof(s->line[0])){ pages, pages * a->rate, balance };
+		s->lines++;
+		a->rounds++;
+	}
+	return 0;
+}
+
+/* The paymaster: every period, the allowance into the account. */
+static long paymaster(mw_t arg)
+{
+	struct bank_args *a = (struct bank_args *)arg;
+	while (!a->stop) {
+		L4_Sleep(a->period_us);
+		mungi_acct_deposit(&a->bank, a->acct.base, (long)a->allowance, NULL);
+	}
+	return 0;
+}
+
+TEST_CASE("bank.rent", "a user-level rent collector charges an account for its objects; overdrawn, it cannot pay for new objects, the old ones stay; the paymaster's deposits let it again")
+{
+	mw_t args = mungi_new(1, NULL), pw, pages;
+	struct bank_args *a = (struct bank_args *)args;
+	struct mungi_cap owner, user;
+	long balance = 0;
+	EXPECT(!mungi_acct_create(&boot->bank, 30, &owner), "account");
+	struct mungi_cap forged = { boot->bank.base, boot->bank.password + 1 };
+	EXPECT(mungi_acct_create(&forged, 30, &user) == MUNGI_EPERM, "an account from a forged bank");
+	mungi_clist_add(my_clist, &owner);
+	EXPECT(!mungi_cap_register(owner.base, 0, MUNGI_R | MUNGI_W, &pw), "user password");
+	user = (struct mungi_cap){ owner.base, pw };
+	struct mungi_cap o1, o2, o3;
+	EXPECT(!mungi_obj_create(5, &user, 0, &o1) && !mungi_obj_create(5, &user, 0, &o2), "objects");
+	mungi_clist_add(my_clist, &o1);
+	mungi_clist_add(my_clist, &o2);
+	EXPECT(!mungi_acct_info(&user, &balance, &pages) && balance == 30 && pages == 10, "balance %ld pages %lu",
+	       balance, pages);
+	*a = (struct bank_args){ boot->bank, owner, 10000, 1, 0, 0, 0 };
+	struct mungi_cap caps[2] = { with_rights(args, MUNGI_R | MUNGI_W), owner };
+	struct mungi_cap cl = clist_of(caps, 2);
+	mw_t collector = spawn(rent_collector, args, &cl, 1, 0);
+	for (int i = 0; i < 300 && !mungi_acct_info(&user, &balance, &pages) && balance > 0; i++)
+		L4_Sleep(5000);
+	EXPECT(balance <= 0, "the rent collector did not bring the balance down: %ld", balance);
+	EXPECT(mungi_obj_create(1, &user, 0, &o3) == MUNGI_EFUNDS, "an overdrawn account paid for an object");
+	EXPECT(mungi_probe(o1.base, 'r') == 0 && mungi_probe(o2.base, 'w') == 0, "the objects went with the money");
+	struct statement *s = (struct statement *)owner.base;
+	EXPECT(s->lines >= 3 && s->line[0].pages == 10 && s->line[0].rent == 10 && s->line[0].balance == 20,
+	       "the statement: %lu lines, first %lu pages %lu rent balance %ld", s->lines, s->line[0].pages,
+	       s->line[0].rent, s->line[0].balance);
+	a->allowance = 1000;
+	mw_t payer = spawn(paymaster, args, &cl, 1, 0);
+	for (int i = 0; i < 300 && !mungi_acct_info(&user, &balance, &pages) && balance <= 0; i++)
+		L4_Sleep(5000);
+	EXPECT(balance > 0 && !mungi_obj_create(1, &user, 0, &o3), "after the paymaster: balance %ld", balance);
+	a->stop = 1;
+	EXPECT(join(collector) == 0 && join(payer) == 0, "the bank's tasks");
+	mungi_obj_delete(o3.base);
+	mungi_obj_delete(o1.base);
+	mungi_obj_delete(o2.base);
+	mungi_free(cl.base);
+	mungi_free(args);
+}
+
+/* --- user-level pagers --- */
+
+static mw_t pager_from[2], pager_to[2];
+
+/* A pager: the faulting page of object pager_from[i] is mapped to the same page of pager_to[i]. */
+static struct mungi_ret pager(mw_t va, mw_t access, mw_t obj, mw_t d, mw_t e, mw_t f)
+{
+	(void)access, (void)d, (void)e, (void)f;
+	for (int i = 0; i < 2; i++)
+		if (obj == pager_from[i])
+			return (struct mungi_ret){ mungi_vm_map(va, pager_to[i] + (va - obj), MUNGI_R | MUNGI_W), 0 };
+	return (struct mungi_ret){ MUNGI_ENOENT, 0 };
+}
+
+TEST_CASE("vm.pager_chain", "faults on an object with a user-level pager go to it; it maps pages to another object's, whose own pager maps them on to the default pager's; a page going out drops the mappings onto it")
+{
+	mw_t a = mungi_new(8, NULL), b = mungi_new(8, NULL), c = mungi_new(8, NULL);
+	for (int i = 0; i < 8; i++)
+		*(volatile mw_t *)(c + i * 4096) = 0xc000 + (mw_t)i;
+	pager_from[0] = a;
+	pager_to[0] = b;
+	pager_from[1] = b;
+	pager_to[1] = c;
+	struct mungi_cap pc[5] = { with_rights(a, MUNGI_OWNER), with_rights(b, MUNGI_OWNER),
+				   with_rights(c, MUNGI_OWNER), image_code, image_data };
+	struct mungi_cap pcl = clist_of(pc, 5);
+	mw_t entry = (mw_t)pager;
+	struct mungi_cap cap = pdx_capability(&entry, 1, &pcl);
+	mungi_clist_add(my_clist, &cap);
+	EXPECT(!mungi_set_pager(a, entry) && !mungi_set_pager(b, entry), "set the pagers");
+	EXPECT(mungi_set_pager(c, (mw_t)pdx_add) == MUNGI_EENTRY, "a pager without a PDX capability for it");
+	mw_t calls = stat(MUNGI_STAT_PAGER_CALLS);
+	EXPECT(*(volatile mw_t *)(a + 2 * 4096) == 0xc002, "through two pagers: %lx", *(volatile mw_t *)(a + 2 * 4096));
+	EXPECT(stat(MUNGI_STAT_PAGER_CALLS) - calls == 2, "pager calls %lu", stat(MUNGI_STAT_PAGER_CALLS) - calls);
+	*(volatile mw_t *)(a + 2 * 4096 + 8) = 0xabc;
+	EXPECT(*(volatile mw_t *)(c + 2 * 4096 + 8) == 0xabc, "a write through the mappings did not reach the page");
+	EXPECT(!mungi_vm_flush(c + 2 * 4096), "flush");
+	calls = stat(MUNGI_STAT_PAGER_CALLS);
+	EXPECT(*(volatile mw_t *)(a + 2 * 4096 + 8) == 0xabc, "the data after the page went out and came back");
+	EXPECT(stat(MUNGI_STAT_PAGER_CALLS) - calls == 2, "the mappings survived the page: %lu pager calls",
+	       stat(MUNGI_STAT_PAGER_CALLS) - calls);
+	EXPECT(*(volatile mw_t *)(a + 7 * 4096) == 0xc007, "another page: %lx", *(volatile mw_t *)(a + 7 * 4096));
+	mungi_clist_remove(my_clist, cap.base);
+	mungi_clist_add(my_clist, &boot->text_owner);
+	mungi_cap_revoke(cap.base, cap.password);
+	mungi_free(a);
+	mungi_free(b);
+	mungi_free(c);
+	mungi_free(pcl.base);
+}
+
+/* --- files --- */
+
+#include "../../lib/mungi/file.h"
+
+static long file_reader(mw_t dir)
+{
+	struct mfile f;
+	char buf[64];
+	if (mfs_open(&f, dir, "notes", MFS_O_RDONLY))
+		return 1;
+	if (mfs_lseek(&f, 6, MFS_SEEK_SET) != 6 || mfs_read(&f, buf, sizeof(buf)) != 5 || memcmp(buf, "world", 5))
+		return 2;
+	if (mfs_write(&f, "x", 1) != -MUNGI_EPERM)
+		return 3;
+	return mfs_open(&f, dir, "absent", MFS_O_RDONLY) == MUNGI_ENOENT ? 0 : 4;
+}
+
+TEST_CASE("file.unix_way", "open/write/lseek/read/close on named objects; another task opens the file by name")
+{
+	struct mungi_cap dir;
+	struct mfile f;
+	char buf[32];
+	EXPECT(!mfs_mkdir(4, &dir), "mkdir");
+	EXPECT(!mfs_open(&f, dir.base, "notes", MFS_O_RDWR | MFS_O_CREAT), "create");
+	EXPECT(mfs_write(&f, "hello world", 11) == 11, "write");
+	EXPECT(mfs_lseek(&f, 0, MFS_SEEK_SET) == 0 && mfs_read(&f, buf, 32) == 11 && !memcmp(buf, "hello world", 11),
+	       "read back");
+	EXPECT(mfs_lseek(&f, -5, MFS_SEEK_END) == 6 && mfs_read(&f, buf, 3) == 3 && !memcmp(buf, "wor", 3),
+	       "seek from the end");
+	EXPECT(mfs_lseek(&f, -100, MFS_SEEK_CUR) == -MUNGI_EINVAL, "a seek before the start");
+	EXPECT(!mfs_close(&f), "close");
+	mw_t task;
+	EXPECT(!mungi_task_create(file_reader, dir.base, 0, 0, &task), "reader");
+	long st = join(task);
+	EXPECT(st == 0, "the reader's check %ld failed", st);
+	EXPECT(!mfs_open(&f, dir.base, "notes", MFS_O_WRONLY | MFS_O_APPEND) && mfs_write(&f, "!", 1) == 1, "append");
+	EXPECT(!mfs_open(&f, dir.base, "notes", MFS_O_RDONLY) && mfs_read(&f, buf, 32) == 12 && buf[11] == '!',
+	       "after the append");
+	EXPECT(!mfs_unlink(dir.base, "notes") && mfs_open(&f, dir.base, "notes", 0) == MUNGI_ENOENT, "unlink");
+	mungi_free(dir.base);
 }
 
 long mungi_main(mw_t arg)
