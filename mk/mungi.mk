@@ -29,3 +29,15 @@ $(BUILD)/mungi/t_%.elf: $(BUILD)/u/tests/mungi/t_%.c.o $(MUNGI_LIB_OBJ) $(BUILD)
 	$(MUNGI_LINK)
 
 all: $(MUNGI) $(MUNGI_TESTS)
+
+# --- benchmarks: seed 002's Tables 1-3 on Pecan (bench/mungi), figures of record under icount ---
+$(BUILD)/mungi/mbench.elf: $(BUILD)/u/bench/mungi/mbench.c.o $(MUNGI_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(MUNGI_LINK)
+all: $(BUILD)/mungi/mbench.elf
+
+BENCH_PECAN_TARGETS += bench-mungi
+bench-mungi: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mbench.elf
+	bench/mungi/run.sh $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mbench.elf \
+		$(BENCH_OUT)/pecan-mungi.results
+.PHONY: bench-mungi

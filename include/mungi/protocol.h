@@ -64,6 +64,7 @@ enum mungi_request {
 	MUNGI_TASK_KILL,        /* task id (a task this one created) */
 	MUNGI_THREAD_CREATE,    /* function, argument -> thread id */
 	MUNGI_THREAD_EXIT,
+	MUNGI_THREAD_KILL,      /* thread id: another thread of the caller's task */
 	MUNGI_PDX_CALL,         /* entry, 6 arguments -> 2 results: extend the caller's domain */
 	MUNGI_PDX_EMPTY,        /* entry, 6 arguments -> 2 results: with an empty APD */
 	MUNGI_PDX_APD,          /* entry, APD handle, 5 arguments -> 2 results: with that APD */

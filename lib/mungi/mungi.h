@@ -82,6 +82,7 @@ mw_t mungi_task_wait(mw_t task, long *status);
 mw_t mungi_task_kill(mw_t task);
 mw_t mungi_thread_create(void (*fn)(mw_t), mw_t arg, mw_t *tid);
 void mungi_thread_exit(void) __attribute__((noreturn));
+mw_t mungi_thread_kill(mw_t tid);
 
 /* Semaphores at addresses the task may write. */
 mw_t mungi_sem_create(mw_t addr, mw_t value);

@@ -130,6 +130,8 @@ mw_t mungi_thread_create(void (*fn)(mw_t), mw_t arg, mw_t *tid)
 	return with_slot(REQ(MUNGI_THREAD_CREATE, (mw_t)fn, arg), tid);
 }
 
+mw_t mungi_thread_kill(mw_t tid) { return REQ(MUNGI_THREAD_KILL, tid); }
+
 void mungi_thread_exit(void)
 {
 	for (;;)

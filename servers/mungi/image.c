@@ -36,7 +36,7 @@ void boot_args(char *args, u64 size)
 	if (!m)
 		mungi_panic("mungi: no boot information\n");
 	nmods = mb->mods_count < 8 ? mb->mods_count : 8;
-	memcpy(mods, m, nmods * sizeof(mods[0]));
+	mcopy(mods, m, nmods * sizeof(mods[0]));
 	const char *s = nmods > 1 ? map_phys(mods[1].string) : NULL;
 	while (s && *s && *s != ' ')
 		s++;                    /* the server's own file name */

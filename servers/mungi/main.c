@@ -111,7 +111,7 @@ static void request(struct mthread *t, u64 label)
 	switch (label) {
 	case MUNGI_NULL: case MUNGI_SELF: case MUNGI_CONFIG: case MUNGI_STATS: case MUNGI_TASK_CREATE:
 	case MUNGI_TASK_EXIT: case MUNGI_TASK_WAIT: case MUNGI_TASK_KILL: case MUNGI_THREAD_CREATE:
-	case MUNGI_THREAD_EXIT:
+	case MUNGI_THREAD_EXIT: case MUNGI_THREAD_KILL:
 		task_requests(t, label);
 		break;
 	case MUNGI_OBJ_CREATE: case MUNGI_OBJ_DELETE: case MUNGI_OBJ_SURVIVE: case MUNGI_OBJ_INFO:
@@ -213,8 +213,8 @@ int main(void)
 	options(args);
 	now = L4_SystemClock();
 	objects_init();
-	mungi_log("mungi: single address space on Pecan: %lu MiB of memory, dt %lu ms\n",
-		  frames_free() >> 8, dt / 1000);
+	mungi_log("mungi: single address space on Pecan: memory from sigma0 as needed, dt %lu ms\n",
+		  dt / 1000);
 	image_load(args);
 	tick();
 	loop();

@@ -14,7 +14,7 @@ static struct kind mobj_kind = { sizeof(struct mobj), NULL, 0, "object" };
 static struct kind pw_kind = { sizeof(struct ot_pw), NULL, 0, "password" };
 static struct kind stale_kind = { sizeof(struct stale), NULL, 0, "stale range" };
 
-static struct bt_node *node_alloc(void *c) { (void)c; return rec_alloc(&node_kind); }
+static struct bt_node *node_alloc(void *c) { (void)c; return rec_alloc_raw(&node_kind); }
 static void node_free(void *c, struct bt_node *n) { (void)c; rec_free(&node_kind, n); }
 static struct ot_obj *obj_alloc(void *c) { (void)c; return rec_alloc(&mobj_kind); }
 static void obj_free(void *c, struct ot_obj *o) { (void)c; rec_free(&mobj_kind, o); }
@@ -43,7 +43,7 @@ static void reseed(void)
 		if (!rdrand(&e[i]))
 			mungi_panic("mungi: RDRAND gives nothing: no source for passwords\n");
 	csprng_seed(&rng, e);
-	memset(e, 0, sizeof(e));
+	mzero(e, sizeof(e));
 }
 
 u64 new_password(void)
@@ -140,8 +140,8 @@ int obj_make(u64 base, u64 npages, u64 account, struct domain *killer, struct mo
 void obj_destroy(struct mobj *m)
 {
 	u64 base = m->ot.base, end = obj_end(&m->ot);
+	pages_drop_range(base, end);    /* while the table still has it: its resident count ends the walk */
 	ot_remove(&ot, base);
-	pages_drop_range(base, end);
 	sem_drop_range(base, end);
 	kill_list_remove(m);
 	bank_charge(&m->ot, -1);
@@ -263,7 +263,7 @@ static long checkpoint(struct mthread *t, const u64 *a)
 			struct page *p = page_find(va);
 			if (!p || !p->frame)
 				continue;
-			memcpy(buf, p->frame, PAGE);
+			mcopy(buf, p->frame, PAGE);
 			if (memstore.put(memstore.ctx, va, buf))
 				return -MUNGI_ENOMEM;
 			pages++;

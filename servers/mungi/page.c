@@ -204,11 +204,11 @@ bool vm_read(u64 addr, void *buf, u64 n)
 		u64 va = addr & PAGE_MASK, off = addr - va, chunk = PAGE - off < n ? PAGE - off : n;
 		char *f = frame_of(va);
 		if (f)
-			memcpy(buf, f + off, chunk);
+			mcopy(buf, f + off, chunk);
 		else if (!memstore.get(memstore.ctx, va, tmp))
-			memcpy(buf, tmp + off, chunk);
+			mcopy(buf, tmp + off, chunk);
 		else
-			memset(buf, 0, chunk);
+			mzero(buf, chunk);
 		buf = (char *)buf + chunk;
 		addr += chunk;
 		n -= chunk;
@@ -227,7 +227,7 @@ bool vm_write(u64 addr, const void *buf, u64 n)
 				return false;
 			f = p->frame;
 		}
-		memcpy(f + off, buf, chunk);
+		mcopy(f + off, buf, chunk);
 		buf = (const char *)buf + chunk;
 		addr += chunk;
 		n -= chunk;
@@ -237,5 +237,5 @@ bool vm_write(u64 addr, const void *buf, u64 n)
 
 void pages_init(void)
 {
-	memset(bucket, 0, sizeof(bucket));
+	mzero(bucket, sizeof(bucket));
 }

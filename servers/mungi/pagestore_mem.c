@@ -48,7 +48,7 @@ static int mem_put(void *ctx, u64 key, const void *page)
 		*sslot(key) = s;
 		nstored++;
 	}
-	memcpy(s->data, page, PAGE);
+	mcopy(s->data, page, PAGE);
 	return 0;
 }
 
@@ -58,7 +58,7 @@ static int mem_get(void *ctx, u64 key, void *page)
 	struct stored *s = *lookup(key);
 	if (!s)
 		return -1;
-	memcpy(page, s->data, PAGE);
+	mcopy(page, s->data, PAGE);
 	return 0;
 }
 

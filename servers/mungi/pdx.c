@@ -69,7 +69,7 @@ long apd_make(struct domain *d, u64 table, u64 n)
 		if (r < 0)
 			return r;
 	}
-	memcpy(s->e, tmp.apd, n * sizeof(s->e[0]));
+	mcopy(s->e, tmp.apd, n * sizeof(s->e[0]));
 	s->n = (unsigned)n;
 	s->key = hash_apd(s->e, s->n);
 	s->owner = d->id;
@@ -165,7 +165,7 @@ static struct domain *make_task(struct domain *d, struct ot_obj *o, struct ot_pw
 				const struct apd_entry *e, unsigned n, u32 confined, int *err)
 {
 	struct apd_entry apd[MUNGI_MAX_APD];
-	memcpy(apd, e, n * sizeof(*e));
+	mcopy(apd, e, n * sizeof(*e));
 	if (p->clist_base) {
 		struct domain tmp;
 		tmp.napd = 0;
@@ -269,7 +269,7 @@ static void dispatch(struct mthread *c, struct mthread *w, const u64 *msg)
 /* A call waits in the task's queue for a worker; another worker is started if there may be one. */
 static void enqueue(struct domain *task, struct mthread *c, const u64 *msg)
 {
-	memcpy(c->msg, msg, sizeof(c->msg));
+	mcopy(c->msg, msg, sizeof(c->msg));
 	c->state = T_PARK;
 	c->wait = W_WORKER;
 	c->next = NULL;

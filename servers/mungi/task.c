@@ -151,7 +151,7 @@ struct domain *task_create(struct domain *creator, const struct apd_entry *apd, 
 		task_destroy(d, -1);
 		return NULL;
 	}
-	memcpy(&d->apd[1], apd, n * sizeof(*apd));
+	mcopy(&d->apd[1], apd, n * sizeof(*apd));
 	d->napd += n;
 	return d;
 }
@@ -239,7 +239,7 @@ static long create(struct mthread *t, const u64 *a)
 		const struct apd_entry *spec = apd_spec(d, a[2], &n, &key);
 		if (!spec)
 			return -MUNGI_EINVAL;
-		memcpy(apd, spec, n * sizeof(*spec));
+		mcopy(apd, spec, n * sizeof(*spec));
 	} else {
 		for (struct domain *p = d; p; p = p->parent)
 			for (unsigned i = 0; i < p->napd && n < MUNGI_MAX_APD - 1; i++)
@@ -290,6 +290,16 @@ static long thread_create(struct mthread *t, const u64 *a)
 	return 1;
 }
 
+/* Another thread of t's task that it made (not its first thread, a worker or t0). */
+static long thread_kill(struct mthread *t, L4_ThreadId_t tid)
+{
+	struct mthread *k = thread_of(tid);
+	if (!k || k->dom != t->dom || k == t || k->kind != MUNGI_KIND_THREAD)
+		return -MUNGI_ENOENT;
+	thread_destroy(k);
+	return 0;
+}
+
 static long self(struct mthread *t)
 {
 	struct domain *d = t->dom;
@@ -328,6 +338,7 @@ void task_requests(struct mthread *t, u64 label)
 	case MUNGI_THREAD_CREATE:
 		r = thread_create(t, a);
 		break;
+	case MUNGI_THREAD_KILL: r = thread_kill(t, a[0]); break;
 	case MUNGI_THREAD_EXIT:
 		if (t->dom->nthreads == 1)
 			task_destroy(t->dom, 0);
