@@ -38,7 +38,7 @@ static struct mungi_cap with_rights(mw_t base, mw_t rights)
 static struct mungi_cap clist_of(const struct mungi_cap *caps, int n)
 {
 	mw_t base = mungi_new(1, 0);
-	mungi_clist_init(base);
+	mungi_clist_init(base, 1);
 	for (int i = 0; i < n; i++)
 		mungi_clist_add(base, &caps[i]);
 	return with_rights(base, MUNGI_R);
@@ -282,7 +282,7 @@ static void oo1_run(const struct dbops *ops, const char *variant)
 	t0 = now();
 	for (int i = 0; i < OO1_TRAVERSALS; i++)
 		ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 0);
-	mw_t fwd = (now() - t0) / OO1_TRAVERSALS;
+	mw_t fwd = (now() - t0) / OO1_TRAVERSALS;      /* every forward traversal visits OO1_FORWARD parts */
 	t0 = now();
 	for (int i = 0; i < OO1_TRAVERSALS; i++)
 		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 1);

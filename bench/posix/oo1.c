@@ -6,6 +6,9 @@
 // oo1.lookup is 1,000 lookups; oo1.forward one forward traversal to depth 7
 // (3,280 parts); oo1.reverse one reverse traversal scaled to 3,280 parts;
 // oo1.insert 100 parts with 3 connections each; oo1.total their sum.
+// BENCH_SCALE below 100 (the smoke test) does fewer lookups and inserts and
+// traverses to depth 3 only, still reported per 1,000 lookups, per 3,280
+// parts traversed and per 100 inserts.
 #include "bench.h"
 #include "../oo1/oo1.h"
 
@@ -31,13 +34,13 @@ static void visit(void *ctx, uint32_t id, int32_t x, int32_t y, uint64_t type)
 
 struct dbops {
 	uint32_t (*lookup)(uint32_t id);
-	uint32_t (*traverse)(uint32_t id, int reverse);
+	uint32_t (*traverse)(uint32_t id, int reverse, int depth);
 	uint32_t (*new_part)(void);
 	int (*connect)(uint32_t from, uint32_t to);
 };
 
 static uint32_t local_lookup(uint32_t id) { return oo1_lookup(&db, id, visit, 0); }
-static uint32_t local_traverse(uint32_t id, int rev) { return oo1_traverse(&db, id, OO1_DEPTH, rev, visit, 0); }
+static uint32_t local_traverse(uint32_t id, int rev, int depth) { return oo1_traverse(&db, id, depth, rev, visit, 0); }
 static uint32_t local_new(void) { return oo1_new_part(&db); }
 static int local_connect(uint32_t f, uint32_t t) { return oo1_connect(&db, f, t); }
 static const struct dbops local = { local_lookup, local_traverse, local_new, local_connect };
@@ -111,7 +114,7 @@ static void server(void)
 		uint32_t r = 0;
 		switch (m.op) {
 		case OP_LOOKUP: r = oo1_lookup(&db, m.a, rpc_visit, 0); break;
-		case OP_TRAVERSE: r = oo1_traverse(&db, m.a, OO1_DEPTH, (int)m.b, rpc_visit, 0); break;
+		case OP_TRAVERSE: r = oo1_traverse(&db, m.a, m.x, (int)m.b, rpc_visit, 0); break;
 		case OP_NEW: r = oo1_new_part(&db); break;
 		case OP_CONNECT: r = (uint32_t)oo1_connect(&db, m.a, m.b); break;
 		default: _exit(0);
@@ -122,9 +125,9 @@ static void server(void)
 }
 
 /* A request; every part the server sends meanwhile goes to the user procedure. */
-static uint32_t call(uint32_t op, uint32_t a, uint32_t b)
+static uint32_t call(uint32_t op, uint32_t a, uint32_t b, int32_t x)
 {
-	struct msg m = { 0, op, a, b, 0, 0, 0 };
+	struct msg m = { 0, op, a, b, x, 0, 0 };
 	tr->send(1, &m);
 	for (;;) {
 		tr->recv(0, &m);
@@ -136,10 +139,10 @@ static uint32_t call(uint32_t op, uint32_t a, uint32_t b)
 	}
 }
 
-static uint32_t rpc_lookup(uint32_t id) { return call(OP_LOOKUP, id, 0); }
-static uint32_t rpc_traverse(uint32_t id, int rev) { return call(OP_TRAVERSE, id, (uint32_t)rev); }
-static uint32_t rpc_new(void) { return call(OP_NEW, 0, 0); }
-static int rpc_connect(uint32_t f, uint32_t t) { return (int)call(OP_CONNECT, f, t); }
+static uint32_t rpc_lookup(uint32_t id) { return call(OP_LOOKUP, id, 0, 0); }
+static uint32_t rpc_traverse(uint32_t id, int rev, int depth) { return call(OP_TRAVERSE, id, (uint32_t)rev, depth); }
+static uint32_t rpc_new(void) { return call(OP_NEW, 0, 0, 0); }
+static int rpc_connect(uint32_t f, uint32_t t) { return (int)call(OP_CONNECT, f, t, 0); }
 static const struct dbops remote = { rpc_lookup, rpc_traverse, rpc_new, rpc_connect };
 
 /* --- the benchmark --- */
@@ -153,26 +156,28 @@ static void report(const char *variant, const char *name, double v)
 
 static void run(const struct dbops *ops, const char *variant)
 {
-	uint64_t rng = 0x0011223344556677UL, t0 = bench_now(), parts;
-	for (int i = 0; i < OO1_LOOKUPS; i++)
+	long lookups = bench_iters(OO1_LOOKUPS), inserts = bench_iters(OO1_INSERTS);
+	int depth = lookups < OO1_LOOKUPS ? 3 : OO1_DEPTH;
+	uint64_t rng = 0x0011223344556677UL, t0 = bench_now(), parts = 0;
+	for (long i = 0; i < lookups; i++)
 		ops->lookup(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
-	double lookup = (double)(bench_now() - t0), fwd, rev;
+	double lookup = (double)(bench_now() - t0) * OO1_LOOKUPS / (double)lookups, fwd, rev;
 	t0 = bench_now();
-	for (int i = 0; i < OO1_TRAVERSALS; i++)
-		ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 0);
-	fwd = (double)(bench_now() - t0) / OO1_TRAVERSALS;
+	for (long i = 0; i < OO1_TRAVERSALS; i++)
+		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 0, depth);
+	fwd = (double)(bench_now() - t0) * OO1_FORWARD / (double)(parts ? parts : 1);
 	t0 = bench_now();
 	parts = 0;
-	for (int i = 0; i < OO1_TRAVERSALS; i++)
-		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 1);
+	for (long i = 0; i < OO1_TRAVERSALS; i++)
+		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 1, depth);
 	rev = (double)(bench_now() - t0) * OO1_FORWARD / (double)(parts ? parts : 1);
 	t0 = bench_now();
-	for (int i = 0; i < OO1_INSERTS; i++) {
+	for (long i = 0; i < inserts; i++) {
 		uint32_t id = ops->new_part();
 		for (int k = 0; k < 3; k++)
 			ops->connect(id, 1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
 	}
-	double ins = (double)(bench_now() - t0);
+	double ins = (double)(bench_now() - t0) * OO1_INSERTS / (double)inserts;
 	report(variant, "oo1.lookup", lookup);
 	report(variant, "oo1.forward", fwd);
 	report(variant, "oo1.reverse", rev);

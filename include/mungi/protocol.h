@@ -37,7 +37,8 @@ struct mungi_cap {
 struct mungi_clist {
 	L4_Word_t magic;
 	L4_Word_t count;
-	L4_Word_t reserved[2];
+	L4_Word_t capacity;             /* for the library; the server trusts only the object's size */
+	L4_Word_t reserved;
 	struct mungi_cap cap[];
 };
 #define MUNGI_CLIST_CAPACITY(bytes) (((bytes) - sizeof(struct mungi_clist)) / sizeof(struct mungi_cap))

@@ -52,9 +52,8 @@ static mw_t attach(const struct mungi_cap *cap)
 	mw_t base, pages, rights;
 	if (!mungi_obj_info(cap->base, &base, &pages, &rights))
 		return 0;               /* we can reach it already */
-	struct mungi_self s;
-	mw_t err = mungi_self(&s);
-	return err ? err : mungi_clist_add(s.clist, cap);
+	mw_t clist = mungi_own_clist();
+	return clist ? mungi_clist_add(clist, cap) : MUNGI_EIPC;
 }
 
 static mw_t create(mw_t dir, const char *name, struct mungi_cap *cap)

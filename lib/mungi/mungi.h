@@ -106,8 +106,8 @@ mw_t mungi_fault_info(mw_t *addr, mw_t *access, mw_t *rip);
 mw_t mungi_stats(mw_t out[MUNGI_NSTATS]);
 mw_t mungi_dt_us(void);
 
-/* Clists: an object in struct mungi_clist's format. */
-void mungi_clist_init(mw_t base);
+/* Clists: an object of `pages` in struct mungi_clist's format. */
+void mungi_clist_init(mw_t base, mw_t pages);
 /* Append cap (no check); MUNGI_ENOMEM when the object is full. */
 mw_t mungi_clist_add(mw_t clist, const struct mungi_cap *cap);
 /* Remove every capability for base; how many went. */
@@ -131,7 +131,10 @@ struct mungi_tls {
 	mungi_jmp_buf *catch;           /* where a protection fault returns to, or NULL */
 	mungi_jmp_buf worker;           /* a PDX worker's loop */
 	mw_t kind;
+	mw_t clist;                     /* the task's own Clist (0: not asked yet) */
 };
+/* The task's own Clist (its base), where mungi_new keeps owner capabilities. */
+mw_t mungi_own_clist(void);
 static inline struct mungi_tls *mungi_tls(void)
 {
 	return (struct mungi_tls *)L4_Tcr(UTCB_USER_HANDLE);

@@ -93,23 +93,18 @@ void mungi_fault_main(void)
 
 static struct mungi_clist *clist_at(mw_t base) { return (struct mungi_clist *)base; }
 
-static mw_t capacity(mw_t base)
-{
-	mw_t b, pages, rights;
-	return mungi_obj_info(base, &b, &pages, &rights) ? 0 : MUNGI_CLIST_CAPACITY(pages * 4096);
-}
-
-void mungi_clist_init(mw_t base)
+void mungi_clist_init(mw_t base, mw_t pages)
 {
 	struct mungi_clist *c = clist_at(base);
 	c->count = 0;
+	c->capacity = MUNGI_CLIST_CAPACITY(pages * 4096);
 	c->magic = MUNGI_CLIST_MAGIC;
 }
 
 mw_t mungi_clist_add(mw_t base, const struct mungi_cap *cap)
 {
 	struct mungi_clist *c = clist_at(base);
-	if (c->count >= capacity(base))
+	if (c->count >= c->capacity)
 		return MUNGI_ENOMEM;
 	c->cap[c->count] = *cap;
 	c->count++;
@@ -130,13 +125,22 @@ mw_t mungi_clist_remove(mw_t base, mw_t obj)
 	return gone;
 }
 
+mw_t mungi_own_clist(void)
+{
+	struct mungi_tls *tls = mungi_tls();
+	struct mungi_self s;
+	if (!tls->clist && !mungi_self(&s))
+		tls->clist = s.clist;
+	return tls->clist;
+}
+
 mw_t mungi_new(mw_t pages, struct mungi_cap *owner)
 {
-	struct mungi_self s;
 	struct mungi_cap c;
-	if (mungi_obj_create(pages, 0, 0, &c) || mungi_self(&s))
+	mw_t clist = mungi_own_clist();
+	if (!clist || mungi_obj_create(pages, 0, 0, &c))
 		return 0;
-	if (mungi_clist_add(s.clist, &c)) {
+	if (mungi_clist_add(clist, &c)) {
 		mungi_obj_delete(c.base);
 		return 0;
 	}
@@ -147,10 +151,9 @@ mw_t mungi_new(mw_t pages, struct mungi_cap *owner)
 
 mw_t mungi_free(mw_t base)
 {
-	struct mungi_self s;
 	mw_t err = mungi_obj_delete(base);
-	if (!err && !mungi_self(&s))
-		mungi_clist_remove(s.clist, base);
+	if (!err)
+		mungi_clist_remove(mungi_own_clist(), base);
 	return err;
 }
 

@@ -85,7 +85,7 @@ static u64 password(u64 base, u32 rights)
 static struct mungi_cap clist(const struct mungi_cap *caps, unsigned n)
 {
 	struct made c = make(0, 1, 0);
-	struct mungi_clist h = { MUNGI_CLIST_MAGIC, n, { 0, 0 } };
+	struct mungi_clist h = { MUNGI_CLIST_MAGIC, n, MUNGI_CLIST_CAPACITY(PAGE), 0 };
 	vm_write(c.base, &h, sizeof(h));
 	vm_write(c.base + sizeof(h), caps, n * sizeof(*caps));
 	return (struct mungi_cap){ c.base, password(c.base, MUNGI_R) };

@@ -125,7 +125,8 @@ static bool own_objects(struct domain *d)
 	d->stack_obj = stack->ot.base;
 	d->clist_obj = clist->ot.base;
 	struct { struct mungi_clist h; struct mungi_cap c[2]; } init = {
-		{ MUNGI_CLIST_MAGIC, 2, { 0, 0 } }, { { d->clist_obj, cpw }, { d->stack_obj, spw } } };
+		{ MUNGI_CLIST_MAGIC, 2, MUNGI_CLIST_CAPACITY(PAGE), 0 },
+		{ { d->clist_obj, cpw }, { d->stack_obj, spw } } };
 	if (!vm_write(d->clist_obj, &init, sizeof(init)))
 		return false;
 	d->apd[0] = (struct apd_entry){ APD_CLIST, d->clist_obj, cpw, now };

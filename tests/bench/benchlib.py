@@ -16,7 +16,9 @@ import seeds  # noqa: E402,F401
 def expected_linux_names():
     """Every (name, params) the Linux suite must print, from the report's tables."""
     want = {(name, ()) for name in seeds.PROG_OF if name not in ("lmbench.ctx", "lmbench.mmap",
-                                                                  "lmbench.pagefault", "lmbench.pipe_bw")}
+                                                                  "lmbench.pagefault", "lmbench.pipe_bw")
+            and not name.startswith("oo1.")}
+    want |= {("oo1." + op, (("variant", v),)) for op in seeds.OO1_OPS for v in ("single", "pipe", "msgq")}
     want |= {("reaim." + task, ()) for task, _ in seeds.REAIM_TASKS}
     want |= {("lmbench.ctx", (("procs", str(p)), ("size_kb", str(s))))
              for p in seeds.CTX_PROCS for s in seeds.CTX_SIZES}

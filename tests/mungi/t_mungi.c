@@ -23,7 +23,7 @@ static struct mungi_cap clist_of(const struct mungi_cap *caps, int n)
 {
 	struct mungi_cap c = { 0, 0 };
 	mw_t base = mungi_new(1, &c);
-	mungi_clist_init(base);
+	mungi_clist_init(base, 1);
 	for (int i = 0; i < n; i++)
 		mungi_clist_add(base, &caps[i]);
 	mw_t pw = 0;
@@ -547,11 +547,31 @@ TEST_CASE("pdx.calls", "PDX calls run in the callee's domain extended by the cal
 	st = run_pdx_client(a, args, pdx, 2, MUNGI_TASK_CONFINED);
 	EXPECT(st == 0 && a->r[0] == 0 && a->r[1] == 1 && a->r[4] == 0x5ec && a->r[7] == 43,
 	       "confined: %ld %ld %lx %ld", a->r[0], a->r[1], a->r[4], a->r[7]);
+	/* explicit APDs: the call runs in that APD plus the capability's Clist; tasks keyed by the APD */
+	mungi_clist_add(my_clist, &pdx[0]);
+	mw_t mine = mungi_new(1, NULL), h1, h2, made2 = stat(MUNGI_STAT_PDX_TASKS);
+	*(volatile mw_t *)mine = 0x77;
+	struct mungi_cap mc = with_rights(mine, MUNGI_R), mcl = clist_of(&mc, 1);
+	struct mungi_cap apd1[2] = { boot->image_ro, mcl }, apd2[1] = { boot->image_ro };
+	struct mungi_ret r;
+	EXPECT(!mungi_apd_make(apd1, 2, &h1) && !mungi_apd_make(apd2, 1, &h2), "APDs");
+	EXPECT(!mungi_pdx_apd((mw_t)pdx_read, h1, mine, 0, 0, 0, 0, &r) && r.r0 == 0x77, "with the object's Clist: %lx",
+	       r.r0);
+	EXPECT(!mungi_pdx_apd((mw_t)pdx_read, h2, mine, 0, 0, 0, 0, &r) && r.r0 == ~0UL, "without it: %lx", r.r0);
+	EXPECT(!mungi_pdx_apd((mw_t)pdx_read, h1, secret_db, 0, 0, 0, 0, &r) && r.r0 == 0x5ec, "the database: %lx",
+	       r.r0);
+	EXPECT(!mungi_pdx_apd((mw_t)pdx_add, h1, 4, 5, 0, 0, 0, &r) && r.r0 == 9, "another entry: %lu", r.r0);
+	EXPECT(stat(MUNGI_STAT_PDX_TASKS) - made2 == 2, "PDX tasks for two APDs: %lu",
+	       stat(MUNGI_STAT_PDX_TASKS) - made2);
+	mungi_free(mcl.base);
+	mungi_free(mine);
+
 	/* a PDX capability whose Clist lacks the code: its worker cannot even start, the caller is told */
 	struct mungi_cap nocode = clist_of(db, 1), bare = pdx_capability(entries + 1, 1, &nocode);
+	mungi_clist_remove(my_clist, boot->text_owner.base);
 	mungi_clist_add(my_clist, &bare);
 	mungi_clist_add(my_clist, &pdx[0]);
-	struct mungi_ret r;
+	mungi_clist_add(my_clist, &boot->text_owner);
 	EXPECT(mungi_pdx_empty((mw_t)pdx_read, secret_db, 0, 0, 0, 0, 0, &r) == MUNGI_EFAULT,
 	       "a procedure that cannot run its code");
 	EXPECT(mungi_pdx((mw_t)pdx_add, 1, 2, 0, 0, 0, 0, &r) == 0 && r.r0 == 3, "and then a good call");
@@ -619,7 +639,7 @@ TEST_CASE("bad.clists", "forged Clist capabilities, Clists without the format an
 	struct mungi_cap g = with_rights(garbage, MUNGI_R), forged = { g.base, g.password + 1 };
 	EXPECT(mungi_apd_add(&forged, &slot) == MUNGI_EPERM, "a forged Clist capability");
 	EXPECT(mungi_apd_add(&g, &slot) == MUNGI_ECLIST, "an object that is no Clist");
-	mungi_clist_init(garbage);
+	mungi_clist_init(garbage, 1);
 	((struct mungi_clist *)garbage)->count = 1000;
 	EXPECT(mungi_apd_add(&g, &slot) == MUNGI_ECLIST, "a Clist claiming 1000 capabilities in a page");
 	mw_t h;
