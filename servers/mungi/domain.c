@@ -25,7 +25,7 @@ static struct vc_entry *vc_find(struct domain *d, u64 addr, bool valid)
 {
 	for (unsigned i = 0; i < VC_SIZE; i++) {
 		struct vc_entry *e = &d->vc[i];
-		if (addr - e->base < e->end - e->base && (!valid || e->expires > now))
+		if (e->end && addr - e->base < e->end - e->base && (!valid || e->expires > now))
 			return e;
 	}
 	return NULL;
@@ -60,7 +60,7 @@ void vc_flush(struct domain *d)
 	for (unsigned i = 0; i < VC_SIZE; i++) {
 		if (d->vc[i].end)
 			unmap_range(d->vc[i].base, d->vc[i].end);
-		d->vc[i].end = 0;
+		d->vc[i] = (struct vc_entry){ 0, 0, 0, 0, 0 };
 	}
 }
 
@@ -239,7 +239,7 @@ static void expire(struct domain *d)
 			continue;
 		if (o && o->base == e->base)
 			unmap_range(e->base, e->end);
-		e->end = 0;
+		*e = (struct vc_entry){ 0, 0, 0, 0, 0 };
 	}
 }
 

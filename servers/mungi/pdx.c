@@ -45,9 +45,10 @@ static u64 hash_apd(const struct apd_entry *e, unsigned n)
 long apd_make(struct domain *d, u64 table, u64 n)
 {
 	struct mungi_cap caps[MUNGI_MAX_APD - 2];
+	u64 last = table + n * sizeof(caps[0]) - 1;
 	if (!n || n > MUNGI_MAX_APD - 2 || validate(NULL, d, table, MUNGI_R) < 0 ||
-	    validate(NULL, d, table + n * sizeof(caps[0]) - 1, MUNGI_R) < 0)
-		return -MUNGI_EINVAL;
+	    ot_lookup(&ot, table) != ot_lookup(&ot, last))
+		return -MUNGI_EINVAL;   /* the table lies in one object the caller may read */
 	vm_read(table, caps, n * sizeof(caps[0]));
 	unsigned slot = MAX_APDS;
 	for (unsigned i = 0; i < MAX_APDS; i++) {
@@ -106,8 +107,10 @@ static int pdx_cap(struct domain *d, u64 entry, struct ot_obj **obj, struct ot_p
 			struct mungi_clist h;
 			if (e->kind != APD_CLIST)
 				continue;
-			vm_read(e->base, &h, sizeof(h));
 			struct ot_obj *co = ot_lookup(&ot, e->base);
+			if (!co || co->base != e->base)
+				continue;       /* deleted since it was validated: revalidation will drop it */
+			vm_read(e->base, &h, sizeof(h));
 			u64 cap = MUNGI_CLIST_CAPACITY(co->npages * PAGE), n = h.count < cap ? h.count : cap;
 			for (u64 k = 0; h.magic == MUNGI_CLIST_MAGIC && k < n; k++) {
 				struct mungi_cap mc;

@@ -331,6 +331,31 @@ TEST_CASE("apd.clist_revalidated", "a Clist in an APD whose capability is revoke
 	mungi_free(args);
 }
 
+static long survivor_maker(mw_t arg)
+{
+	struct mungi_cap c;
+	if (mungi_obj_create(1, NULL, MUNGI_OBJ_SURVIVES, &c))
+		return -1;
+	*(volatile mw_t *)arg = c.base;
+	return 0;
+}
+
+TEST_CASE("apd.remove_forgets", "removing a Clist from the APD takes away what it gave at once, and leaves no validation behind that reaches other objects")
+{
+	mw_t a = mungi_new(1, NULL), out = mungi_new(1, NULL), slot, task, b, x, y, z;
+	struct mungi_cap r = with_rights(a, MUNGI_R), c = clist_of(&r, 1);
+	mungi_clist_remove(my_clist, a);                /* from now on a is reachable through c alone */
+	EXPECT(!mungi_apd_add(&c, &slot) && mungi_probe(a, 'r') == 0, "not reachable with the Clist");
+	EXPECT(!mungi_apd_remove(slot), "remove");
+	EXPECT(mungi_probe(a, 'r') == -1, "still reachable after the Clist left the APD");
+	EXPECT(!mungi_task_create(survivor_maker, out, 0, 0, &task) && join(task) == 0, "maker");
+	b = *(volatile mw_t *)out;
+	EXPECT(b > a && mungi_probe(b, 'r') == -1 && mungi_obj_info(b, &x, &y, &z) == MUNGI_EPERM,
+	       "another task's object at %lx above %lx is reachable", b, a);
+	mungi_free(c.base);
+	mungi_free(out);
+}
+
 /* --- confinement --- */
 
 static L4_ThreadId_t listener_id;
@@ -663,6 +688,16 @@ TEST_CASE("bad.clists", "forged Clist capabilities, Clists without the format an
 	mungi_free(args);
 	mungi_free(obj);
 	mungi_free(code);
+	/* a Clist deleted while it is in an APD: searches pass it by until revalidation drops it */
+	mw_t gone = mungi_new(1, NULL), slot2;
+	mungi_clist_init(gone, 1);
+	struct mungi_cap gc = with_rights(gone, MUNGI_R);
+	EXPECT(!mungi_apd_add(&gc, &slot2), "add a Clist");
+	EXPECT(!mungi_free(gone), "delete it");
+	struct mungi_ret r;
+	EXPECT(mungi_pdx((mw_t)pdx_unlisted, 0, 0, 0, 0, 0, 0, &r) == MUNGI_EPERM, "PDX through a deleted Clist");
+	EXPECT(mungi_probe(gone, 'r') == -1 && mungi_null() == 0, "the server after a deleted Clist");
+	mungi_apd_remove(slot2);
 }
 
 /* --- semaphores, threads, kill lists --- */
@@ -755,7 +790,8 @@ TEST_CASE("obj.kill_list", "objects die with the task that made them unless they
 	mw_t *o = (mw_t *)out;
 	EXPECT(!mungi_task_create(maker, out, 0, 0, &task) && join(task) == 0, "maker");
 	EXPECT(mungi_obj_info(o[0], &base, &pages, &rights) == MUNGI_ENOENT, "the killed object is still there");
-	EXPECT(mungi_obj_info(o[1], &base, &pages, &rights) == MUNGI_EPERM, "the surviving object is gone");
+	mw_t e1 = mungi_obj_info(o[1], &base, &pages, &rights);
+	EXPECT(e1 == MUNGI_EPERM, "the surviving object: error %lu, rights %lx (we have no capability)", e1, rights);
 	struct mungi_cap c = { o[1], o[2] };
 	mungi_clist_add(my_clist, &c);
 	EXPECT(*(volatile mw_t *)o[1] == 0x5a5a, "its data");
