@@ -218,10 +218,10 @@ static struct mungi_ret db_lookup(mw_t id, mw_t user, mw_t c, mw_t d, mw_t e, mw
 	return (struct mungi_ret){ oo1_lookup(db, (uint32_t)id, pdx_visit, (void *)user), 0 };
 }
 
-static struct mungi_ret db_traverse(mw_t id, mw_t reverse, mw_t user, mw_t d, mw_t e, mw_t f)
+static struct mungi_ret db_traverse(mw_t id, mw_t reverse, mw_t depth, mw_t user, mw_t e, mw_t f)
 {
-	(void)d, (void)e, (void)f;
-	return (struct mungi_ret){ oo1_traverse(db, (uint32_t)id, OO1_DEPTH, (int)reverse, pdx_visit, (void *)user), 0 };
+	(void)e, (void)f;
+	return (struct mungi_ret){ oo1_traverse(db, (uint32_t)id, (int)depth, (int)reverse, pdx_visit, (void *)user), 0 };
 }
 
 static struct mungi_ret db_new(mw_t a, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
@@ -236,35 +236,28 @@ static struct mungi_ret db_connect(mw_t from, mw_t to, mw_t c, mw_t d, mw_t e, m
 	return (struct mungi_ret){ (mw_t)oo1_connect(db, (uint32_t)from, (uint32_t)to), 0 };
 }
 
-struct dbops {
-	uint32_t (*lookup)(uint32_t id);
-	uint32_t (*traverse)(uint32_t id, int reverse);
-	uint32_t (*new_part)(void);
-	void (*connect)(uint32_t from, uint32_t to);
-};
-
 static uint32_t local_lookup(uint32_t id) { return oo1_lookup(db, id, visit, 0); }
-static uint32_t local_traverse(uint32_t id, int rev) { return oo1_traverse(db, id, OO1_DEPTH, rev, visit, 0); }
+static uint32_t local_traverse(uint32_t id, int rev, int depth) { return oo1_traverse(db, id, depth, rev, visit, 0); }
 static uint32_t local_new(void) { return oo1_new_part(db); }
 static void local_connect(uint32_t f, uint32_t t) { oo1_connect(db, f, t); }
-static const struct dbops local = { local_lookup, local_traverse, local_new, local_connect };
+static const struct oo1_ops local = { local_lookup, local_traverse, local_new, local_connect };
 
-static uint32_t pdx_call(mw_t entry, mw_t a, mw_t b, mw_t c)
+static uint32_t pdx_call(mw_t entry, mw_t a, mw_t b, mw_t c, mw_t d)
 {
 	struct mungi_ret r = { 0, 0 };
-	if (mungi_pdx(entry, a, b, c, 0, 0, 0, &r))
+	if (mungi_pdx(entry, a, b, c, d, 0, 0, &r))
 		printf("mbench: a PDX call to the database failed\n");
 	return (uint32_t)r.r0;
 }
 
-static uint32_t pdx_lookup(uint32_t id) { return pdx_call((mw_t)db_lookup, id, (mw_t)oo1_user, 0); }
-static uint32_t pdx_traverse(uint32_t id, int rev)
+static uint32_t pdx_lookup(uint32_t id) { return pdx_call((mw_t)db_lookup, id, (mw_t)oo1_user, 0, 0); }
+static uint32_t pdx_traverse(uint32_t id, int rev, int depth)
 {
-	return pdx_call((mw_t)db_traverse, id, (mw_t)rev, (mw_t)oo1_user);
+	return pdx_call((mw_t)db_traverse, id, (mw_t)rev, (mw_t)depth, (mw_t)oo1_user);
 }
-static uint32_t pdx_new(void) { return pdx_call((mw_t)db_new, 0, 0, 0); }
-static void pdx_connect(uint32_t f, uint32_t t) { pdx_call((mw_t)db_connect, f, t, 0); }
-static const struct dbops remote = { pdx_lookup, pdx_traverse, pdx_new, pdx_connect };
+static uint32_t pdx_new(void) { return pdx_call((mw_t)db_new, 0, 0, 0, 0); }
+static void pdx_connect(uint32_t f, uint32_t t) { pdx_call((mw_t)db_connect, f, t, 0, 0); }
+static const struct oo1_ops remote = { pdx_lookup, pdx_traverse, pdx_new, pdx_connect };
 
 static void report(const char *variant, const char *name, mw_t value)
 {
@@ -273,35 +266,22 @@ static void report(const char *variant, const char *name, mw_t value)
 	result(name, params, value, 1);
 }
 
-/* The same operations, random numbers and order as bench/posix/oo1.c; no figures for variant NULL. */
-static void oo1_run(const struct dbops *ops, const char *variant)
+static uint64_t clock(void)
 {
-	uint64_t rng = 0x0011223344556677UL, t0 = now(), parts = 0;
-	for (int i = 0; i < OO1_LOOKUPS; i++)
-		ops->lookup(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
-	mw_t lookup = now() - t0;
-	t0 = now();
-	for (int i = 0; i < OO1_TRAVERSALS; i++)
-		ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 0);
-	mw_t fwd = (now() - t0) / OO1_TRAVERSALS;      /* every forward traversal visits OO1_FORWARD parts */
-	t0 = now();
-	for (int i = 0; i < OO1_TRAVERSALS; i++)
-		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 1);
-	mw_t rev = (now() - t0) * OO1_FORWARD / (parts ? parts : 1);
-	t0 = now();
-	for (int i = 0; i < OO1_INSERTS; i++) {
-		uint32_t id = ops->new_part();
-		for (int k = 0; k < 3; k++)
-			ops->connect(id, 1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
-	}
-	mw_t ins = now() - t0;
+	return now();
+}
+
+/* The same operations, random numbers and order as bench/posix/oo1.c; no figures for variant NULL. */
+static void oo1_run(const struct oo1_ops *ops, const char *variant)
+{
+	struct oo1_times t = oo1_measure(ops, OO1_LOOKUPS, OO1_INSERTS, OO1_DEPTH, clock);
 	if (!variant)
 		return;
-	report(variant, "oo1.lookup", lookup);
-	report(variant, "oo1.forward", fwd);
-	report(variant, "oo1.reverse", rev);
-	report(variant, "oo1.insert", ins);
-	report(variant, "oo1.total", lookup + fwd + rev + ins);
+	report(variant, "oo1.lookup", t.lookup);
+	report(variant, "oo1.forward", t.forward);
+	report(variant, "oo1.reverse", t.reverse);
+	report(variant, "oo1.insert", t.insert);
+	report(variant, "oo1.total", t.lookup + t.forward + t.reverse + t.insert);
 }
 
 static long oo1_client(mw_t confined)

@@ -168,4 +168,46 @@ static inline uint32_t oo1_traverse(struct oo1_db *db, uint32_t id, int depth, i
 	return n;
 }
 
+/* How a client reaches the database: in its own domain, or across domains. */
+struct oo1_ops {
+	uint32_t (*lookup)(uint32_t id);
+	uint32_t (*traverse)(uint32_t id, int reverse, int depth);
+	uint32_t (*new_part)(void);
+	void (*connect)(uint32_t from, uint32_t to);
+};
+
+/* Guest instructions: lookup per 1,000 lookups, traversals per OO1_FORWARD parts, insert per 100 parts. */
+struct oo1_times { uint64_t lookup, forward, reverse, insert; };
+
+/*
+ * The benchmark: `lookups` random lookups, OO1_TRAVERSALS traversals each
+ * way to `depth`, `inserts` new parts connected to 3 random parts, with the
+ * same random numbers on every system; clock() reads guest instructions.
+ */
+static inline struct oo1_times oo1_measure(const struct oo1_ops *ops, long lookups, long inserts, int depth,
+					   uint64_t (*clock)(void))
+{
+	struct oo1_times t;
+	uint64_t rng = 0x0011223344556677UL, t0 = clock(), parts = 0;
+	for (long i = 0; i < lookups; i++)
+		ops->lookup(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
+	t.lookup = (clock() - t0) * OO1_LOOKUPS / (uint64_t)lookups;
+	for (int rev = 0; rev < 2; rev++) {
+		t0 = clock();
+		parts = 0;
+		for (int i = 0; i < OO1_TRAVERSALS; i++)
+			parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), rev, depth);
+		uint64_t v = (clock() - t0) * OO1_FORWARD / (parts ? parts : 1);
+		*(rev ? &t.reverse : &t.forward) = v;
+	}
+	t0 = clock();
+	for (long i = 0; i < inserts; i++) {
+		uint32_t id = ops->new_part();
+		for (int k = 0; k < 3; k++)
+			ops->connect(id, 1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
+	}
+	t.insert = (clock() - t0) * OO1_INSERTS / (uint64_t)inserts;
+	return t;
+}
+
 #endif

@@ -33,18 +33,11 @@ static void visit(void *ctx, uint32_t id, int32_t x, int32_t y, uint64_t type)
 
 /* --- how the client reaches the database --- */
 
-struct dbops {
-	uint32_t (*lookup)(uint32_t id);
-	uint32_t (*traverse)(uint32_t id, int reverse, int depth);
-	uint32_t (*new_part)(void);
-	int (*connect)(uint32_t from, uint32_t to);
-};
-
 static uint32_t local_lookup(uint32_t id) { return oo1_lookup(&db, id, visit, 0); }
 static uint32_t local_traverse(uint32_t id, int rev, int depth) { return oo1_traverse(&db, id, depth, rev, visit, 0); }
 static uint32_t local_new(void) { return oo1_new_part(&db); }
-static int local_connect(uint32_t f, uint32_t t) { return oo1_connect(&db, f, t); }
-static const struct dbops local = { local_lookup, local_traverse, local_new, local_connect };
+static void local_connect(uint32_t f, uint32_t t) { oo1_connect(&db, f, t); }
+static const struct oo1_ops local = { local_lookup, local_traverse, local_new, local_connect };
 
 /* --- RPC: requests to the server, parts back to the client --- */
 
@@ -143,8 +136,8 @@ static uint32_t call(uint32_t op, uint32_t a, uint32_t b, int32_t x)
 static uint32_t rpc_lookup(uint32_t id) { return call(OP_LOOKUP, id, 0, 0); }
 static uint32_t rpc_traverse(uint32_t id, int rev, int depth) { return call(OP_TRAVERSE, id, (uint32_t)rev, depth); }
 static uint32_t rpc_new(void) { return call(OP_NEW, 0, 0, 0); }
-static int rpc_connect(uint32_t f, uint32_t t) { return (int)call(OP_CONNECT, f, t, 0); }
-static const struct dbops remote = { rpc_lookup, rpc_traverse, rpc_new, rpc_connect };
+static void rpc_connect(uint32_t f, uint32_t t) { call(OP_CONNECT, f, t, 0); }
+static const struct oo1_ops remote = { rpc_lookup, rpc_traverse, rpc_new, rpc_connect };
 
 /* --- the benchmark --- */
 
@@ -156,37 +149,18 @@ static void report(const char *variant, const char *name, double v)
 }
 
 /* The operations; their figures are printed unless variant is NULL (the warm-up run). */
-static void run(const struct dbops *ops, const char *variant)
+static void run(const struct oo1_ops *ops, const char *variant)
 {
-	long lookups = bench_iters(OO1_LOOKUPS), inserts = bench_iters(OO1_INSERTS);
+	long lookups = bench_iters(OO1_LOOKUPS);
 	int depth = lookups < OO1_LOOKUPS ? 3 : OO1_DEPTH;
-	uint64_t rng = 0x0011223344556677UL, t0 = bench_now(), parts = 0;
-	for (long i = 0; i < lookups; i++)
-		ops->lookup(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
-	double lookup = (double)(bench_now() - t0) * OO1_LOOKUPS / (double)lookups, fwd, rev;
-	t0 = bench_now();
-	for (long i = 0; i < OO1_TRAVERSALS; i++)
-		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 0, depth);
-	fwd = (double)(bench_now() - t0) * OO1_FORWARD / (double)(parts ? parts : 1);
-	t0 = bench_now();
-	parts = 0;
-	for (long i = 0; i < OO1_TRAVERSALS; i++)
-		parts += ops->traverse(1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS), 1, depth);
-	rev = (double)(bench_now() - t0) * OO1_FORWARD / (double)(parts ? parts : 1);
-	t0 = bench_now();
-	for (long i = 0; i < inserts; i++) {
-		uint32_t id = ops->new_part();
-		for (int k = 0; k < 3; k++)
-			ops->connect(id, 1 + (uint32_t)(oo1_random(&rng) % OO1_PARTS));
-	}
-	double ins = (double)(bench_now() - t0) * OO1_INSERTS / (double)inserts;
+	struct oo1_times t = oo1_measure(ops, lookups, bench_iters(OO1_INSERTS), depth, bench_now);
 	if (!variant)
 		return;
-	report(variant, "oo1.lookup", lookup);
-	report(variant, "oo1.forward", fwd);
-	report(variant, "oo1.reverse", rev);
-	report(variant, "oo1.insert", ins);
-	report(variant, "oo1.total", lookup + fwd + rev + ins);
+	report(variant, "oo1.lookup", (double)t.lookup);
+	report(variant, "oo1.forward", (double)t.forward);
+	report(variant, "oo1.reverse", (double)t.reverse);
+	report(variant, "oo1.insert", (double)t.insert);
+	report(variant, "oo1.total", (double)(t.lookup + t.forward + t.reverse + t.insert));
 }
 
 static void remote_run(const struct transport *t, const char *variant)

@@ -7,53 +7,44 @@
 void mungi_thread_main(mw_t fn, mw_t arg, mw_t kind) __attribute__((noreturn));
 void mungi_fault_main(void) __attribute__((noreturn));
 
-/* Serve PDX calls: run the entry with its arguments, return its results; a fault aborts the call. */
-static void __attribute__((noreturn)) worker_loop(struct mungi_tls *tls)
+/*
+ * The loop of PDX workers and of t0: wait for the server's message `want`,
+ * let run() turn its MRs into the two result words, answer `done`.  A
+ * protection fault in run() comes back here and answers `fail` instead.
+ */
+static void __attribute__((noreturn)) serve(struct mungi_tls *tls, mw_t want, mw_t done, mw_t fail,
+					    void (*run)(L4_Word_t *mr))
 {
-	mw_t label = mungi_setjmp(&tls->worker) ? MUNGI_PDX_ABORT : MUNGI_PDX_READY;
-	unsigned u = 0;
-	tls->catch = &tls->worker;
-	for (;;) {
-		L4_SetMR(0, L4_TAG_MAKE(label, u, 0));
-		L4_MsgTag_t tag = L4_Ipc(MUNGI_SERVER, MUNGI_SERVER, 0, 0);
-		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != MUNGI_PDX_CALL) {
-			label = MUNGI_PDX_READY;
-			u = 0;
-			continue;
-		}
-		L4_Word_t *mr = L4_Utcb();
-		struct mungi_ret r = ((mungi_pdx_fn)mr[1])(mr[2], mr[3], mr[4], mr[5], mr[6], mr[7]);
-		tls->catch = &tls->worker;
-		mr[1] = r.r0;
-		mr[2] = r.r1;
-		label = MUNGI_PDX_RET;
-		u = 2;
-	}
-}
-
-/* t0: call capability handlers for the server's validations; a handler that faults answers nothing. */
-static void __attribute__((noreturn)) t0_loop(struct mungi_tls *tls)
-{
-	int faulted = mungi_setjmp(&tls->worker);
-	mw_t label = faulted ? MUNGI_UPCALL_RESULT : MUNGI_PDX_READY;
-	unsigned u = faulted ? 2 : 0;
+	mw_t label = mungi_setjmp(&tls->worker) ? fail : MUNGI_PDX_READY;
 	L4_SetMR(1, 0);
 	L4_SetMR(2, 0);
 	for (;;) {
 		tls->catch = &tls->worker;
-		L4_SetMR(0, L4_TAG_MAKE(label, u, 0));
+		L4_SetMR(0, L4_TAG_MAKE(label, 2, 0));
 		L4_MsgTag_t tag = L4_Ipc(MUNGI_SERVER, MUNGI_SERVER, 0, 0);
-		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != MUNGI_UPCALL) {
+		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != want) {
 			label = MUNGI_PDX_READY;
-			u = 0;
 			continue;
 		}
-		struct mungi_cap c = ((mungi_handler_fn)L4_MR(1))(L4_MR(2), L4_MR(3));
-		L4_SetMR(1, c.base);
-		L4_SetMR(2, c.password);
-		label = MUNGI_UPCALL_RESULT;
-		u = 2;
+		run(L4_Utcb());
+		label = done;
 	}
+}
+
+/* A PDX call: the entry with its six arguments. */
+static void run_pdx(L4_Word_t *mr)
+{
+	struct mungi_ret r = ((mungi_pdx_fn)mr[1])(mr[2], mr[3], mr[4], mr[5], mr[6], mr[7]);
+	mr[1] = r.r0;
+	mr[2] = r.r1;
+}
+
+/* An upcall: the capability handler's answer for an object and the rights wanted. */
+static void run_handler(L4_Word_t *mr)
+{
+	struct mungi_cap c = ((mungi_handler_fn)mr[1])(mr[2], mr[3]);
+	mr[1] = c.base;
+	mr[2] = c.password;
 }
 
 void mungi_thread_main(mw_t fn, mw_t arg, mw_t kind)
@@ -65,9 +56,9 @@ void mungi_thread_main(mw_t fn, mw_t arg, mw_t kind)
 	if (!__L4_Ipc)
 		__l4_init();            /* the first task's first thread: the image's data is its to write */
 	if (kind == MUNGI_KIND_WORKER)
-		worker_loop(&tls);
+		serve(&tls, MUNGI_PDX_CALL, MUNGI_PDX_RET, MUNGI_PDX_ABORT, run_pdx);
 	if (kind == MUNGI_KIND_T0)
-		t0_loop(&tls);
+		serve(&tls, MUNGI_UPCALL, MUNGI_UPCALL_RESULT, MUNGI_UPCALL_RESULT, run_handler);
 	if (kind == MUNGI_KIND_THREAD) {
 		((void (*)(mw_t))fn)(arg);
 		mungi_thread_exit();

@@ -11,24 +11,21 @@ static mw_t req(mw_t label, unsigned u, const mw_t *a)
 
 #define REQ(label, ...) ({ mw_t a_[] = { __VA_ARGS__ }; req(label, sizeof(a_) / sizeof(a_[0]), a_); })
 
+static mw_t results(mw_t err, struct mungi_ret *r)
+{
+	if (r)
+		*r = (struct mungi_ret){ L4_MR(1), L4_MR(2) };
+	return err;
+}
+
 mw_t mungi_pdx_empty(mw_t entry, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, mw_t a5, struct mungi_ret *r)
 {
-	mw_t err = REQ(MUNGI_PDX_EMPTY, entry, a0, a1, a2, a3, a4, a5);
-	if (r) {
-		r->r0 = L4_MR(1);
-		r->r1 = L4_MR(2);
-	}
-	return err;
+	return results(REQ(MUNGI_PDX_EMPTY, entry, a0, a1, a2, a3, a4, a5), r);
 }
 
 mw_t mungi_pdx_apd(mw_t entry, mw_t apd, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, struct mungi_ret *r)
 {
-	mw_t err = REQ(MUNGI_PDX_APD, entry, apd, a0, a1, a2, a3, a4);
-	if (r) {
-		r->r0 = L4_MR(1);
-		r->r1 = L4_MR(2);
-	}
-	return err;
+	return results(REQ(MUNGI_PDX_APD, entry, apd, a0, a1, a2, a3, a4), r);
 }
 
 mw_t mungi_self(struct mungi_self *s)

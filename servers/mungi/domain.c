@@ -253,7 +253,7 @@ static void revalidate(struct domain *d)
 		if (cap_rights(e->base, e->pw) & MUNGI_R) {
 			e->checked = now;
 		} else {
-			mungi_log("mungi: task %lu: Clist %lx no longer valid, dropped from its APD\n", d->id, e->base);
+			printf("mungi: task %lu: Clist %lx no longer valid, dropped from its APD\n", d->id, e->base);
 			apd_remove(d, i--);
 		}
 	}

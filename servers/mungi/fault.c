@@ -31,7 +31,7 @@ static void protection_fault(struct mthread *t)
 {
 	stats[MUNGI_STAT_PROT_FAULTS]++;
 	if (t->in_fault_path) {
-		mungi_log("mungi: task %lu thread %lx cannot run its fault handler (fault at %lx); ",
+		printf("mungi: task %lu thread %lx cannot run its fault handler (fault at %lx); ",
 			  t->dom->id, t->tid, t->fault_addr);
 		end_thread(t, 139);
 		return;
@@ -152,10 +152,10 @@ static void unwait(struct mthread *t)
 static void end_thread(struct mthread *t, long status)
 {
 	if (t->kind == MUNGI_KIND_WORKER || t->kind == MUNGI_KIND_T0) {
-		mungi_log("the thread is ended\n");
+		printf("the thread is ended\n");
 		thread_destroy(t);
 	} else {
-		mungi_log("the task is ended\n");
+		printf("the task is ended\n");
 		task_destroy(t->dom, status);
 	}
 }
@@ -163,7 +163,7 @@ static void end_thread(struct mthread *t, long status)
 void exception(struct mthread *t)
 {
 	u64 vec = L4_MR(19);
-	mungi_log("mungi: task %lu thread %lx: exception %lu at %lx; ", t->dom->id, t->tid, vec, L4_MR(1));
+	printf("mungi: task %lu thread %lx: exception %lu at %lx; ", t->dom->id, t->tid, vec, L4_MR(1));
 	end_thread(t, 128 + (long)(vec & 0x7f));
 }
 

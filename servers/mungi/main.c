@@ -8,7 +8,6 @@
 #include "../../lib/drivers/client.h"
 #include "../drivers/drivers.h"
 #include <l4/drivers.h>
-#include <stdarg.h>
 
 L4_ThreadId_t mungi_id;
 u64 now, dt = 100000;
@@ -18,27 +17,8 @@ struct mungi_rt rt;
 static L4_ThreadId_t pending;           /* a reply in the MRs, for the next ReplyWait */
 static u64 tick_us, next_tick;
 
-void mungi_log(const char *fmt, ...)
+void mungi_die(void)
 {
-	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnfmt(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	console_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
-void mungi_panic(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnfmt(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (pecan_console)
-		console_write(buf, strlen(buf));
-	else
-		L4_KDB_PrintString(buf);
 	pecan_kdb_power_off(99);
 	for (;;)
 		;
@@ -73,7 +53,7 @@ void reply_tag(u64 label, unsigned u)
 void reply_to(L4_ThreadId_t to)
 {
 	if (pending)
-		mungi_log("mungi: two replies at once (to %lx and %lx); the first is lost\n", pending, to);
+		printf("mungi: two replies at once (to %lx and %lx); the first is lost\n", pending, to);
 	pending = to;
 }
 
@@ -93,7 +73,7 @@ static void refused(struct mthread *t)
 {
 	L4_ThreadId_t intended = L4_Tcr(UTCB_INTENDED_RECV);
 	if (stats[MUNGI_STAT_REFUSED_IPC]++ < 8)
-		mungi_log("mungi: task %lu (confined) sent IPC to %lx: refused\n", t->dom->id, intended);
+		printf("mungi: task %lu (confined) sent IPC to %lx: refused\n", t->dom->id, intended);
 	L4_SetTcr(UTCB_VIRTUAL_SENDER, intended);
 	mr_set(0, L4_TAG_MAKE(MUNGI_ECONFINED, 0, 0) | L4_TAG_PROPAGATE);
 	send_now(t->tid);
@@ -213,7 +193,7 @@ int main(void)
 	options(args);
 	now = L4_SystemClock();
 	objects_init();
-	mungi_log("mungi: single address space on Pecan: memory from sigma0 as needed, dt %lu ms\n",
+	printf("mungi: single address space on Pecan: memory from sigma0 as needed, dt %lu ms\n",
 		  dt / 1000);
 	image_load(args);
 	tick();

@@ -10,6 +10,7 @@
 #define MUNGI_SERVER_H
 
 #include "../../lib/l4/l4.h"
+#include "../../lib/c/stdio.h"
 #include "addr.h"
 #include "chacha.h"
 #include "ot.h"
@@ -36,8 +37,9 @@ extern u64 now;                     /* microseconds, brought up to date by the t
 extern u64 dt;                      /* the validation lifetime, microseconds */
 extern u64 stats[MUNGI_NSTATS];
 extern struct mungi_rt rt;          /* the user image's runtime entry points */
-void mungi_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void mungi_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* The server logs with printf (through the console driver once it runs); a panic powers off (99). */
+void mungi_die(void) __attribute__((noreturn));
+#define mungi_panic(...) do { printf(__VA_ARGS__); mungi_die(); } while (0)
 /*
  * Every message the server composes goes through mr_set: a reply still
  * waiting for the loop's ReplyWait (reply_to) is sent first, while the MRs

@@ -147,7 +147,7 @@ void obj_destroy(struct mobj *m)
 	bank_charge(&m->ot, -1);
 	/* the range stays stale for dt: no validation cached for this object outlives that */
 	if (addr_release(&addrs, base, m->ot.npages, now))
-		mungi_log("mungi: no memory for the stale list: range %lx lost\n", base);
+		printf("mungi: no memory for the stale list: range %lx lost\n", base);
 	m->resident = 0;
 	ot_destroy(&ot, &m->ot);
 }

@@ -140,7 +140,7 @@ static void forget(struct page *p, bool keep)
 	}
 	if (p->frame) {
 		if (keep && memstore.put(memstore.ctx, p->va, p->frame))
-			mungi_log("mungi: page store full: page %lx lost\n", p->va);
+			printf("mungi: page store full: page %lx lost\n", p->va);
 		frame_free(p->frame);
 	} else if (p->target) {
 		unlink_alias(p);

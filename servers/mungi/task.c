@@ -84,7 +84,7 @@ struct mthread *thread_start(struct domain *d, u64 fn, u64 arg, u8 kind)
 	d->thread[slot] = t;
 	d->nthreads++;
 	if (!l4_start(d, t, fn, arg)) {
-		mungi_log("mungi: cannot start a thread of task %lu (ErrorCode %lu)\n", d->id, L4_ErrorCode());
+		printf("mungi: cannot start a thread of task %lu (ErrorCode %lu)\n", d->id, L4_ErrorCode());
 		thread_destroy(t);
 		return NULL;
 	}
@@ -205,7 +205,7 @@ void task_destroy(struct domain *d, long status)
 			zp = &(*zp)->next_all;
 		}
 	if (!d->creator && !(d->flags & D_PDX)) {
-		mungi_log("mungi: the first task exited with status %ld; powering off\n", status);
+		printf("mungi: the first task exited with status %ld; powering off\n", status);
 		pecan_kdb_power_off((u64)status & 0xff);
 	}
 	wake_waiters(d);

@@ -137,32 +137,42 @@ static long prot_run(struct prot_args *a, mw_t args_base, const struct mungi_cap
 	return st;
 }
 
+/* An argument object with a data object and a code object (ret42) for prot_child. */
+static struct prot_args *prot_setup(void)
+{
+	struct prot_args *a = (struct prot_args *)mungi_new(1, NULL);
+	a->obj = mungi_new(1, NULL);
+	a->code = mungi_new(1, NULL);
+	memcpy((void *)a->code, ret42, sizeof(ret42));
+	return a;
+}
+
+static void prot_teardown(struct prot_args *a)
+{
+	mungi_free(a->obj);
+	mungi_free(a->code);
+	mungi_free((mw_t)a);
+}
+
 TEST_CASE("prot.no_capability", "a task without a capability for an object can neither read, write, execute nor delete it")
 {
-	mw_t args = mungi_new(1, NULL), obj = mungi_new(1, NULL), code = mungi_new(1, NULL);
-	struct prot_args *a = (struct prot_args *)args;
-	memcpy((void *)code, ret42, sizeof(ret42));
-	a->obj = obj;
-	a->code = code;
-	long st = prot_run(a, args, NULL, 0);
+	struct prot_args *a = prot_setup();
+	mw_t obj = a->obj;
+	long st = prot_run(a, (mw_t)a, NULL, 0);
 	EXPECT(st == 0, "child status %ld", st);
 	EXPECT(a->results[0] == -1 && a->results[1] == -1 && a->results[2] == -1,
 	       "r/w/x probes %ld %ld %ld", a->results[0], a->results[1], a->results[2]);
 	EXPECT(a->results[3] == MUNGI_EPERM, "delete gave %ld", a->results[3]);
 	EXPECT(*(volatile unsigned char *)(obj + 8) == 0, "the write reached the object");
-	mungi_free(args);
-	mungi_free(obj);
-	mungi_free(code);
+	prot_teardown(a);
 }
 
 TEST_CASE("prot.wrong_password", "a capability with the right base but a wrong password confers nothing")
 {
-	mw_t args = mungi_new(1, NULL), obj = mungi_new(1, NULL), code = mungi_new(1, NULL);
-	struct prot_args *a = (struct prot_args *)args;
-	a->obj = obj;
-	a->code = code;
-	struct mungi_cap good = with_rights(obj, MUNGI_OWNER);
-	struct mungi_cap wrong[2] = { { obj, good.password ^ 1 }, { code, 12345 } };
+	struct prot_args *a = prot_setup();
+	mw_t args = (mw_t)a;
+	struct mungi_cap good = with_rights(a->obj, MUNGI_OWNER);
+	struct mungi_cap wrong[2] = { { a->obj, good.password ^ 1 }, { a->code, 12345 } };
 	long st = prot_run(a, args, wrong, 2);
 	EXPECT(st == 0, "child status %ld", st);
 	EXPECT(a->results[0] == -1 && a->results[1] == -1 && a->results[2] == -1 && a->results[3] == MUNGI_EPERM,
@@ -171,18 +181,15 @@ TEST_CASE("prot.wrong_password", "a capability with the right base but a wrong p
 	st = prot_run(a, args, right, 1);
 	EXPECT(st == 0 && a->results[0] == 0 && a->results[1] == 0 && a->results[3] == 0,
 	       "with the password itself: %ld %ld %ld", a->results[0], a->results[1], a->results[3]);
-	mungi_free(args);
-	mungi_free(code);
-	mungi_free(obj);
+	mungi_clist_remove(my_clist, a->obj);          /* the child deleted it */
+	a->obj = mungi_new(1, NULL);
+	prot_teardown(a);
 }
 
 TEST_CASE("prot.rights", "each right is enforced for its kind of access: R reads, W writes, X executes, D deletes")
 {
-	mw_t args = mungi_new(1, NULL), obj = mungi_new(1, NULL), code = mungi_new(1, NULL);
-	struct prot_args *a = (struct prot_args *)args;
-	memcpy((void *)code, ret42, sizeof(ret42));
-	a->obj = obj;
-	a->code = code;
+	struct prot_args *a = prot_setup();
+	mw_t args = (mw_t)a, obj = a->obj, code = a->code;
 	struct mungi_cap r[2] = { with_rights(obj, MUNGI_R), with_rights(code, MUNGI_R) };
 	long st = prot_run(a, args, r, 2);
 	EXPECT(st == 0 && a->results[0] == 0 && a->results[1] == -1 && a->results[2] == -1 &&
@@ -200,8 +207,8 @@ TEST_CASE("prot.rights", "each right is enforced for its kind of access: R reads
 	       a->results[3]);
 	EXPECT(mungi_probe(obj, 'r') == -1, "the object deleted with D is still there");
 	mungi_clist_remove(my_clist, obj);
-	mungi_free(args);
-	mungi_free(code);
+	a->obj = mungi_new(1, NULL);
+	prot_teardown(a);
 }
 
 /* --- revocation, the validation cache, the stale list --- */
@@ -282,16 +289,13 @@ TEST_CASE("stale.no_reuse", "a deleted object's addresses are not given out agai
 		mungi_free(got[--n]);
 	EXPECT(again, "range %lx not reused after dt", base);
 	struct mungi_cap probe[1] = { old };
-	mw_t args = mungi_new(1, NULL), code = mungi_new(1, NULL);
-	struct prot_args *a = (struct prot_args *)args;
+	struct prot_args *a = prot_setup();
+	mungi_free(a->obj);
 	a->obj = again;
-	a->code = code;
-	long st = prot_run(a, args, probe, 1);
+	long st = prot_run(a, (mw_t)a, probe, 1);
 	EXPECT(st == 0 && a->results[0] == -1 && a->results[1] == -1 && a->results[3] == MUNGI_EPERM,
 	       "the old capability reaches the new object: %ld %ld %ld", a->results[0], a->results[1], a->results[3]);
-	mungi_free(again);
-	mungi_free(args);
-	mungi_free(code);
+	prot_teardown(a);
 }
 
 static long clist_user(mw_t arg)
@@ -674,20 +678,16 @@ TEST_CASE("bad.clists", "forged Clist capabilities, Clists without the format an
 	       "explicit APDs of 0 and 100 Clists");
 	/* random capabilities in a well-formed Clist: the child can reach nothing */
 	((struct mungi_clist *)garbage)->count = 200;
-	mw_t args = mungi_new(1, NULL), obj = mungi_new(1, NULL), code = mungi_new(1, NULL);
+	struct prot_args *a = prot_setup();
 	for (int i = 0; i < 200; i++)
-		((struct mungi_clist *)garbage)->cap[i] = (struct mungi_cap){ i % 2 ? obj : code, now_us() * 2654435761UL + (mw_t)i };
-	struct prot_args *a = (struct prot_args *)args;
-	a->obj = obj;
-	a->code = code;
-	long st = prot_run(a, args, &g, 1);
+		((struct mungi_clist *)garbage)->cap[i] =
+			(struct mungi_cap){ i % 2 ? a->obj : a->code, now_us() * 2654435761UL + (mw_t)i };
+	long st = prot_run(a, (mw_t)a, &g, 1);
 	EXPECT(st == 0 && a->results[0] == -1 && a->results[1] == -1 && a->results[2] == -1 &&
 	       a->results[3] == MUNGI_EPERM, "random passwords gave access: %ld %ld %ld %ld", a->results[0],
 	       a->results[1], a->results[2], a->results[3]);
 	mungi_free(garbage);
-	mungi_free(args);
-	mungi_free(obj);
-	mungi_free(code);
+	prot_teardown(a);
 	/* a Clist deleted while it is in an APD: searches pass it by until revalidation drops it */
 	mw_t gone = mungi_new(1, NULL), slot2;
 	mungi_clist_init(gone, 1);
