@@ -3,10 +3,10 @@
 # host tests of its pure parts, its tests and benchmarks.
 
 # --- host tests of the server's pure parts ---
-$(BUILD)/host/test_mungi_btree: tests/host/test_mungi_btree.c servers/mungi/btree.c $(HOST_COMMON)
-$(BUILD)/host/test_mungi_addr: tests/host/test_mungi_addr.c servers/mungi/addr.c servers/mungi/btree.c $(HOST_COMMON)
+$(BUILD)/host/test_mungi_btree: tests/host/test_mungi_btree.c tests/host/xorshift.h servers/mungi/btree.c $(HOST_COMMON)
+$(BUILD)/host/test_mungi_addr: tests/host/test_mungi_addr.c tests/host/xorshift.h servers/mungi/addr.c servers/mungi/btree.c $(HOST_COMMON)
 $(BUILD)/host/test_mungi_chacha: tests/host/test_mungi_chacha.c servers/mungi/chacha.c $(HOST_COMMON)
-$(BUILD)/host/test_mungi_ot: tests/host/test_mungi_ot.c servers/mungi/ot.c servers/mungi/btree.c $(HOST_COMMON)
+$(BUILD)/host/test_mungi_ot: tests/host/test_mungi_ot.c tests/host/xorshift.h servers/mungi/ot.c servers/mungi/btree.c $(HOST_COMMON)
 
 # --- the server: a root task, like lx (kernel/elf.c is pure: it checks the user image too) ---
 MUNGI     := $(BUILD)/servers/mungi.elf

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "../../servers/mungi/addr.h"
 #include "../../lib/test/test.h"
+#include "xorshift.h"
 
 static long live;
 
@@ -26,13 +27,7 @@ static int state[PAGES];
 static uint64_t released[PAGES];
 
 static uint64_t rng = 88172645463325252ULL;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t next(void) { return xorshift64(&rng); }
 
 /* The model's first fit: the lowest run of n free pages, or -1. */
 static long model_fit(uint64_t n)

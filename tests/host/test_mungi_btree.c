@@ -5,6 +5,7 @@
 #include <string.h>
 #include "../../servers/mungi/btree.h"
 #include "../../lib/test/test.h"
+#include "xorshift.h"
 
 static long live;
 static int fail_after = -1;       /* allocations left before one fails; -1: never */
@@ -74,13 +75,7 @@ static void *m_remove(uint64_t k)
 }
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t next(void) { return xorshift64(&rng); }
 
 #define VAL(k) ((void *)(uintptr_t)((k) * 2 + 1))
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../../servers/mungi/ot.h"
 #include "../../lib/test/test.h"
+#include "xorshift.h"
 
 static long live;
 static struct bt_node *n_alloc(void *c) { (void)c; live++; return malloc(sizeof(struct bt_node)); }
@@ -80,13 +81,7 @@ static struct ot_obj *make(struct ot *ot, uint64_t base, uint64_t npages)
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t next(void) { return xorshift64(&rng); }
 
 TEST_CASE("ot.lookup", "an address finds the object containing it and no other; overlaps are refused")
 {
