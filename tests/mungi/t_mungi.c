@@ -998,6 +998,20 @@ TEST_CASE("vm.pager_chain", "faults on an object with a user-level pager go to i
 	mungi_free(pcl.base);
 }
 
+TEST_CASE("store.checkpoint", "a checkpoint writes the object table and every resident page through the page-store interface; only the bank may ask")
+{
+	mw_t pages = 0, base = mungi_new(3, NULL);
+	*(volatile mw_t *)base = 1;
+	*(volatile mw_t *)(base + 8192) = 2;
+	struct mungi_cap forged = { boot->bank.base, boot->bank.password ^ 4 };
+	EXPECT(mungi_checkpoint(&forged, &pages) == MUNGI_EPERM, "a checkpoint with a forged bank capability");
+	EXPECT(mungi_checkpoint(&boot->account, &pages) == MUNGI_EPERM, "a checkpoint with an account's capability");
+	EXPECT(!mungi_checkpoint(&boot->bank, &pages), "checkpoint");
+	EXPECT(pages > 3, "%lu pages written", pages);
+	EXPECT(*(volatile mw_t *)(base + 8192) == 2 && mungi_null() == 0, "after the checkpoint");
+	mungi_free(base);
+}
+
 /* --- files --- */
 
 #include "../../lib/mungi/file.h"
