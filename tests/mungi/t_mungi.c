@@ -252,8 +252,9 @@ TEST_CASE("revoke.within_dt", "after its password is revoked a capability stops 
 	a->stop = 1;
 	long st = join(task);
 	EXPECT(st == 0 && a->first_fault, "the watcher never faulted (status %ld)", st);
+	/* dt, a tick (dt / 4), and slack for a host that stalls the guest now and then */
 	mw_t late = a->first_fault - revoked;
-	EXPECT(late <= dt + dt / 4 + 20000, "the revocation took %lu us, dt is %lu", late, dt);
+	EXPECT(late <= dt + dt / 4 + 50000, "the revocation took %lu us, dt is %lu", late, dt);
 	mungi_free(cl.base);
 	mungi_free(obj);
 	mungi_free(args);
@@ -326,7 +327,7 @@ TEST_CASE("apd.clist_revalidated", "a Clist in an APD whose capability is revoke
 		L4_Sleep(dt / 10);
 	a->stop = 1;
 	long st = join(task);
-	EXPECT(st == 0 && a->first_fault && a->first_fault - revoked <= 2 * dt + 20000,
+	EXPECT(st == 0 && a->first_fault && a->first_fault - revoked <= 2 * dt + 50000,
 	       "status %ld, fault %lu us after the revocation (dt %lu)", st,
 	       a->first_fault ? a->first_fault - revoked : 0, dt);
 	mungi_free(cl.base);
