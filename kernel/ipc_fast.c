@@ -151,15 +151,12 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	struct tcb *self = current;
 	word_t tag = tf->r9, from = tf->rdx;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
-	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER)
-		return NULL;
+	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER ||
+	    (self->space->redirector && self->space->redirector != tf->rsi))
+		return NULL;            /* redirection (X.2): of a redirected space, only sends to the redirector */
 	struct tcb *d = global(tf->rsi);
 	if (unlikely(!d))
 		return lipc_fastpath(tf, self);
-	/* redirection (X.2): only a send to the redirector itself leaves the space here */
-	word_t redirector = self->space->redirector;
-	if (unlikely(redirector) && d->id != redirector && d->space != self->space)
-		return NULL;
 	if (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq))
 		return NULL;
 	return deliver(tf, self, d, from);
