@@ -103,10 +103,10 @@ int addr_release(struct addr_space *a, uint64_t base, uint64_t npages, uint64_t 
 	return 0;
 }
 
-void addr_reap(struct addr_space *a, uint64_t now)
+void addr_reap(struct addr_space *a, uint64_t now, uint64_t max)
 {
 	struct stale *s;
-	while ((s = a->stale) && now - s->release >= a->dt && now >= s->release) {
+	while (max-- && (s = a->stale) && now - s->release >= a->dt && now >= s->release) {
 		if (give_back(a, s->base, s->npages))
 			return;                 /* no memory now: it stays stale, tried again later */
 		a->stale = s->next;

@@ -44,8 +44,8 @@ int addr_add(struct addr_space *a, uint64_t base, uint64_t npages);
 int addr_reserve(struct addr_space *a, uint64_t base, uint64_t npages);
 /* A range in use goes onto the stale list at time now; 0, or -1 without memory (nothing changed). */
 int addr_release(struct addr_space *a, uint64_t base, uint64_t npages, uint64_t now);
-/* Stale ranges released at least dt before now become free (coalesced). */
-void addr_reap(struct addr_space *a, uint64_t now);
+/* Stale ranges released at least dt before now become free (coalesced), at most max of them. */
+void addr_reap(struct addr_space *a, uint64_t now, uint64_t max);
 /* The number of free extents (for checks). */
 uint64_t addr_extents(const struct addr_space *a);
 

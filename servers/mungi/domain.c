@@ -259,9 +259,11 @@ static void revalidate(struct domain *d)
 	}
 }
 
+#define REAP_PER_TICK 64            /* a burst of deletions is returned over several ticks */
+
 void domains_tick(void)
 {
-	addr_reap(&addrs, now);
+	addr_reap(&addrs, now, REAP_PER_TICK);
 	for (struct domain *d = all_domains; d; d = d->next_all) {
 		expire(d);
 		revalidate(d);

@@ -70,17 +70,22 @@ static void teardown(struct addr_space *a)
 	bt_clear(&a->free);
 }
 
-TEST_CASE("addr.stale_delay", "a released range is not handed out again before dt has passed, then it is")
+TEST_CASE("addr.stale_delay", "a released range is not handed out again before dt has passed, then it is; a reap returns no more ranges than it may")
 {
 	struct addr_space a;
 	setup(&a);
 	uint64_t x = addr_alloc(&a, PAGES);
 	EXPECT(x == BASE && !addr_alloc(&a, 1), "the whole range: %lx", x);
 	EXPECT(addr_release(&a, BASE + 10 * ADDR_PAGE, 5, 1000) == 0, "release");
-	addr_reap(&a, 1000 + DT - 1);
+	addr_reap(&a, 1000 + DT - 1, ~0UL);
 	EXPECT(!addr_alloc(&a, 1), "reused before dt");
-	addr_reap(&a, 1000 + DT);
+	addr_reap(&a, 1000 + DT, ~0UL);
 	EXPECT(addr_alloc(&a, 5) == BASE + 10 * ADDR_PAGE, "not reused after dt");
+	for (int i = 0; i < 10; i++)
+		addr_release(&a, BASE + (uint64_t)(20 + 2 * i) * ADDR_PAGE, 1, 2000);
+	addr_reap(&a, 2000 + DT, 3);
+	EXPECT(a.stale_pages == 7 && a.free_pages == 3, "a reap of at most 3: %lu stale, %lu free", a.stale_pages,
+	       a.free_pages);
 	teardown(&a);
 	EXPECT(live == 0, "leaked %ld", live);
 }
@@ -126,7 +131,7 @@ TEST_CASE("addr.random", "2*10^4 random allocations, releases and reaps agree wi
 			}
 			held[k] = held[--nheld];
 		} else {
-			addr_reap(&a, now);
+			addr_reap(&a, now, ~0UL);
 			for (int i = 0; i < PAGES; i++)
 				if (state[i] == STALE && now - released[i] >= DT)
 					state[i] = FREE;
