@@ -18,7 +18,7 @@ $(MUNGI): $(MUNGI_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ)
 
 # --- user images: the runtime and library (lib/mungi), linked at MUNGI_IMAGE_BASE;
 # the image's ELF entry is the first task's function ---
-MUNGI_LIB := lib/mungi/rt.S lib/mungi/rt.c lib/mungi/sys.c lib/mungi/file.c lib/l4/l4.c lib/c/string.c lib/c/printf.c \
+MUNGI_LIB := lib/mungi/rt.S lib/mungi/rt.c lib/mungi/sys.c lib/mungi/file.c lib/mungi/bank.c lib/l4/l4.c lib/c/string.c lib/c/printf.c \
 	lib/fmt/fmt.c lib/drivers/client.c
 MUNGI_LIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(MUNGI_LIB))
 MUNGI_LINK = $(LD) -static -nostdlib -z max-page-size=4096 -e mungi_main -Ttext-segment=0x40000000 \

@@ -857,56 +857,14 @@ TEST_CASE("apd.handler", "a capability handler in the APD is upcalled in the tas
 	mungi_free(args);
 }
 
-/* --- bank accounts, rent, the paymaster --- */
+/* --- bank accounts, rent, the paymaster (lib/mungi/bank.c) --- */
 
-struct bank_args {
-	struct mungi_cap bank, acct;
-	mw_t period_us, rate, allowance;
-	volatile mw_t stop, rounds;
-};
-
-struct statement {
-	mw_t lines;
-	struct { mw_t pages, rent; long balance; } line[200];
-};
-
-/* The rent collector: every period, rate per page of each object charged to the account. */
-static long rent_collector(mw_t arg)
-{
-	struct bank_args *a = (struct bank_args *)arg;
-	struct statement *s = (struct statement *)a->acct.base;
-	while (!a->stop) {
-		L4_Sleep(a->period_us);
-		mw_t pages = 0, addr = 0, base, n, acct;
-		while (!mungi_ot_enum(&a->bank, addr, &base, &n, &acct) && base) {
-			pages += acct == a->acct.base ? n : 0;
-			addr = base + 1;
-		}
-		long balance = 0;
-		mungi_acct_deposit(&a->bank, a->acct.base, -(long)(pages * a->rate), &balance);
-		if (s->lines < 200)
-			s->line[s->lines] = (typeof(s->line[0])){ pages, pages * a->rate, balance };
-		s->lines++;
-		a->rounds++;
-	}
-	return 0;
-}
-
-/* The paymaster: every period, the allowance into the account. */
-static long paymaster(mw_t arg)
-{
-	struct bank_args *a = (struct bank_args *)arg;
-	while (!a->stop) {
-		L4_Sleep(a->period_us);
-		mungi_acct_deposit(&a->bank, a->acct.base, (long)a->allowance, NULL);
-	}
-	return 0;
-}
+#include "../../lib/mungi/bank.h"
 
 TEST_CASE("bank.rent", "a user-level rent collector charges an account for its objects; overdrawn, it cannot pay for new objects, the old ones stay; the paymaster's deposits let it again")
 {
 	mw_t args = mungi_new(1, NULL), pw, pages;
-	struct bank_args *a = (struct bank_args *)args;
+	struct mungi_bank *b = (struct mungi_bank *)args;
 	struct mungi_cap owner, user;
 	long balance = 0;
 	EXPECT(!mungi_acct_create(&boot->bank, 30, &owner), "account");
@@ -921,25 +879,29 @@ TEST_CASE("bank.rent", "a user-level rent collector charges an account for its o
 	mungi_clist_add(my_clist, &o2);
 	EXPECT(!mungi_acct_info(&user, &balance, &pages) && balance == 30 && pages == 10, "balance %ld pages %lu",
 	       balance, pages);
-	*a = (struct bank_args){ boot->bank, owner, 10000, 1, 0, 0, 0 };
+	*b = (struct mungi_bank){ .bank = boot->bank, .acct = { owner }, .naccts = 1, .period_us = 10000, .rate = 1 };
+	EXPECT(mungi_rent(b, 10, 1000000) == 10, "a flat rate");
+	b->threshold = 1000;
+	EXPECT(mungi_rent(b, 10, 1000) == 40 && mungi_rent(b, 10, 0) == 10, "the rate does not grow with storage");
+	b->threshold = 0;
 	struct mungi_cap caps[2] = { with_rights(args, MUNGI_R | MUNGI_W), owner };
 	struct mungi_cap cl = clist_of(caps, 2);
-	mw_t collector = spawn(rent_collector, args, &cl, 1, 0);
+	mw_t collector = spawn(mungi_rent_collector, args, &cl, 1, 0);
 	for (int i = 0; i < 300 && !mungi_acct_info(&user, &balance, &pages) && balance > 0; i++)
 		L4_Sleep(5000);
 	EXPECT(balance <= 0, "the rent collector did not bring the balance down: %ld", balance);
 	EXPECT(mungi_obj_create(1, &user, 0, &o3) == MUNGI_EFUNDS, "an overdrawn account paid for an object");
 	EXPECT(mungi_probe(o1.base, 'r') == 0 && mungi_probe(o2.base, 'w') == 0, "the objects went with the money");
-	struct statement *s = (struct statement *)owner.base;
+	struct mungi_statement *s = (struct mungi_statement *)owner.base;
 	EXPECT(s->lines >= 3 && s->line[0].pages == 10 && s->line[0].rent == 10 && s->line[0].balance == 20,
 	       "the statement: %lu lines, first %lu pages %lu rent balance %ld", s->lines, s->line[0].pages,
 	       s->line[0].rent, s->line[0].balance);
-	a->allowance = 1000;
-	mw_t payer = spawn(paymaster, args, &cl, 1, 0);
+	b->allowance = 1000;
+	mw_t payer = spawn(mungi_paymaster, args, &cl, 1, 0);
 	for (int i = 0; i < 300 && !mungi_acct_info(&user, &balance, &pages) && balance <= 0; i++)
 		L4_Sleep(5000);
 	EXPECT(balance > 0 && !mungi_obj_create(1, &user, 0, &o3), "after the paymaster: balance %ld", balance);
-	a->stop = 1;
+	b->stop = 1;
 	EXPECT(join(collector) == 0 && join(payer) == 0, "the bank's tasks");
 	mungi_obj_delete(o3.base);
 	mungi_obj_delete(o1.base);
