@@ -268,5 +268,6 @@ bench-store: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/stor
 
 include mk/bench.mk
 include mk/lx.mk
+include mk/mungi.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -151,8 +151,9 @@ struct trapframe *ipc_fastpath(struct trapframe *tf)
 	struct tcb *self = current;
 	word_t tag = tf->r9, from = tf->rdx;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
-	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER || self->space->redirector)
-		return NULL;
+	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER ||
+	    (self->space->redirector && self->space->redirector != tf->rsi))
+		return NULL;            /* redirection (X.2): of a redirected space, only sends to the redirector */
 	struct tcb *d = global(tf->rsi);
 	if (unlikely(!d))
 		return lipc_fastpath(tf, self);

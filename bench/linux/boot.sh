@@ -12,7 +12,7 @@ mkdir -p "$(dirname "$results")"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 start=$(date +%s)
 # The CPU model is pinned (as tools/run's): the guest sees the same CPUID on every host.
-cpu=Westmere-v1,+pdpe1gb
+cpu=Westmere-v1,+pdpe1gb,+rdrand
 timeout "${BENCH_TIMEOUT:-3000}" qemu-system-x86_64 -accel tcg -cpu "$cpu" \
 	-icount shift=0,align=off,sleep=off -m 256M -serial stdio -display none \
 	-monitor none -no-reboot -nodefaults -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm \

@@ -13,7 +13,7 @@ shift 5
 log=$results.log
 mkdir -p "$(dirname "$results")"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cpu=Westmere-v1,+pdpe1gb
+cpu=Westmere-v1,+pdpe1gb,+rdrand
 start=$(date +%s)
 status=0
 "$top/tools/run" --icount --cpu "$cpu" --mem 256 --timeout "${BENCH_TIMEOUT:-3000}" \

@@ -427,8 +427,78 @@ def sec_scale(t, plots):
                         "% overhead"], rows))
 
 
-SECTIONS = [sec_lx, sec_getpid, sec_lmbench, sec_pipes, sec_vm, sec_ipc, sec_counters, sec_reaim, sec_004, sec_ctx,
-            sec_scale]
+
+def _speedup(linux, mungi):
+    return f"{linux / mungi:.1f}x" if linux and mungi else DASH
+
+
+def sec_002_t1(t, plots):
+    rows = []
+    for label, mungi, linux, s_m, s_l in seeds.T002_1:
+        mv, mt, _ = t.cell("mungi", mungi[0], **mungi[1])
+        lv, lt, _ = t.cell("linux", linux[0], **linux[1]) if linux else (None, "N/A", None)
+        rows.append([label, s_m, s_l, mt, lt, _speedup(lv, mv)] + compare(lv, mv, "instructions")[:1])
+    pdx, _, _ = t.cell("mungi", "mungi.pdx")
+    rpc, _, _ = t.cell("linux", "rpc.pipe")
+    restricted, _, _ = t.cell("mungi", "mungi.pdx", restricted=1)
+    goals = ["Goals (measured, never asserted): a PDX call at least 20x faster than a Linux RPC "
+             f"over pipes: **{_speedup(rpc, pdx)}**; confinement at no measurable cost: a confined "
+             f"caller's PDX call costs **{restricted / pdx:.3f}** times an unconfined one's."
+             if pdx and rpc and restricted else "Goals: not all figures are there.", ""]
+    return (["## Seed 002, Table 1: Mungi microbenchmarks", "",
+             "Seed: microseconds on a 100 MHz MIPS R4600 (Mungi on L4, and Linux on the same Indy). "
+             "Here: guest instructions per operation, Mungi on Pecan (`bench/mungi/mbench.c`) against "
+             "native Linux (`bench/posix`), each row's Linux counterpart named in the row as the seed chose it. "
+             "Speedup = Linux / Mungi; Ratio = Mungi / Linux.", ""]
+            + md_table(["Operation", "seed Mungi [us]", "seed Linux [us]", "Mungi here", "Linux here",
+                        "Speedup", "Ratio"], rows) + goals)
+
+
+def _oo1_row(t, system, variant):
+    return [t.cell(system, "oo1." + op, variant=variant) for op in seeds.OO1_OPS]
+
+
+def _oo1_table(t, title, seed_rows, here_rows):
+    rows = [[f"seed: {label} [ms]"] + vals for label, vals in seed_rows]
+    rows += [[label] + [c[1] for c in cells] for label, cells in here_rows]
+    return [f"**{title}**", ""] + md_table(["System"] + seeds.OO1_OPS, rows)
+
+
+def sec_002_t2(t, plots):
+    here = [("Linux here [instr.]", _oo1_row(t, "linux", "single")),
+            ("Mungi here [instr.]", _oo1_row(t, "mungi", "single"))]
+    return (["## Seed 002, Table 2: OO1, single process", "",
+             "The OO1 database of its appendix (`bench/oo1/oo1.h`, the same code and random numbers "
+             "everywhere): 20,000 parts; lookup is 1,000 random parts, forward one traversal to depth 7 "
+             "(3,280 parts), reverse one reverse traversal scaled to 3,280 parts, insert 100 parts with "
+             "3 connections each. The database is in the client's own address space (Linux) or protection "
+             "domain (Mungi). Seed: milliseconds on the Indy; here: guest instructions.", ""]
+            + _oo1_table(t, "OO1 single process", seeds.T002_2, here))
+
+
+def sec_002_t3(t, plots):
+    variants = [("Linux here, RPC over pipes", "linux", "pipe"),
+                ("Linux here, RPC over SysV message queues", "linux", "msgq"),
+                ("Mungi here, PDX", "mungi", "pdx"),
+                ("Mungi here, PDX, restricted (confined client)", "mungi", "pdx_restricted")]
+    here = [(label + " [instr.]", _oo1_row(t, system, v)) for label, system, v in variants]
+    totals = {v: t.cell(system, "oo1.total", variant=v)[0] for _, system, v in variants}
+    goal = (f"Goal (measured, never asserted): OO1 multi-domain at least 10x faster than Linux: "
+            f"**{_speedup(totals['pipe'], totals['pdx'])}** against pipes, "
+            f"**{_speedup(totals['msgq'], totals['pdx'])}** against message queues; the restricted "
+            f"(confined) run costs **{totals['pdx_restricted'] / totals['pdx']:.3f}** times the other."
+            if all(totals.values()) else "Goal: not all figures are there.")
+    return (["## Seed 002, Table 3: OO1, database in its own protection domain", "",
+             "The client calls the database for every lookup, traversal, new part and connection; the "
+             "database returns each part by calling a procedure the client supplied: on Mungi a PDX call "
+             "with the client's APD, the database calling back by a nested PDX call with an empty APD; on "
+             "Linux an RPC to a server process, which calls back by another RPC (the seed's appendix).", ""]
+            + _oo1_table(t, "OO1 multi-domain", seeds.T002_3, here) + [goal, ""])
+
+
+
+SECTIONS = [sec_lx, sec_getpid, sec_lmbench, sec_pipes, sec_vm, sec_ipc, sec_counters, sec_reaim, sec_004,
+            sec_ctx, sec_scale, sec_002_t1, sec_002_t2, sec_002_t3]
 
 
 def sec_runs(res):
@@ -442,7 +512,7 @@ def sec_runs(res):
             + md_table(["results file", "commit", "QEMU", "guest kernel", "guest CPU", "host CPU",
                         "scale [%]", "host wall-clock [s]"], rows)
             + ["**Method** (`docs/bench-method.md`): every system runs in "
-               "`qemu-system-x86_64 -accel tcg -cpu Westmere-v1,+pdpe1gb -icount shift=0,align=off,sleep=off` "
+               "`qemu-system-x86_64 -accel tcg -cpu Westmere-v1,+pdpe1gb,+rdrand -icount shift=0,align=off,sleep=off` "
                "(a pinned CPU model: the guests see the same CPU on every host), "
                "where the guest's time-stamp counter advances one tick per executed guest "
                "instruction. Figures marked `icount` (all of them unless a cell says "

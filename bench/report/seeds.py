@@ -145,6 +145,9 @@ PROG_OF = {
     "lmbench.sig_install": "lat_sig", "lmbench.sig_catch": "lat_sig", "lmbench.ctx": "lat_ctx",
     "vm.trap": "lat_vm", "vm.appel1": "lat_vm", "vm.appel2": "lat_vm",
     "scale.fork_exit": "lat_scale",
+    "rpc.pipe": "lat_rpc", "rpc.msgq": "lat_rpc",
+    "file.create": "lat_file", "file.delete": "lat_file", "file.create_delete": "lat_file",
+    "oo1.lookup": "oo1", "oo1.forward": "oo1", "oo1.reverse": "oo1", "oo1.insert": "oo1", "oo1.total": "oo1",
 }
 
 # lat_scale: fork+exit with this many processes of the benchmark alive.
@@ -178,3 +181,43 @@ LX_GOALS = [
 ]
 # Re-aim: each task's throughput at least 0.9 of native Linux's.
 LX_REAIM_GOAL = 0.9
+
+# 002 Table 1: microbenchmarks in microseconds on a 100 MHz R4600 (Mungi) and
+# the same Indy under Linux.  Rows: (label, Mungi here, Linux here or None,
+# seed Mungi, seed Linux); a "here" entry is (name, params).
+T002_1 = [
+    ("Null system call", ("mungi.null_syscall", {}), ("lmbench.getpid", {}), "4.6", "6.3"),
+    ("Cross-domain call (PDX; Linux RPC over pipes)", ("mungi.pdx", {}), ("rpc.pipe", {}), "10-20", "161"),
+    ("Cross-domain call, confined caller", ("mungi.pdx", {"restricted": 1}), ("rpc.pipe", {}), "-", "161"),
+    ("Cross-domain call, empty APD", ("mungi.pdx_empty", {}), ("rpc.pipe", {}), "-", "161"),
+    ("Cross-domain call, empty APD, confined caller", ("mungi.pdx_empty", {"restricted": 1}), ("rpc.pipe", {}),
+     "-", "161"),
+    ("Cross-domain call (Linux RPC over SysV message queues)", ("mungi.pdx", {}), ("rpc.msgq", {}), "10-20", "-"),
+    ("Thread create", ("mungi.thread_create", {}), None, "83/48", "N/A"),
+    ("Thread delete", ("mungi.thread_delete", {}), None, "48", "N/A"),
+    ("Thread create + delete (Linux: fork, exit, wait)", ("mungi.thread_create_delete", {}),
+     ("lmbench.fork_exit", {}), "131/96", "2,450"),
+    ("Task create", ("mungi.task_create", {}), None, "600", "N/A"),
+    ("Task delete", ("mungi.task_delete", {}), None, "310", "N/A"),
+    ("Task create + delete (Linux: fork, exec, exit, wait)", ("mungi.task_create_delete", {}),
+     ("lmbench.fork_execve", {}), "910", "34,163"),
+    ("Object create (Linux: open O_CREAT, close)", ("mungi.obj_create", {}), ("file.create", {}), "60", "N/A"),
+    ("Object delete (Linux: unlink)", ("mungi.obj_delete", {}), ("file.delete", {}), "150", "N/A"),
+    ("Object access: first touch (Linux: open, close)", ("mungi.obj_touch", {}), ("lmbench.open_close", {}),
+     "90", "45"),
+    ("Object create + access + delete (Linux: create, write, close, unlink)",
+     ("mungi.obj_create_touch_delete", {}), ("file.create_delete", {}), "300", "447"),
+    ("Page fault/map", ("mungi.page_map", {}), None, "25", "N/A"),
+]
+
+# 002 Tables 2 and 3: OO1 in milliseconds (lookup, forward, reverse, insert, total).
+OO1_OPS = ["lookup", "forward", "reverse", "insert", "total"]
+T002_2 = [("Linux 32-bit", ["7.99", "5.97", "N/A", "N/A", "N/A"]),
+          ("Irix 32-bit", ["7.44", "4.77", "5.13", "4.76", "22.10"]),
+          ("Irix 64-bit", ["7.78", "6.47", "7.49", "6.23", "27.97"]),
+          ("Mungi 64-bit", ["7.95", "6.60", "7.71", "5.31", "27.57"])]
+T002_3 = [("Irix 32-bit/message passing", ["946", "1,445", "1445", "208", "4,047"]),
+          ("Irix 32-bit/shared memory", ["949", "1,409", "1,411", "203", "3,972"]),
+          ("Linux 32-bit/message passing", ["344", "467", "461", "842", "2,114"]),
+          ("Mungi 64-bit/PDX", ["51", "59", "61", "16", "189"]),
+          ("Mungi 64-bit/PDX/restricted", ["50", "58", "60", "16", "184"])]

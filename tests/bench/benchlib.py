@@ -17,8 +17,10 @@ def expected_linux_names():
     """Every (name, params) the suite must print (on Linux, and on lx), from the report's tables."""
     want = {(name, ()) for name in seeds.PROG_OF if name not in ("lmbench.ctx", "lmbench.mmap",
                                                                   "lmbench.pagefault", "lmbench.pipe_bw",
-                                                                  "scale.fork_exit")}
+                                                                  "scale.fork_exit")
+            and not name.startswith("oo1.")}
     want |= {("scale.fork_exit", (("alive", str(n)),)) for n in seeds.SCALE_ALIVE}
+    want |= {("oo1." + op, (("variant", v),)) for op in seeds.OO1_OPS for v in ("single", "pipe", "msgq")}
     want |= {("reaim." + task, ()) for task, _ in seeds.REAIM_TASKS}
     want |= {("lmbench.ctx", (("procs", str(p)), ("size_kb", str(s))))
              for p in seeds.CTX_PROCS for s in seeds.CTX_SIZES}

@@ -167,3 +167,26 @@ def test_main_writes_files(tmp_path):
     assert rc == 0
     assert "# Pecan benchmark report" in out.read_text()
     assert (tmp_path / "report" / "ctx.svg").exists()
+
+
+@pytest.fixture(scope="module")
+def mungi():
+    res = results.Results().read_file(os.path.join(DATA, "mungi-sample.results"))
+    return report.render(res)[0]
+
+
+def test_002_table1_speedup_and_ratio(mungi):
+    cells = row(mungi, "Cross-domain call (PDX; Linux RPC over pipes)")
+    assert cells[3:7] == ["1,000", "11,000", "11.0x", "0.09"]
+    assert row(mungi, "Null system call")[3:5] == ["450", "330"]
+    assert row(mungi, "Thread create")[4] == "N/A"
+    assert "a PDX call at least 20x faster than a Linux RPC over pipes: **11.0x**" in mungi
+    assert "costs **1.010** times an unconfined one's" in mungi
+
+
+def test_002_oo1_rows_and_failed_group(mungi):
+    assert row(mungi, "Linux here [instr.]")[1] == "100,000"
+    assert row(mungi, "Mungi here [instr.]")[1] == "100,500"
+    assert row(mungi, "Mungi here, PDX [instr.]")[1] == "**failed** (exit 1)"
+    assert row(mungi, "Linux here, RPC over pipes [instr.]")[5] == "110,000,000"
+    assert "Goal: not all figures are there." in mungi

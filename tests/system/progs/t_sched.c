@@ -257,6 +257,44 @@ TEST_CASE("sched.lipc_fastpath", "Calls by local IDs within a space take the fas
 	tt_kill(srv);
 }
 
+static volatile L4_Word_t rd_calls_ok, rd_fast;
+static volatile L4_ThreadId_t rd_server;
+
+/* In a space whose redirector is rd_server: 100 Calls to it, counting fastpath IPCs. */
+static void redirected_caller(void)
+{
+	L4_SetMR(0, 0);
+	L4_Call(rd_server);               /* warm up: the server is now waiting */
+	L4_Word_t before = pecan_counter(PECAN_CTR_fastpath_ipcs);
+	L4_Word_t ok = 0;
+	for (int i = 0; i < 100; i++) {
+		L4_SetMR(0, 0);
+		ok += !L4_IpcFailed(L4_Call(rd_server));
+	}
+	rd_fast = pecan_counter(PECAN_CTR_fastpath_ipcs) - before;
+	rd_calls_ok = ok;
+	tt_park();
+}
+
+TEST_CASE("sched.redirector_fastpath", "Calls from a space with a redirector to that redirector take the fastpath (confinement costs nothing on them)")
+{
+	L4_ThreadId_t srv = fresh(), c = fresh();
+	rd_calls_ok = 0;
+	rd_fast = ~0UL;
+	rd_server = srv;
+	EXPECT(tt_start_local(srv, echo0), "start");
+	L4_Set_Priority(srv, 255);
+	EXPECT(tt_start_space(c, redirected_caller), "start");
+	EXPECT(L4_SpaceControl(c, 0, 0, 0, srv, 0) == 1, "SpaceControl: ErrorCode %lx", L4_ErrorCode());
+	TT_WAIT(rd_calls_ok == 100, 500);
+	EXPECT(rd_calls_ok == 100, "calls that succeeded: %lu", rd_calls_ok);
+	L4_Word_t v = variant(), build = *(volatile L4_Word_t *)PECAN_BUILD_ADDR;
+	int fast = (build & 1) && v != PECAN_VARIANT_FSLQ && v != PECAN_VARIANT_FSEQ;
+	EXPECT(fast ? rd_fast == 200 : rd_fast == 0, "fastpath IPCs %lu", rd_fast);
+	tt_kill(c);
+	tt_kill(srv);
+}
+
 TEST_CASE("sched.counters", "the seed 001 counters move as the variant says during 100 calls")
 {
 	L4_ThreadId_t srv = fresh();

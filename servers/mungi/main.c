@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// The Mungi server's start and its one loop: every request, page fault and
+// exception of every Mungi task arrives here as IPC and is answered from
+// here, or parked until it can be.
+#include "mungi.h"
+#include "../../lib/c/string.h"
+#include "../../lib/fmt/fmt.h"
+#include "../../lib/drivers/client.h"
+#include "../drivers/drivers.h"
+#include <l4/drivers.h>
+
+L4_ThreadId_t mungi_id;
+u64 now, dt = 100000;
+u64 stats[MUNGI_NSTATS];
+struct mungi_rt rt;
+
+static L4_ThreadId_t pending;           /* a reply in the MRs, for the next ReplyWait */
+static u64 tick_us, next_tick;
+
+void mungi_die(void)
+{
+	pecan_kdb_power_off(99);
+	for (;;)
+		;
+}
+
+/* --- composing and sending --- */
+
+bool send_now(L4_ThreadId_t to)
+{
+	return !L4_IpcFailed(L4_Ipc(to, L4_NILTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, 0), NULL));
+}
+
+static void flush(void)
+{
+	L4_ThreadId_t to = pending;
+	pending = L4_NILTHREAD;
+	send_now(to);
+}
+
+void mr_set(int i, u64 v)
+{
+	if (pending)
+		flush();
+	L4_SetMR(i, v);
+}
+
+void reply_tag(u64 label, unsigned u)
+{
+	mr_set(0, L4_TAG_MAKE(label, u, 0));
+}
+
+void reply_to(L4_ThreadId_t to)
+{
+	if (pending)
+		printf("mungi: two replies at once (to %lx and %lx); the first is lost\n", pending, to);
+	pending = to;
+}
+
+/* --- the timer's tick: validations expire, stale addresses come free --- */
+
+static void tick(void)
+{
+	now = L4_SystemClock();
+	next_tick = now + tick_us;
+	domains_tick();
+	mr_set(0, 0);
+	timer_alarm(tick_us, 0);
+}
+
+/* A confined task's IPC, redirected here: refused, and answered as its receiver where the kernel lets us. */
+static void refused(struct mthread *t)
+{
+	L4_ThreadId_t intended = L4_Tcr(UTCB_INTENDED_RECV);
+	if (stats[MUNGI_STAT_REFUSED_IPC]++ < 8)
+		printf("mungi: task %lu (confined) sent IPC to %lx: refused\n", t->dom->id, intended);
+	L4_SetTcr(UTCB_VIRTUAL_SENDER, intended);
+	mr_set(0, L4_TAG_MAKE(MUNGI_ECONFINED, 0, 0) | L4_TAG_PROPAGATE);
+	send_now(t->tid);
+}
+
+static void bad_request(struct mthread *t)
+{
+	stats[MUNGI_STAT_BAD_REQUESTS]++;
+	reply_tag(MUNGI_ENOSYS, 0);
+	reply_to(t->tid);
+}
+
+static void request(struct mthread *t, u64 label)
+{
+	switch (label) {
+	case MUNGI_NULL: case MUNGI_SELF: case MUNGI_CONFIG: case MUNGI_STATS: case MUNGI_TASK_CREATE:
+	case MUNGI_TASK_EXIT: case MUNGI_TASK_WAIT: case MUNGI_TASK_KILL: case MUNGI_THREAD_CREATE:
+	case MUNGI_THREAD_EXIT: case MUNGI_THREAD_KILL:
+		task_requests(t, label);
+		break;
+	case MUNGI_OBJ_CREATE: case MUNGI_OBJ_DELETE: case MUNGI_OBJ_SURVIVE: case MUNGI_OBJ_INFO:
+	case MUNGI_CAP_REGISTER: case MUNGI_CAP_REVOKE: case MUNGI_CHECKPOINT:
+		obj_requests(t, label);
+		break;
+	case MUNGI_APD_ADD: case MUNGI_APD_ADD_HANDLER: case MUNGI_APD_REMOVE: case MUNGI_APD_LOCK:
+	case MUNGI_APD_MAKE:
+		domain_requests(t, label);
+		break;
+	case MUNGI_PDX_CALL: case MUNGI_PDX_EMPTY: case MUNGI_PDX_APD:
+		pdx_call(t, label);
+		break;
+	case MUNGI_PDX_READY: pdx_ready(t); break;
+	case MUNGI_PDX_RET: pdx_return(t, false); break;
+	case MUNGI_PDX_ABORT: pdx_return(t, true); break;
+	case MUNGI_UPCALL_RESULT: upcall_result(t); break;
+	case MUNGI_SEM_CREATE: case MUNGI_SEM_P: case MUNGI_SEM_V: case MUNGI_SEM_DELETE:
+		sem_requests(t, label);
+		break;
+	case MUNGI_ACCT_CREATE: case MUNGI_ACCT_INFO: case MUNGI_ACCT_DEPOSIT: case MUNGI_OT_ENUM:
+		bank_requests(t, label);
+		break;
+	case MUNGI_SET_PAGER: case MUNGI_VM_MAP: case MUNGI_VM_FLUSH: case MUNGI_FAULT_INFO:
+		vm_requests(t, label);
+		break;
+	default:
+		bad_request(t);
+	}
+}
+
+static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	if (l4_is_local_id(from)) {     /* a thread of ours: only the timer sends to us unasked */
+		if (L4_TAG_LABEL(tag) == TIMER_ALARM_FIRED)
+			tick();
+		return;
+	}
+	struct mthread *t = thread_of(from);
+	if (!t)
+		return;                 /* not a Mungi thread (any more): no answer */
+	u64 label = L4_TAG_LABEL(tag);
+	if (tag & L4_TAG_REDIRECTED)
+		refused(t);
+	else if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
+		page_fault(t, L4_MR(1), L4_MR(2), (u32)(label & 7));
+	else if (label == L4_LABEL_EXCEPTION)
+		exception(t);
+	else if (t->state == T_RUN || t->state == T_IDLE)
+		t->in_fault_path = false, request(t, label);
+}
+
+static void loop(void)
+{
+	for (u64 n = 0;; n++) {
+		L4_ThreadId_t from;
+		L4_MsgTag_t tag;
+		if (pending) {
+			L4_ThreadId_t to = pending;
+			pending = L4_NILTHREAD;
+			tag = L4_Ipc(to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_NEVER), &from);
+		} else {
+			tag = L4_Wait(&from);
+		}
+		if (L4_IpcFailed(tag))
+			continue;
+		message(from, tag);
+		/* a lost tick message must not stop time: look at the clock now and then */
+		if (!(n & 4095) && L4_SystemClock() > next_tick + 2 * tick_us) {
+			mr_set(0, 0);
+			tick();
+		}
+	}
+}
+
+static void options(const char *args)
+{
+	for (const char *s = args; s && *s; s++)
+		if ((s == args || s[-1] == ' ') && !memcmp(s, "dt_ms=", 6)) {
+			u64 ms = 0;
+			for (s += 6; *s >= '0' && *s <= '9'; s++)
+				ms = ms * 10 + (u64)(*s - '0');
+			if (ms)
+				dt = ms * 1000;
+		}
+	tick_us = dt / 4 > 1000 ? dt / 4 : 1000;
+}
+
+int main(void)
+{
+	static char args[256];
+	mungi_id = L4_MyGlobalId();
+	if (!drivers_start(l4_global_id(l4_thread_no(mungi_id) + 1, 1),
+			   l4_global_id(l4_thread_no(mungi_id) + 2, 1)))
+		mungi_panic("mungi: cannot start the drivers\n");
+	pool_init();
+	pages_init();
+	boot_args(args, sizeof(args));
+	options(args);
+	now = L4_SystemClock();
+	objects_init();
+	printf("mungi: single address space on Pecan: memory from sigma0 as needed, dt %lu ms\n",
+		  dt / 1000);
+	image_load(args);
+	tick();
+	loop();
+	return 0;
+}
