@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// System V shared memory and semaphores.  A shared-memory segment is an
+// System V shared memory, semaphores and message queues.  A shared-memory segment is an
 // unnamed file (fs_new_unnamed) that shmat maps MAP_SHARED, so attaching,
 // fork, exit and exec follow the mapping rules of vm.c; the table holds
 // one reference until IPC_RMID, every attached area one more, and the
 // segment goes with the last.  A semaphore set is an array of values; a
 // semop that cannot run whole waits on the set and runs again from the
-// start, so nothing is applied until everything can be.
+// start, so nothing is applied until everything can be.  A message queue
+// is a list of messages; a send that finds it full and a receive that finds
+// nothing it wants wait on the queue.  None of these calls is restarted
+// after a signal handler, as on Linux: a signal ends the wait with EINTR.
 #include "sys.h"
 #include "../../lib/c/string.h"
 
@@ -28,6 +31,12 @@
 #define LX_SETVAL  16
 #define LX_SETALL  17
 #define LX_EIDRM   43
+#define LX_ENOMSG  42
+#define LX_MSG_NOERROR 010000
+#define LX_MSG_EXCEPT  020000
+#define LX_MSG_COPY    040000
+#define MSG_MAX    8192                 /* Linux's MSGMAX: the largest message */
+#define MSG_MNB    16384                /* Linux's MSGMNB: a queue's default capacity */
 
 #define IPC_SLOTS  256                  /* segments, and semaphore sets */
 #define SEQ_MUL    32768                /* Linux's: id = slot + seq * 32768 */
@@ -116,6 +125,17 @@ static void obj_init(struct ipc_obj *o, u64 key, u64 flags, struct thread *t)
 	o->seq = seq % (0x7fffffff / SEQ_MUL);
 	o->cpid = t->proc->pid;
 	o->ctime = now_s();
+}
+
+/* Wait on obj (or fail at once with EAGAIN); a signal ends the wait with EINTR, never a restart. */
+static long ipc_wait(struct thread *t, void *obj, bool nowait, u64 deadline)
+{
+	if (nowait || t->timed_out)
+		return -LX_EAGAIN;
+	if (signal_pending(t))
+		return -LX_EINTR;
+	block_on(t, obj, deadline);
+	return SYS_BLOCK;
 }
 
 /* --- shared memory --- */
@@ -360,12 +380,8 @@ static long do_semop(struct thread *t, u64 id, u64 uops, u64 n, u64 uts)
 		deadline = t->call_deadline;
 	}
 	long r = sem_try(s, ops, n, v);
-	if (r == -LX_EAGAIN) {
-		if (nowait || t->timed_out)
-			return -LX_EAGAIN;
-		block_on(t, s, deadline);
-		return SYS_BLOCK;
-	}
+	if (r == -LX_EAGAIN)
+		return ipc_wait(t, s, nowait, deadline);
 	if (r < 0)
 		return r;
 	memcpy(s->val, v, s->nsems * sizeof(*v));
@@ -460,6 +476,209 @@ long sys_semctl(struct thread *t, u64 id, u64 num, u64 cmd, u64 arg, u64 a4, u64
 		semset_free(s);
 		return 0;
 	default:                        /* GETNCNT, GETZCNT and the INFO calls: not kept */
+		return -LX_EINVAL;
+	}
+}
+
+/* --- message queues --- */
+
+struct msg {
+	struct msg *next;
+	int64_t type;
+	u64 size;
+	char text[];
+};
+
+struct msgq {
+	struct ipc_obj obj;
+	struct msg *head;
+	u64 bytes, count, limit;
+	int lspid, lrpid;
+	int64_t stime, rtime;
+};
+
+static struct msgq msgqs[IPC_SLOTS];
+
+static struct ipc_obj *msgq_at(int i) { return &msgqs[i].obj; }
+
+long sys_msgget(struct thread *t, u64 key, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	bool fresh;
+	int i = get_slot(msgq_at, key, flags, &fresh);
+	if (i < 0)
+		return i;
+	struct msgq *q = &msgqs[i];
+	if (fresh) {
+		obj_init(&q->obj, key, flags, t);
+		q->head = NULL;
+		q->bytes = q->count = 0;
+		q->limit = MSG_MNB;
+		q->lspid = q->lrpid = 0;
+		q->stime = q->rtime = 0;
+	}
+	return q->obj.seq * SEQ_MUL + i;
+}
+
+/* The queue an id names; a queue removed while the call waited is EIDRM. */
+static long msgq_of(struct thread *t, u64 id, struct msgq **out)
+{
+	int i = slot_of(msgq_at, id);
+	if (i < 0)
+		return t->fresh ? i : -LX_EIDRM;
+	*out = &msgqs[i];
+	return 0;
+}
+
+long sys_msgsnd(struct thread *t, u64 id, u64 umsg, u64 size, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	struct msgq *q;
+	long r = msgq_of(t, id, &q);
+	if (r < 0)
+		return r;
+	int64_t type;
+	if (size > MSG_MAX)
+		return -LX_EINVAL;
+	if (!copyin(t->proc, &type, umsg, sizeof(type)))
+		return -LX_EFAULT;
+	if (type < 1)
+		return -LX_EINVAL;
+	if (q->bytes + size > q->limit)
+		return ipc_wait(t, q, flags & LX_IPC_NOWAIT, 0);
+	struct msg *m = lx_malloc(sizeof(*m) + size);
+	if (!m)
+		return -LX_ENOMEM;
+	if (!copyin(t->proc, m->text, umsg + sizeof(type), size)) {
+		lx_free(m);
+		return -LX_EFAULT;
+	}
+	m->next = NULL;
+	m->type = type;
+	m->size = size;
+	struct msg **pp = &q->head;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = m;
+	q->bytes += size;
+	q->count++;
+	q->lspid = t->proc->pid;
+	q->stime = now_s();
+	wake(q);
+	return 0;
+}
+
+/* Does m answer a receive of `want` (Linux's msgtyp rules)? */
+static bool msg_matches(const struct msg *m, int64_t want, bool except)
+{
+	if (want == 0)
+		return true;
+	if (want > 0)
+		return except ? m->type != want : m->type == want;
+	return m->type <= -want;
+}
+
+/* The link to the message a receive takes: the first match, or for a negative type the lowest. */
+static struct msg **msg_pick(struct msgq *q, int64_t want, bool except)
+{
+	struct msg **best = NULL;
+	for (struct msg **pp = &q->head; *pp; pp = &(*pp)->next) {
+		if (!msg_matches(*pp, want, except))
+			continue;
+		if (want >= 0)
+			return pp;
+		if (!best || (*pp)->type < (*best)->type)
+			best = pp;
+	}
+	return best;
+}
+
+long sys_msgrcv(struct thread *t, u64 id, u64 umsg, u64 size, u64 want, u64 flags, u64 a5)
+{
+	(void)a5;
+	struct msgq *q;
+	long r = msgq_of(t, id, &q);
+	if (r < 0)
+		return r;
+	if ((int64_t)size < 0 || (flags & LX_MSG_COPY))
+		return -LX_EINVAL;
+	struct msg **pp = msg_pick(q, (int64_t)want, flags & LX_MSG_EXCEPT);
+	if (!pp) {
+		r = ipc_wait(t, q, flags & LX_IPC_NOWAIT, 0);
+		return r == -LX_EAGAIN ? -LX_ENOMSG : r;
+	}
+	struct msg *m = *pp;
+	if (m->size > size && !(flags & LX_MSG_NOERROR))
+		return -LX_E2BIG;
+	u64 n = m->size < size ? m->size : size;
+	if (!copyout(t->proc, umsg, &m->type, sizeof(m->type)) ||
+	    !copyout(t->proc, umsg + sizeof(m->type), m->text, n))
+		return -LX_EFAULT;              /* the message stays queued */
+	*pp = m->next;
+	q->bytes -= m->size;
+	q->count--;
+	q->lrpid = t->proc->pid;
+	q->rtime = now_s();
+	lx_free(m);
+	wake(q);
+	return (long)n;
+}
+
+/* Linux's struct msqid64_ds (x86-64) */
+struct msqid_ds_k {
+	struct ipc_perm_k perm;
+	int64_t stime, rtime, ctime;
+	u64 cbytes, qnum, qbytes;
+	int32_t lspid, lrpid;
+	u64 unused[2];
+};
+
+static void msgq_free(struct msgq *q)
+{
+	while (q->head) {
+		struct msg *m = q->head;
+		q->head = m->next;
+		lx_free(m);
+	}
+	q->obj.used = false;
+	wake(q);                        /* waiters run again and find it gone */
+}
+
+long sys_msgctl(struct thread *t, u64 id, u64 cmd, u64 buf, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	int i = slot_of(msgq_at, id);
+	if (i < 0)
+		return i;
+	struct msgq *q = &msgqs[i];
+	struct msqid_ds_k ds;
+	switch (cmd & ~(u64)LX_IPC_64) {
+	case LX_IPC_STAT:
+		memset(&ds, 0, sizeof(ds));
+		perm_out(&q->obj, &ds.perm);
+		ds.stime = q->stime;
+		ds.rtime = q->rtime;
+		ds.ctime = q->obj.ctime;
+		ds.cbytes = q->bytes;
+		ds.qnum = q->count;
+		ds.qbytes = q->limit;
+		ds.lspid = q->lspid;
+		ds.lrpid = q->lrpid;
+		return copyout(t->proc, buf, &ds, sizeof(ds)) ? 0 : -LX_EFAULT;
+	case LX_IPC_SET:
+		if (!copyin(t->proc, &ds, buf, sizeof(ds)))
+			return -LX_EFAULT;
+		if (ds.qbytes > MSG_MNB)
+			return -LX_EPERM;           /* raising it needs CAP_SYS_RESOURCE on Linux */
+		q->obj.mode = ds.perm.mode & 0777;
+		q->limit = ds.qbytes;
+		q->obj.ctime = now_s();
+		wake(q);
+		return 0;
+	case LX_IPC_RMID:
+		msgq_free(q);
+		return 0;
+	default:
 		return -LX_EINVAL;
 	}
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Shared memory against Linux's behaviour: MAP_SHARED file mappings (the
 // file and every mapping see the same bytes), shared anonymous memory
-// across fork and mprotect, and System V shared memory and semaphores.
+// across fork and mprotect, and System V shared memory, semaphores and
+// message queues.
 // Prints "ok NAME" or "FAIL NAME: detail" per check, then
 // "shared done, N failed"; the same program passes on Linux.
 #define _GNU_SOURCE
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
@@ -191,6 +193,75 @@ static void sysv_sem(void)
 	check("sem_gone", semctl(id, 0, GETVAL), -1, EINVAL);
 }
 
+struct qmsg {
+	long type;
+	char text[16];
+};
+
+static long send(int q, long type, const char *text, int flags)
+{
+	struct qmsg m = {type, ""};
+	strncpy(m.text, text, sizeof(m.text) - 1);
+	return msgsnd(q, &m, strlen(m.text) + 1, flags);
+}
+
+/* The text of the message msgrcv(want, flags) takes, or "" if it fails. */
+static const char *take(int q, long want, int flags)
+{
+	static struct qmsg m;
+	memset(&m, 0, sizeof(m));
+	return msgrcv(q, &m, sizeof(m.text), want, flags) < 0 ? "" : m.text;
+}
+
+static int child_replies(void *arg)
+{
+	int q = *(int *)arg;
+	struct qmsg m;
+	if (msgrcv(q, &m, sizeof(m.text), 1, 0) < 0)
+		return 1;
+	m.type = 2;
+	return msgsnd(q, &m, strlen(m.text) + 1, 0) ? 2 : 0;
+}
+
+static void sysv_msg(void)
+{
+	int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	check("msgget", q >= 0, 1, 0);
+	check("msg_empty_nowait", msgrcv(q, &(struct qmsg){0}, 16, 0, IPC_NOWAIT), -1, ENOMSG);
+	check("msg_bad_type", send(q, 0, "x", 0), -1, EINVAL);
+	send(q, 3, "three", 0);
+	send(q, 1, "one", 0);
+	send(q, 2, "two", 0);
+	send(q, 1, "uno", 0);
+	struct msqid_ds ds;
+	check("msg_stat", msgctl(q, IPC_STAT, &ds), 0, 0);
+	check("msg_qnum", (long)ds.msg_qnum, 4, 0);
+	check("msg_cbytes", (long)ds.__msg_cbytes, 6 + 4 + 4 + 4, 0);
+	check("msg_by_type", strcmp(take(q, 2, 0), "two"), 0, 0);
+	check("msg_lowest_type", strcmp(take(q, -2, 0), "one"), 0, 0);
+	check("msg_except", strcmp(take(q, 1, MSG_EXCEPT), "three"), 0, 0);
+	struct qmsg small;
+	check("msg_too_big", msgrcv(q, &small, 2, 0, 0), -1, E2BIG);
+	check("msg_truncated", msgrcv(q, &small, 2, 0, MSG_NOERROR), 2, 0);
+	check("msg_truncated_text", small.text[0] == 'u' && small.text[1] == 'n', 1, 0);
+	check("msg_drained", msgrcv(q, &small, 16, 0, IPC_NOWAIT), -1, ENOMSG);
+	check("msg_bad_buffer", msgsnd(q, (void *)16, 4, 0), -1, EFAULT);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_replies(&q));
+	send(q, 1, "ping", 0);
+	check("msg_reply_waited_for", strcmp(take(q, 2, 0), "ping"), 0, 0);
+	int st;
+	waitpid(pid, &st, 0);
+	check("msg_child_ok", WIFEXITED(st) && WEXITSTATUS(st) == 0, 1, 0);
+	ds.msg_qbytes = 8;
+	check("msg_set_limit", msgctl(q, IPC_SET, &ds), 0, 0);
+	check("msg_fits", send(q, 5, "abcdef", IPC_NOWAIT), 0, 0);
+	check("msg_full_nowait", send(q, 5, "abc", IPC_NOWAIT), -1, EAGAIN);
+	check("msg_rmid", msgctl(q, IPC_RMID, NULL), 0, 0);
+	check("msg_gone", msgsnd(q, &(struct qmsg){1, "x"}, 2, 0), -1, EINVAL);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -198,5 +269,6 @@ int main(void)
 	anon_shared();
 	sysv_shm();
 	sysv_sem();
+	sysv_msg();
 	return checks_done("shared");
 }
