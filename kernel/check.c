@@ -101,6 +101,13 @@ static const char *check_thread(word_t no, const struct tcb *t)
 	}
 	if ((t->state == TS_SEND_BLOCKED) != (t->send_to != NULL))
 		return "a thread waits in a send queue without sending (or the reverse)";
+	if (t->timed != (t->wake_at != 0))
+		return "a thread's deadline flag disagrees with its deadline";
+	/* the IPC fastpaths leave by sysretq to such a thread without looking (ipc_fast.c) */
+	if (t->fast_key == FAST_KEY_WAITING(IPC_USER) && !arch_sysret_safe(arch_user_frame(t)->rip))
+		return "a thread waiting in an Ipc receive has a non-canonical RIP";
+	if (t->local_hint && (!in_table(t->local_hint) || t->local_hint->space != t->space))
+		return "a thread's Lipc hint names a thread gone or of another space";
 	if (t->send_to) {
 		const char *why = check_send_wait(t);
 		if (why)
@@ -114,6 +121,8 @@ const char *check_threads(word_t *count)
 	*count = 0;
 	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++) {
 		const struct tcb *t = tcb_by_number(no);
+		if (t ? tcb_ids[no] != t->id : l4_thread_no(tcb_ids[no]) == no)
+			return "the fastpath's ID table disagrees with the thread table";
 		if (!t)
 			continue;
 		(*count)++;
@@ -179,6 +188,12 @@ const char *check_ready_queues(word_t *count)
 	for (int w = 0; w < 4; w++)
 		if (((rq_summary >> w) & 1) != (rq_bitmap[w] != 0))
 			return "the ready-queue summary disagrees with the bitmap";
+	int top = -1;
+	for (int p = 0; p < 256; p++)
+		if (rq_head[p])
+			top = p;
+	if (top != rq_top)
+		return "the highest queued priority is not the one recorded";
 	for (int p = 0; p < 256; p++) {
 		const char *why = check_ring(p, count);
 		if (why)

@@ -564,6 +564,7 @@ static inline void user_return(struct trapframe *tf)
 	}
 	mrs_to_frame(mr, tf);
 	tf->rsi = t->ipc_from;
+	tf->rdi = t->utcb;          /* a thread blocked by the fastpath left no RDI */
 }
 
 void ipc_user_return(struct trapframe *tf)
@@ -647,6 +648,8 @@ void ipc_forget(struct tcb *t)
 		struct tcb *r = tcb_by_number(no);
 		if (r && r != t && r->state == TS_RECV_BLOCKED && r->partner == t->id)
 			partner_gone(r);
+		if (r && r->local_hint == t)
+			r->local_hint = NULL;
 	}
 	sched_dequeue(t);
 }

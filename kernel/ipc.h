@@ -85,11 +85,11 @@ bool ipc_xfer_preempt(struct tcb *snd);
 void ipc_tunnel_resume(struct trapframe *tf);
 
 /*
- * The register-only fast path; the frame to return through, or NULL for the
- * slowpath.  Bit 0 set: an exception reply, the frame holds the whole state
- * but RBX and R12-R15 (entry.S's exc_reply_exit).
+ * The register-only fast path, called by entry.S (the arguments are the Ipc
+ * registers, abi.md §2; what it returns: ipc_fast.c).
  */
-struct trapframe *ipc_fastpath(struct trapframe *tf);
+struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+			   word_t tag);
 /*
  * The exception message to a handler already waiting for it, straight from
  * the trap frame; the handler's frame to return through, or NULL.

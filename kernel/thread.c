@@ -13,6 +13,29 @@
 #include <l4/utcb.h>
 
 struct tcb *tcb_table[CONFIG_MAX_THREADS];
+/*
+ * An empty slot holds the ID of the next thread number (version 0), which
+ * no ID that selects this slot can equal: ipc_fast.c compares without a
+ * NULL test.  thread_table_init sets them at boot.
+ */
+word_t tcb_ids[CONFIG_MAX_THREADS];
+
+static word_t empty_id(word_t no)
+{
+	return (no + 1) << 32;
+}
+
+static void table_set(word_t no, struct tcb *t)
+{
+	tcb_table[no] = t;
+	tcb_ids[no] = t ? t->id : empty_id(no);
+}
+
+void thread_table_init(void)
+{
+	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++)
+		table_set(no, NULL);
+}
 
 struct tcb *tcb_lookup(word_t gid)
 {
@@ -20,9 +43,16 @@ struct tcb *tcb_lookup(word_t gid)
 	return t && t->id == gid ? t : NULL;
 }
 
-/* A local ID is a UTCB address in self's space; its MyGlobalId TCR names the thread. */
+/*
+ * A local ID is a UTCB address in self's space; its MyGlobalId TCR names the
+ * thread.  The thread the last local ID named (local_hint, of self's space,
+ * cleared when it is deleted) is tried first, since a page-table walk costs
+ * more than an IPC.
+ */
 struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 {
+	if (self->local_hint && self->local_hint->utcb == id)
+		return self->local_hint;
 	word_t va = id + UTCB_MY_GLOBAL_ID;
 	if (va & 7)                         /* an aligned word never crosses a page */
 		return NULL;
@@ -30,7 +60,10 @@ struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 	if (!gid)
 		return NULL;
 	struct tcb *t = tcb_lookup(*gid);
-	return t && t->space == self->space && t->utcb == id ? t : NULL;
+	if (!t || t->space != self->space || t->utcb != id)
+		return NULL;
+	self->local_hint = t;
+	return t;
 }
 
 
@@ -118,7 +151,7 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 		return NULL;
 	}
 	s->nthreads++;
-	tcb_table[no] = t;
+	table_set(no, t);
 	return t;
 }
 
@@ -128,7 +161,7 @@ struct tcb *thread_create_irq(word_t gid)
 	if (!t)
 		return NULL;
 	t->is_irq = true;
-	tcb_table[l4_thread_no(gid)] = t;
+	table_set(l4_thread_no(gid), t);
 	return t;
 }
 
@@ -137,7 +170,7 @@ void thread_destroy(struct tcb *t)
 {
 	word_t no = l4_thread_no(t->id);
 	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t) {
-		tcb_table[no] = NULL;
+		table_set(no, NULL);
 		t->space->nthreads--;
 	}
 	struct kmem_acct *a = acct_of(t->space);
@@ -230,7 +263,7 @@ static struct tcb *create_thread(struct trapframe *tf, word_t dest, word_t space
 		return tc_error(tf, L4_ERR_NO_MEM), NULL;
 	}
 	s->nthreads++;
-	tcb_table[l4_thread_no(dest)] = t;
+	table_set(l4_thread_no(dest), t);
 	return t;
 }
 

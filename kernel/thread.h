@@ -35,9 +35,12 @@ struct tcb {
 			u8 state;           /* enum thread_state */
 			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
 			bool stopped;       /* halted by ExchangeRegisters or out of quantum */
-			u8 zero;
+			u8 timed;           /* a deadline is armed (wake_at != 0; timer.c) */
+			bool queued;        /* in the ready queue (sched.c) */
+			u8 zero[3];
 		};
-		u32 fast_key;           /* the three above, for the fastpath's one test */
+		u32 fast_key;           /* the first four, for the fastpath's one test */
+		u64 sched_key;          /* and queued, which eager queueing changes with them */
 	};
 	bool is_irq;                /* an interrupt thread (irq.c): no space, never runs */
 	bool irq_delivered;         /* its message is with the handler; the line is masked */
@@ -55,7 +58,6 @@ struct tcb {
 
 	/* scheduling */
 	u8 prio;
-	bool queued;                /* in the ready queue */
 	struct tcb *rq_next, *rq_prev;
 	word_t timeslice, slice_left;   /* µs */
 	word_t quantum;             /* total quantum in µs, 0 = infinite */
@@ -82,7 +84,7 @@ struct tcb {
 	word_t xfer_addr;
 	unsigned xfer_rwx;
 	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
-	word_t local_hint;          /* global ID of the thread our last Lipc named (ipc_fast.c) */
+	struct tcb *local_hint;     /* the thread our last Lipc named, or NULL (ipc_fast.c) */
 	struct tcb *wq_next, *wq_prev;
 
 	word_t kstack_top;
@@ -91,7 +93,16 @@ struct tcb {
 
 #include <arch_thread.h>
 
+/*
+ * fast_key of a thread blocked in an Ipc receive of this kind, not stopped,
+ * with no deadline: the only state a fastpath delivers to.
+ */
+#define FAST_KEY_WAITING(kind) ((u32)TS_RECV_BLOCKED | (u32)(kind) << 8)
+
 extern struct tcb *tcb_table[];
+/* The global ID of each tcb_table entry: a fastpath lookup is one compare (thread.c). */
+extern word_t tcb_ids[];
+void thread_table_init(void);
 
 /* The thread with this number, whatever its version, or NULL. */
 static inline struct tcb *tcb_by_number(word_t no)

@@ -115,12 +115,17 @@ bad_rip:
 	movq %rax, %rsp
 	jmp return_to_user_or_kernel
 
-	/* syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK. */
+	/*
+	 * syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK.  The
+	 * Ipc stub's calls are told apart first, before any register is touched.
+	 */
 	.align 16
 	.globl syscall_entry
 syscall_entry:
+	cmpq $USTUB_IPC_RETURN, %rcx
+	je ipc_entry
 	movq %rsp, syscall_user_rsp(%rip)
-	movq kernel_stack_top(%rip), %rsp
+	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
 	pushq syscall_user_rsp(%rip)
 	pushq %r11
@@ -128,8 +133,6 @@ syscall_entry:
 	pushq %rcx
 	pushq $0
 	pushq $VEC_SYSCALL
-	cmpq $USTUB_IPC_RETURN, %rcx
-	je ipc_entry
 	SAVE_GPRS
 	movq %rsp, %rdi
 	call syscall_dispatch       /* returns the frame to leave through */
@@ -146,7 +149,7 @@ syscall_entry:
 	.globl syscall32_entry
 syscall32_entry:
 	movq %rsp, syscall_user_rsp(%rip)
-	movq kernel_stack_top(%rip), %rsp
+	movq cpu_tss+4(%rip), %rsp
 	pushq $SEL_UDATA
 	pushq syscall_user_rsp(%rip)
 	pushq %r11
@@ -158,51 +161,64 @@ syscall32_entry:
 	jmp trap_common
 
 	/*
-	 * Ipc: the fastpath is tried before the frame is complete.  Only what
-	 * a C call may clobber is saved (and RBP, which the slowpath returns);
-	 * RBX and R12-R15 (MR2, MR4-7) stay live through ipc_fastpath and pass
-	 * to the partner in place.  The partner's frame then supplies From
-	 * (RSI), its UTCB pointer (RDI) and its RIP, RFLAGS and RSP; the
-	 * registers the Ipc convention clobbers are zeroed, not leaked.
+	 * Ipc: the fastpath is tried before the frame is complete.  RBP is
+	 * free (every system call may change it, abi.md §2) and holds the user
+	 * RSP; the frame gets only RIP, RFLAGS, RSP and the message registers
+	 * C may clobber and does not get (MR1, MR3).  ipc_fastpath takes To,
+	 * FromSpecifier, Timeouts and MR0 in their registers (RSI, RDX, R8,
+	 * R9 are its arguments 2, 3, 5, 6); RBX and R12-R15 (MR2, MR4-7) stay
+	 * live through it and pass to the partner in place.  It returns in RAX
+	 * the partner's kernel stack top (its frame lies below, From in its
+	 * RSI) and MR0 in RDX, or RAX with bit 0 set: 1 for the slowpath (it
+	 * has stored RSI, RDX, R8 and R9 in the frame), an exception reply's
+	 * frame otherwise.  RDI (the UTCB pointer) is the partner's %gs:0,
+	 * which the switch has just written.  Nothing of the kernel or of the
+	 * caller is left in the registers the Ipc convention clobbers: RDX
+	 * holds MR0, RBP the partner's own RSP, R8 is zeroed.
 	 */
+#define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
-	subq $15*8, %rsp
+	movq %rsp, %rbp
+	movq cpu_tss+4(%rip), %rsp
+	subq $TF_WORDS*8, %rsp
+	movq %rcx, TF_RIP*8(%rsp)
+	movq %r11, TF_RFLAGS*8(%rsp)
+	movq %rbp, TF_RSP*8(%rsp)
 	movq %rax, TF_RAX*8(%rsp)
-	movq %rcx, TF_RCX*8(%rsp)
-	movq %rdx, TF_RDX*8(%rsp)
-	movq %rsi, TF_RSI*8(%rsp)
-	movq %rdi, TF_RDI*8(%rsp)
-	movq %rbp, TF_RBP*8(%rsp)
-	movq %r8, TF_R8*8(%rsp)
-	movq %r9, TF_R9*8(%rsp)
 	movq %r10, TF_R10*8(%rsp)
-	movq %r11, TF_R11*8(%rsp)
-	movq %rsp, %rdi
 	call ipc_fastpath
-	testq %rax, %rax
-	jz ipc_slow
-	testq $1, %rax
-	jnz exc_reply_exit
-	movq TF_R9*8(%rsp), %r9
+	testb $1, %al
+	jnz ipc_not_fast
+	movq TOP(TF_RSI)(%rax), %rsi
+	movq %rdx, %r9
 	movq TF_R10*8(%rsp), %r10
-	movq %rax, %rdx
+	movq user_gs_page(%rip), %rdi
+	movq TOP(TF_RIP)(%rax), %rcx
+	movq TOP(TF_RFLAGS)(%rax), %r11
+	movq TOP(TF_RSP)(%rax), %rbp
 	movq TF_RAX*8(%rsp), %rax
-	movq %rdx, %rsp
-	movq TF_RSI*8(%rsp), %rsi
-	movq TF_RDI*8(%rsp), %rdi
-	xorl %edx, %edx
+	movq %rbp, %rsp
 	xorl %r8d, %r8d
-	xorl %ebp, %ebp
-	movq TF_RIP*8(%rsp), %rcx
-	movq TF_RFLAGS*8(%rsp), %r11
-	movq TF_RSP*8(%rsp), %rsp
 	sysretq
-ipc_slow:
+ipc_not_fast:
+	cmpq $1, %rax
+	jne exc_reply_exit
 	movq %rbx, TF_RBX*8(%rsp)
+	movq %rbp, TF_RBP*8(%rsp)
 	movq %r12, TF_R12*8(%rsp)
 	movq %r13, TF_R13*8(%rsp)
 	movq %r14, TF_R14*8(%rsp)
 	movq %r15, TF_R15*8(%rsp)
+	movq user_gs_page(%rip), %rcx
+	movq %rcx, TF_RDI*8(%rsp)
+	movq TF_RIP*8(%rsp), %rcx
+	movq %rcx, TF_RCX*8(%rsp)
+	movq TF_RFLAGS*8(%rsp), %r11
+	movq %r11, TF_R11*8(%rsp)
+	movq $SEL_UDATA, TF_SS*8(%rsp)
+	movq $SEL_UCODE, TF_CS*8(%rsp)
+	movq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
+	movq $0, TF_ERROR*8(%rsp)
 	movq %rsp, %rdi
 	call syscall_dispatch
 	movq %rax, %rsp
@@ -278,8 +294,6 @@ continuation_entry:
 
 	.bss
 	.align 8
-	.globl kernel_stack_top
-kernel_stack_top:  .quad 0
 syscall_user_rsp:  .quad 0
 
 	.section .note.GNU-stack, "", @progbits
