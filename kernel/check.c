@@ -40,6 +40,23 @@ static int threads_in(const struct space *s)
 	return n;
 }
 
+/* t's space lists it once, with sound links, and as many threads as it counts. */
+static const char *check_space_list(const struct tcb *t)
+{
+	int n = 0;
+	bool seen = false;
+	for (const struct tcb *q = t->space->threads; q; q = q->space_next) {
+		if (++n > MAX_WALK || !in_table(q) || q->space != t->space)
+			return "a space's thread list holds a stranger or does not end";
+		if (q->space_next && q->space_next->space_prev != q)
+			return "a space's thread list links disagree";
+		seen |= q == t;
+	}
+	if (!seen || n != t->space->nthreads)
+		return "a space's thread list misses a thread or miscounts";
+	return NULL;
+}
+
 /* t is in the send queue of the thread it waits for, and that ring is sound. */
 static const char *check_send_wait(const struct tcb *t)
 {
@@ -93,6 +110,9 @@ static const char *check_thread(word_t no, const struct tcb *t)
 			return "a user thread with a system number or no space";
 		if (t->space->nthreads != threads_in(t->space))
 			return "a space's thread count differs from its threads";
+		const char *why = check_space_list(t);
+		if (why)
+			return why;
 		if (t->state != TS_INACTIVE && !t->utcb_k)
 			return "an active thread without a UTCB";
 		if (t->utcb_k && (t->utcb < t->space->utcb_base ||
@@ -125,12 +145,14 @@ const char *check_threads(word_t *count)
 			return "the fastpath's ID table disagrees with the thread table";
 		if (!t)
 			continue;
+		if (t->live_idx >= tcb_nlive || tcb_live[t->live_idx] != t)
+			return "a thread is missing from the live threads";
 		(*count)++;
 		const char *why = check_thread(no, t);
 		if (why)
 			return why;
 	}
-	return NULL;
+	return *count == tcb_nlive ? NULL : "the live threads hold a thread not in the table";
 }
 
 /* How often each thread number was met in the ready queues. */

@@ -644,12 +644,14 @@ void ipc_forget(struct tcb *t)
 	timeout_cancel(t);
 	while (t->sendq)
 		partner_gone(t->sendq);
-	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++) {
-		struct tcb *r = tcb_by_number(no);
-		if (r && r != t && r->state == TS_RECV_BLOCKED && r->partner == t->id)
+	/* a receive from t can wait in any space (partner_gone changes no table entry) */
+	for (word_t i = 0; i < tcb_nlive; i++) {
+		struct tcb *r = tcb_live[i];
+		if (r->partner == t->id && r->state == TS_RECV_BLOCKED && r != t)
 			partner_gone(r);
-		if (r && r->local_hint == t)
-			r->local_hint = NULL;
 	}
+	for (struct tcb *r = t->space ? t->space->threads : NULL; r; r = r->space_next)
+		if (r->local_hint == t)
+			r->local_hint = NULL;       /* only threads of t's space name it locally */
 	sched_dequeue(t);
 }

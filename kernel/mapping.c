@@ -373,8 +373,7 @@ void sys_unmap(struct trapframe *tf)
  */
 void mapping_remove_space(struct space *s)
 {
-	word_t bucket = 0;
-	while (!mdb_remove_space_some(&mdb, s, &bucket, CONFIG_PREEMPT_NODES))
+	while (!mdb_remove_space_some(&mdb, s, CONFIG_PREEMPT_NODES))
 		preempt_point();
 	arch_io_forget(s);
 }

@@ -31,6 +31,44 @@ static void table_set(word_t no, struct tcb *t)
 	tcb_ids[no] = t ? t->id : empty_id(no);
 }
 
+struct tcb *tcb_live[CONFIG_MAX_THREADS];
+word_t tcb_nlive;
+
+/* t enters the table, the live threads and its space's list (an interrupt thread has none). */
+static void thread_enter(struct tcb *t)
+{
+	table_set(l4_thread_no(t->id), t);
+	t->live_idx = tcb_nlive;
+	tcb_live[tcb_nlive++] = t;
+	struct space *s = t->space;
+	if (!s)
+		return;
+	s->nthreads++;
+	t->space_prev = NULL;
+	t->space_next = s->threads;
+	if (s->threads)
+		s->threads->space_prev = t;
+	s->threads = t;
+}
+
+static void thread_leave(struct tcb *t)
+{
+	table_set(l4_thread_no(t->id), NULL);
+	struct tcb *last = tcb_live[--tcb_nlive];
+	tcb_live[t->live_idx] = last;
+	last->live_idx = t->live_idx;
+	struct space *s = t->space;
+	if (!s)
+		return;
+	s->nthreads--;
+	if (t->space_prev)
+		t->space_prev->space_next = t->space_next;
+	else
+		s->threads = t->space_next;
+	if (t->space_next)
+		t->space_next->space_prev = t->space_prev;
+}
+
 void thread_table_init(void)
 {
 	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++)
@@ -104,9 +142,7 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 	if (!k)
 		return false;
 	t->utcb = loc + UTCB_P_OFFSET;
-	t->utcb_k = k + UTCB_P_OFFSET;
-	for (int off = -UTCB_P_OFFSET; off < UTCB_P_OFFSET; off += 8)
-		utcb_set(t, off, 0);
+	t->utcb_k = k + UTCB_P_OFFSET;      /* the slot is zero: fresh, or cleared by utcb_release */
 	utcb_set(t, UTCB_MY_GLOBAL_ID, t->id);
 	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
 	return true;
@@ -118,14 +154,16 @@ static struct kmem_acct *acct_of(struct space *s) { return s ? &s->acct : NULL; 
 /* A new inactive TCB whose first switch-in enters user mode at ip with sp. */
 static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word_t ip, word_t sp)
 {
-	paddr_t tp = kmem_alloc(acct_of(s), 1);
-	paddr_t kp = tp ? kmem_alloc(acct_of(s), CONFIG_KSTACK_PAGES) : 0;
+	paddr_t tp = kmem_alloc_raw(acct_of(s), 1);
+	paddr_t kp = tp ? kmem_alloc_raw(acct_of(s), CONFIG_KSTACK_PAGES) : 0;
 	if (!kp) {
 		if (tp)
 			kmem_free(acct_of(s), tp, 1);
 		return NULL;
 	}
+	/* only the TCB itself starts zeroed: the kernel stack is written before it is read */
 	struct tcb *t = phys_to_virt(tp);
+	arch_zero(t, ALIGN_UP(sizeof(*t), 8));
 	t->id = gid;
 	t->state = TS_INACTIVE;
 	t->space = s;
@@ -150,8 +188,7 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 		thread_destroy(t);
 		return NULL;
 	}
-	s->nthreads++;
-	table_set(no, t);
+	thread_enter(t);
 	return t;
 }
 
@@ -161,18 +198,34 @@ struct tcb *thread_create_irq(word_t gid)
 	if (!t)
 		return NULL;
 	t->is_irq = true;
-	table_set(l4_thread_no(gid), t);
+	thread_enter(t);
 	return t;
+}
+
+/*
+ * t's UTCB is zeroed for whoever gets the slot next; the page goes back,
+ * zeroed, when no other thread of the space has its UTCB there.
+ */
+static void utcb_release(struct tcb *t)
+{
+	struct space *s = t->space;
+	u8 *slot = t->utcb_k - UTCB_P_OFFSET;
+	arch_zero(slot, UTCB_SIZE);
+	for (struct tcb *q = s->threads; q; q = q->space_next)
+		if (q != t && q->utcb_k && ((q->utcb ^ t->utcb) & PAGE_MASK) == 0)
+			return;
+	arch_protect(&s->acct, s->root, t->utcb & PAGE_MASK, 0);
+	kmem_free_zeroed(&s->acct, virt_to_phys_direct((void *)((word_t)slot & PAGE_MASK)));
 }
 
 /* Free t's memory; the caller has taken it off every queue. */
 void thread_destroy(struct tcb *t)
 {
 	word_t no = l4_thread_no(t->id);
-	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t) {
-		table_set(no, NULL);
-		t->space->nthreads--;
-	}
+	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t)
+		thread_leave(t);
+	if (t->utcb_k && t->space)
+		utcb_release(t);
 	struct kmem_acct *a = acct_of(t->space);
 	kmem_free(a, virt_to_phys_direct((void *)(t->kstack_top - CONFIG_KSTACK_PAGES * PAGE_SIZE)),
 		  CONFIG_KSTACK_PAGES);
@@ -213,9 +266,8 @@ static void thread_try_activate(struct tcb *t)
 
 void thread_try_activate_space(struct space *s)
 {
-	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++)
-		if (tcb_table[no] && tcb_table[no]->space == s)
-			thread_try_activate(tcb_table[no]);
+	for (struct tcb *t = s->threads; t; t = t->space_next)
+		thread_try_activate(t);
 }
 
 static void tc_error(struct trapframe *tf, word_t code)
@@ -262,8 +314,7 @@ static struct tcb *create_thread(struct trapframe *tf, word_t dest, word_t space
 			space_destroy(s);
 		return tc_error(tf, L4_ERR_NO_MEM), NULL;
 	}
-	s->nthreads++;
-	table_set(l4_thread_no(dest), t);
+	thread_enter(t);
 	return t;
 }
 

@@ -87,6 +87,10 @@ struct tcb {
 	struct tcb *local_hint;     /* the thread our last Lipc named, or NULL (ipc_fast.c) */
 	struct tcb *wq_next, *wq_prev;
 
+	/* bookkeeping: the space's threads, and every live thread (thread.c) */
+	struct tcb *space_next, *space_prev;
+	word_t live_idx;
+
 	word_t kstack_top;
 	struct arch_thread arch;
 };
@@ -103,6 +107,9 @@ extern struct tcb *tcb_table[];
 /* The global ID of each tcb_table entry: a fastpath lookup is one compare (thread.c). */
 extern word_t tcb_ids[];
 void thread_table_init(void);
+/* Every thread in the table, in no order: tcb_live[0 .. tcb_nlive). */
+extern struct tcb *tcb_live[];
+extern word_t tcb_nlive;
 
 /* The thread with this number, whatever its version, or NULL. */
 static inline struct tcb *tcb_by_number(word_t no)

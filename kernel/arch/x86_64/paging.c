@@ -58,6 +58,9 @@ void arch_paging_init(void)
 	kernel_pml4[256] = kernel_virt_to_phys(kpdpt_direct) | PTE_P | PTE_W;
 	/* U on the PML4 entry is needed for the stub page; lower levels keep the rest supervisor-only */
 	kernel_pml4[511] = kernel_virt_to_phys(kpdpt_high) | PTE_P | PTE_W | PTE_U;
+	for (int i = 256; i < 512; i++)
+		if (kernel_pml4[i] && (i != 256 && i != 511))
+			panic("paging: kernel_entries misses PML4 entry %d", i);
 	write_cr3(kernel_virt_to_phys(kernel_pml4));
 }
 
@@ -84,14 +87,17 @@ static void set_entry(pte_t *e, pte_t v)
 		table_count_add(table_of(e), now ? 1 : -1);
 }
 
+/* The kernel half's entries that are not 0 (every space shares them): set at boot. */
+static const unsigned kernel_entries[] = { 256, 511 };
+
 paddr_t arch_space_create(struct kmem_acct *a)
 {
 	paddr_t root = kmem_alloc(a, 1);
 	if (!root)
 		return 0;
 	pte_t *pml4 = phys_to_virt(root);
-	for (int i = 256; i < 512; i++)
-		pml4[i] = kernel_pml4[i];
+	for (unsigned i = 0; i < ARRAY_SIZE(kernel_entries); i++)
+		pml4[kernel_entries[i]] = kernel_pml4[kernel_entries[i]];
 	return root;
 }
 
@@ -109,17 +115,64 @@ static pte_t *next_table(pte_t *e, struct kmem_acct *a)
 	return phys_to_virt(*e & PTE_ADDR);
 }
 
+/*
+ * The last two leaf tables walks reached, with the entries leading to them:
+ * map and unmap go through a range a page at a time, often alternating
+ * between two spaces, so most walks end here after one compare.  Freeing
+ * any table empties the cache.
+ */
+struct leaf {
+	paddr_t root;
+	word_t region;                  /* va >> 21, the 2 MiB a leaf table covers */
+	pte_t *path[4];                 /* path[1..3] as walk_path gives them */
+};
+static struct leaf leaves[2];
+static unsigned leaf_victim;
+
+static void leaves_forget(void)
+{
+	leaves[0].root = leaves[1].root = 0;
+}
+
+/* The leaf table for va if the cache has it (and the path to it in path[1..3]), else NULL. */
+static pte_t *leaf_cached(paddr_t root, word_t va, pte_t *path[4])
+{
+	for (int i = 0; i < 2; i++) {
+		const struct leaf *l = &leaves[i];
+		if (l->root == root && l->region == va >> 21) {
+			if (path) {
+				path[1] = l->path[1];
+				path[2] = l->path[2];
+				path[3] = l->path[3];
+			}
+			return phys_to_virt(*l->path[1] & PTE_ADDR);
+		}
+	}
+	return NULL;
+}
+
 /* The leaf entry of va, tables created for it if a is given; path[l]: the entry at level l. */
 static pte_t *walk_path(paddr_t root, word_t va, struct kmem_acct *a, pte_t *path[4])
 {
-	pte_t *t = phys_to_virt(root);
+	pte_t *t = leaf_cached(root, va, path);
+	if (t)
+		return path[0] = &t[idx(va, 0)];
+	t = phys_to_virt(root);
 	for (int level = 3; level > 0; level--) {
 		path[level] = &t[idx(va, level)];
 		t = next_table(path[level], a);
 		if (!t)
 			return NULL;
 	}
+	struct leaf *l = &leaves[leaf_victim ^= 1];
+	*l = (struct leaf){ root, va >> 21, { NULL, path[1], path[2], path[3] } };
 	return path[0] = &t[idx(va, 0)];
+}
+
+/* The rights a present leaf entry gives. */
+static unsigned pte_rights(pte_t e)
+{
+	return MAP_R | (e & PTE_W ? MAP_W : 0) | (e & PTE_NX ? 0 : MAP_X);
 }
 
 static pte_t *walk(paddr_t root, word_t va, struct kmem_acct *a)
@@ -140,6 +193,7 @@ static void reclaim(struct kmem_acct *a, pte_t *path[4], int from_level)
 		if (table_count(t))
 			return;
 		set_entry(path[level + 1], 0);
+		leaves_forget();
 		kmem_free_zeroed(a, virt_to_phys_direct(t));   /* every entry and the count are 0 */
 	}
 }
@@ -171,10 +225,32 @@ bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights)
 	if (!e || !(*e & PTE_P))
 		return false;
 	*pa = (*e & PTE_ADDR) | (va & ~PAGE_MASK);
-	*rights = MAP_R | (*e & PTE_W ? MAP_W : 0) | (*e & PTE_NX ? 0 : MAP_X);
+	*rights = pte_rights(*e);
 	return true;
 }
 
+
+/*
+ * The leaf table covering va, or NULL: then *span is the size of the
+ * region around va that the missing table would have covered.
+ */
+static pte_t *leaf_table(paddr_t root, word_t va, word_t *span)
+{
+	pte_t *t = leaf_cached(root, va, NULL);
+	if (t)
+		return t;
+	pte_t *path[4];
+	t = phys_to_virt(root);
+	for (int level = 3; level > 0; level--) {
+		path[level] = &t[idx(va, level)];
+		if (!(*path[level] & PTE_P)) {
+			*span = 1UL << (12 + 9 * level);
+			return NULL;
+		}
+		t = phys_to_virt(*path[level] & PTE_ADDR);
+	}
+	return walk_path(root, va, NULL, path) - idx(va, 0);     /* caches it */
+}
 
 /*
  * The first mapped user page at or above *va and below end, skipping empty
@@ -184,34 +260,38 @@ bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigne
 {
 	if (end > USER_TOP)
 		end = USER_TOP;
-	for (word_t v = *va; v < end && v >= *va;) {
-		pte_t *t = phys_to_virt(root);
-		int level = 3;
-		for (; level > 0; level--) {
-			pte_t e = t[idx(v, level)];
-			if (!(e & PTE_P))
-				break;
-			t = phys_to_virt(e & PTE_ADDR);
+	for (word_t v = *va, span = 0; v < end && v >= *va;) {
+		pte_t *t = leaf_table(root, v, &span);
+		if (!t) {
+			v = ALIGN_DOWN(v, span) + span;
+			continue;
 		}
-		word_t span = 1UL << (12 + 9 * level);
-		if (level == 0 && (t[idx(v, 0)] & PTE_P)) {
-			*va = v;
-			return arch_lookup(root, v, pa, rights);
+		for (unsigned i = idx(v, 0); i < 512 && v < end; i++, v += PAGE_SIZE) {
+			if (t[i] & PTE_P) {
+				*va = v;
+				*pa = t[i] & PTE_ADDR;
+				*rights = pte_rights(t[i]);
+				return true;
+			}
 		}
-		v = ALIGN_DOWN(v, span) + span;
 	}
 	return false;
 }
 
 static void free_table(struct kmem_acct *a, pte_t *t, int level)
 {
+	leaves_forget();
 	for (int i = 0; level > 0 && i < 512; i++)
 		if (t[i] & PTE_P)
 			free_table(a, phys_to_virt(t[i] & PTE_ADDR), level - 1);
 	kmem_free(a, virt_to_phys_direct(t), 1);
 }
 
-/* Free the user half's tables and the root (never the frames they map). */
+/*
+ * Free the user half's tables and the root (never the frames they map).
+ * When everything was unmapped first, as space_destroy does, the tables
+ * are gone already and the root goes back as a zeroed frame.
+ */
 void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 {
 	pte_t *pml4 = phys_to_virt(root);
@@ -220,10 +300,15 @@ void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 		arch_loaded_root = kernel_virt_to_phys(kernel_pml4);
 		write_cr3(arch_loaded_root);
 	}
-	for (int i = 0; i < 256; i++)
-		if (pml4[i] & PTE_P)
-			free_table(a, phys_to_virt(pml4[i] & PTE_ADDR), 2);
-	kmem_free(a, root, 1);
+	if (table_count(pml4)) {
+		for (int i = 0; i < 256; i++)
+			if (pml4[i] & PTE_P)
+				free_table(a, phys_to_virt(pml4[i] & PTE_ADDR), 2);
+		arch_zero(pml4, 256 * sizeof(pte_t));
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(kernel_entries); i++)
+		pml4[kernel_entries[i]] = 0;
+	kmem_free_zeroed(a, root);
 }
 
 /*
