@@ -23,11 +23,15 @@ static unsigned reduce(unsigned rights, unsigned revoke)
 
 /* --- the index --- */
 
+/*
+ * The page number spreads a space's consecutive pages over consecutive
+ * buckets; the space adds its own well-mixed offset (the high bits of a
+ * product), so that spaces do not pile up in the same buckets.
+ */
 static word_t bucket_of(const struct mdb *m, const void *space, word_t va)
 {
-	word_t h = (va / PAGE_SIZE) ^ ((word_t)space >> 4) * 0x9e3779b97f4a7c15UL;
-	h *= 0xff51afd7ed558ccdUL;      /* then fold the well-mixed high bits into the low ones */
-	return (h ^ h >> 29) & (m->nbuckets - 1);
+	word_t h = va / PAGE_SIZE + (((word_t)space >> 4) * 0x9e3779b97f4a7c15UL >> 32);
+	return h & (m->nbuckets - 1);
 }
 
 static struct mdb_node *find(const struct mdb *m, const void *space, word_t va)
@@ -130,7 +134,10 @@ static struct mdb_node *node_new(struct mdb *m, const void *space, word_t va, pa
 	struct mdb_node *n = m->ops.alloc(m->ops.ctx, space);
 	if (!n)
 		return NULL;
-	*n = (struct mdb_node){ .space = space, .va_rights = va | rights, .paddr = pa };
+	n->space = space;               /* the links are set by whoever places it */
+	n->va_rights = va | rights;
+	n->paddr = pa;
+	n->parent = n->child = n->prev = n->next = NULL;
 	space_add(n);
 	m->count++;
 	return n;
@@ -289,9 +296,39 @@ enum mdb_err mdb_insert_root(struct mdb *m, const void *space, word_t vaddr,
 	return MDB_OK;
 }
 
+/* mdb_map_known's case `empty`: a new leaf under the source, nothing to replace. */
+static enum mdb_err map_empty(struct mdb *m, const void *from, word_t fva, const void *to,
+			      word_t tva, unsigned rights, paddr_t *paddr, unsigned *got)
+{
+	if (!place_ok(from, fva) || !place_ok(to, tva) || !rights_ok(rights))
+		return MDB_ERR_ARG;
+	struct mdb_node *src = find(m, from, fva);
+	if (!src)
+		return MDB_ERR_NOT_MAPPED;
+	if (from == to && fva == tva)
+		return MDB_ERR_SELF;
+	rights &= node_rights(src);
+	if (!rights)
+		return MDB_ERR_RIGHTS;
+	rights |= MDB_R;
+	struct mdb_node *n = node_new(m, to, tva, src->paddr, rights);
+	if (!n)
+		return MDB_ERR_NOMEM;
+	link_child(src, n);
+	index_add(m, n);
+	*paddr = src->paddr;
+	*got = rights;
+	return MDB_OK;
+}
+
 enum mdb_err mdb_map_known(struct mdb *m, const void *from, word_t fva, const void *to,
 			   word_t tva, unsigned rights, bool empty, paddr_t *paddr, unsigned *got)
 {
+	paddr_t pa_ignored;
+	unsigned got_ignored;
+	if (empty)
+		return map_empty(m, from, fva, to, tva, rights, paddr ? paddr : &pa_ignored,
+				 got ? got : &got_ignored);
 	struct mdb_node *src, *dst = NULL;
 	enum mdb_err e = decode_move(m, from, fva, to, tva, &rights, &src, empty ? NULL : &dst);
 	if (e)
