@@ -92,7 +92,8 @@ struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_
 			   word_t tag);
 /*
  * The exception message to a handler already waiting for it, straight from
- * the trap frame; the handler's frame to return through, or NULL.
+ * the trap frame; the handler's frame with bit 0 set (entry.S leaves
+ * through it with MR0-7 in registers: exc_deliver_exit), or NULL.
  */
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
 

@@ -220,9 +220,8 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
-	mrs_to_frame(mr, hf);
 	arch_copy(utcb_mrs(h) + 8, mr + 8, (EXC_WORDS - 8) * 8);
 	hf->rsi = tcb_id_as_seen_by(self, h);
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
-	return hf;
+	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */
 }

@@ -165,6 +165,13 @@ bool arch_irq_pending(void);
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
 
+/*
+ * Read the two bytes at user address va of the current space as the CPU
+ * sees them (no page-table walk); false if that faults or va is not user
+ * memory.  Cheap enough for every #UD (KernelInterface is F0 90).
+ */
+bool arch_user_read2(word_t va, u16 *out);
+
 void arch_dump_frame(const struct trapframe *tf);
 const char *arch_vector_name(word_t vector);
 

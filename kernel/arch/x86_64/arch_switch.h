@@ -11,7 +11,10 @@ extern word_t *const arch_tss_rsp0;      /* cpu.c: where entries from ring 3 lan
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
-extern bool arch_io_enabled;             /* the TSS bitmap is in force */
+extern const struct space *arch_io_space;   /* whose ports are in force; NULL: none */
+extern const struct space *arch_io_loaded;  /* whose bitmap the TSS holds */
+extern u16 *const arch_iomap_base;          /* the TSS's bitmap offset: in force or beyond it */
+extern const u16 arch_iomap_on, arch_iomap_off;
 
 /*
  * Read back prev's segment state in full, then load next's data-segment
@@ -70,6 +73,24 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 		arch_load_segments_call(prev);
 }
 
+/*
+ * Ports follow the space: switching to a space without ports, or back to
+ * the one whose bitmap the TSS still holds, moves the bitmap offset; only
+ * a space with other ports copies its bitmap (out of line).
+ */
+static inline void arch_io_follow(const struct space *s)
+{
+	if (!s->io_any) {
+		*arch_iomap_base = arch_iomap_off;
+		arch_io_space = NULL;
+	} else if (s == arch_io_loaded) {
+		*arch_iomap_base = arch_iomap_on;
+		arch_io_space = s;
+	} else {
+		arch_io_switch_call();
+	}
+}
+
 /* Next's kernel stack, space s, I/O bitmap and UTCB pointer; next is current already. */
 static inline void arch_switch_space(const struct tcb *next, const struct space *s)
 {
@@ -77,8 +98,8 @@ static inline void arch_switch_space(const struct tcb *next, const struct space 
 	if (s->root != arch_loaded_root) {
 		arch_loaded_root = s->root;
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
-		if (unlikely(s->io_any | arch_io_enabled))
-			arch_io_switch_call();
+		if (unlikely(s->io_any || arch_io_space))
+			arch_io_follow(s);
 	}
 	user_gs_page[0] = next->utcb;
 }

@@ -47,7 +47,7 @@ u64 user_gs_page[512] __attribute__((aligned(4096), section(".bss.pagealigned"))
 extern char isr_table[];
 extern char syscall_entry[], syscall32_entry[];
 
-static void io_enable(bool on);
+static void io_enable(const struct space *s);
 
 static void gdt_init(void)
 {
@@ -66,7 +66,7 @@ static void gdt_init(void)
 	cpu_tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
 	for (int i = 0; i <= IOMAP_BYTES; i++)
 		cpu_tss.iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
-	io_enable(false);
+	io_enable(NULL);
 
 	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
 	__asm__ __volatile__(
@@ -168,14 +168,15 @@ void arch_set_utcb_pointer(word_t utcb)
  * ports only moves the TSS's bitmap offset past its limit (every port
  * denied); the bitmap is copied only when a different space with ports runs.
  */
-static const struct space *io_loaded;     /* whose ports are in cpu_tss.iomap; NULL: none */
+const struct space *arch_io_space;
+const struct space *arch_io_loaded;
+u16 *const arch_iomap_base = (u16 *)((u8 *)&cpu_tss + offsetof(struct tss, iomap_base));
+const u16 arch_iomap_on = offsetof(struct tss, iomap), arch_iomap_off = sizeof(cpu_tss);
 
-bool arch_io_enabled;
-
-static void io_enable(bool on)
+static void io_enable(const struct space *s)
 {
-	cpu_tss.iomap_base = on ? offsetof(struct tss, iomap) : sizeof(cpu_tss);
-	arch_io_enabled = on;
+	cpu_tss.iomap_base = s ? arch_iomap_on : arch_iomap_off;
+	arch_io_space = s;
 }
 
 static void io_load(const struct space *s)
@@ -183,18 +184,18 @@ static void io_load(const struct space *s)
 	static const u8 none[IO_PORTS / 8] __attribute__((aligned(8))) = {
 		[0 ... IO_PORTS / 8 - 1] = 0xff };
 	arch_copy(cpu_tss.iomap, s ? s->io_deny : none, IO_PORTS / 8);
-	io_loaded = s;
+	arch_io_loaded = s;
 }
 
 void arch_io_switch(const struct space *s)
 {
 	if (!s || !s->io_any) {
-		io_enable(false);
+		io_enable(NULL);
 		return;
 	}
-	if (s != io_loaded)
+	if (s != arch_io_loaded)
 		io_load(s);
-	io_enable(true);
+	io_enable(s);
 }
 
 void arch_io_switch_current(void)
@@ -205,7 +206,7 @@ void arch_io_switch_current(void)
 /* Space s's port p changed (mapping.c): if its bitmap is loaded, follow it. */
 void arch_io_changed(const struct space *s, unsigned port)
 {
-	if (s == io_loaded)
+	if (s == arch_io_loaded)
 		cpu_tss.iomap[port / 8] = s->io_deny[port / 8];
 	else if (current && s == current->space && s->io_any)
 		arch_io_switch(s);
@@ -214,10 +215,10 @@ void arch_io_changed(const struct space *s, unsigned port)
 /* Space s goes away: never keep its bitmap loaded. */
 void arch_io_forget(const struct space *s)
 {
-	if (s == io_loaded)
+	if (s == arch_io_loaded)
 		io_load(NULL);
-	if (current && s == current->space)
-		io_enable(false);
+	if (s == arch_io_space)
+		io_enable(NULL);
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */

@@ -44,6 +44,17 @@
 	popq %rax
 .endm
 
+/*
+ * Leave through the frame a dispatcher returned in RAX; bit 0 set: an
+ * exception message delivered by the exception fastpath (exc_deliver_exit).
+ */
+.macro LEAVE_THROUGH_RAX
+	testb $1, %al
+	jnz exc_deliver_exit
+	movq %rax, %rsp
+	jmp return_to_user_or_kernel
+.endm
+
 /* Jump to label if the frame's RIP is not canonical (bits 63..47 not all equal); reg is clobbered. */
 .macro JNONCANONICAL_RIP reg, label
 	movq TF_RIP*8(%rsp), \reg
@@ -85,8 +96,7 @@ trap_common:
 	SAVE_GPRS
 	movq %rsp, %rdi
 	call trap_dispatch          /* returns the frame to leave through */
-	movq %rax, %rsp
-	jmp return_to_user_or_kernel
+	LEAVE_THROUGH_RAX
 
 	/* Return through whatever frame sits at RSP. */
 	.globl return_to_user_or_kernel
@@ -112,8 +122,7 @@ iret_path:
 bad_rip:
 	movq %rsp, %rdi
 	call exit_bad_rip           /* returns the frame to leave through */
-	movq %rax, %rsp
-	jmp return_to_user_or_kernel
+	LEAVE_THROUGH_RAX
 
 	/*
 	 * syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK.  The
@@ -136,8 +145,7 @@ syscall_entry:
 	SAVE_GPRS
 	movq %rsp, %rdi
 	call syscall_dispatch       /* returns the frame to leave through */
-	movq %rax, %rsp
-	jmp return_to_user_or_kernel
+	LEAVE_THROUGH_RAX
 
 	/*
 	 * `syscall` from 32-bit compatibility mode (a thread may far-jump to
@@ -225,6 +233,29 @@ ipc_not_fast:
 	jmp return_to_user_or_kernel
 
 	/*
+	 * The exception fastpath delivered the message of the faulting thread
+	 * (whose frame is at RSP) to its handler (RAX with bit 0 set): the
+	 * handler leaves its Ipc with MR0 the tag, MR1 the faulter's RIP, MR3
+	 * its R10, and MR2, MR4-7 in place (RBX, R12-R15: the faulter's own,
+	 * kept by C), its From in its frame's RSI.  RBP is the faulter's (MR13
+	 * of the message); RDX and R8 are zeroed.
+	 */
+exc_deliver_exit:
+	movq TF_R10*8(%rsp), %r10
+	movq TF_RIP*8(%rsp), %rdx
+	leaq -1(%rax), %rsp
+	movq %rdx, %rax
+	movabsq $EXC_MSG_TAG, %r9
+	movq TF_RSI*8(%rsp), %rsi
+	movq user_gs_page(%rip), %rdi
+	movq TF_RIP*8(%rsp), %rcx
+	movq TF_RFLAGS*8(%rsp), %r11
+	movq TF_RSP*8(%rsp), %rsp
+	xorl %edx, %edx
+	xorl %r8d, %r8d
+	sysretq
+
+	/*
 	 * The fastpath delivered an exception reply: the partner's frame (RAX
 	 * with bit 0 set) holds its whole new state except RBX and R12-R15,
 	 * which are live (MR2, MR4-7 of the reply are those registers).  The
@@ -259,6 +290,20 @@ exc_reply_exit:
 	movq %r14, TF_R14*8(%rsp)
 	movq %r15, TF_R15*8(%rsp)
 	jmp return_to_user_or_kernel
+
+	/*
+	 * u32 user_read2(word_t va): the two bytes at user address va in bits
+	 * 0-15, or 0x10000 if reading them faults: trap_dispatch sends a
+	 * kernel page fault at user_read2_insn to user_read2_fixup.
+	 */
+	.globl user_read2, user_read2_insn, user_read2_fixup
+user_read2:
+user_read2_insn:
+	movzwl (%rdi), %eax
+	ret
+user_read2_fixup:
+	movl $0x10000, %eax
+	ret
 
 	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
 	.globl arch_switch_stacks
