@@ -172,9 +172,11 @@ static word_t transfer(struct tcb *snd, struct tcb *rcv)
 /*
  * Rendezvous: snd's message goes to rcv, which is waiting for it (or locked
  * for it).  rcv ends its receive; snd's result is returned (0 on success,
- * RCV_GONE if rcv was deleted during the transfer); no switch.
+ * RCV_GONE if rcv was deleted during the transfer); no switch.  The common
+ * case, untyped words between user threads, is light (rendezvous); typed
+ * items, exception messages, propagation and redirection are not.
  */
-static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
+static __attribute__((noinline)) word_t rendezvous_full(struct tcb *snd, struct tcb *rcv)
 {
 	COUNT(ipcs);
 	word_t err, rerr;
@@ -198,6 +200,23 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 	}
 	ipc_complete(rcv, err ? rerr | L4_IPC_PHASE_RECV : 0);
 	return err;
+}
+
+static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
+{
+	const word_t *smr = utcb_mrs(snd);
+	word_t tag = smr[0];
+	if (unlikely(L4_TAG_T(tag) || rcv->ipc_kind == IPC_EXCEPTION ||
+		     snd->ipc_kind == IPC_EXCEPTION || snd->vsender || snd->intended))
+		return rendezvous_full(snd, rcv);
+	COUNT(ipcs);
+	word_t *rmr = utcb_mrs(rcv);
+	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
+	if (L4_TAG_U(tag))
+		arch_copy(rmr + 1, smr + 1, L4_TAG_U(tag) * 8);   /* u <= 63: no overflow */
+	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
+	ipc_complete(rcv, 0);
+	return 0;
 }
 
 /*
@@ -562,7 +581,7 @@ static inline void user_return(struct trapframe *tf)
 	} else {
 		mr[0] &= ~L4_TAG_FLAGS_MASK;
 	}
-	mrs_to_frame(mr, tf);
+	mrs_to_frame_n(mr, tf, tag_reg_words(mr[0]));   /* the rest of MR1..7 stays the thread's own */
 	tf->rsi = t->ipc_from;
 	tf->rdi = t->utcb;          /* a thread blocked by the fastpath left no RDI */
 }
@@ -575,7 +594,7 @@ void ipc_user_return(struct trapframe *tf)
 void sys_ipc(struct trapframe *tf)
 {
 	struct tcb *t = current;
-	frame_to_mrs(tf, utcb_mrs(t));
+	frame_to_mrs_n(tf, utcb_mrs(t), tag_reg_words(tf->r9));
 	t->ipc_kind = IPC_USER;
 	ipc_do(t, tf->rsi, tf->rdx, tf->r8);
 	user_return(tf);

@@ -20,6 +20,42 @@ static inline void mrs_to_frame(const word_t *mr, struct trapframe *tf)
 	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
 }
 
+/* How many of MR0..MR7 a message with this tag uses (the others are not read). */
+static inline word_t tag_reg_words(word_t tag)
+{
+	word_t n = 1 + L4_TAG_U(tag) + L4_TAG_T(tag);
+	return n < 8 ? n : 8;
+}
+
+/* The first n of MR0..MR7 between frame and UTCB (n >= 1). */
+static inline void frame_to_mrs_n(const struct trapframe *tf, word_t *mr, word_t n)
+{
+	switch (n) {
+	default: mr[7] = tf->r15;   /* fall through */
+	case 7: mr[6] = tf->r14;    /* fall through */
+	case 6: mr[5] = tf->r13;    /* fall through */
+	case 5: mr[4] = tf->r12;    /* fall through */
+	case 4: mr[3] = tf->r10;    /* fall through */
+	case 3: mr[2] = tf->rbx;    /* fall through */
+	case 2: mr[1] = tf->rax;    /* fall through */
+	case 1: mr[0] = tf->r9;
+	}
+}
+
+static inline void mrs_to_frame_n(const word_t *mr, struct trapframe *tf, word_t n)
+{
+	switch (n) {
+	default: tf->r15 = mr[7];   /* fall through */
+	case 7: tf->r14 = mr[6];    /* fall through */
+	case 6: tf->r13 = mr[5];    /* fall through */
+	case 5: tf->r12 = mr[4];    /* fall through */
+	case 4: tf->r10 = mr[3];    /* fall through */
+	case 3: tf->rbx = mr[2];    /* fall through */
+	case 2: tf->rax = mr[1];    /* fall through */
+	case 1: tf->r9 = mr[0];
+	}
+}
+
 void sys_ipc(struct trapframe *tf);
 /*
  * The IPC operation of thread t (current): send to `to` (nil: none), then

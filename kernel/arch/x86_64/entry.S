@@ -6,6 +6,7 @@
  * the same struct trapframe (arch.h).
  */
 #include "asm.h"
+#include "../../config.h"
 #include <l4/syscalls.h>
 
 .macro SAVE_GPRS
@@ -131,8 +132,10 @@ bad_rip:
 	.align 16
 	.globl syscall_entry
 syscall_entry:
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT      /* else Ipc takes the common path */
 	cmpq $USTUB_IPC_RETURN, %rcx
 	je ipc_entry
+	.endif
 	movq %rsp, syscall_user_rsp(%rip)
 	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
