@@ -121,8 +121,11 @@ static const char *check_thread(word_t no, const struct tcb *t)
 	}
 	if ((t->state == TS_SEND_BLOCKED) != (t->send_to != NULL))
 		return "a thread waits in a send queue without sending (or the reverse)";
-	if (t->timed != (t->wake_at != 0))
+	if (!(t->marks & MARK_TIMED) != !t->wake_at)
 		return "a thread's deadline flag disagrees with its deadline";
+	if (t->state == TS_RECV_BLOCKED && t->partner != L4_ANYTHREAD && t->partner != L4_ANYLOCALTHREAD &&
+	    tcb_lookup(t->partner) && !(tcb_lookup(t->partner)->marks & MARK_KNOWN))
+		return "a thread waits for a thread not marked known (its deletion would miss it)";
 	/* the IPC fastpaths leave by sysretq to such a thread without looking (ipc_fast.c) */
 	if (t->fast_key == FAST_KEY_WAITING(IPC_USER) && !arch_sysret_safe(arch_user_frame(t)->rip))
 		return "a thread waiting in an Ipc receive has a non-canonical RIP";

@@ -60,6 +60,7 @@ static void start_receive(struct tcb *t, word_t from, word_t timeout)
 {
 	t->state = TS_RECV_BLOCKED;
 	t->partner = from;
+	thread_mark_known(from);
 	t->rcv_timeout = timeout;       /* kept for a receive restarted after a copy fault */
 	timeout_start(t, timeout);
 }
@@ -94,8 +95,10 @@ static void propagated(struct tcb *snd, struct tcb *rcv, word_t vsender, bool ok
 	rcv->ipc_from = vsender;
 	utcb_set(rcv, UTCB_VIRTUAL_SENDER, snd->id);
 	struct tcb *vs = tcb_lookup(vsender);
-	if (ok && vs && vs->state == TS_RECV_BLOCKED && vs->partner == snd->id)
+	if (ok && vs && vs->state == TS_RECV_BLOCKED && vs->partner == snd->id) {
 		vs->partner = rcv->id;
+		rcv->marks |= MARK_KNOWN;
+	}
 }
 
 /*
@@ -664,7 +667,7 @@ void ipc_forget(struct tcb *t)
 	while (t->sendq)
 		partner_gone(t->sendq);
 	/* a receive from t can wait in any space (partner_gone changes no table entry) */
-	for (word_t i = 0; i < tcb_nlive; i++) {
+	for (word_t i = 0; (t->marks & MARK_KNOWN) && i < tcb_nlive; i++) {
 		struct tcb *r = tcb_live[i];
 		if (r->partner == t->id && r->state == TS_RECV_BLOCKED && r != t)
 			partner_gone(r);

@@ -95,7 +95,7 @@ static inline void sched_replace(struct tcb *self, struct tcb *d)
 	rq_head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
 	d->rq_next = d->rq_prev = d;
 }
-/* The sched_key of a thread just queued by sched_replace: ready, kind IPC_USER, not stopped. */
-#define SCHED_KEY_READY_QUEUED ((u64)TS_READY | (u64)1 << 32)
+/* The sched_key of a thread just queued by sched_replace: ready, kind IPC_USER, not stopped, known. */
+#define SCHED_KEY_READY_QUEUED ((u64)TS_READY | (u64)MARK_KNOWN << 24 | (u64)1 << 32)
 
 #endif

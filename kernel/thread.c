@@ -34,9 +34,27 @@ static void table_set(word_t no, struct tcb *t)
 struct tcb *tcb_live[CONFIG_MAX_THREADS];
 word_t tcb_nlive;
 
+/*
+ * A thread activated with a pager that does not exist yet waits for an ID
+ * no thread has: from then on every new thread starts known, since it may
+ * be the one waited for.
+ */
+static bool waits_for_unborn;
+
+void thread_mark_known(word_t id)
+{
+	struct tcb *p = tcb_lookup(id);
+	if (p)
+		p->marks |= MARK_KNOWN;
+	else if (id != L4_ANYTHREAD && id != L4_ANYLOCALTHREAD && id != L4_NILTHREAD)
+		waits_for_unborn = true;
+}
+
 /* t enters the table, the live threads and its space's list (an interrupt thread has none). */
 static void thread_enter(struct tcb *t)
 {
+	if (waits_for_unborn)
+		t->marks |= MARK_KNOWN;
 	table_set(l4_thread_no(t->id), t);
 	t->live_idx = tcb_nlive;
 	tcb_live[tcb_nlive++] = t;
@@ -260,6 +278,7 @@ static void thread_try_activate(struct tcb *t)
 	t->ipc_kind = IPC_STARTUP;
 	t->state = TS_RECV_BLOCKED;
 	t->partner = t->pager;
+	thread_mark_known(t->pager);
 	t->ipc_error = 0;
 	arch_set_continuation(t, ipc_startup_return);
 }

@@ -35,7 +35,7 @@ struct tcb {
 			u8 state;           /* enum thread_state */
 			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
 			bool stopped;       /* halted by ExchangeRegisters or out of quantum */
-			u8 timed;           /* a deadline is armed (wake_at != 0; timer.c) */
+			u8 marks;           /* MARK_TIMED, MARK_KNOWN */
 			bool queued;        /* in the ready queue (sched.c) */
 			u8 zero[3];
 		};
@@ -98,10 +98,21 @@ struct tcb {
 #include <arch_thread.h>
 
 /*
- * fast_key of a thread blocked in an Ipc receive of this kind, not stopped,
- * with no deadline: the only state a fastpath delivers to.
+ * marks: MARK_TIMED: a deadline is armed (wake_at != 0; timer.c).
+ * MARK_KNOWN: some thread may be waiting in a receive from this one by its
+ * ID (set, and never cleared, when a receive names it or it takes part in
+ * an IPC): only the deletion of a known thread looks for them (ipc_forget).
  */
-#define FAST_KEY_WAITING(kind) ((u32)TS_RECV_BLOCKED | (u32)(kind) << 8)
+#define MARK_TIMED 1
+#define MARK_KNOWN 2
+void thread_mark_known(word_t id);
+
+/*
+ * fast_key of a thread blocked in an Ipc receive of this kind, not stopped,
+ * with no deadline, known: the only state a fastpath delivers to (so that a
+ * fastpath Call, which makes the caller wait for it, need not mark it).
+ */
+#define FAST_KEY_WAITING(kind) ((u32)TS_RECV_BLOCKED | (u32)(kind) << 8 | (u32)MARK_KNOWN << 24)
 
 extern struct tcb *tcb_table[];
 /* The global ID of each tcb_table entry: a fastpath lookup is one compare (thread.c). */

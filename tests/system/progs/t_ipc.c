@@ -329,6 +329,60 @@ TEST_CASE("ipc.deleted_partner", "a sender waiting for a thread that is deleted 
 	tt_kill(s);
 }
 
+/* Receive from main_id (a thread that has never taken part in an IPC) and record the result. */
+static void receive_record(void)
+{
+	L4_MsgTag_t tag = L4_Receive(main_id);
+	seen_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+TEST_CASE("ipc.deleted_partner_receiver", "a closed receive from a thread that is deleted (one never in an IPC) gets 'no partner'")
+{
+	seen_err = 0;
+	L4_ThreadId_t victim = fresh(), r = fresh();
+	EXPECT(tt_start_local(victim, tt_park), "start failed");
+	main_id = victim;
+	EXPECT(tt_start_local(r, receive_record), "start failed");
+	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);
+	tt_kill(victim);
+	TT_WAIT(seen_err != 0, 200);
+	EXPECT(seen_err == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
+	tt_kill(r);
+}
+
+/* Take one Call and never answer it. */
+static void take_call(void)
+{
+	L4_ThreadId_t from;
+	L4_Wait(&from);
+	tt_park();
+}
+
+/* Call main_id (waiting for us, so the fastpath takes it where built) and record the result. */
+static void call_record(void)
+{
+	L4_SetMR(0, 0);
+	L4_MsgTag_t tag = L4_Call(main_id);
+	seen_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+TEST_CASE("ipc.deleted_callee", "a Call whose callee is deleted before it replies gets 'no partner' in its receive phase")
+{
+	seen_err = 0;
+	L4_ThreadId_t callee = fresh(), c = fresh();
+	EXPECT(tt_start_local(callee, take_call), "start failed");
+	TT_WAIT(state(callee) == L4_SCHED_WAITING, 200);
+	main_id = callee;
+	EXPECT(tt_start_local(c, call_record), "start failed");
+	TT_WAIT(state(c) == L4_SCHED_WAITING && state(callee) != L4_SCHED_WAITING, 200);
+	tt_kill(callee);
+	TT_WAIT(seen_err != 0, 200);
+	EXPECT(seen_err == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
+	tt_kill(c);
+}
+
 static void late_receiver(void)
 {
 	L4_Sleep(5000);             /* the caller's send blocks first */
