@@ -123,7 +123,7 @@ def test_malformed_line_reported(rendered):
 def test_deterministic_and_svgs_well_formed(rendered):
     res, (text, plots) = rendered
     assert report.render(res) == (text, plots)
-    assert set(plots) == {"slowdown.svg", "ipc.svg", "reaim.svg", "lmbench.svg", "ctx.svg"}
+    assert set(plots) == {"slowdown.svg", "ipc.svg", "reaim.svg", "lmbench.svg", "ctx.svg", "scale.svg"}
     for body in plots.values():
         assert ET.fromstring(body).tag.endswith("svg")
 
@@ -135,3 +135,15 @@ def test_main_writes_files(tmp_path):
     assert rc == 0
     assert "# Pecan benchmark report" in out.read_text()
     assert (tmp_path / "report" / "ctx.svg").exists()
+
+
+def test_scale_section(rendered):
+    """bench/scale's figures: a row per count, a figure not run said so, and a plot."""
+    _, (text, plots) = rendered
+    assert "## Scaling of Pecan's kernel paths" in text
+    assert row(text, "2")[1:3] == ["108", "346"], row(text, "2")
+    threads = row(text, "10000")
+    assert threads[1] == "108" and "not" in threads[2], threads
+    assert row(text, "1024")[1:3] == ["403", "453"], row(text, "1024")
+    assert row(text, "1000")[1] == "4,367", row(text, "1000")
+    assert "scale.svg" in plots and ET.fromstring(plots["scale.svg"]).tag.endswith("svg")
