@@ -55,7 +55,7 @@ static inline struct trapframe *own_frame(void)
  * exception_reply), so that a guard that fails ends in a jump with every
  * argument still in place.
  */
-static __attribute__((noinline)) struct fp_ret slow(word_t rdi, word_t to, word_t from, word_t rcx,
+static __attribute__((noinline, noipa)) struct fp_ret slow(word_t rdi, word_t to, word_t from, word_t rcx,
 						    word_t timeouts, word_t tag)
 {
 	(void)rdi, (void)rcx;
@@ -126,7 +126,7 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
  * An exception reply: the faulter's new state, less what passes in
  * registers.  Bit 0 of the frame returned tells entry.S.
  */
-static __attribute__((noinline)) struct fp_ret exception_reply(struct tcb *d, word_t to,
+static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
 							       word_t from, word_t rcx,
 							       word_t timeouts, word_t tag)
 {
@@ -169,7 +169,7 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
  * Lipc: a local destination ID (out of line, so that global IDs pay
  * nothing for it; tcb_resolve_local tries the thread named last first).
  */
-static __attribute__((noinline)) struct fp_ret lipc(word_t rdi, word_t to, word_t from,
+static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t rdi, word_t to, word_t from,
 						    word_t rcx, word_t timeouts, word_t tag)
 {
 	(void)rdi, (void)rcx;
