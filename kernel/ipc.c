@@ -55,12 +55,18 @@ static void sendq_append(struct tcb *d, struct tcb *t)
 	d->sendq->sq_prev = t;
 }
 
-/* Put t into its receive phase from `from`, its timeout running from now. */
-static void start_receive(struct tcb *t, word_t from, word_t timeout)
+/*
+ * Put t into its receive phase from `from`, its timeout running from now;
+ * `partner` (may be NULL): a thread t knows, which spares looking `from` up.
+ */
+static void start_receive(struct tcb *t, word_t from, word_t timeout, struct tcb *partner)
 {
 	t->state = TS_RECV_BLOCKED;
 	t->partner = from;
-	thread_mark_known(from);
+	if (partner && partner->id == from)
+		partner->marks |= MARK_KNOWN;
+	else
+		thread_mark_known(from);
 	t->rcv_timeout = timeout;       /* kept for a receive restarted after a copy fault */
 	timeout_start(t, timeout);
 }
@@ -415,7 +421,7 @@ static void take_from_sender(struct tcb *t, struct tcb *s)
 	if (!err && s->recv_spec == RECV_INVALID)
 		ipc_complete(s, L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV);
 	else if (!err && s->recv_spec != L4_NILTHREAD)
-		start_receive(s, s->recv_spec, s->rcv_timeout);
+		start_receive(s, s->recv_spec, s->rcv_timeout, t);
 	else
 		ipc_complete(s, err);
 	if (sched_runnable(s))
@@ -461,7 +467,7 @@ static void receive_phase(struct tcb *t, word_t from, word_t timeout, struct tcb
 	from = woken && woken->id == from ? from : resolve_from(t, from);   /* a Call: known */
 	bool got = receive_pending(t, from, woken);
 	if (from && !got && !timeout_is_zero(timeout)) {
-		start_receive(t, from, timeout);
+		start_receive(t, from, timeout, woken);
 		sched_swap(woken);
 		return;
 	}

@@ -43,10 +43,12 @@ static bool waits_for_unborn;
 
 void thread_mark_known(word_t id)
 {
+	if (id == L4_ANYTHREAD || id == L4_ANYLOCALTHREAD || id == L4_NILTHREAD)
+		return;
 	struct tcb *p = tcb_lookup(id);
 	if (p)
 		p->marks |= MARK_KNOWN;
-	else if (id != L4_ANYTHREAD && id != L4_ANYLOCALTHREAD && id != L4_NILTHREAD)
+	else
 		waits_for_unborn = true;
 }
 
