@@ -133,6 +133,10 @@ def table(results, commit, qemu):
         for c in counters:
             row = [fig(results, "sched.counter", variant=v, space="inter", counter=c) for v in VARIANTS]
             lines.append(f"| {c} | " + " | ".join(row) + " |")
+    notes = os.path.join(TOP, "bench", "breakdown.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            lines += ["", f.read().rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
