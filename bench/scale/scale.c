@@ -8,6 +8,7 @@
 #include "../../lib/fmt/fmt.h"
 #include "../../lib/test/tthread.h"
 #include "../pingpong/ppcall.h"
+#include "../vm/tasks.h"
 
 #define PAGE      4096UL
 #define SRC       0x4000000UL     /* our memory to map from: 16 MiB from sigma0 */
@@ -184,7 +185,6 @@ static int space_one(L4_Word_t i)
 static void task_scale(void)
 {
 	static const L4_Word_t alive[] = { 1, 100, 1000 };
-	L4_ThreadId_t me = L4_MyGlobalId();
 	L4_Word_t spaces = 0;
 	char p[32];
 	for (unsigned k = 0; k < sizeof(alive) / sizeof(alive[0]); k++) {
@@ -193,17 +193,8 @@ static void task_scale(void)
 				printf("scale: space %lu refused (ErrorCode %lu)\n", spaces, L4_ErrorCode());
 				break;
 			}
-		L4_Word_t t0 = bench_rdtsc();
-		for (int i = 0; i < 100; i++) {
-			L4_ThreadId_t t = tt_id(5, 1 + i);
-			L4_ThreadControl(t, t, me, L4_NILTHREAD, ~0UL);
-			L4_SpaceControl(t, 0, L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0),
-					L4_FPAGE_MAKE(ROOT_UTCB_AREA, ROOT_UTCB_AREA_LOG2, 0), L4_NILTHREAD, 0);
-			L4_ThreadControl(t, t, me, me, tt_utcb(t));
-			L4_ThreadControl(t, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
-		}
 		snfmt(p, sizeof(p), "spaces=%lu", spaces + 1);
-		print("scale.task.create_delete", p, (bench_rdtsc() - t0) * 10 / 100);
+		print("scale.task.create_delete", p, bench_tasks_create_delete(5, 100));
 	}
 	while (spaces)
 		tt_kill(fill_id(--spaces));

@@ -337,25 +337,12 @@ static void receive_record(void)
 	tt_park();
 }
 
-TEST_CASE("ipc.deleted_partner_receiver", "a closed receive from a thread that is deleted (one never in an IPC) gets 'no partner'")
-{
-	seen_err = 0;
-	L4_ThreadId_t victim = fresh(), r = fresh();
-	EXPECT(tt_start_local(victim, tt_park), "start failed");
-	main_id = victim;
-	EXPECT(tt_start_local(r, receive_record), "start failed");
-	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);
-	tt_kill(victim);
-	TT_WAIT(seen_err != 0, 200);
-	EXPECT(seen_err == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
-	tt_kill(r);
-}
-
-/* Take one Call and never answer it. */
+/* Take one Call, say so, and never answer it. */
 static void take_call(void)
 {
 	L4_ThreadId_t from;
 	L4_Wait(&from);
+	seen_tag = 1;
 	tt_park();
 }
 
@@ -368,19 +355,37 @@ static void call_record(void)
 	tt_park();
 }
 
-TEST_CASE("ipc.deleted_callee", "a Call whose callee is deleted before it replies gets 'no partner' in its receive phase")
+/*
+ * waiter ends up in a receive from victim (main_id) and victim is deleted:
+ * the receive fails with "no partner".  `called`: wait for victim to have
+ * taken waiter's Call first.
+ */
+static void expect_no_partner(L4_ThreadId_t victim, void (*waiter)(void), int called)
 {
-	seen_err = 0;
-	L4_ThreadId_t callee = fresh(), c = fresh();
-	EXPECT(tt_start_local(callee, take_call), "start failed");
-	TT_WAIT(state(callee) == L4_SCHED_WAITING, 200);
-	main_id = callee;
-	EXPECT(tt_start_local(c, call_record), "start failed");
-	TT_WAIT(state(c) == L4_SCHED_WAITING && state(callee) != L4_SCHED_WAITING, 200);
-	tt_kill(callee);
+	seen_err = seen_tag = 0;
+	main_id = victim;
+	L4_ThreadId_t w = fresh();
+	EXPECT(tt_start_local(w, waiter), "start failed");
+	TT_WAIT(state(w) == L4_SCHED_WAITING && (!called || seen_tag), 200);
+	tt_kill(victim);
 	TT_WAIT(seen_err != 0, 200);
 	EXPECT(seen_err == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
-	tt_kill(c);
+	tt_kill(w);
+}
+
+TEST_CASE("ipc.deleted_partner_receiver", "a closed receive from a thread that is deleted (one never in an IPC) gets 'no partner'")
+{
+	L4_ThreadId_t victim = fresh();
+	EXPECT(tt_start_local(victim, tt_park), "start failed");
+	expect_no_partner(victim, receive_record, 0);
+}
+
+TEST_CASE("ipc.deleted_callee", "a Call whose callee is deleted before it replies gets 'no partner' in its receive phase")
+{
+	L4_ThreadId_t callee = fresh();
+	EXPECT(tt_start_local(callee, take_call), "start failed");
+	TT_WAIT(state(callee) == L4_SCHED_WAITING, 200);
+	expect_no_partner(callee, call_record, 1);
 }
 
 static void late_receiver(void)
