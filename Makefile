@@ -78,7 +78,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe prog
+.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -170,6 +170,9 @@ $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) 
 $(BUILD)/bench/vmbench.elf: $(BUILD)/u/bench/vm/vmbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/scale.elf: $(BUILD)/u/bench/scale/scale.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/kbench.elf: $(BUILD)/u/bench/kernel/kbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
@@ -234,10 +237,11 @@ $(BUILD)/host/%:
 # `make bench-ipc`: the ping-pong benchmark on every benchmark kernel under
 # icount (figures of record), plus the counters from the test kernels.
 BENCH_PECAN_TARGETS += bench-ipc
-bench-ipc: deps bench-kernel bench-vm $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) $(BUILD)/bench/pingpong.elf
+bench-ipc: deps bench-kernel bench-vm bench-scale $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) \
+		$(BUILD)/bench/pingpong.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --out $(BUILD)/bench/pecan-ipc.results \
 		--table docs/benchmarks.md --extra $(BUILD)/bench/pecan-kernel.results \
-		--extra $(BUILD)/bench/pecan-vm.results \
+		--extra $(BUILD)/bench/pecan-vm.results --extra $(BUILD)/bench/pecan-scale.results \
 		$(BENCH_KERNELS) $(addprefix counters:,$(VARIANTS))
 
 # `make bench-vm`: seed 000's VM benchmarks, mapping RPC, map/unmap by size, create/delete
@@ -251,6 +255,14 @@ BENCH_PECAN_TARGETS += bench-l4pipe
 bench-l4pipe: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/l4pipe.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program l4pipe \
 		--out $(BUILD)/bench/pecan-l4pipe.results bench-dslq-fast
+
+# `make bench-scale`: IPC, map/unmap and task create+delete as threads, mappings and
+# spaces grow (3 GiB of RAM: the kernel pool holds 10,000 threads)
+BENCH_PECAN_TARGETS += bench-scale
+bench-scale: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/kernels/bench-dslq-slow/pecan.bin \
+		$(BUILD)/bench/scale.elf
+	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program scale --mem 3072 \
+		--out $(BUILD)/bench/pecan-scale.results bench-dslq-fast bench-dslq-slow
 
 # `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency (also
 # its worst case under 1 GiB maps and 4 MiB copies: 1 GiB of RAM gives the pool room for them)

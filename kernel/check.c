@@ -40,6 +40,23 @@ static int threads_in(const struct space *s)
 	return n;
 }
 
+/* t's space lists it once, with sound links, and as many threads as it counts. */
+static const char *check_space_list(const struct tcb *t)
+{
+	int n = 0;
+	bool seen = false;
+	for (const struct tcb *q = t->space->threads; q; q = q->space_next) {
+		if (++n > MAX_WALK || !in_table(q) || q->space != t->space)
+			return "a space's thread list holds a stranger or does not end";
+		if (q->space_next && q->space_next->space_prev != q)
+			return "a space's thread list links disagree";
+		seen |= q == t;
+	}
+	if (!seen || n != t->space->nthreads)
+		return "a space's thread list misses a thread or miscounts";
+	return NULL;
+}
+
 /* t is in the send queue of the thread it waits for, and that ring is sound. */
 static const char *check_send_wait(const struct tcb *t)
 {
@@ -93,6 +110,9 @@ static const char *check_thread(word_t no, const struct tcb *t)
 			return "a user thread with a system number or no space";
 		if (t->space->nthreads != threads_in(t->space))
 			return "a space's thread count differs from its threads";
+		const char *why = check_space_list(t);
+		if (why)
+			return why;
 		if (t->state != TS_INACTIVE && !t->utcb_k)
 			return "an active thread without a UTCB";
 		if (t->utcb_k && (t->utcb < t->space->utcb_base ||
@@ -101,6 +121,16 @@ static const char *check_thread(word_t no, const struct tcb *t)
 	}
 	if ((t->state == TS_SEND_BLOCKED) != (t->send_to != NULL))
 		return "a thread waits in a send queue without sending (or the reverse)";
+	if (!(t->marks & MARK_TIMED) != !t->wake_at)
+		return "a thread's deadline flag disagrees with its deadline";
+	if (t->state == TS_RECV_BLOCKED && t->partner != L4_ANYTHREAD && t->partner != L4_ANYLOCALTHREAD &&
+	    tcb_lookup(t->partner) && !(tcb_lookup(t->partner)->marks & MARK_KNOWN))
+		return "a thread waits for a thread not marked known (its deletion would miss it)";
+	/* the IPC fastpaths leave by sysretq to such a thread without looking (ipc_fast.c) */
+	if (t->fast_key == FAST_KEY_WAITING(IPC_USER) && !arch_sysret_safe(arch_user_frame(t)->rip))
+		return "a thread waiting in an Ipc receive has a non-canonical RIP";
+	if (t->local_hint && (!in_table(t->local_hint) || t->local_hint->space != t->space))
+		return "a thread's Lipc hint names a thread gone or of another space";
 	if (t->send_to) {
 		const char *why = check_send_wait(t);
 		if (why)
@@ -114,14 +144,18 @@ const char *check_threads(word_t *count)
 	*count = 0;
 	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++) {
 		const struct tcb *t = tcb_by_number(no);
+		if (t ? tcb_ids[no] != t->id : l4_thread_no(tcb_ids[no]) == no)
+			return "the fastpath's ID table disagrees with the thread table";
 		if (!t)
 			continue;
+		if (t->live_idx >= tcb_nlive || tcb_live[t->live_idx] != t)
+			return "a thread is missing from the live threads";
 		(*count)++;
 		const char *why = check_thread(no, t);
 		if (why)
 			return why;
 	}
-	return NULL;
+	return *count == tcb_nlive ? NULL : "the live threads hold a thread not in the table";
 }
 
 /* How often each thread number was met in the ready queues. */
@@ -179,6 +213,12 @@ const char *check_ready_queues(word_t *count)
 	for (int w = 0; w < 4; w++)
 		if (((rq_summary >> w) & 1) != (rq_bitmap[w] != 0))
 			return "the ready-queue summary disagrees with the bitmap";
+	int top = -1;
+	for (int p = 0; p < 256; p++)
+		if (rq_head[p])
+			top = p;
+	if (top != rq_top)
+		return "the highest queued priority is not the one recorded";
 	for (int p = 0; p < 256; p++) {
 		const char *why = check_ring(p, count);
 		if (why)

@@ -34,7 +34,7 @@
 #define CONFIG_PREEMPT_NODES  32
 #endif
 #ifndef CONFIG_MAX_THREADS
-#define CONFIG_MAX_THREADS    2048           /* thread numbers usable (< 2^L4_THREAD_BITS) */
+#define CONFIG_MAX_THREADS    16384          /* thread numbers usable (< 2^L4_THREAD_BITS), a power of 2 */
 #endif
 #ifndef CONFIG_KSTACK_PAGES
 #define CONFIG_KSTACK_PAGES   2              /* kernel stack per thread, in 4 KiB pages */

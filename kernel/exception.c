@@ -19,11 +19,11 @@
 #define VEC_UD 6
 #define VEC_PF 14
 
-/* KernelInterface is the 2-byte #UD `F0 90` (lock; nop). */
+/* KernelInterface is the 2-byte #UD `F0 90` (lock; nop), read where the CPU fetched it. */
 static bool kernel_interface(struct trapframe *tf)
 {
-	u8 op[2];
-	if (!space_read(current->space, tf->rip, op, 2) || op[0] != 0xF0 || op[1] != 0x90)
+	u16 op;
+	if (!arch_user_read2(tf->rip, &op) || op != 0x90F0)
 		return false;
 	tf->rax = current->space->kip_base;
 	tf->rcx = KIP_API_VERSION;

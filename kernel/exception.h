@@ -41,6 +41,7 @@ word_t exception_transfer(struct tcb *snd, struct tcb *rcv);
 	X(14, r8) X(15, r9) X(16, r11) X(17, rsp)
 #define EXC_U 19                 /* MR1..MR19 counted in the tag; MR20 written beyond it */
 #define EXC_WORDS 21             /* MR0..MR20 */
+_Static_assert(EXC_MSG_TAG == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0), "entry.S's exception tag");
 
 /*
  * The exception message, the one definition both the fastpath and the

@@ -46,6 +46,8 @@ struct kmem_acct {
 void kmem_init(paddr_t base, word_t size);
 /* n zeroed frames charged to a (NULL: the kernel's own); 0 if the pool or a's quota is short. */
 paddr_t kmem_alloc(struct kmem_acct *a, word_t n);
+/* The same, their contents left as they are: for memory the kernel fills before it reads. */
+paddr_t kmem_alloc_raw(struct kmem_acct *a, word_t n);
 void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n);
 /* kmem_free of one frame the caller left all zero: the next kmem_alloc of one frame
  * may take it without zeroing it again (page tables emptied by unmap are). */

@@ -55,11 +55,18 @@ static void sendq_append(struct tcb *d, struct tcb *t)
 	d->sendq->sq_prev = t;
 }
 
-/* Put t into its receive phase from `from`, its timeout running from now. */
-static void start_receive(struct tcb *t, word_t from, word_t timeout)
+/*
+ * Put t into its receive phase from `from`, its timeout running from now;
+ * `partner` (may be NULL): a thread t knows, which spares looking `from` up.
+ */
+static void start_receive(struct tcb *t, word_t from, word_t timeout, struct tcb *partner)
 {
 	t->state = TS_RECV_BLOCKED;
 	t->partner = from;
+	if (partner && partner->id == from)
+		partner->marks |= MARK_KNOWN;
+	else
+		thread_mark_known(from);
 	t->rcv_timeout = timeout;       /* kept for a receive restarted after a copy fault */
 	timeout_start(t, timeout);
 }
@@ -94,8 +101,10 @@ static void propagated(struct tcb *snd, struct tcb *rcv, word_t vsender, bool ok
 	rcv->ipc_from = vsender;
 	utcb_set(rcv, UTCB_VIRTUAL_SENDER, snd->id);
 	struct tcb *vs = tcb_lookup(vsender);
-	if (ok && vs && vs->state == TS_RECV_BLOCKED && vs->partner == snd->id)
+	if (ok && vs && vs->state == TS_RECV_BLOCKED && vs->partner == snd->id) {
 		vs->partner = rcv->id;
+		rcv->marks |= MARK_KNOWN;
+	}
 }
 
 /*
@@ -172,9 +181,11 @@ static word_t transfer(struct tcb *snd, struct tcb *rcv)
 /*
  * Rendezvous: snd's message goes to rcv, which is waiting for it (or locked
  * for it).  rcv ends its receive; snd's result is returned (0 on success,
- * RCV_GONE if rcv was deleted during the transfer); no switch.
+ * RCV_GONE if rcv was deleted during the transfer); no switch.  The common
+ * case, untyped words between user threads, is light (rendezvous); typed
+ * items, exception messages, propagation and redirection are not.
  */
-static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
+static __attribute__((noinline)) word_t rendezvous_full(struct tcb *snd, struct tcb *rcv)
 {
 	COUNT(ipcs);
 	word_t err, rerr;
@@ -198,6 +209,23 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 	}
 	ipc_complete(rcv, err ? rerr | L4_IPC_PHASE_RECV : 0);
 	return err;
+}
+
+static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
+{
+	const word_t *smr = utcb_mrs(snd);
+	word_t tag = smr[0];
+	if (unlikely(L4_TAG_T(tag) || rcv->ipc_kind == IPC_EXCEPTION ||
+		     snd->ipc_kind == IPC_EXCEPTION || snd->vsender || snd->intended))
+		return rendezvous_full(snd, rcv);
+	COUNT(ipcs);
+	word_t *rmr = utcb_mrs(rcv);
+	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
+	if (L4_TAG_U(tag))
+		arch_copy(rmr + 1, smr + 1, L4_TAG_U(tag) * 8);   /* u <= 63: no overflow */
+	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
+	ipc_complete(rcv, 0);
+	return 0;
 }
 
 /*
@@ -393,7 +421,7 @@ static void take_from_sender(struct tcb *t, struct tcb *s)
 	if (!err && s->recv_spec == RECV_INVALID)
 		ipc_complete(s, L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV);
 	else if (!err && s->recv_spec != L4_NILTHREAD)
-		start_receive(s, s->recv_spec, s->rcv_timeout);
+		start_receive(s, s->recv_spec, s->rcv_timeout, t);
 	else
 		ipc_complete(s, err);
 	if (sched_runnable(s))
@@ -439,7 +467,7 @@ static void receive_phase(struct tcb *t, word_t from, word_t timeout, struct tcb
 	from = woken && woken->id == from ? from : resolve_from(t, from);   /* a Call: known */
 	bool got = receive_pending(t, from, woken);
 	if (from && !got && !timeout_is_zero(timeout)) {
-		start_receive(t, from, timeout);
+		start_receive(t, from, timeout, woken);
 		sched_swap(woken);
 		return;
 	}
@@ -562,8 +590,9 @@ static inline void user_return(struct trapframe *tf)
 	} else {
 		mr[0] &= ~L4_TAG_FLAGS_MASK;
 	}
-	mrs_to_frame(mr, tf);
+	mrs_to_frame_n(mr, tf, tag_reg_words(mr[0]));   /* the rest of MR1..7 stays the thread's own */
 	tf->rsi = t->ipc_from;
+	tf->rdi = t->utcb;          /* a thread blocked by the fastpath left no RDI */
 }
 
 void ipc_user_return(struct trapframe *tf)
@@ -574,7 +603,7 @@ void ipc_user_return(struct trapframe *tf)
 void sys_ipc(struct trapframe *tf)
 {
 	struct tcb *t = current;
-	frame_to_mrs(tf, utcb_mrs(t));
+	frame_to_mrs_n(tf, utcb_mrs(t), tag_reg_words(tf->r9));
 	t->ipc_kind = IPC_USER;
 	ipc_do(t, tf->rsi, tf->rdx, tf->r8);
 	user_return(tf);
@@ -643,10 +672,14 @@ void ipc_forget(struct tcb *t)
 	timeout_cancel(t);
 	while (t->sendq)
 		partner_gone(t->sendq);
-	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++) {
-		struct tcb *r = tcb_by_number(no);
-		if (r && r != t && r->state == TS_RECV_BLOCKED && r->partner == t->id)
+	/* a receive from t can wait in any space (partner_gone changes no table entry) */
+	for (word_t i = 0; (t->marks & MARK_KNOWN) && i < tcb_nlive; i++) {
+		struct tcb *r = tcb_live[i];
+		if (r->partner == t->id && r->state == TS_RECV_BLOCKED && r != t)
 			partner_gone(r);
 	}
+	for (struct tcb *r = t->space ? t->space->threads : NULL; r; r = r->space_next)
+		if (r->local_hint == t)
+			r->local_hint = NULL;       /* only threads of t's space name it locally */
 	sched_dequeue(t);
 }

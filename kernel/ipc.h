@@ -20,6 +20,42 @@ static inline void mrs_to_frame(const word_t *mr, struct trapframe *tf)
 	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
 }
 
+/* How many of MR0..MR7 a message with this tag uses (the others are not read). */
+static inline word_t tag_reg_words(word_t tag)
+{
+	word_t n = 1 + L4_TAG_U(tag) + L4_TAG_T(tag);
+	return n < 8 ? n : 8;
+}
+
+/* The first n of MR0..MR7 between frame and UTCB (n >= 1). */
+static inline void frame_to_mrs_n(const struct trapframe *tf, word_t *mr, word_t n)
+{
+	switch (n) {
+	default: mr[7] = tf->r15;   /* fall through */
+	case 7: mr[6] = tf->r14;    /* fall through */
+	case 6: mr[5] = tf->r13;    /* fall through */
+	case 5: mr[4] = tf->r12;    /* fall through */
+	case 4: mr[3] = tf->r10;    /* fall through */
+	case 3: mr[2] = tf->rbx;    /* fall through */
+	case 2: mr[1] = tf->rax;    /* fall through */
+	case 1: mr[0] = tf->r9;
+	}
+}
+
+static inline void mrs_to_frame_n(const word_t *mr, struct trapframe *tf, word_t n)
+{
+	switch (n) {
+	default: tf->r15 = mr[7];   /* fall through */
+	case 7: tf->r14 = mr[6];    /* fall through */
+	case 6: tf->r13 = mr[5];    /* fall through */
+	case 5: tf->r12 = mr[4];    /* fall through */
+	case 4: tf->r10 = mr[3];    /* fall through */
+	case 3: tf->rbx = mr[2];    /* fall through */
+	case 2: tf->rax = mr[1];    /* fall through */
+	case 1: tf->r9 = mr[0];
+	}
+}
+
 void sys_ipc(struct trapframe *tf);
 /*
  * The IPC operation of thread t (current): send to `to` (nil: none), then
@@ -85,14 +121,15 @@ bool ipc_xfer_preempt(struct tcb *snd);
 void ipc_tunnel_resume(struct trapframe *tf);
 
 /*
- * The register-only fast path; the frame to return through, or NULL for the
- * slowpath.  Bit 0 set: an exception reply, the frame holds the whole state
- * but RBX and R12-R15 (entry.S's exc_reply_exit).
+ * The register-only fast path, called by entry.S (the arguments are the Ipc
+ * registers, abi.md §2; what it returns: ipc_fast.c).
  */
-struct trapframe *ipc_fastpath(struct trapframe *tf);
+struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+			   word_t tag);
 /*
  * The exception message to a handler already waiting for it, straight from
- * the trap frame; the handler's frame to return through, or NULL.
+ * the trap frame; the handler's frame with bit 0 set (entry.S leaves
+ * through it with MR0-7 in registers: exc_deliver_exit), or NULL.
  */
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
 

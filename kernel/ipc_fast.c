@@ -12,95 +12,131 @@
 #include <l4/utcb.h>
 
 /*
- * Guards first: anything unusual (typed items, flags, special IDs,
- * a partner not waiting for us, timeouts, queue work the variant cannot
- * skip) returns NULL and the slowpath runs; nothing has changed.  After the
+ * Guards first: anything unusual (typed items, flags, special IDs, a
+ * partner not waiting for us, timeouts, a redirector, queue work the
+ * variant cannot skip) goes to the slowpath with nothing changed.  After the
  * guards comes the one commit: the caller becomes a receiver, the partner
  * becomes current, and the kernel leaves through the partner's frame.
  *
- * Ipc: MR0-7 never touch memory.  entry.S hands the caller's message
- * registers to the partner in place (only RAX, R9, R10 are reloaded), so of
- * the caller's frame only RAX, RCX, RDX, RSI, RDI, RBP and R8-R11 are valid
- * here; RBX and R12-R15 are not saved at all.  The exception message puts
- * RBX, R10 and R12-R15 in MR2..MR7, exactly the registers that carry MR2..MR7,
- * so an exception reply hands them over in place as well.
+ * Ipc: MR0-7 never touch memory.  entry.S stored only RIP, RFLAGS, RSP,
+ * RDI, RAX, R9 and R10 of the caller's frame and hands the message
+ * registers to the partner in place (RBX and R12-R15 are live throughout).
+ * The exception message puts RBX, R10 and R12-R15 in MR2..MR7, exactly the
+ * registers that carry MR2..MR7, so an exception reply hands them over in
+ * place as well.
+ *
+ * A partner blocked in an Ipc receive (fast_key FAST_KEY_WAITING(IPC_USER))
+ * always has a canonical RIP, so sysretq to it cannot fault in ring 0: it
+ * entered through the Ipc stub and ExchangeRegisters refuses non-canonical
+ * IPs (check.c verifies it).
  */
 
 /*
- * Is d blocked in a receive of this kind that takes a message from self,
- * and free to resume now?  (An exception wait takes only its handler.)
+ * What entry.S gets back, in RAX and RDX: the partner's kernel stack top (its
+ * frame lies below, with From in RSI) and MR0; or FP_SLOW; or an exception
+ * reply's frame | FP_EXC_REPLY.
  */
-static inline bool waits_for(const struct tcb *d, const struct tcb *self, u8 kind)
-{
-	if (d->fast_key != (u32)(TS_RECV_BLOCKED | kind << 8) || d->wake_at)
-		return false;
-	if (d->partner != self->id && (kind != IPC_USER || (d->partner != L4_ANYTHREAD &&
-	    !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))))
-		return false;
-	if (CONFIG_SCHED_BENNO && sched_queued_above(d->prio))
-		return false;
-	return arch_sysret_safe(arch_user_frame(d)->rip);
-}
+struct fp_ret {
+	word_t top;
+	word_t tag;
+};
+#define FP_SLOW      1
+#define FP_EXC_REPLY 1
 
-/* The thread a global ID names, or NULL (local and special IDs take the slowpath). */
-static struct tcb *global(word_t id)
+/* The caller's frame: entry.S built it at the top of its kernel stack. */
+static inline struct trapframe *own_frame(void)
 {
-	if ((id & 0x3f) == 0 || id == L4_ANYTHREAD)
-		return NULL;
-	struct tcb *d = tcb_by_number(l4_thread_no(id));
-	return d && d->id == id ? d : NULL;
+	return (struct trapframe *)*arch_tss_rsp0 - 1;
 }
 
 /*
- * The thread a local ID (Lipc) names, or NULL.  The thread the last one
- * named is tried first, by global ID, so a deleted thread is never taken
- * for it.
+ * To the slowpath: complete what it needs of the frame (entry.S stored the
+ * rest).  Out of line and with ipc_fastpath's registers (as lipc and
+ * exception_reply), so that a guard that fails ends in a jump with every
+ * argument still in place.
  */
-static struct tcb *local_destination(struct tcb *self, word_t id)
+static __attribute__((noinline, noipa)) struct fp_ret slow(word_t rdi, word_t to, word_t from, word_t rcx,
+						    word_t timeouts, word_t tag)
 {
-	if (!id || id == L4_ANYLOCALTHREAD)
-		return NULL;
-	struct tcb *d = global(self->local_hint);
-	if (d && d->utcb == id && d->space == self->space)
-		return d;
-	d = tcb_resolve_local(self, id);
-	if (d)
-		self->local_hint = d->id;
-	return d;
+	(void)rdi, (void)rcx;
+	struct trapframe *tf = own_frame();
+	tf->rsi = to;
+	tf->rdx = from;
+	tf->r8 = timeouts;
+	tf->r9 = tag;
+	return (struct fp_ret){ FP_SLOW, 0 };
+}
+#define SLOW() slow(0, to, from, 0, timeouts, tag)
+
+/*
+ * The thread a global ID names, if tcb_ids[no] == id: an empty slot holds an
+ * ID whose thread number is not its own (thread.c), so it matches nothing.
+ */
+_Static_assert((CONFIG_MAX_THREADS & (CONFIG_MAX_THREADS - 1)) == 0, "thread numbers are masked");
+static inline word_t slot_of(word_t id)
+{
+	return l4_thread_no(id) & (CONFIG_MAX_THREADS - 1);
 }
 
-/* The commit shared by both paths: self waits for `from`, d runs. */
-static void commit_switch(struct tcb *self, struct tcb *d, word_t from, u8 kind,
-			  void (*resume)(struct trapframe *))
+/*
+ * May d, whose fast_key is FAST_KEY_WAITING(kind), take a message from self
+ * now, with no queue work the variant cannot do in the commit?
+ */
+static inline bool accepts_fast(const struct tcb *d, const struct tcb *self, u8 kind)
+{
+	if (unlikely(d->partner != self->id) &&
+	    (kind != IPC_USER || (d->partner != L4_ANYTHREAD &&
+				  !(d->partner == L4_ANYLOCALTHREAD && d->space == self->space))))
+		return false;
+	if (CONFIG_SCHED_BENNO)
+		return !sched_queued_above(d->prio);
+	return CONFIG_SCHED_LAZY || sched_can_replace(self, d);
+}
+
+/*
+ * The commit shared by all fastpaths: self waits for `from` and resumes
+ * with `resume`, d runs.  Under eager queueing the running thread is
+ * queued, so d takes self's place in the ready queue (accepts_fast made
+ * sure it can).
+ */
+static inline __attribute__((always_inline)) void commit_switch(struct tcb *self, struct tcb *d,
+							       word_t from, u8 kind,
+							       void (*resume)(struct trapframe *))
 {
 	COUNT(ipcs);
 	COUNT(fastpath_ipcs);
 	COUNT(eager_enqueue);
 	COUNT(eager_dequeue);
 	if (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO) {
-		sched_dequeue(self);
-		sched_enqueue(d);
+		sched_replace(self, d);
+		self->sched_key = FAST_KEY_WAITING(kind);       /* and not queued */
+		d->sched_key = SCHED_KEY_READY_QUEUED;          /* it was waiting, so USER and free */
+	} else {
+		self->fast_key = FAST_KEY_WAITING(kind);
+		d->state = TS_READY;
 	}
-	self->state = TS_RECV_BLOCKED;
 	self->partner = from;
-	if (kind != IPC_USER)          /* a running thread is always IPC_USER */
-		self->ipc_kind = kind;
 	arch_set_continuation(self, resume);
-	d->state = TS_READY;
 	current = d;
 	COUNT(context_switches);
-	arch_switch_context(self, d);
+	arch_switch_user(self, d);
 }
 
-/* An exception reply: the faulter's new state, less what passes in registers. */
-static __attribute__((noinline)) struct trapframe *exception_reply(struct trapframe *tf,
-								   struct tcb *self, struct tcb *d,
-								   word_t from)
+/*
+ * An exception reply: the faulter's new state, less what passes in
+ * registers.  Bit 0 of the frame returned tells entry.S.
+ */
+static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
+							       word_t from, word_t rcx,
+							       word_t timeouts, word_t tag)
 {
-	word_t tag = tf->r9;
-	if (!waits_for(d, self, IPC_EXCEPTION) || L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax) ||
-	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE))
-		return NULL;             /* the slowpath fails it properly, or sets the TLS base */
+	(void)rcx;
+	struct tcb *self = current;
+	struct trapframe *tf = own_frame();
+	if (d->fast_key != FAST_KEY_WAITING(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
+	    L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax) ||
+	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) || self->space->redirector)
+		return SLOW();   /* it fails it properly, or sets the TLS base */
 	struct trapframe *df = arch_user_frame(d);
 	const word_t *mr = utcb_mrs(self);
 	df->rip = tf->rax;  df->r10 = tf->r10;
@@ -111,55 +147,66 @@ static __attribute__((noinline)) struct trapframe *exception_reply(struct trapfr
 	arch_frame_state_set(df);
 	d->ipc_kind = IPC_USER;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return (struct trapframe *)((word_t)df | 1);
+	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, 0 };
 }
 
-/* The commit of a user IPC (or an exception reply) to d, if d waits for it. */
-static inline struct trapframe *deliver(struct trapframe *tf, struct tcb *self, struct tcb *d,
-					word_t from)
+/* The commit of a user IPC to d, waiting in an Ipc receive, if it waits for self. */
+static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *self, struct tcb *d,
+								   word_t to, word_t from,
+								   word_t timeouts, word_t tag)
 {
-	word_t tag = tf->r9;
-	if (unlikely(d->ipc_kind == IPC_EXCEPTION))
-		return exception_reply(tf, self, d, from);
-	if (!waits_for(d, self, IPC_USER))
-		return NULL;
-	struct trapframe *df = arch_user_frame(d);
-	df->rsi = tcb_id_as_seen_by(self, d);
-	if (L4_TAG_U(tag) > 7)
+	if (!accepts_fast(d, self, IPC_USER) ||
+	    unlikely(self->space->redirector && self->space->redirector != d->id))
+		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
+	if (unlikely(L4_TAG_U(tag) > 7))
 		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
+	word_t top = d->kstack_top;
+	((struct trapframe *)top - 1)->rsi = self->space == d->space ? self->utcb : self->id;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return df;
+	return (struct fp_ret){ top, tag };
 }
 
-/* Lipc: a local destination ID (out of line, so that global IDs pay nothing for it). */
-static __attribute__((noinline)) struct trapframe *lipc_fastpath(struct trapframe *tf,
-								 struct tcb *self)
+/*
+ * Lipc: a local destination ID (out of line, so that global IDs pay
+ * nothing for it; tcb_resolve_local tries the thread named last first).
+ */
+static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t rdi, word_t to, word_t from,
+						    word_t rcx, word_t timeouts, word_t tag)
 {
-	word_t from = tf->rdx;
-	struct tcb *d = local_destination(self, tf->rsi);
-	if (!d)
-		return NULL;
-	if (from == tf->rsi)
+	(void)rdi, (void)rcx;
+	struct tcb *self = current, *d = self->local_hint;
+	if ((!d || d->utcb != to) && (!l4_is_local_id(to) || !(d = tcb_resolve_local(self, to))))
+		return SLOW();
+	if (from == to)
 		from = d->id;           /* a receive phase names its partner by global ID */
 	else if ((from != L4_ANYTHREAD && from != L4_ANYLOCALTHREAD) || self->sendq)
-		return NULL;
-	return deliver(tf, self, d, from);
+		return SLOW();
+	if (unlikely(d->fast_key != FAST_KEY_WAITING(IPC_USER)))
+		return exception_reply(d, to, from, 0, timeouts, tag);
+	return deliver(self, d, to, from, timeouts, tag);
 }
 
-struct trapframe *ipc_fastpath(struct trapframe *tf)
+/*
+ * Called by entry.S with To, FromSpecifier, Timeouts and MR0 as they came
+ * (abi.md §2; RDI and RCX are not arguments).  The functions it passes on
+ * to take the same registers, so those stay where they are.
+ */
+struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+			   word_t tag)
 {
-	struct tcb *self = current;
-	word_t tag = tf->r9, from = tf->rdx;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
-	    L4_RCV_TIMEOUT(tf->r8) != L4_TIMEOUT_NEVER ||
-	    (self->space->redirector && self->space->redirector != tf->rsi))
-		return NULL;            /* redirection (X.2): of a redirected space, only sends to the redirector */
-	struct tcb *d = global(tf->rsi);
-	if (unlikely(!d))
-		return lipc_fastpath(tf, self);
-	if (from != tf->rsi && (from != L4_ANYTHREAD || self->sendq))
-		return NULL;
-	return deliver(tf, self, d, from);
+	(void)rdi, (void)rcx;
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
+	    unlikely(L4_RCV_TIMEOUT(timeouts)))
+		return SLOW();
+	word_t no = slot_of(to);
+	if (unlikely(tcb_ids[no] != to))
+		return lipc(0, to, from, 0, timeouts, tag);
+	struct tcb *self = current, *d = tcb_table[no];
+	if (unlikely(from != to) && (from != L4_ANYTHREAD || self->sendq))
+		return SLOW();
+	if (unlikely(d->fast_key != FAST_KEY_WAITING(IPC_USER)))
+		return exception_reply(d, to, from, 0, timeouts, tag);
+	return deliver(self, d, to, from, timeouts, tag);
 }
 
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
@@ -167,15 +214,15 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 	struct tcb *self = current;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
 		return NULL;
-	struct tcb *h = global(utcb_get(self, UTCB_EXC_HANDLER));
-	if (!h || !waits_for(h, self, IPC_USER))
+	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
+	struct tcb *h = tcb_table[no];
+	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER))
 		return NULL;
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
-	mrs_to_frame(mr, hf);
 	arch_copy(utcb_mrs(h) + 8, mr + 8, (EXC_WORDS - 8) * 8);
 	hf->rsi = tcb_id_as_seen_by(self, h);
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
-	return hf;
+	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */
 }

@@ -79,11 +79,16 @@ static void forget_zeroed(paddr_t p, word_t n)
 			i++;
 }
 
-paddr_t kmem_alloc(struct kmem_acct *a, word_t n)
+/*
+ * n frames charged to a; *zero: whether they still need zeroing.  Zeroed
+ * frames are kept for allocations that want zeroes (want_zero).
+ */
+static paddr_t alloc(struct kmem_acct *a, word_t n, bool want_zero, bool *zero)
 {
 	if (n > kpool.nframes || !kmem_charge(a, n * PAGE_SIZE))
 		return 0;
-	if (n == 1 && nzeroed) {
+	*zero = false;
+	if (want_zero && n == 1 && nzeroed) {
 		paddr_t z = zeroed[--nzeroed];
 		if (fpool_claim(&kpool, z)) {
 			publish();
@@ -96,9 +101,24 @@ paddr_t kmem_alloc(struct kmem_acct *a, word_t n)
 		return 0;
 	}
 	forget_zeroed(p, n);
-	arch_zero(phys_to_virt(p), n * PAGE_SIZE);
+	*zero = true;
 	publish();
 	return p;
+}
+
+paddr_t kmem_alloc(struct kmem_acct *a, word_t n)
+{
+	bool zero;
+	paddr_t p = alloc(a, n, true, &zero);
+	if (p && zero)
+		arch_zero(phys_to_virt(p), n * PAGE_SIZE);
+	return p;
+}
+
+paddr_t kmem_alloc_raw(struct kmem_acct *a, word_t n)
+{
+	bool zero;
+	return alloc(a, n, false, &zero);
 }
 
 void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)

@@ -211,6 +211,7 @@ static u64 setup_kernel_memory(void)
 		boot_fail("not enough RAM for the kernel pool (%lu KiB)", KMEM_ALIGN >> 10);
 	claim(kmem, kmem + kmem_size, "the kernel pool");
 	kmem_init(kmem, kmem_size);
+	thread_table_init();
 	return kmem;
 }
 

@@ -249,20 +249,32 @@ static bool fpage_range(word_t fp, word_t *base, word_t *log2)
 	return s >= 12 && block_below(*base, s, USER_TOP);
 }
 
-/* Move or copy one page's mapping; the target's page table follows the mdb. */
+/*
+ * Move or copy one page's mapping; the target's page table follows the mdb.
+ * `clear`: both pages are known to lie outside their spaces' KIP and UTCB
+ * areas.  A target page without a page-table entry has no mapping either
+ * (every user mapping but the kernel's own pages is in the mdb), so a map
+ * there need not look it up.
+ */
 static void transfer_page(struct space *from, word_t va, struct space *to, word_t target,
-			  unsigned rights, bool grant)
+			  unsigned rights, bool grant, bool clear)
 {
-	paddr_t pa;
+	paddr_t pa, old;
 	unsigned have;
-	if (!space_area_free(to, target, PAGE_SIZE) || !space_area_free(from, va, PAGE_SIZE))
+	if (!clear && (!space_area_free(to, target, PAGE_SIZE) || !space_area_free(from, va, PAGE_SIZE)))
 		return;
-	enum mdb_err e = grant ? grant_page(from, va, to, target, rights)
-			       : mdb_map(&mdb, from, va, to, target, rights);
-	if (e != MDB_OK || !mdb_lookup(&mdb, to, target, &pa, &have))
-		return;
-	if (grant)
+	enum mdb_err e;
+	if (grant) {
+		e = grant_page(from, va, to, target, rights);
+		if (e != MDB_OK || !mdb_lookup(&mdb, to, target, &pa, &have))
+			return;
 		arch_protect(&from->acct, from->root, va, 0);
+	} else {
+		bool empty = !arch_lookup(to->root, target, &old, &have);
+		e = mdb_map_known(&mdb, from, va, to, target, rights, empty, &pa, &have);
+		if (e != MDB_OK)
+			return;
+	}
 	if (!arch_map(&to->acct, to->root, target, pa, have))
 		mdb_unmap(&mdb, to, target, MDB_RWX, true, NULL);   /* no page table: undo */
 }
@@ -310,9 +322,10 @@ bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 	if (!rights)
 		return false;
 	bool fill = from->sigma0 && len <= (1UL << 30);
+	bool clear = space_area_free(to, dst, len) && space_area_free(from, sbase, len);
 	word_t done = 0;
 	for (word_t va = sbase + (resume ? *resume : 0); next_source_page(from, fill, &va, sbase + len);) {
-		transfer_page(from, va, to, dst + (va - sbase), rights, grant);
+		transfer_page(from, va, to, dst + (va - sbase), rights, grant, clear);
 		va += PAGE_SIZE;
 		if (va - sbase >= len)
 			break;
@@ -373,8 +386,7 @@ void sys_unmap(struct trapframe *tf)
  */
 void mapping_remove_space(struct space *s)
 {
-	word_t bucket = 0;
-	while (!mdb_remove_space_some(&mdb, s, &bucket, CONFIG_PREEMPT_NODES))
+	while (!mdb_remove_space_some(&mdb, s, CONFIG_PREEMPT_NODES))
 		preempt_point();
 	arch_io_forget(s);
 }

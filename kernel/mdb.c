@@ -2,7 +2,7 @@
 // Mapping database: derivation trees of 4 KiB mappings, indexed by a chained hash of (space, vaddr).
 #include "mdb.h"
 
-_Static_assert(sizeof(struct mdb_node) == 64, "a node is 64 bytes: 64 to a frame");
+_Static_assert(sizeof(struct mdb_node) == 80, "a node is 80 bytes: 51 to a frame");
 
 #define PAGE_OFFSET (PAGE_SIZE - 1)
 
@@ -23,11 +23,15 @@ static unsigned reduce(unsigned rights, unsigned revoke)
 
 /* --- the index --- */
 
+/*
+ * The page number spreads a space's consecutive pages over consecutive
+ * buckets; the space adds its own well-mixed offset (the high bits of a
+ * product), so that spaces do not pile up in the same buckets.
+ */
 static word_t bucket_of(const struct mdb *m, const void *space, word_t va)
 {
-	word_t h = (va / PAGE_SIZE) ^ ((word_t)space >> 4) * 0x9e3779b97f4a7c15UL;
-	h *= 0xff51afd7ed558ccdUL;      /* then fold the well-mixed high bits into the low ones */
-	return (h ^ h >> 29) & (m->nbuckets - 1);
+	word_t h = va / PAGE_SIZE + (((word_t)space >> 4) * 0x9e3779b97f4a7c15UL >> 32);
+	return h & (m->nbuckets - 1);
 }
 
 static struct mdb_node *find(const struct mdb *m, const void *space, word_t va)
@@ -51,6 +55,33 @@ static void index_del(struct mdb *m, struct mdb_node *n)
 	while (*p != n)
 		p = &(*p)->hnext;
 	*p = n->hnext;
+}
+
+/* --- the space lists --- */
+
+static struct mdb_node **space_list(const void *space)
+{
+	return &((struct mdb_space *)space)->nodes;
+}
+
+static void space_add(struct mdb_node *n)
+{
+	struct mdb_node **l = space_list(n->space);
+	n->sprev = NULL;
+	n->snext = *l;
+	if (*l)
+		(*l)->sprev = n;
+	*l = n;
+}
+
+static void space_del(struct mdb_node *n)
+{
+	if (n->sprev)
+		n->sprev->snext = n->snext;
+	else
+		*space_list(n->space) = n->snext;
+	if (n->snext)
+		n->snext->sprev = n->sprev;
 }
 
 /* --- tree links --- */
@@ -103,7 +134,11 @@ static struct mdb_node *node_new(struct mdb *m, const void *space, word_t va, pa
 	struct mdb_node *n = m->ops.alloc(m->ops.ctx, space);
 	if (!n)
 		return NULL;
-	*n = (struct mdb_node){ .space = space, .va_rights = va | rights, .paddr = pa };
+	n->space = space;               /* the links are set by whoever places it */
+	n->va_rights = va | rights;
+	n->paddr = pa;
+	n->parent = n->child = n->prev = n->next = NULL;
+	space_add(n);
 	m->count++;
 	return n;
 }
@@ -121,6 +156,7 @@ static unsigned free_leaf(struct mdb *m, struct mdb_node *n)
 	if (n->parent)
 		unlink_child(n);
 	index_del(m, n);
+	space_del(n);
 	m->ops.free(m->ops.ctx, n);
 	m->count--;
 	return status;
@@ -206,7 +242,8 @@ static bool rights_ok(unsigned rights) { return !(rights & ~MDB_RWX); }
 /*
  * Common checks of map and grant: the source exists, the target is neither
  * it nor an ancestor, rights survive the intersection. Sets *src, *dst
- * (the target's current mapping or NULL) and *rights (the new node's).
+ * (the target's current mapping or NULL; dst NULL: not looked up) and
+ * *rights (the new node's).
  */
 static enum mdb_err decode_move(struct mdb *m, const void *from, word_t fva, const void *to,
 				word_t tva, unsigned *rights, struct mdb_node **src,
@@ -223,6 +260,8 @@ static enum mdb_err decode_move(struct mdb *m, const void *from, word_t fva, con
 	if (!*rights)
 		return MDB_ERR_RIGHTS;
 	*rights |= MDB_R;               /* a present x86 page is readable; src has R */
+	if (!dst)
+		return MDB_OK;          /* the caller knows nothing is there */
 	*dst = find(m, to, tva);
 	if (*dst && derives_from(*src, *dst))
 		return MDB_ERR_CYCLE;
@@ -257,25 +296,67 @@ enum mdb_err mdb_insert_root(struct mdb *m, const void *space, word_t vaddr,
 	return MDB_OK;
 }
 
-enum mdb_err mdb_map(struct mdb *m, const void *from, word_t fva,
-		     const void *to, word_t tva, unsigned rights)
+/* mdb_map_known's case `empty`: a new leaf under the source, nothing to replace. */
+static enum mdb_err map_empty(struct mdb *m, const void *from, word_t fva, const void *to,
+			      word_t tva, unsigned rights, paddr_t *paddr, unsigned *got)
 {
-	struct mdb_node *src, *dst;
-	enum mdb_err e = decode_move(m, from, fva, to, tva, &rights, &src, &dst);
+	if (!place_ok(from, fva) || !place_ok(to, tva) || !rights_ok(rights))
+		return MDB_ERR_ARG;
+	struct mdb_node *src = find(m, from, fva);
+	if (!src)
+		return MDB_ERR_NOT_MAPPED;
+	if (from == to && fva == tva)
+		return MDB_ERR_SELF;
+	rights &= node_rights(src);
+	if (!rights)
+		return MDB_ERR_RIGHTS;
+	rights |= MDB_R;
+	struct mdb_node *n = node_new(m, to, tva, src->paddr, rights);
+	if (!n)
+		return MDB_ERR_NOMEM;
+	link_child(src, n);
+	index_add(m, n);
+	*paddr = src->paddr;
+	*got = rights;
+	return MDB_OK;
+}
+
+enum mdb_err mdb_map_known(struct mdb *m, const void *from, word_t fva, const void *to,
+			   word_t tva, unsigned rights, bool empty, paddr_t *paddr, unsigned *got)
+{
+	paddr_t pa_ignored;
+	unsigned got_ignored;
+	if (empty)
+		return map_empty(m, from, fva, to, tva, rights, paddr ? paddr : &pa_ignored,
+				 got ? got : &got_ignored);
+	struct mdb_node *src, *dst = NULL;
+	enum mdb_err e = decode_move(m, from, fva, to, tva, &rights, &src, empty ? NULL : &dst);
 	if (e)
 		return e;
-	if (dst && dst->parent == src) {        /* same frame from the same source: upgrade */
+	if (paddr)
+		*paddr = src->paddr;
+	if (!empty && dst && dst->parent == src) {   /* same frame from the same source: upgrade */
 		set_rights(dst, node_rights(dst) | rights);
+		if (got)
+			*got = node_rights(dst);
 		return MDB_OK;
 	}
 	struct mdb_node *n = node_new(m, to, tva, src->paddr, rights);
 	if (!n)
 		return MDB_ERR_NOMEM;
-	if (dst)
+	if (!empty && dst)
 		remove_subtree(m, dst);         /* cannot reach src: dst is no ancestor */
 	link_child(src, n);
 	index_add(m, n);
+	if (got)
+		*got = rights;
 	return MDB_OK;
+}
+
+enum mdb_err mdb_map(struct mdb *m, const void *from, word_t fva,
+		     const void *to, word_t tva, unsigned rights)
+{
+	return mdb_map_known(m, from, fva, to, tva, rights, false, NULL, NULL);
 }
 
 enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
@@ -290,9 +371,11 @@ enum mdb_err mdb_grant(struct mdb *m, const void *from, word_t fva,
 	if (node_rights(src) & ~rights)         /* else the walk would change nothing */
 		revoke_below(m, src, node_rights(src) & ~rights, false);
 	index_del(m, src);
+	space_del(src);
 	src->space = to;
 	src->va_rights = tva | rights;
 	index_add(m, src);
+	space_add(src);
 	return MDB_OK;
 }
 
@@ -350,40 +433,25 @@ bool mdb_lookup(const struct mdb *m, const void *space, word_t vaddr, paddr_t *p
 	return true;
 }
 
-/* First node of space in bucket b, or NULL. */
-static struct mdb_node *first_of_space(const struct mdb *m, word_t b, const void *space)
-{
-	struct mdb_node *n = m->buckets[b];
-	while (n && n->space != space)
-		n = n->hnext;
-	return n;
-}
-
 /*
- * A removal may free nodes anywhere, chain neighbours included: rescan the
- * bucket.  Buckets before *bucket hold no node of space any more, and none
- * can come back (a space being deleted has no threads to receive one).
+ * The space's first node goes with everything derived from it, until none
+ * is left; a removal may free nodes of the space anywhere in its list, so
+ * each step starts at its head again.
  */
-bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, word_t budget)
+bool mdb_remove_space_some(struct mdb *m, const void *space, word_t budget)
 {
 	unsigned status = 0;
-	for (; *bucket < m->nbuckets; ++*bucket) {
-		for (struct mdb_node *n; (n = first_of_space(m, *bucket, space));)
-			if (!remove_subtree_some(m, n, &status, budget ? &budget : NULL) ||
-			    (budget && !--budget))
-				return false;
-		if (budget && !--budget) {
-			++*bucket;
-			return *bucket >= m->nbuckets;
-		}
-	}
+	for (struct mdb_node *n; (n = *space_list(space));)
+		if (!remove_subtree_some(m, n, &status, budget ? &budget : NULL) ||
+		    (budget && !--budget))
+			return !*space_list(space);
 	return true;
 }
 
 word_t mdb_remove_space(struct mdb *m, const void *space)
 {
-	word_t before = m->count, b = 0;
-	mdb_remove_space_some(m, space, &b, 0);
+	word_t before = m->count;
+	mdb_remove_space_some(m, space, 0);
 	return before - m->count;
 }
 
@@ -419,6 +487,10 @@ static const char *check_links(const struct mdb *m, const struct mdb_node *n)
 		return "mdb: child's parent link wrong";
 	if (p && find(m, p->space, node_va(p)) != p)
 		return "mdb: parent not in the index";
+	if (n->snext && (n->snext->sprev != n || n->snext->space != n->space))
+		return "mdb: space list links disagree";
+	if (n->sprev ? n->sprev->snext != n : *space_list(n->space) != n)
+		return "mdb: node missing from its space's list";
 	return NULL;
 }
 

@@ -23,7 +23,7 @@
  *   lookup, insert_root       O(n)
  *   map, grant                O(n + d), plus s for a mapping they replace
  *   unmap                     O(n + s·n)   (each removed node leaves its chain)
- *   remove_space              O(nbuckets + count + removed·n)
+ *   remove_space              O(removed·n)
  *   check                     O(count · (n + d)), debugging only
  * No operation recurses: derivation depth is chosen by user code.
  */
@@ -47,8 +47,8 @@ enum mdb_err {
 };
 
 /*
- * One mapping; fields are private to mdb.c. 64 bytes, so a 4 KiB frame
- * holds 64 nodes. The low 12 bits of va_rights hold the rights.
+ * One mapping; fields are private to mdb.c. 80 bytes, so a 4 KiB frame
+ * holds 51 nodes. The low 12 bits of va_rights hold the rights.
  */
 struct mdb_node {
 	const void *space;
@@ -57,6 +57,18 @@ struct mdb_node {
 	struct mdb_node *parent, *child;        /* child: first of a list */
 	struct mdb_node *prev, *next;           /* siblings */
 	struct mdb_node *hnext;                 /* index chain */
+	struct mdb_node *snext, *sprev;         /* the space's nodes */
+};
+
+/*
+ * A space, as the mdb sees it.  The objects the user passes as spaces
+ * (const void *) must begin with one of these (the kernel's struct space
+ * does): the mdb keeps each space's nodes on a list there, so that removing
+ * a space costs what the space holds, not what the database holds.  Zero it
+ * before the space gets its first mapping.
+ */
+struct mdb_space {
+	struct mdb_node *nodes;
 };
 
 /*
@@ -96,6 +108,15 @@ bool mdb_init(struct mdb *m, const struct mdb_ops *ops, struct mdb_node **bucket
 /* A root mapping (no parent): sigma0's memory. rights must include R. */
 enum mdb_err mdb_insert_root(struct mdb *m, const void *space, word_t vaddr,
 			     paddr_t paddr, unsigned rights);
+
+/*
+ * mdb_map for a caller that knows more: with `empty`, (to, tva) is known to
+ * have no mapping (the kernel's page table has no entry there), so it is not
+ * looked up.  On success *paddr and *got (may be NULL) get the frame and the
+ * rights (to, tva) now has.
+ */
+enum mdb_err mdb_map_known(struct mdb *m, const void *from, word_t fva, const void *to,
+			   word_t tva, unsigned rights, bool empty, paddr_t *paddr, unsigned *got);
 
 /*
  * Map (from, fva) to (to, tva) with rights ∩ the source's, plus R.
@@ -164,12 +185,11 @@ bool mdb_lookup(const struct mdb *m, const void *space, word_t vaddr, paddr_t *p
 word_t mdb_remove_space(struct mdb *m, const void *space);
 
 /*
- * mdb_remove_space in steps of about `budget` nodes removed or buckets
- * looked at (0: no limit): false if it stopped early; call again with the
- * same *bucket (start with 0) until true.  The space must not get new
- * mappings in between.
+ * mdb_remove_space in steps of about `budget` nodes removed (0: no limit):
+ * false if it stopped early; call again until true.  The space must not
+ * get new mappings in between.
  */
-bool mdb_remove_space_some(struct mdb *m, const void *space, word_t *bucket, word_t budget);
+bool mdb_remove_space_some(struct mdb *m, const void *space, word_t budget);
 
 /* Number of mappings (nodes) in the database. */
 word_t mdb_count(const struct mdb *m);

@@ -24,6 +24,16 @@ static struct tcb *const idle_thread = &idle_tcb;
 struct tcb *rq_head[256];
 u64 rq_bitmap[4];
 unsigned rq_summary;
+int rq_top = -1;
+
+/* The highest priority whose ring is not empty, from the bitmaps; -1 if none. */
+static int top_from_bitmap(void)
+{
+	if (!rq_summary)
+		return -1;
+	int w = 31 - __builtin_clz(rq_summary);
+	return w * 64 + 63 - __builtin_clzl(rq_bitmap[w]);
+}
 
 word_t *const sched_counters = &user_gs_page[(PECAN_COUNTERS_ADDR - USER_GS_PAGE) / 8];
 
@@ -42,6 +52,8 @@ void sched_enqueue(struct tcb *t)
 		*h = t->rq_next = t->rq_prev = t;
 		rq_bitmap[t->prio / 64] |= 1UL << (t->prio % 64);
 		rq_summary |= 1u << (t->prio / 64);
+		if (t->prio > rq_top)
+			rq_top = t->prio;
 	}
 	t->queued = true;
 }
@@ -57,13 +69,14 @@ void sched_dequeue(struct tcb *t)
 		rq_bitmap[t->prio / 64] &= ~(1UL << (t->prio % 64));
 		if (!rq_bitmap[t->prio / 64])
 			rq_summary &= ~(1u << (t->prio / 64));
+		if (t->prio == rq_top)
+			rq_top = top_from_bitmap();
 	} else {
 		t->rq_prev->rq_next = t->rq_next;
 		t->rq_next->rq_prev = t->rq_prev;
 		if (*h == t)
 			*h = t->rq_next;
 	}
-	t->rq_next = t->rq_prev = NULL;
 	t->queued = false;
 }
 

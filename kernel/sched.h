@@ -60,20 +60,42 @@ void sched_switch_to(struct tcb *t);
 extern struct tcb *rq_head[256];  /* each priority's ready ring (check.c reads it) */
 extern u64 rq_bitmap[4];      /* bit p: priority p's ready list is not empty */
 extern unsigned rq_summary;   /* bit w: rq_bitmap[w] is not 0 */
+extern int rq_top;            /* the highest priority with a thread queued, or -1 */
 
 /* The highest priority with a thread queued, or -1. */
 static inline int sched_highest_prio(void)
 {
-	if (!rq_summary)
-		return -1;
-	int w = 31 - __builtin_clz(rq_summary);
-	return w * 64 + 63 - __builtin_clzl(rq_bitmap[w]);
+	return rq_top;
 }
 
 /* Is any thread queued at a priority above prio? */
 static inline bool sched_queued_above(int prio)
 {
-	return sched_highest_prio() > prio;
+	return rq_top > prio;
 }
+
+/*
+ * Eager queueing, IPC hand-over: current (self, queued while it ran) blocks
+ * and d (blocked, so not queued) becomes ready.  When self is alone at d's
+ * priority (sched_can_replace), d simply takes its place in the ring, which
+ * is what the dequeue and the enqueue at the tail would give.  (The ring
+ * links of a thread that is not queued mean nothing: enqueueing sets them.)
+ * The caller changes the queued flags with the states (sched_key).
+ */
+static inline bool sched_can_replace(const struct tcb *self, const struct tcb *d)
+{
+	return self->rq_next == self && self->prio == d->prio;
+}
+
+static inline void sched_replace(struct tcb *self, struct tcb *d)
+{
+	COUNT(actual_dequeue);
+	COUNT(actual_enqueue);
+	(void)self;
+	rq_head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
+	d->rq_next = d->rq_prev = d;
+}
+/* The sched_key of a thread just queued by sched_replace: ready, kind IPC_USER, not stopped, known. */
+#define SCHED_KEY_READY_QUEUED ((u64)TS_READY | (u64)MARK_KNOWN << 24 | (u64)1 << 32)
 
 #endif

@@ -15,10 +15,11 @@ struct space *space_create(bool privileged)
 {
 	struct kmem_acct a;
 	kmem_acct_init(&a, !privileged, 0);
-	paddr_t obj = kmem_alloc(&a, 1);
+	paddr_t obj = kmem_alloc_raw(&a, 1);
 	if (!obj)
 		return NULL;
 	struct space *s = phys_to_virt(obj);
+	arch_zero(s, ALIGN_UP(sizeof(*s), 8));
 	s->acct = a;
 	s->privileged = privileged;
 	for (int i = 0; i < IO_PORTS / 8; i++)
@@ -42,14 +43,16 @@ bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t 
 	return true;
 }
 
+/*
+ * Its threads are gone, and their UTCB pages with them (thread.c): the
+ * mappings and the KIP go, each emptied table back to the pool at once,
+ * so what is left of the page tables is the root.
+ */
 void space_destroy(struct space *s)
 {
 	mapping_remove_space(s);
-	word_t va = s->utcb_base, end = s->utcb_base + s->utcb_size;
-	paddr_t pa;
-	unsigned r;
-	for (; s->configured && arch_next_mapped(s->root, &va, end, &pa, &r); va += PAGE_SIZE)
-		kmem_free(&s->acct, pa & PAGE_MASK, 1);      /* UTCB pages are the kernel's */
+	if (s->configured)
+		arch_protect(&s->acct, s->root, s->kip_base, 0);
 	arch_space_destroy(&s->acct, s->root);
 	struct kmem_acct a = s->acct;
 	kmem_free(&a, virt_to_phys_direct(s), 1);

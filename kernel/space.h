@@ -5,11 +5,13 @@
 
 #include "types.h"
 #include "frame.h"
+#include "mdb.h"
 #include <arch.h>
 
 #define IO_PORTS 0x400           /* the ISA port range I/O fpages may cover */
 
 struct space {
+	struct mdb_space mdb;    /* first: the mapping database's view of it (mdb.h) */
 	paddr_t root;            /* top-level page table */
 	bool configured;         /* SpaceControl has set the KIP and UTCB areas */
 	word_t kip_base;         /* where the KIP appears in this space */
@@ -20,6 +22,7 @@ struct space {
 	/* bit p clear: port p is mapped (I/O fpages, mapping.c); the TSS bitmap's own format */
 	u8 io_deny[IO_PORTS / 8] __attribute__((aligned(8)));
 	int nthreads;
+	struct tcb *threads;     /* its threads, linked through space_next (thread.c) */
 	word_t redirector;       /* IPC leaving the space goes to this thread (X.2); 0: none */
 	struct kmem_acct acct;   /* the kernel memory held for it (frame.h) */
 };
@@ -28,7 +31,7 @@ struct space {
 struct space *space_create(bool privileged);
 /* Set the KIP and UTCB areas (fpage encodings already checked); false if OOM. */
 bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size);
-/* Free the space's tables and UTCB pages; no thread may be left in it. */
+/* Free the space's tables; no thread (so no UTCB page) may be left in it. */
 void space_destroy(struct space *s);
 bool space_map(struct space *s, word_t va, paddr_t pa, unsigned rights);
 /* Copy n bytes from user address va; false if any byte is unmapped or not user memory. */

@@ -13,6 +13,87 @@
 #include <l4/utcb.h>
 
 struct tcb *tcb_table[CONFIG_MAX_THREADS];
+/*
+ * An empty slot holds the ID of the next thread number (version 0), which
+ * no ID that selects this slot can equal: ipc_fast.c compares without a
+ * NULL test.  thread_table_init sets them at boot.
+ */
+word_t tcb_ids[CONFIG_MAX_THREADS];
+
+static word_t empty_id(word_t no)
+{
+	return (no + 1) << 32;
+}
+
+static void table_set(word_t no, struct tcb *t)
+{
+	tcb_table[no] = t;
+	tcb_ids[no] = t ? t->id : empty_id(no);
+}
+
+struct tcb *tcb_live[CONFIG_MAX_THREADS];
+word_t tcb_nlive;
+
+/*
+ * A thread activated with a pager that does not exist yet waits for an ID
+ * no thread has: from then on every new thread starts known, since it may
+ * be the one waited for.
+ */
+static bool waits_for_unborn;
+
+void thread_mark_known(word_t id)
+{
+	if (id == L4_ANYTHREAD || id == L4_ANYLOCALTHREAD || id == L4_NILTHREAD)
+		return;
+	struct tcb *p = tcb_lookup(id);
+	if (p)
+		p->marks |= MARK_KNOWN;
+	else
+		waits_for_unborn = true;
+}
+
+/* t enters the table, the live threads and its space's list (an interrupt thread has none). */
+static void thread_enter(struct tcb *t)
+{
+	if (waits_for_unborn)
+		t->marks |= MARK_KNOWN;
+	table_set(l4_thread_no(t->id), t);
+	t->live_idx = tcb_nlive;
+	tcb_live[tcb_nlive++] = t;
+	struct space *s = t->space;
+	if (!s)
+		return;
+	s->nthreads++;
+	t->space_prev = NULL;
+	t->space_next = s->threads;
+	if (s->threads)
+		s->threads->space_prev = t;
+	s->threads = t;
+}
+
+static void thread_leave(struct tcb *t)
+{
+	table_set(l4_thread_no(t->id), NULL);
+	struct tcb *last = tcb_live[--tcb_nlive];
+	tcb_live[t->live_idx] = last;
+	last->live_idx = t->live_idx;
+	struct space *s = t->space;
+	if (!s)
+		return;
+	s->nthreads--;
+	if (t->space_prev)
+		t->space_prev->space_next = t->space_next;
+	else
+		s->threads = t->space_next;
+	if (t->space_next)
+		t->space_next->space_prev = t->space_prev;
+}
+
+void thread_table_init(void)
+{
+	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++)
+		table_set(no, NULL);
+}
 
 struct tcb *tcb_lookup(word_t gid)
 {
@@ -20,9 +101,16 @@ struct tcb *tcb_lookup(word_t gid)
 	return t && t->id == gid ? t : NULL;
 }
 
-/* A local ID is a UTCB address in self's space; its MyGlobalId TCR names the thread. */
+/*
+ * A local ID is a UTCB address in self's space; its MyGlobalId TCR names the
+ * thread.  The thread the last local ID named (local_hint, of self's space,
+ * cleared when it is deleted) is tried first, since a page-table walk costs
+ * more than an IPC.
+ */
 struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 {
+	if (self->local_hint && self->local_hint->utcb == id)
+		return self->local_hint;
 	word_t va = id + UTCB_MY_GLOBAL_ID;
 	if (va & 7)                         /* an aligned word never crosses a page */
 		return NULL;
@@ -30,7 +118,10 @@ struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 	if (!gid)
 		return NULL;
 	struct tcb *t = tcb_lookup(*gid);
-	return t && t->space == self->space && t->utcb == id ? t : NULL;
+	if (!t || t->space != self->space || t->utcb != id)
+		return NULL;
+	self->local_hint = t;
+	return t;
 }
 
 
@@ -71,9 +162,7 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 	if (!k)
 		return false;
 	t->utcb = loc + UTCB_P_OFFSET;
-	t->utcb_k = k + UTCB_P_OFFSET;
-	for (int off = -UTCB_P_OFFSET; off < UTCB_P_OFFSET; off += 8)
-		utcb_set(t, off, 0);
+	t->utcb_k = k + UTCB_P_OFFSET;      /* the slot is zero: fresh, or cleared by utcb_release */
 	utcb_set(t, UTCB_MY_GLOBAL_ID, t->id);
 	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
 	return true;
@@ -85,14 +174,16 @@ static struct kmem_acct *acct_of(struct space *s) { return s ? &s->acct : NULL; 
 /* A new inactive TCB whose first switch-in enters user mode at ip with sp. */
 static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word_t ip, word_t sp)
 {
-	paddr_t tp = kmem_alloc(acct_of(s), 1);
-	paddr_t kp = tp ? kmem_alloc(acct_of(s), CONFIG_KSTACK_PAGES) : 0;
+	paddr_t tp = kmem_alloc_raw(acct_of(s), 1);
+	paddr_t kp = tp ? kmem_alloc_raw(acct_of(s), CONFIG_KSTACK_PAGES) : 0;
 	if (!kp) {
 		if (tp)
 			kmem_free(acct_of(s), tp, 1);
 		return NULL;
 	}
+	/* only the TCB itself starts zeroed: the kernel stack is written before it is read */
 	struct tcb *t = phys_to_virt(tp);
+	arch_zero(t, ALIGN_UP(sizeof(*t), 8));
 	t->id = gid;
 	t->state = TS_INACTIVE;
 	t->space = s;
@@ -117,8 +208,7 @@ struct tcb *thread_create(word_t gid, struct space *s, word_t loc, word_t ip,
 		thread_destroy(t);
 		return NULL;
 	}
-	s->nthreads++;
-	tcb_table[no] = t;
+	thread_enter(t);
 	return t;
 }
 
@@ -128,18 +218,34 @@ struct tcb *thread_create_irq(word_t gid)
 	if (!t)
 		return NULL;
 	t->is_irq = true;
-	tcb_table[l4_thread_no(gid)] = t;
+	thread_enter(t);
 	return t;
+}
+
+/*
+ * t's UTCB is zeroed for whoever gets the slot next; the page goes back,
+ * zeroed, when no other thread of the space has its UTCB there.
+ */
+static void utcb_release(struct tcb *t)
+{
+	struct space *s = t->space;
+	u8 *slot = t->utcb_k - UTCB_P_OFFSET;
+	arch_zero(slot, UTCB_SIZE);
+	for (struct tcb *q = s->threads; q; q = q->space_next)
+		if (q != t && q->utcb_k && ((q->utcb ^ t->utcb) & PAGE_MASK) == 0)
+			return;
+	arch_protect(&s->acct, s->root, t->utcb & PAGE_MASK, 0);
+	kmem_free_zeroed(&s->acct, virt_to_phys_direct((void *)((word_t)slot & PAGE_MASK)));
 }
 
 /* Free t's memory; the caller has taken it off every queue. */
 void thread_destroy(struct tcb *t)
 {
 	word_t no = l4_thread_no(t->id);
-	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t) {
-		tcb_table[no] = NULL;
-		t->space->nthreads--;
-	}
+	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t)
+		thread_leave(t);
+	if (t->utcb_k && t->space)
+		utcb_release(t);
 	struct kmem_acct *a = acct_of(t->space);
 	kmem_free(a, virt_to_phys_direct((void *)(t->kstack_top - CONFIG_KSTACK_PAGES * PAGE_SIZE)),
 		  CONFIG_KSTACK_PAGES);
@@ -174,15 +280,15 @@ static void thread_try_activate(struct tcb *t)
 	t->ipc_kind = IPC_STARTUP;
 	t->state = TS_RECV_BLOCKED;
 	t->partner = t->pager;
+	thread_mark_known(t->pager);
 	t->ipc_error = 0;
 	arch_set_continuation(t, ipc_startup_return);
 }
 
 void thread_try_activate_space(struct space *s)
 {
-	for (word_t no = 0; no < CONFIG_MAX_THREADS; no++)
-		if (tcb_table[no] && tcb_table[no]->space == s)
-			thread_try_activate(tcb_table[no]);
+	for (struct tcb *t = s->threads; t; t = t->space_next)
+		thread_try_activate(t);
 }
 
 static void tc_error(struct trapframe *tf, word_t code)
@@ -229,8 +335,7 @@ static struct tcb *create_thread(struct trapframe *tf, word_t dest, word_t space
 			space_destroy(s);
 		return tc_error(tf, L4_ERR_NO_MEM), NULL;
 	}
-	s->nthreads++;
-	tcb_table[l4_thread_no(dest)] = t;
+	thread_enter(t);
 	return t;
 }
 

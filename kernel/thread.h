@@ -35,9 +35,12 @@ struct tcb {
 			u8 state;           /* enum thread_state */
 			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
 			bool stopped;       /* halted by ExchangeRegisters or out of quantum */
-			u8 zero;
+			u8 marks;           /* MARK_TIMED, MARK_KNOWN */
+			bool queued;        /* in the ready queue (sched.c) */
+			u8 zero[3];
 		};
-		u32 fast_key;           /* the three above, for the fastpath's one test */
+		u32 fast_key;           /* the first four, for the fastpath's one test */
+		u64 sched_key;          /* and queued, which eager queueing changes with them */
 	};
 	bool is_irq;                /* an interrupt thread (irq.c): no space, never runs */
 	bool irq_delivered;         /* its message is with the handler; the line is masked */
@@ -55,7 +58,6 @@ struct tcb {
 
 	/* scheduling */
 	u8 prio;
-	bool queued;                /* in the ready queue */
 	struct tcb *rq_next, *rq_prev;
 	word_t timeslice, slice_left;   /* µs */
 	word_t quantum;             /* total quantum in µs, 0 = infinite */
@@ -82,8 +84,12 @@ struct tcb {
 	word_t xfer_addr;
 	unsigned xfer_rwx;
 	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
-	word_t local_hint;          /* global ID of the thread our last Lipc named (ipc_fast.c) */
+	struct tcb *local_hint;     /* the thread our last Lipc named, or NULL (ipc_fast.c) */
 	struct tcb *wq_next, *wq_prev;
+
+	/* bookkeeping: the space's threads, and every live thread (thread.c) */
+	struct tcb *space_next, *space_prev;
+	word_t live_idx;
 
 	word_t kstack_top;
 	struct arch_thread arch;
@@ -91,7 +97,30 @@ struct tcb {
 
 #include <arch_thread.h>
 
+/*
+ * marks: MARK_TIMED: a deadline is armed (wake_at != 0; timer.c).
+ * MARK_KNOWN: some thread may be waiting in a receive from this one by its
+ * ID (set, and never cleared, when a receive names it or it takes part in
+ * an IPC): only the deletion of a known thread looks for them (ipc_forget).
+ */
+#define MARK_TIMED 1
+#define MARK_KNOWN 2
+void thread_mark_known(word_t id);
+
+/*
+ * fast_key of a thread blocked in an Ipc receive of this kind, not stopped,
+ * with no deadline, known: the only state a fastpath delivers to (so that a
+ * fastpath Call, which makes the caller wait for it, need not mark it).
+ */
+#define FAST_KEY_WAITING(kind) ((u32)TS_RECV_BLOCKED | (u32)(kind) << 8 | (u32)MARK_KNOWN << 24)
+
 extern struct tcb *tcb_table[];
+/* The global ID of each tcb_table entry: a fastpath lookup is one compare (thread.c). */
+extern word_t tcb_ids[];
+void thread_table_init(void);
+/* Every thread in the table, in no order: tcb_live[0 .. tcb_nlive). */
+extern struct tcb *tcb_live[];
+extern word_t tcb_nlive;
 
 /* The thread with this number, whatever its version, or NULL. */
 static inline struct tcb *tcb_by_number(word_t no)

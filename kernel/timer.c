@@ -56,6 +56,7 @@ void timeout_cancel(struct tcb *t)
 		t->wq_next->wq_prev = t->wq_prev;
 	t->wq_next = t->wq_prev = NULL;
 	t->wake_at = 0;
+	t->marks &= ~MARK_TIMED;
 }
 
 void timeout_arm(struct tcb *t, u64 at)
@@ -67,6 +68,7 @@ void timeout_arm(struct tcb *t, u64 at)
 	for (; n && n->wake_at <= at; prev = n, n = n->wq_next)
 		;
 	t->wake_at = at;
+	t->marks |= MARK_TIMED;
 	t->wq_prev = prev;
 	t->wq_next = n;
 	if (n)

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Ping-pong IPC benchmark, measured as Pistachio's pingpong measures: ping does
-// 1000 x L4_Call(pong), pong answers with L4_Call(ping); rdtsc over the loop / 2000
+// 1000 Calls to pong, pong answers each with a Call to ping; rdtsc over the loop / 2000
 // is one one-way IPC.  Under QEMU icount rdtsc counts guest instructions.
 #include "../../lib/l4/l4.h"
 #include "../../lib/c/stdio.h"
 #include "../../lib/fmt/fmt.h"
 #include "../../lib/test/tthread.h"
+#include "../../lib/c/string.h"
+#include "ppcall.h"
 
 #define ROUNDS   1000
 #define MAXSTR   65536
 
 static volatile L4_ThreadId_t ping_id, pong_id, main_id;
-static volatile L4_Word_t words, strbytes, result;
+static volatile L4_Word_t words, strbytes, result, lipc;
 static unsigned char sbuf[2][MAXSTR] __attribute__((aligned(4096)));
 static unsigned char rbuf[2][MAXSTR] __attribute__((aligned(4096)));
 
@@ -22,20 +24,15 @@ static inline L4_Word_t rdtsc(void)
 	return (L4_Word_t)hi << 32 | lo;
 }
 
-/* The message for this round: `words` untyped words, or one string item. */
-static void load_msg(int side)
+/* The string message for this round: one string item each way. */
+static void load_strings(int side)
 {
-	if (strbytes) {
-		L4_SetBR(0, L4_ACCEPT_STRINGS);
-		L4_SetBR(1, L4_STRING_MAKE(strbytes, 1, 0, 0));
-		L4_SetBR(2, (L4_Word_t)rbuf[side]);
-		L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
-		L4_SetMR(1, L4_STRING_MAKE(strbytes, 1, 0, 0));
-		L4_SetMR(2, (L4_Word_t)sbuf[side]);
-	} else {
-		L4_SetBR(0, 0);
-		L4_SetMR(0, L4_TAG_MAKE(0, words, 0));
-	}
+	L4_SetBR(0, L4_ACCEPT_STRINGS);
+	L4_SetBR(1, L4_STRING_MAKE(strbytes, 1, 0, 0));
+	L4_SetBR(2, (L4_Word_t)rbuf[side]);
+	L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+	L4_SetMR(1, L4_STRING_MAKE(strbytes, 1, 0, 0));
+	L4_SetMR(2, (L4_Word_t)sbuf[side]);
 }
 
 /* Touch both buffers so no page fault happens during the measured copies. */
@@ -47,36 +44,71 @@ static void touch(int side)
 	}
 }
 
+/* The partner as this round names it: by global ID, or by local ID for Lipc. */
+static L4_ThreadId_t partner(L4_ThreadId_t t)
+{
+	struct L4_ExRegs r = { 0 };
+	return lipc ? pecan_exregs(t, &r) : t;     /* control 0: only translates the ID */
+}
+
+/*
+ * Pong takes each round's first Call with a receive, then answers every
+ * Call with a Call until ping's label-1 message ends the round.
+ */
 static void pong(void)
 {
 	touch(1);
 	for (;;) {
-		load_msg(1);
+		L4_SetBR(0, L4_ACCEPT_STRINGS);
+		L4_SetBR(1, L4_STRING_MAKE(MAXSTR, 1, 0, 0));
+		L4_SetBR(2, (L4_Word_t)rbuf[1]);
 		L4_Receive(ping_id);
-		for (;;) {
-			load_msg(1);
-			L4_MsgTag_t tag = L4_Call(ping_id);
-			if (L4_TAG_LABEL(tag) == 1)   /* ping says: next round */
-				break;
+		if (strbytes) {
+			do
+				load_strings(1);
+			while (L4_TAG_LABEL(L4_Call(ping_id)) != 1);
+			continue;
 		}
+		L4_Word_t *utcb = L4_Utcb();
+		L4_Word_t stub = lipc ? __L4_Lipc : __L4_Ipc, tag = L4_TAG_MAKE(0, words, 0);
+		L4_ThreadId_t to = partner(ping_id);
+		while (L4_TAG_LABEL(pp_call(stub, to, tag, utcb)) != 1)
+			;
 	}
+}
+
+/* One round: a warm-up Call, then `rounds` timed Calls. */
+static L4_Word_t ping_round(L4_Word_t rounds)
+{
+	L4_Word_t t0, t1;
+	if (strbytes) {
+		load_strings(0);
+		L4_Call(pong_id);
+		t0 = rdtsc();
+		for (L4_Word_t i = 0; i < rounds; i++) {
+			load_strings(0);
+			L4_Call(pong_id);
+		}
+		t1 = rdtsc();
+	} else {
+		L4_Word_t *utcb = L4_Utcb();
+		L4_Word_t stub = lipc ? __L4_Lipc : __L4_Ipc, tag = L4_TAG_MAKE(0, words, 0);
+		L4_ThreadId_t to = partner(pong_id);
+		pp_call(stub, to, tag, utcb);
+		t0 = rdtsc();
+		for (L4_Word_t i = 0; i < rounds; i++)
+			pp_call(stub, to, tag, utcb);
+		t1 = rdtsc();
+	}
+	return (t1 - t0) * 10 / (2 * rounds);   /* tenths of an instruction */
 }
 
 static void ping(void)
 {
 	touch(0);
 	for (;;) {
-		L4_Receive(main_id);       /* main says: run one round with words/strbytes */
-		L4_Word_t rounds = strbytes >= 4096 ? ROUNDS / 10 : ROUNDS;
-		load_msg(0);
-		L4_Call(pong_id);          /* warm up */
-		L4_Word_t t0 = rdtsc();
-		for (L4_Word_t i = 0; i < rounds; i++) {
-			load_msg(0);
-			L4_Call(pong_id);
-		}
-		L4_Word_t t1 = rdtsc();
-		result = (t1 - t0) * 10 / (2 * rounds);   /* tenths of an instruction */
+		L4_Receive(main_id);       /* main says: run one round with words/strbytes/lipc */
+		result = ping_round(strbytes >= 4096 ? ROUNDS / 10 : ROUNDS);
 		L4_SetMR(0, L4_TAG_MAKE(1, 0, 0));
 		L4_Send(pong_id);          /* pong goes back to waiting for the next round */
 		L4_SetMR(0, 0);
@@ -96,10 +128,11 @@ static const char *variant_name(void)
 	}
 }
 
-static void run_round(L4_Word_t w, L4_Word_t bytes)
+static void run_round(L4_Word_t w, L4_Word_t bytes, L4_Word_t local)
 {
 	words = w;
 	strbytes = bytes;
+	lipc = local;
 	L4_SetMR(0, 0);
 	L4_Send(ping_id);
 	L4_Receive(ping_id);
@@ -125,7 +158,7 @@ static void series(const char *space)
 	for (int i = 0; i < PECAN_NUM_COUNTERS; i++)
 		c0[i] = pecan_counter(i);
 	for (L4_Word_t w = 0; w < 64; w++) {
-		run_round(w, 0);
+		run_round(w, 0, 0);
 		snfmt(p, sizeof(p), "words=%lu", w);
 		print("ipc.oneway", p, result, space);
 		if (w == 0 && (*(volatile L4_Word_t *)PECAN_BUILD_ADDR & 2))
@@ -133,8 +166,13 @@ static void series(const char *space)
 				printf("RESULT name=sched.counter variant=%s space=%s counter=%s value=%lu unit=count method=icount\n",
 				       variant_name(), space, counter_names[i], pecan_counter(i) - c0[i]);
 	}
+	for (L4_Word_t w = 0; w < 64 && !strcmp(space, "intra"); w++) {
+		run_round(w, 0, 1);
+		snfmt(p, sizeof(p), "words=%lu", w);
+		print("ipc.oneway.lipc", p, result, space);
+	}
 	for (L4_Word_t b = 4; b <= MAXSTR; b *= 4) {
-		run_round(0, b);
+		run_round(0, b, 0);
 		snfmt(p, sizeof(p), "bytes=%lu", b);
 		print("ipc.string", p, result, space);
 	}

@@ -496,9 +496,49 @@ def sec_002_t3(t, plots):
             + _oo1_table(t, "OO1 multi-domain", seeds.T002_3, here) + [goal, ""])
 
 
+def _scale_counts(t, name, param):
+    return sorted({int(r.params[param]) for r in t.res.values(name, "pecan")
+                   if r.params.get(param, "").isdigit()})
+
+
+def sec_kernel_scale(t, plots):
+    """bench/scale: Pecan's kernel paths against what exists (no seed, no Linux row)."""
+    threads = _scale_counts(t, "scale.ipc.oneway", "threads")
+    maps = _scale_counts(t, "scale.vm.map", "mappings")
+    spaces = _scale_counts(t, "scale.task.create_delete", "spaces")
+    if not (threads or maps or spaces):
+        return []
+    out = ["## Scaling of Pecan's kernel paths", "",
+           "`bench/scale` (`make bench-scale`), DS/LQ: the same operation while more threads, "
+           "mappings or spaces exist; the goal is a flat row. Guest instructions per operation "
+           "(map and unmap: per page of a 64-page fpage).", ""]
+    ipc = [[t.cell("pecan", "scale.ipc.oneway", threads=n, fastpath=f) for f in ("on", "off")]
+           for n in threads]
+    out += md_table(["Threads alive", "one-way IPC, fastpath", "one-way IPC, slowpath"],
+                    [[str(n)] + [c[1] for c in row] for n, row in zip(threads, ipc)])
+    vm = [[t.cell("pecan", f"scale.vm.{op}", mappings=n, pages=64, fastpath="on") for op in ("map", "unmap")]
+          for n in maps]
+    out += [""] + md_table(["Mappings in the database", "map per page", "unmap per page"],
+                           [[str(n)] + [c[1] for c in row] for n, row in zip(maps, vm)])
+    task = [t.cell("pecan", "scale.task.create_delete", spaces=n, fastpath="on") for n in spaces]
+    out += [""] + md_table(["Spaces alive", "task create+delete"],
+                           [[str(n), c[1]] for n, c in zip(spaces, task)])
+    # one plot: each series against its own count, as the count's position 1..4
+    series = ["IPC fastpath", "IPC slowpath", "map / page", "unmap / page", "task create+delete / 10"]
+    cols = max(len(threads), len(maps), len(spaces))
+    values = [[row[0][0] for row in ipc], [row[1][0] for row in ipc], [row[0][0] for row in vm],
+              [row[1][0] for row in vm], [c[0] / 10 if c[0] is not None else None for c in task]]
+    values = [v + [None] * (cols - len(v)) for v in values]
+    plots["scale.svg"] = svg.lines("Pecan: cost as the system grows", list(range(1, cols + 1)), series,
+                                   values, "step: threads 2/100/1k/10k, mappings 1k/10k/100k, "
+                                   "spaces 1/100/1k", "guest instructions")
+    for name in ("scale.ipc.oneway", "scale.vm.map", "scale.vm.unmap", "scale.task.create_delete"):
+        t.cover(name)
+    return out + ["", "![Scaling](report/scale.svg)", ""]
+
 
 SECTIONS = [sec_lx, sec_getpid, sec_lmbench, sec_pipes, sec_vm, sec_ipc, sec_counters, sec_reaim, sec_004,
-            sec_ctx, sec_scale, sec_002_t1, sec_002_t2, sec_002_t3]
+            sec_ctx, sec_scale, sec_kernel_scale, sec_002_t1, sec_002_t2, sec_002_t3]
 
 
 def sec_runs(res):

@@ -5,6 +5,7 @@
 #include "../../lib/c/stdio.h"
 #include "../../lib/fmt/fmt.h"
 #include "../../lib/test/tthread.h"
+#include "tasks.h"
 
 #define PAGE     4096UL
 #define SRC      0x4000000UL     /* 64 MiB: our memory to map from (16 MiB from sigma0) */
@@ -168,16 +169,7 @@ static void create_delete(void)
 		L4_ThreadControl(t, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
 	}
 	print("thread.create_delete", "", (rdtsc() - t0) * 10 / 100);
-	t0 = rdtsc();
-	for (int i = 0; i < 100; i++) {
-		L4_ThreadId_t t = tt_id(11, 1 + i);
-		L4_ThreadControl(t, t, me, L4_NILTHREAD, ~0UL);
-		L4_SpaceControl(t, 0, L4_FPAGE_MAKE(ROOT_KIP_AREA, 12, 0),
-				L4_FPAGE_MAKE(ROOT_UTCB_AREA, ROOT_UTCB_AREA_LOG2, 0), L4_NILTHREAD, 0);
-		L4_ThreadControl(t, t, me, me, tt_utcb(t));
-		L4_ThreadControl(t, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
-	}
-	print("task.create_delete", "", (rdtsc() - t0) * 10 / 100);
+	print("task.create_delete", "", bench_tasks_create_delete(11, 100));
 }
 
 int main(void)

@@ -155,7 +155,7 @@ def test_malformed_line_reported(rendered):
 def test_deterministic_and_svgs_well_formed(rendered):
     res, (text, plots) = rendered
     assert report.render(res) == (text, plots)
-    assert set(plots) == {"slowdown.svg", "ipc.svg", "reaim.svg", "lmbench.svg", "ctx.svg"}
+    assert set(plots) == {"slowdown.svg", "ipc.svg", "reaim.svg", "lmbench.svg", "ctx.svg", "scale.svg"}
     for body in plots.values():
         assert ET.fromstring(body).tag.endswith("svg")
 
@@ -190,3 +190,15 @@ def test_002_oo1_rows_and_failed_group(mungi):
     assert row(mungi, "Mungi here, PDX [instr.]")[1] == "**failed** (exit 1)"
     assert row(mungi, "Linux here, RPC over pipes [instr.]")[5] == "110,000,000"
     assert "Goal: not all figures are there." in mungi
+
+
+def test_scale_section(rendered):
+    """bench/scale's figures: a row per count, a figure not run said so, and a plot."""
+    _, (text, plots) = rendered
+    text = text[text.index("## Scaling of Pecan's kernel paths"):]
+    assert row(text, "2")[1:3] == ["108", "346"], row(text, "2")
+    threads = row(text, "10000")
+    assert threads[1] == "108" and "not" in threads[2], threads
+    assert row(text, "1024")[1:3] == ["403", "453"], row(text, "1024")
+    assert row(text, "1000")[1] == "4,367", row(text, "1000")
+    assert "scale.svg" in plots and ET.fromstring(plots["scale.svg"]).tag.endswith("svg")

@@ -10,7 +10,7 @@
 #define NPAGES   8
 #define NBUCKETS 8              /* few buckets: long chains, many collisions */
 
-static char spaces[NSPACES];    /* their addresses are the opaque space pointers */
+static struct mdb_space spaces[NSPACES];    /* their addresses are the space pointers */
 #define SP(i) ((const void *)&spaces[i])
 #define VA(p) ((word_t)(p) * PAGE_SIZE)
 #define PA(f) (0x100000UL + (word_t)(f) * PAGE_SIZE)
@@ -56,7 +56,7 @@ static struct pte pt[NSPACES][NPAGES];
 static unsigned t_update(void *ctx, const void *space, word_t va, unsigned old, unsigned new)
 {
 	(void)ctx;
-	long s = (const char *)space - spaces;
+	long s = (const struct mdb_space *)space - spaces;
 	word_t p = va / PAGE_SIZE;
 	updates++;
 	if (s < 0 || s >= NSPACES || p >= NPAGES || va % PAGE_SIZE) {
@@ -81,6 +81,7 @@ static void setup(void)
 	for (int s = 0; db.buckets && s < NSPACES; s++)
 		mdb_remove_space(&db, SP(s));
 	memset(pt, 0, sizeof(pt));
+	memset(spaces, 0, sizeof(spaces));
 	why[0] = 0;
 	live = alloc_calls = updates = 0;
 	fail_alloc = false;
@@ -511,6 +512,7 @@ TEST_CASE("mdb.deep_and_wide", "a 20000-deep chain and a 20000-wide fan are revo
 	struct mdb m;
 	const struct mdb_ops o = { t_alloc, t_free, count_update, NULL };
 	live = 0;
+	setup();                /* db's nodes go; the spaces' lists start empty */
 	mdb_init(&m, &o, big_buckets, ARRAY_SIZE(big_buckets));
 	EXPECT(mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX) == MDB_OK, "root");
 	for (word_t i = 1; i < BIG; i++)
@@ -538,6 +540,7 @@ TEST_CASE("mdb.unmap_in_steps", "unmap with a budget stops consistent, goes on w
 	struct mdb m;
 	const struct mdb_ops o = { t_alloc, t_free, count_update, NULL };
 	live = 0;
+	setup();                /* db's nodes go; the spaces' lists start empty */
 	mdb_init(&m, &o, big_buckets, ARRAY_SIZE(big_buckets));
 	EXPECT(mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX) == MDB_OK, "root");
 	for (word_t i = 1; i < BIG / 2; i++)          /* a chain under 0, then a fan under page 1 */
@@ -572,13 +575,14 @@ TEST_CASE("mdb.remove_space_in_steps", "removing a space in budgeted steps stays
 	struct mdb m;
 	const struct mdb_ops o = { t_alloc, t_free, count_update, NULL };
 	live = 0;
+	setup();                /* db's nodes go; the spaces' lists start empty */
 	mdb_init(&m, &o, big_buckets, ARRAY_SIZE(big_buckets));
 	EXPECT(mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX) == MDB_OK, "root");
 	for (word_t i = 1; i < BIG; i++)        /* space 1 holds a fan; space 2 maps from it */
 		EXPECT(mdb_map(&m, i % 3 ? SP(0) : SP(1), i % 3 ? 0 : VA(i - 1), i % 3 ? SP(1) : SP(2),
 			       VA(i), MDB_RWX) == MDB_OK || i % 3 == 0, "map %lu", i);
-	word_t bucket = 0, steps = 0, s1 = 0;
-	while (!mdb_remove_space_some(&m, SP(1), &bucket, 7)) {
+	word_t steps = 0, s1 = 0;
+	while (!mdb_remove_space_some(&m, SP(1), 7)) {
 		EXPECT(mdb_check(&m) == NULL, "step %lu: %s", steps, mdb_check(&m));
 		if (++steps > 100 * BIG)
 			break;
@@ -590,6 +594,22 @@ TEST_CASE("mdb.remove_space_in_steps", "removing a space in budgeted steps stays
 	EXPECT(mdb_check(&m) == NULL, "%s", mdb_check(&m));
 	mdb_remove_space(&m, SP(0));
 	EXPECT(live == 0, "%ld live", live);
+}
+
+TEST_CASE("mdb.map_known", "map_known reports frame and rights; with empty it skips the target's lookup, without it upgrades") {
+	setup();
+	EXPECT(root(0, 0, 5, MDB_RWX) == MDB_OK, "root");
+	paddr_t pa = 0;
+	unsigned got = 0;
+	EXPECT(mdb_map_known(&db, SP(0), VA(0), SP(1), VA(2), RW, true, &pa, &got) == MDB_OK &&
+	       pa == PA(5) && got == RW, "fresh map: %lx %u", pa, got);
+	pt_write(1, 2);
+	EXPECT(mdb_map_known(&db, SP(0), VA(0), SP(1), VA(2), RX, false, &pa, &got) == MDB_OK &&
+	       got == MDB_RWX && rights_at(1, 2) == MDB_RWX, "upgrade: %u", got);
+	pt_write(1, 2);
+	EXPECT(mdb_map_known(&db, SP(1), VA(3), SP(2), VA(0), RW, true, &pa, &got) == MDB_ERR_NOT_MAPPED,
+	       "no source");
+	EXPECT(consistent(), "%s", why);
 }
 
 /* --- nodes carved from 4 KiB frames, as the kernel will --- */
@@ -625,18 +645,20 @@ static void heap_free(void *ctx, void *node)
 	h->free = node;
 }
 
-TEST_CASE("mdb.frame_nodes", "64 nodes to a 4 KiB frame; a full heap gives MDB_ERR_NOMEM; all nodes come back") {
+#define PER_FRAME (PAGE_SIZE / sizeof(struct mdb_node))
+TEST_CASE("mdb.frame_nodes", "51 nodes to a 4 KiB frame; a full heap gives MDB_ERR_NOMEM; all nodes come back") {
 	static struct mdb_node *b[64];
 	struct frame_heap h = { .nframes = 0 };
 	const struct mdb_ops o = { heap_alloc, heap_free, count_update, &h };
 	struct mdb m;
+	setup();                /* db's nodes go; the spaces' lists start empty */
 	mdb_init(&m, &o, b, ARRAY_SIZE(b));
-	EXPECT(PAGE_SIZE / sizeof(struct mdb_node) == 64, "node size %zu", sizeof(struct mdb_node));
+	EXPECT(PER_FRAME == 51, "node size %zu", sizeof(struct mdb_node));
 	mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX);
 	word_t i = 1;
 	while (mdb_map(&m, SP(0), 0, SP(1), VA(i), MDB_RWX) == MDB_OK)
 		i++;
-	EXPECT(i == FRAMES * 64 && h.nframes == FRAMES, "%lu nodes in %d frames", i, h.nframes);
+	EXPECT(i == FRAMES * PER_FRAME && h.nframes == FRAMES, "%lu nodes in %d frames", i, h.nframes);
 	EXPECT(mdb_check(&m) == NULL, "%s", mdb_check(&m));
 	EXPECT(mdb_unmap(&m, SP(0), 0, MDB_R, true, NULL) == MDB_OK && mdb_count(&m) == 0, "flush");
 	word_t nfree = 0;
@@ -644,7 +666,7 @@ TEST_CASE("mdb.frame_nodes", "64 nodes to a 4 KiB frame; a full heap gives MDB_E
 		nfree++;
 	for (int k = 0; k < h.nframes; k++)
 		free(h.frame[k]);
-	EXPECT(nfree == FRAMES * 64, "%lu nodes free of %d", nfree, FRAMES * 64);
+	EXPECT(nfree == FRAMES * PER_FRAME, "%lu nodes free of %lu", nfree, FRAMES * PER_FRAME);
 }
 
 /* --- random sequences against a reference model --- */

@@ -24,26 +24,38 @@ TF_CHECK(r15, TF_R15); TF_CHECK(r14, TF_R14); TF_CHECK(r13, TF_R13); TF_CHECK(r1
 TF_CHECK(r9, TF_R9); TF_CHECK(r8, TF_R8); TF_CHECK(rbp, TF_RBP); TF_CHECK(rdi, TF_RDI);
 TF_CHECK(rsi, TF_RSI); TF_CHECK(rdx, TF_RDX); TF_CHECK(rcx, TF_RCX); TF_CHECK(rbx, TF_RBX);
 TF_CHECK(rax, TF_RAX); TF_CHECK(vector, TF_VECTOR); TF_CHECK(rip, TF_RIP);
-TF_CHECK(rflags, TF_RFLAGS); TF_CHECK(rsp, TF_RSP);
+TF_CHECK(rflags, TF_RFLAGS); TF_CHECK(rsp, TF_RSP); TF_CHECK(error, TF_ERROR);
+TF_CHECK(cs, TF_CS); TF_CHECK(ss, TF_SS);
+_Static_assert(sizeof(struct trapframe) == TF_WORDS * 8, "entry.S frame size");
 
 /* Per-thread architecture state. */
 struct arch_thread {
-	word_t ksp;                         /* saved kernel stack pointer while switched out */
+	word_t ksp;                         /* saved kernel stack pointer; 0: resume in cont */
 	word_t cont[7];                     /* a continuation's switch frame (context.c) */
 	/*
 	 * The thread's own data-segment selectors (%ds, %es, %fs, %gs) and
 	 * GS.base, saved and restored on every switch: user code may load any
 	 * selector (a %gs load also resets the base), and that must change its
-	 * own view only (arch_switch.h).  FS.base is the thread's TLS pointer,
-	 * set only by its exception handler's reply (PECAN_EXC_REPLY_FSBASE);
-	 * 0 means the CPU holds 0 while the thread runs.
+	 * own view only (arch_switch.h).  GS.base is only ever 0 or
+	 * USER_GS_PAGE, both the sign extension of their low half, which is all
+	 * that is kept.  FS.base is the thread's TLS pointer, set only by its
+	 * exception handler's reply (PECAN_EXC_REPLY_FSBASE); 0 means the CPU
+	 * holds 0 while the thread runs.  fs_tag is 0 with it and unique to
+	 * the thread without, so two threads whose seg2 words are equal have
+	 * no FS.base and the same GS.base.
 	 */
-	word_t gs_base;
-	word_t fs_base;
 	union {
 		u16 sel[4];                 /* %ds, %es, %fs, %gs */
 		u64 sels;                   /* all four, compared at once */
 	};
+	union {
+		struct {
+			u32 gs_lo;
+			u32 fs_tag;
+		};
+		u64 seg2;
+	};
+	word_t fs_base;
 	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
 };
 
@@ -152,6 +164,13 @@ bool arch_irq_ack(unsigned irq);          /* EOI; false if the interrupt was spu
 bool arch_irq_pending(void);
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
+
+/*
+ * Read the two bytes at user address va of the current space as the CPU
+ * sees them (no page-table walk); false if that faults or va is not user
+ * memory.  Cheap enough for every #UD (KernelInterface is F0 90).
+ */
+bool arch_user_read2(word_t va, u16 *out);
 
 void arch_dump_frame(const struct trapframe *tf);
 const char *arch_vector_name(word_t vector);

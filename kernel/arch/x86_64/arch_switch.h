@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The inline part of a thread switch, for the scheduler and the IPC fastpath. */
+/* The inline part of a thread switch, for the scheduler and the IPC fastpaths. */
 #ifndef ARCH_SWITCH_H
 #define ARCH_SWITCH_H
 
@@ -7,27 +7,39 @@
 #include "../../thread.h"
 #include "io.h"
 
-extern word_t kernel_stack_top;          /* entry.S: the stack `syscall` switches to */
-extern word_t *const arch_tss_rsp0;      /* cpu.c: where interrupts from ring 3 land */
+extern word_t *const arch_tss_rsp0;      /* cpu.c: where entries from ring 3 land */
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
-extern bool arch_io_enabled;             /* the TSS bitmap is in force */
+extern const struct space *arch_io_space;   /* whose ports are in force; NULL: none */
+extern const struct space *arch_io_loaded;  /* whose bitmap the TSS holds */
+extern u16 *const arch_iomap_base;          /* the TSS's bitmap offset: in force or beyond it */
+extern const u16 arch_iomap_on, arch_iomap_off;
 
 /*
- * Read back prev's FS.base if it has one, then load next's data-segment
- * selectors, GS.base and FS.base where they differ from prev's (context.c).
- * It saves every register it uses and is called from inline assembly that
- * says so, because the compiler does not see that at a plain call: the
- * switch paths, which rarely take it, would keep their registers across it.
+ * Read back prev's segment state in full, then load next's data-segment
+ * selectors, GS.base and FS.base where they differ from prev's
+ * (context.c); next is current already, prev is arch_prev.  It saves every
+ * register it uses and is called from inline assembly that says so and
+ * takes no register arguments, because the compiler does not see the call:
+ * the switch paths, which rarely take it, would otherwise keep their
+ * registers across it and move them out of the argument registers.
  */
-__attribute__((noinline, no_caller_saved_registers))
-void arch_load_segments(struct tcb *prev, struct tcb *next);
+extern struct tcb *arch_prev;
+__attribute__((noinline, no_caller_saved_registers)) void arch_load_segments(void);
 
-static inline void arch_load_segments_call(struct tcb *prev, struct tcb *next)
+static inline void arch_load_segments_call(struct tcb *prev)
 {
-	__asm__ __volatile__("call %P[fn]" : "+D"(prev), "+S"(next)
-			     : [fn] "i"(arch_load_segments) : "memory", "cc");
+	arch_prev = prev;
+	__asm__ __volatile__("call %P[fn]" : : [fn] "i"(arch_load_segments) : "memory", "cc");
+}
+
+/* The same for arch_io_switch of the current thread's space. */
+__attribute__((noinline, no_caller_saved_registers)) void arch_io_switch_current(void);
+
+static inline void arch_io_switch_call(void)
+{
+	__asm__ __volatile__("call %P[fn]" : : [fn] "i"(arch_io_switch_current) : "memory", "cc");
 }
 
 /*
@@ -46,36 +58,79 @@ static inline void arch_load_segments_call(struct tcb *prev, struct tcb *next)
  * a thread whose fs_base is 0 runs the CPU holds 0, and only a switch from
  * or to a thread with a base goes out of line.  A user `mov` to %fs may
  * reset the base, so a base that is not 0 is read back when its thread
- * leaves the CPU.
+ * leaves the CPU.  The idle thread (no space) takes over prev's state
+ * out of line.
  */
 static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 {
+	u32 lo, hi;
 	__asm__ __volatile__("mov %%ds, %0; mov %%es, %1; mov %%fs, %2; mov %%gs, %3"
 			     : "=m"(prev->arch.sel[0]), "=m"(prev->arch.sel[1]),
 			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
-	prev->arch.gs_base = rdmsr(MSR_GS_BASE);
-	if (unlikely(prev->arch.fs_base | next->arch.fs_base) ||
-	    (next->space && unlikely(prev->arch.sels != next->arch.sels ||
-				     prev->arch.gs_base != next->arch.gs_base)))
-		arch_load_segments_call(prev, next);
+	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_GS_BASE));
+	prev->arch.gs_lo = lo;
+	if (unlikely(prev->arch.sels != next->arch.sels || prev->arch.seg2 != next->arch.seg2))
+		arch_load_segments_call(prev);
 }
 
-/* Everything of a switch but the kernel stack: space, UTCB pointer, segments, FPU state. */
-static inline void arch_switch_context(struct tcb *prev, struct tcb *next)
+/*
+ * Ports follow the space: switching to a space without ports, or back to
+ * the one whose bitmap the TSS still holds, moves the bitmap offset; only
+ * a space with other ports copies its bitmap (out of line).
+ */
+static inline void arch_io_follow(const struct space *s)
 {
-	arch_switch_segments(prev, next);
-	if (next->space) {              /* the idle thread has none and keeps the last one */
-		*arch_tss_rsp0 = kernel_stack_top = next->kstack_top;
-		if (next->space->root != arch_loaded_root) {
-			arch_loaded_root = next->space->root;
-			__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
-			if (next->space->io_any || arch_io_enabled)
-				arch_io_switch(next->space);
-		}
-		user_gs_page[0] = next->utcb;
+	if (!s->io_any) {
+		*arch_iomap_base = arch_iomap_off;
+		arch_io_space = NULL;
+	} else if (s == arch_io_loaded) {
+		*arch_iomap_base = arch_iomap_on;
+		arch_io_space = s;
+	} else {
+		arch_io_switch_call();
 	}
+}
+
+/* Next's kernel stack, space s, I/O bitmap and UTCB pointer; next is current already. */
+static inline void arch_switch_space(const struct tcb *next, const struct space *s)
+{
+	*arch_tss_rsp0 = next->kstack_top;
+	if (s->root != arch_loaded_root) {
+		arch_loaded_root = s->root;
+		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
+		if (unlikely(s->io_any || arch_io_space))
+			arch_io_follow(s);
+	}
+	user_gs_page[0] = next->utcb;
+}
+
+/* Eager FPU/SSE switch: under icount fxsave and fxrstor cost one instruction each. */
+static inline void arch_switch_fpu(struct tcb *prev, struct tcb *next)
+{
 	__asm__ __volatile__("fxsave64 %0" : "=m"(prev->arch.fpu));
 	__asm__ __volatile__("fxrstor64 %0" : : "m"(next->arch.fpu));
+}
+
+/* Everything of a switch between two user threads but the kernel stack. */
+static inline void arch_switch_user(struct tcb *prev, struct tcb *next)
+{
+	const struct space *s = next->space;
+	arch_switch_segments(prev, next);
+	arch_switch_space(next, s);
+	arch_switch_fpu(prev, next);
+}
+
+/* The same for any two threads; the idle thread has no space and keeps the last one. */
+static inline void arch_switch_context(struct tcb *prev, struct tcb *next)
+{
+	if (likely(prev->space && next->space)) {
+		arch_switch_user(prev, next);
+		return;
+	}
+	arch_load_segments_call(prev);
+	if (next->space)
+		arch_switch_space(next, next->space);
+	arch_switch_fpu(prev, next);
 }
 
 #endif

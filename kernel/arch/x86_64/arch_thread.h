@@ -7,6 +7,12 @@
 #define ARCH_THREAD_H
 
 
+/* A tag no other thread's TCB gives: TCBs are distinct pages, none at physical 0. */
+static inline u32 arch_fs_tag(const struct tcb *t)
+{
+	return (u32)(virt_to_phys_direct(t) >> 12);
+}
+
 static inline struct trapframe *arch_user_frame(const struct tcb *t)
 {
 	return (struct trapframe *)t->kstack_top - 1;
@@ -16,6 +22,7 @@ static inline struct trapframe *arch_user_frame(const struct tcb *t)
 static inline void arch_set_tls_base(struct tcb *t, word_t b)
 {
 	t->arch.fs_base = b;
+	t->arch.fs_tag = b ? arch_fs_tag(t) : 0;
 }
 
 /*
@@ -26,7 +33,7 @@ static inline void arch_set_tls_base(struct tcb *t, word_t b)
 static inline void arch_set_continuation(struct tcb *t, void (*fn)(struct trapframe *))
 {
 	t->arch.cont[4] = (word_t)fn;
-	t->arch.ksp = (word_t)t->arch.cont;
+	t->arch.ksp = 0;
 }
 
 #endif

@@ -59,10 +59,16 @@
 #define TF_RBX 13
 #define TF_RAX 14
 #define TF_VECTOR 15
+#define TF_ERROR 16
 #define TF_RIP 17
+#define TF_CS 18
 #define TF_RFLAGS 19
 #define TF_RSP 20
+#define TF_SS 21
+#define TF_WORDS 22
 
+/* MR0 of an exception message: label -5<<4, u = 19 (exception.h checks it) */
+#define EXC_MSG_TAG 0xffffffffffb00013
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
 #define VEC_SYSCALL_IRET 0x101 /* a syscall frame whose RCX/R11 must survive: leave by iretq */
 #define VEC_UD 6

@@ -4,6 +4,7 @@
 #include "../../thread.h"
 #include "../../space.h"
 #include "arch_switch.h"
+#include "../../sched.h"
 #include <l4/syscalls.h>
 
 void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
@@ -23,7 +24,8 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 		.rip = ip, .cs = SEL_UCODE, .rflags = RFLAGS_IF | 2,
 		.rsp = sp, .ss = SEL_UDATA, .vector = 0,
 	};
-	t->arch.gs_base = USER_GS_PAGE;
+	t->arch.gs_lo = (u32)USER_GS_PAGE;
+	t->arch.fs_tag = 0;
 	t->arch.fs_base = 0;
 	t->arch.sel[0] = t->arch.sel[1] = t->arch.sel[2] = 0;   /* null: fine in 64-bit mode */
 	t->arch.sel[3] = SEL_UGS;
@@ -34,12 +36,33 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 	*(u32 *)&t->arch.fpu[24] = 0x1f80;       /* MXCSR: all SSE exceptions masked */
 }
 
-/* The idle thread loads nothing: its fs_base takes prev's, as it stands for what the CPU holds. */
-void arch_load_segments(struct tcb *prev, struct tcb *next)
+/*
+ * prev's state is read back in full (the CPU's, for the idle thread); the
+ * idle thread loads nothing and takes prev's, as it stands for the CPU.
+ */
+struct tcb *arch_prev;
+
+void arch_load_segments(void)
 {
-	if (prev->arch.fs_base)
-		prev->arch.fs_base = rdmsr(MSR_FS_BASE);
+	struct tcb *prev = arch_prev, *next = current;
+	/* between user threads prev's selectors and GS.base were just read: only FS.base differs */
+	if (prev->space && next->space && prev->arch.sels == next->arch.sels &&
+	    prev->arch.gs_lo == next->arch.gs_lo) {
+		if (prev->arch.fs_base)
+			arch_set_tls_base(prev, rdmsr(MSR_FS_BASE));
+		if (next->arch.fs_base != prev->arch.fs_base)
+			wrmsr(MSR_FS_BASE, next->arch.fs_base);
+		return;
+	}
+	__asm__ __volatile__("mov %%ds, %0; mov %%es, %1; mov %%fs, %2; mov %%gs, %3"
+			     : "=m"(prev->arch.sel[0]), "=m"(prev->arch.sel[1]),
+			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
+	prev->arch.gs_lo = (u32)rdmsr(MSR_GS_BASE);
+	if (prev->arch.fs_base && prev->space)
+		arch_set_tls_base(prev, rdmsr(MSR_FS_BASE));
 	if (!next->space) {
+		next->arch.sels = prev->arch.sels;
+		next->arch.seg2 = prev->arch.seg2;
 		next->arch.fs_base = prev->arch.fs_base;
 		return;
 	}
@@ -51,19 +74,16 @@ void arch_load_segments(struct tcb *prev, struct tcb *next)
 		__asm__ __volatile__("mov %0, %%fs" : : "r"(next->arch.sel[2]));   /* may reset the base */
 	if (prev->arch.sel[3] != next->arch.sel[3])
 		__asm__ __volatile__("mov %0, %%gs" : : "r"(next->arch.sel[3]));   /* resets the base */
-	wrmsr(MSR_GS_BASE, next->arch.gs_base);
+	wrmsr(MSR_GS_BASE, (word_t)(long)(int)next->arch.gs_lo);
 	if (prev->arch.sel[2] != next->arch.sel[2] || prev->arch.fs_base != next->arch.fs_base)
 		wrmsr(MSR_FS_BASE, next->arch.fs_base);
 }
 
-/*
- * Eager FPU/SSE switch: under the figure of record (icount) fxsave/fxrstor
- * cost one instruction each, and eager switching cannot leak state.
- */
+/* The whole switch, eager FPU/SSE state included: eager switching cannot leak state. */
 void arch_switch_to(struct tcb *prev, struct tcb *next)
 {
 	arch_switch_context(prev, next);
-	arch_switch_stacks(&prev->arch.ksp, next->arch.ksp);
+	arch_switch_stacks(&prev->arch.ksp, next->arch.ksp ? next->arch.ksp : (word_t)next->arch.cont);
 }
 
 void arch_idle_wait(void)

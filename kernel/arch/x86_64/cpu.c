@@ -5,6 +5,7 @@
 #include "../../printk.h"
 #include "../../sched.h"
 #include "../../space.h"
+#include "arch_switch.h"
 #include <l4/syscalls.h>
 
 #define IOMAP_BYTES   (IO_PORTS / 8)
@@ -36,7 +37,8 @@ struct desc_ptr {
 #define IST_NMI          2
 
 static u64 gdt[9];
-static struct tss tss;
+/* The one TSS; entry.S reads RSP0 (at byte 4) as the current thread's kernel stack top. */
+struct tss cpu_tss;
 static struct idt_gate idt[256];
 static u8 ist_stacks[2][4096] __attribute__((aligned(16)));
 /* The page user code reads through %gs: word 0 is the current UTCB pointer. */
@@ -44,9 +46,8 @@ u64 user_gs_page[512] __attribute__((aligned(4096), section(".bss.pagealigned"))
 
 extern char isr_table[];
 extern char syscall_entry[], syscall32_entry[];
-extern word_t kernel_stack_top;
 
-static void io_enable(bool on);
+static void io_enable(const struct space *s);
 
 static void gdt_init(void)
 {
@@ -57,15 +58,15 @@ static void gdt_init(void)
 	gdt[4] = 0x00cff2000000ffffUL;   /* 0x20 user data */
 	gdt[5] = 0x00affa000000ffffUL;   /* 0x28 user code, 64-bit */
 	gdt[6] = 0x00cff2000000ffffUL;   /* 0x30 user data for %gs */
-	u64 base = (u64)&tss, limit = sizeof(tss) - 1;
+	u64 base = (u64)&cpu_tss, limit = sizeof(cpu_tss) - 1;
 	gdt[7] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89UL << 40) |
 		 ((limit >> 16 & 0xf) << 48) | ((base >> 24 & 0xff) << 56);
 	gdt[8] = base >> 32;
-	tss.ist[IST_DOUBLE_FAULT - 1] = (u64)&ist_stacks[0][4096];
-	tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
+	cpu_tss.ist[IST_DOUBLE_FAULT - 1] = (u64)&ist_stacks[0][4096];
+	cpu_tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
 	for (int i = 0; i <= IOMAP_BYTES; i++)
-		tss.iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
-	io_enable(false);
+		cpu_tss.iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
+	io_enable(NULL);
 
 	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
 	__asm__ __volatile__(
@@ -167,40 +168,46 @@ void arch_set_utcb_pointer(word_t utcb)
  * ports only moves the TSS's bitmap offset past its limit (every port
  * denied); the bitmap is copied only when a different space with ports runs.
  */
-static const struct space *io_loaded;     /* whose ports are in tss.iomap; NULL: none */
+const struct space *arch_io_space;
+const struct space *arch_io_loaded;
+u16 *const arch_iomap_base = (u16 *)((u8 *)&cpu_tss + offsetof(struct tss, iomap_base));
+const u16 arch_iomap_on = offsetof(struct tss, iomap), arch_iomap_off = sizeof(cpu_tss);
 
-bool arch_io_enabled;
-
-static void io_enable(bool on)
+static void io_enable(const struct space *s)
 {
-	tss.iomap_base = on ? offsetof(struct tss, iomap) : sizeof(tss);
-	arch_io_enabled = on;
+	cpu_tss.iomap_base = s ? arch_iomap_on : arch_iomap_off;
+	arch_io_space = s;
 }
 
 static void io_load(const struct space *s)
 {
 	static const u8 none[IO_PORTS / 8] __attribute__((aligned(8))) = {
 		[0 ... IO_PORTS / 8 - 1] = 0xff };
-	arch_copy(tss.iomap, s ? s->io_deny : none, IO_PORTS / 8);
-	io_loaded = s;
+	arch_copy(cpu_tss.iomap, s ? s->io_deny : none, IO_PORTS / 8);
+	arch_io_loaded = s;
 }
 
 void arch_io_switch(const struct space *s)
 {
 	if (!s || !s->io_any) {
-		io_enable(false);
+		io_enable(NULL);
 		return;
 	}
-	if (s != io_loaded)
+	if (s != arch_io_loaded)
 		io_load(s);
-	io_enable(true);
+	io_enable(s);
+}
+
+void arch_io_switch_current(void)
+{
+	arch_io_switch(current->space);
 }
 
 /* Space s's port p changed (mapping.c): if its bitmap is loaded, follow it. */
 void arch_io_changed(const struct space *s, unsigned port)
 {
-	if (s == io_loaded)
-		tss.iomap[port / 8] = s->io_deny[port / 8];
+	if (s == arch_io_loaded)
+		cpu_tss.iomap[port / 8] = s->io_deny[port / 8];
 	else if (current && s == current->space && s->io_any)
 		arch_io_switch(s);
 }
@@ -208,14 +215,14 @@ void arch_io_changed(const struct space *s, unsigned port)
 /* Space s goes away: never keep its bitmap loaded. */
 void arch_io_forget(const struct space *s)
 {
-	if (s == io_loaded)
+	if (s == arch_io_loaded)
 		io_load(NULL);
-	if (current && s == current->space)
-		io_enable(false);
+	if (s == arch_io_space)
+		io_enable(NULL);
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */
-word_t *const arch_tss_rsp0 = (word_t *)((u8 *)&tss + 4);
+word_t *const arch_tss_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);
 
 void arch_poweroff(int status)
 {

@@ -6,6 +6,7 @@
  * the same struct trapframe (arch.h).
  */
 #include "asm.h"
+#include "../../config.h"
 #include <l4/syscalls.h>
 
 .macro SAVE_GPRS
@@ -42,6 +43,17 @@
 	popq %rcx
 	popq %rbx
 	popq %rax
+.endm
+
+/*
+ * Leave through the frame a dispatcher returned in RAX; bit 0 set: an
+ * exception message delivered by the exception fastpath (exc_deliver_exit).
+ */
+.macro LEAVE_THROUGH_RAX
+	testb $1, %al
+	jnz exc_deliver_exit
+	movq %rax, %rsp
+	jmp return_to_user_or_kernel
 .endm
 
 /* Jump to label if the frame's RIP is not canonical (bits 63..47 not all equal); reg is clobbered. */
@@ -85,8 +97,7 @@ trap_common:
 	SAVE_GPRS
 	movq %rsp, %rdi
 	call trap_dispatch          /* returns the frame to leave through */
-	movq %rax, %rsp
-	jmp return_to_user_or_kernel
+	LEAVE_THROUGH_RAX
 
 	/* Return through whatever frame sits at RSP. */
 	.globl return_to_user_or_kernel
@@ -112,15 +123,21 @@ iret_path:
 bad_rip:
 	movq %rsp, %rdi
 	call exit_bad_rip           /* returns the frame to leave through */
-	movq %rax, %rsp
-	jmp return_to_user_or_kernel
+	LEAVE_THROUGH_RAX
 
-	/* syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK. */
+	/*
+	 * syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK.  The
+	 * Ipc stub's calls are told apart first, before any register is touched.
+	 */
 	.align 16
 	.globl syscall_entry
 syscall_entry:
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT      /* else Ipc takes the common path */
+	cmpq $USTUB_IPC_RETURN, %rcx
+	je ipc_entry
+	.endif
 	movq %rsp, syscall_user_rsp(%rip)
-	movq kernel_stack_top(%rip), %rsp
+	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
 	pushq syscall_user_rsp(%rip)
 	pushq %r11
@@ -128,13 +145,10 @@ syscall_entry:
 	pushq %rcx
 	pushq $0
 	pushq $VEC_SYSCALL
-	cmpq $USTUB_IPC_RETURN, %rcx
-	je ipc_entry
 	SAVE_GPRS
 	movq %rsp, %rdi
 	call syscall_dispatch       /* returns the frame to leave through */
-	movq %rax, %rsp
-	jmp return_to_user_or_kernel
+	LEAVE_THROUGH_RAX
 
 	/*
 	 * `syscall` from 32-bit compatibility mode (a thread may far-jump to
@@ -146,7 +160,7 @@ syscall_entry:
 	.globl syscall32_entry
 syscall32_entry:
 	movq %rsp, syscall_user_rsp(%rip)
-	movq kernel_stack_top(%rip), %rsp
+	movq cpu_tss+4(%rip), %rsp
 	pushq $SEL_UDATA
 	pushq syscall_user_rsp(%rip)
 	pushq %r11
@@ -158,55 +172,91 @@ syscall32_entry:
 	jmp trap_common
 
 	/*
-	 * Ipc: the fastpath is tried before the frame is complete.  Only what
-	 * a C call may clobber is saved (and RBP, which the slowpath returns);
-	 * RBX and R12-R15 (MR2, MR4-7) stay live through ipc_fastpath and pass
-	 * to the partner in place.  The partner's frame then supplies From
-	 * (RSI), its UTCB pointer (RDI) and its RIP, RFLAGS and RSP; the
-	 * registers the Ipc convention clobbers are zeroed, not leaked.
+	 * Ipc: the fastpath is tried before the frame is complete.  RBP is
+	 * free (every system call may change it, abi.md §2) and holds the user
+	 * RSP; the frame gets only RIP, RFLAGS, RSP and the message registers
+	 * C may clobber and does not get (MR1, MR3).  ipc_fastpath takes To,
+	 * FromSpecifier, Timeouts and MR0 in their registers (RSI, RDX, R8,
+	 * R9 are its arguments 2, 3, 5, 6); RBX and R12-R15 (MR2, MR4-7) stay
+	 * live through it and pass to the partner in place.  It returns in RAX
+	 * the partner's kernel stack top (its frame lies below, From in its
+	 * RSI) and MR0 in RDX, or RAX with bit 0 set: 1 for the slowpath (it
+	 * has stored RSI, RDX, R8 and R9 in the frame), an exception reply's
+	 * frame otherwise.  RDI (the UTCB pointer) is the partner's %gs:0,
+	 * which the switch has just written.  Nothing of the kernel or of the
+	 * caller is left in the registers the Ipc convention clobbers: RDX
+	 * holds MR0, RBP the partner's own RSP, R8 is zeroed.
 	 */
+#define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
-	subq $15*8, %rsp
+	movq %rsp, %rbp
+	movq cpu_tss+4(%rip), %rsp
+	subq $TF_WORDS*8, %rsp
+	movq %rcx, TF_RIP*8(%rsp)
+	movq %r11, TF_RFLAGS*8(%rsp)
+	movq %rbp, TF_RSP*8(%rsp)
 	movq %rax, TF_RAX*8(%rsp)
-	movq %rcx, TF_RCX*8(%rsp)
-	movq %rdx, TF_RDX*8(%rsp)
-	movq %rsi, TF_RSI*8(%rsp)
-	movq %rdi, TF_RDI*8(%rsp)
-	movq %rbp, TF_RBP*8(%rsp)
-	movq %r8, TF_R8*8(%rsp)
-	movq %r9, TF_R9*8(%rsp)
 	movq %r10, TF_R10*8(%rsp)
-	movq %r11, TF_R11*8(%rsp)
-	movq %rsp, %rdi
 	call ipc_fastpath
-	testq %rax, %rax
-	jz ipc_slow
-	testq $1, %rax
-	jnz exc_reply_exit
-	movq TF_R9*8(%rsp), %r9
+	testb $1, %al
+	jnz ipc_not_fast
+	movq TOP(TF_RSI)(%rax), %rsi
+	movq %rdx, %r9
 	movq TF_R10*8(%rsp), %r10
-	movq %rax, %rdx
+	movq user_gs_page(%rip), %rdi
+	movq TOP(TF_RIP)(%rax), %rcx
+	movq TOP(TF_RFLAGS)(%rax), %r11
+	movq TOP(TF_RSP)(%rax), %rbp
 	movq TF_RAX*8(%rsp), %rax
-	movq %rdx, %rsp
-	movq TF_RSI*8(%rsp), %rsi
-	movq TF_RDI*8(%rsp), %rdi
-	xorl %edx, %edx
+	movq %rbp, %rsp
 	xorl %r8d, %r8d
-	xorl %ebp, %ebp
-	movq TF_RIP*8(%rsp), %rcx
-	movq TF_RFLAGS*8(%rsp), %r11
-	movq TF_RSP*8(%rsp), %rsp
 	sysretq
-ipc_slow:
+ipc_not_fast:
+	cmpq $1, %rax
+	jne exc_reply_exit
 	movq %rbx, TF_RBX*8(%rsp)
+	movq %rbp, TF_RBP*8(%rsp)
 	movq %r12, TF_R12*8(%rsp)
 	movq %r13, TF_R13*8(%rsp)
 	movq %r14, TF_R14*8(%rsp)
 	movq %r15, TF_R15*8(%rsp)
+	movq user_gs_page(%rip), %rcx
+	movq %rcx, TF_RDI*8(%rsp)
+	movq TF_RIP*8(%rsp), %rcx
+	movq %rcx, TF_RCX*8(%rsp)
+	movq TF_RFLAGS*8(%rsp), %r11
+	movq %r11, TF_R11*8(%rsp)
+	movq $SEL_UDATA, TF_SS*8(%rsp)
+	movq $SEL_UCODE, TF_CS*8(%rsp)
+	movq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
+	movq $0, TF_ERROR*8(%rsp)
 	movq %rsp, %rdi
 	call syscall_dispatch
 	movq %rax, %rsp
 	jmp return_to_user_or_kernel
+
+	/*
+	 * The exception fastpath delivered the message of the faulting thread
+	 * (whose frame is at RSP) to its handler (RAX with bit 0 set): the
+	 * handler leaves its Ipc with MR0 the tag, MR1 the faulter's RIP, MR3
+	 * its R10, and MR2, MR4-7 in place (RBX, R12-R15: the faulter's own,
+	 * kept by C), its From in its frame's RSI.  RBP is the faulter's (MR13
+	 * of the message); RDX and R8 are zeroed.
+	 */
+exc_deliver_exit:
+	movq TF_R10*8(%rsp), %r10
+	movq TF_RIP*8(%rsp), %rdx
+	leaq -1(%rax), %rsp
+	movq %rdx, %rax
+	movabsq $EXC_MSG_TAG, %r9
+	movq TF_RSI*8(%rsp), %rsi
+	movq user_gs_page(%rip), %rdi
+	movq TF_RIP*8(%rsp), %rcx
+	movq TF_RFLAGS*8(%rsp), %r11
+	movq TF_RSP*8(%rsp), %rsp
+	xorl %edx, %edx
+	xorl %r8d, %r8d
+	sysretq
 
 	/*
 	 * The fastpath delivered an exception reply: the partner's frame (RAX
@@ -244,6 +294,20 @@ exc_reply_exit:
 	movq %r15, TF_R15*8(%rsp)
 	jmp return_to_user_or_kernel
 
+	/*
+	 * u32 user_read2(word_t va): the two bytes at user address va in bits
+	 * 0-15, or 0x10000 if reading them faults: trap_dispatch sends a
+	 * kernel page fault at user_read2_insn to user_read2_fixup.
+	 */
+	.globl user_read2, user_read2_insn, user_read2_fixup
+user_read2:
+user_read2_insn:
+	movzwl (%rdi), %eax
+	ret
+user_read2_fixup:
+	movl $0x10000, %eax
+	ret
+
 	/* arch_switch_stacks(word_t *save_ksp, word_t new_ksp) */
 	.globl arch_switch_stacks
 arch_switch_stacks:
@@ -278,8 +342,6 @@ continuation_entry:
 
 	.bss
 	.align 8
-	.globl kernel_stack_top
-kernel_stack_top:  .quad 0
 syscall_user_rsp:  .quad 0
 
 	.section .note.GNU-stack, "", @progbits

@@ -16,13 +16,14 @@
 #define PTE_NX   (1UL << 63)
 #define PTE_ADDR 0x000ffffffffff000UL
 /*
- * Each user table counts its present entries in bits the MMU ignores
- * (52-58) of its entries 0 and 1, 7 bits each: no table needs a side
- * structure, and an unmap knows in O(1) when a table has become empty.
- * Every store to a table entry keeps these bits (set_entry).
+ * Each user table counts its present entries in bits 52-61 of its entry 0,
+ * which the MMU ignores (no protection keys): no table needs a side
+ * structure, a change of the count is one add, and an unmap knows in O(1)
+ * when a table has become empty.  Every store to entry 0 keeps these bits
+ * (set_entry).
  */
 #define PTE_CNT_SHIFT 52
-#define PTE_CNT  (0x7fUL << PTE_CNT_SHIFT)
+#define PTE_CNT  (0x3ffUL << PTE_CNT_SHIFT)
 
 typedef u64 pte_t;
 #define PT_PAGE __attribute__((aligned(4096), section(".bss.pagealigned")))
@@ -58,6 +59,9 @@ void arch_paging_init(void)
 	kernel_pml4[256] = kernel_virt_to_phys(kpdpt_direct) | PTE_P | PTE_W;
 	/* U on the PML4 entry is needed for the stub page; lower levels keep the rest supervisor-only */
 	kernel_pml4[511] = kernel_virt_to_phys(kpdpt_high) | PTE_P | PTE_W | PTE_U;
+	for (int i = 256; i < 512; i++)
+		if (kernel_pml4[i] && (i != 256 && i != 511))
+			panic("paging: kernel_entries misses PML4 entry %d", i);
 	write_cr3(kernel_virt_to_phys(kernel_pml4));
 }
 
@@ -65,14 +69,12 @@ static pte_t *table_of(pte_t *e) { return (pte_t *)((word_t)e & PAGE_MASK); }
 
 static unsigned table_count(const pte_t *t)
 {
-	return (t[0] >> PTE_CNT_SHIFT & 0x7f) | (t[1] >> PTE_CNT_SHIFT & 0x7f) << 7;
+	return t[0] >> PTE_CNT_SHIFT & 0x3ff;
 }
 
 static void table_count_add(pte_t *t, int delta)
 {
-	word_t c = table_count(t) + delta;
-	t[0] = (t[0] & ~PTE_CNT) | (c & 0x7f) << PTE_CNT_SHIFT;
-	t[1] = (t[1] & ~PTE_CNT) | (c >> 7 & 0x7f) << PTE_CNT_SHIFT;
+	t[0] += (word_t)(long)delta << PTE_CNT_SHIFT;    /* 0 <= count <= 512: no carry out */
 }
 
 /* Store v (whose count bits are clear) in e, keeping e's count bits and its table's count. */
@@ -84,14 +86,17 @@ static void set_entry(pte_t *e, pte_t v)
 		table_count_add(table_of(e), now ? 1 : -1);
 }
 
+/* The kernel half's entries that are not 0 (every space shares them): set at boot. */
+static const unsigned kernel_entries[] = { 256, 511 };
+
 paddr_t arch_space_create(struct kmem_acct *a)
 {
 	paddr_t root = kmem_alloc(a, 1);
 	if (!root)
 		return 0;
 	pte_t *pml4 = phys_to_virt(root);
-	for (int i = 256; i < 512; i++)
-		pml4[i] = kernel_pml4[i];
+	for (unsigned i = 0; i < ARRAY_SIZE(kernel_entries); i++)
+		pml4[kernel_entries[i]] = kernel_pml4[kernel_entries[i]];
 	return root;
 }
 
@@ -109,7 +114,39 @@ static pte_t *next_table(pte_t *e, struct kmem_acct *a)
 	return phys_to_virt(*e & PTE_ADDR);
 }
 
-/* The leaf entry of va, tables created for it if a is given; path[l]: the entry at level l. */
+/*
+ * The last two leaf tables walks reached: map and unmap go through a range
+ * a page at a time, often alternating between two spaces, so most walks
+ * end here after two compares.  Freeing any table empties the cache.
+ */
+struct leaf {
+	paddr_t root;
+	word_t region;                  /* va >> 21, the 2 MiB a leaf table covers */
+	pte_t *table;
+};
+static struct leaf leaves[2];
+static unsigned leaf_victim;
+
+static void leaves_forget(void)
+{
+	leaves[0].root = leaves[1].root = 0;
+}
+
+/* The leaf table for va if the cache has it, else NULL. */
+static inline pte_t *leaf_cached(paddr_t root, word_t va)
+{
+	word_t region = va >> 21;
+	if (leaves[0].root == root && leaves[0].region == region)
+		return leaves[0].table;
+	if (leaves[1].root == root && leaves[1].region == region)
+		return leaves[1].table;
+	return NULL;
+}
+
+/*
+ * The leaf entry of va, tables created for it if a is given (else NULL if
+ * one is missing); path[l]: the entry at level l, for reclaim.  No cache.
+ */
 static pte_t *walk_path(paddr_t root, word_t va, struct kmem_acct *a, pte_t *path[4])
 {
 	pte_t *t = phys_to_virt(root);
@@ -119,99 +156,196 @@ static pte_t *walk_path(paddr_t root, word_t va, struct kmem_acct *a, pte_t *pat
 		if (!t)
 			return NULL;
 	}
+	leaves[leaf_victim ^= 1] = (struct leaf){ root, va >> 21, t };
 	return path[0] = &t[idx(va, 0)];
 }
 
-static pte_t *walk(paddr_t root, word_t va, struct kmem_acct *a)
+static __attribute__((noinline)) pte_t *walk_miss(paddr_t root, word_t va, struct kmem_acct *a)
 {
 	pte_t *path[4];
 	return walk_path(root, va, a, path);
 }
 
-/*
- * Tables the walk to va passed that are now empty go back to the pool,
- * deepest first; the top-level table stays.  A table that fails to fill
- * (arch_map out of memory half-way) is reclaimed the same way.
- */
-static void reclaim(struct kmem_acct *a, pte_t *path[4], int from_level)
+/* The leaf entry of va, as walk_path but through the cache. */
+static inline pte_t *walk(paddr_t root, word_t va, struct kmem_acct *a)
 {
-	for (int level = from_level; level < 3; level++) {
-		pte_t *t = table_of(path[level]);
-		if (table_count(t))
+	pte_t *t = leaf_cached(root, va);
+	if (likely(t))
+		return &t[idx(va, 0)];
+	return walk_miss(root, va, a);
+}
+
+/* The rights a present leaf entry gives. */
+static unsigned pte_rights(pte_t e)
+{
+	return MAP_R | (e & PTE_W ? MAP_W : 0) | (e & PTE_NX ? 0 : MAP_X);
+}
+
+/*
+ * Tables on the way to va that are now empty go back to the pool, deepest
+ * first; the top-level table stays.  A table that fails to fill (arch_map
+ * out of memory half-way) is reclaimed the same way.
+ */
+static void reclaim(struct kmem_acct *a, paddr_t root, word_t va)
+{
+	pte_t *path[4] = { 0 }, *t = phys_to_virt(root);
+	for (int level = 3; level > 0 && t; level--) {
+		path[level] = &t[idx(va, level)];
+		t = next_table(path[level], NULL);
+	}
+	for (int level = 0; level < 3; level++) {
+		if (!path[level + 1] || !(*path[level + 1] & PTE_P))
+			continue;
+		pte_t *table = phys_to_virt(*path[level + 1] & PTE_ADDR);
+		if (table_count(table))
 			return;
 		set_entry(path[level + 1], 0);
-		kmem_free_zeroed(a, virt_to_phys_direct(t));   /* every entry and the count are 0 */
+		leaves_forget();
+		kmem_free_zeroed(a, virt_to_phys_direct(table));   /* every entry and the count are 0 */
 	}
 }
 
+/* A present user leaf entry for frame pa with rights. */
+static pte_t leaf_pte(paddr_t pa, unsigned rights)
+{
+	return (pa & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
+	       (rights & MAP_X ? 0 : PTE_NX);
+}
+
+static void map_at(pte_t *e, word_t va, paddr_t pa, unsigned rights)
+{
+	set_entry(e, leaf_pte(pa, rights));
+	__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static __attribute__((noinline)) bool map_miss(struct kmem_acct *a, paddr_t root, word_t va,
+					       paddr_t pa, unsigned rights)
+{
+	pte_t *path[4];
+	pte_t *e = walk_path(root, va, a, path);
+	if (!e) {
+		reclaim(a, root, va);           /* tables made for this walk that stayed empty */
+		return false;
+	}
+	map_at(e, va, pa, rights);
+	return true;
+}
+
+/* The common case, a page next to the last one, is a leaf with no call (and no saved register). */
 bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
 {
 	if (va >= USER_TOP)
 		return false;
-	pte_t *path[4] = { 0 };
-	pte_t *e = walk_path(root, va, a, path);
-	if (!e) {
-		int level = 1;          /* the walk stopped at the lowest entry it recorded */
-		while (level < 3 && !path[level])
-			level++;
-		reclaim(a, path, level);        /* tables made for this walk that stayed empty */
-		return false;
-	}
-	set_entry(e, (pa & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
-		     (rights & MAP_X ? 0 : PTE_NX));
-	__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+	pte_t *t = leaf_cached(root, va);
+	if (unlikely(!t))
+		return map_miss(a, root, va, pa, rights);
+	map_at(&t[idx(va, 0)], va, pa, rights);
 	return true;
+}
+
+static bool lookup_at(const pte_t *e, word_t va, paddr_t *pa, unsigned *rights)
+{
+	if (!e || !(*e & PTE_P))
+		return false;
+	*pa = (*e & PTE_ADDR) | (va & ~PAGE_MASK);
+	*rights = pte_rights(*e);
+	return true;
+}
+
+static __attribute__((noinline)) bool lookup_miss(paddr_t root, word_t va, paddr_t *pa,
+						  unsigned *rights)
+{
+	pte_t *path[4];
+	return lookup_at(walk_path(root, va, NULL, path), va, pa, rights);
 }
 
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights)
 {
 	if (va >= USER_TOP)
 		return false;
-	pte_t *e = walk(root, va, NULL);
-	if (!e || !(*e & PTE_P))
-		return false;
-	*pa = (*e & PTE_ADDR) | (va & ~PAGE_MASK);
-	*rights = MAP_R | (*e & PTE_W ? MAP_W : 0) | (*e & PTE_NX ? 0 : MAP_X);
-	return true;
+	pte_t *t = leaf_cached(root, va);
+	if (unlikely(!t))
+		return lookup_miss(root, va, pa, rights);
+	return lookup_at(&t[idx(va, 0)], va, pa, rights);
 }
 
+
+/*
+ * The leaf table covering va, or NULL: then *span is the size of the
+ * region around va that the missing table would have covered.
+ */
+static pte_t *leaf_table(paddr_t root, word_t va, word_t *span)
+{
+	pte_t *t = leaf_cached(root, va);
+	if (t)
+		return t;
+	t = phys_to_virt(root);
+	for (int level = 3; level > 0; level--) {
+		pte_t e = t[idx(va, level)];
+		if (!(e & PTE_P)) {
+			*span = 1UL << (12 + 9 * level);
+			return NULL;
+		}
+		t = phys_to_virt(e & PTE_ADDR);
+	}
+	leaves[leaf_victim ^= 1] = (struct leaf){ root, va >> 21, t };
+	return t;
+}
 
 /*
  * The first mapped user page at or above *va and below end, skipping empty
  * tables whole, so that scanning a huge fpage costs what is mapped in it.
  */
+static __attribute__((noinline)) bool next_mapped_scan(paddr_t root, word_t *va, word_t end,
+						       paddr_t *pa, unsigned *rights);
+
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights)
+{
+	pte_t *t = *va < end && *va < USER_TOP ? leaf_cached(root, *va) : NULL;
+	if (likely(t) && (t[idx(*va, 0)] & PTE_P)) {       /* the next page of a mapped run */
+		*pa = t[idx(*va, 0)] & PTE_ADDR;
+		*rights = pte_rights(t[idx(*va, 0)]);
+		return true;
+	}
+	return next_mapped_scan(root, va, end, pa, rights);
+}
+
+static bool next_mapped_scan(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights)
 {
 	if (end > USER_TOP)
 		end = USER_TOP;
-	for (word_t v = *va; v < end && v >= *va;) {
-		pte_t *t = phys_to_virt(root);
-		int level = 3;
-		for (; level > 0; level--) {
-			pte_t e = t[idx(v, level)];
-			if (!(e & PTE_P))
-				break;
-			t = phys_to_virt(e & PTE_ADDR);
+	for (word_t v = *va, span = 0; v < end && v >= *va;) {
+		pte_t *t = leaf_table(root, v, &span);
+		if (!t) {
+			v = ALIGN_DOWN(v, span) + span;
+			continue;
 		}
-		word_t span = 1UL << (12 + 9 * level);
-		if (level == 0 && (t[idx(v, 0)] & PTE_P)) {
-			*va = v;
-			return arch_lookup(root, v, pa, rights);
+		for (unsigned i = idx(v, 0); i < 512 && v < end; i++, v += PAGE_SIZE) {
+			if (t[i] & PTE_P) {
+				*va = v;
+				*pa = t[i] & PTE_ADDR;
+				*rights = pte_rights(t[i]);
+				return true;
+			}
 		}
-		v = ALIGN_DOWN(v, span) + span;
 	}
 	return false;
 }
 
 static void free_table(struct kmem_acct *a, pte_t *t, int level)
 {
+	leaves_forget();
 	for (int i = 0; level > 0 && i < 512; i++)
 		if (t[i] & PTE_P)
 			free_table(a, phys_to_virt(t[i] & PTE_ADDR), level - 1);
 	kmem_free(a, virt_to_phys_direct(t), 1);
 }
 
-/* Free the user half's tables and the root (never the frames they map). */
+/*
+ * Free the user half's tables and the root (never the frames they map).
+ * When everything was unmapped first, as space_destroy does, the tables
+ * are gone already and the root goes back as a zeroed frame.
+ */
 void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 {
 	pte_t *pml4 = phys_to_virt(root);
@@ -220,10 +354,16 @@ void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 		arch_loaded_root = kernel_virt_to_phys(kernel_pml4);
 		write_cr3(arch_loaded_root);
 	}
-	for (int i = 0; i < 256; i++)
-		if (pml4[i] & PTE_P)
-			free_table(a, phys_to_virt(pml4[i] & PTE_ADDR), 2);
-	kmem_free(a, root, 1);
+	if (table_count(pml4)) {
+		for (int i = 0; i < 256; i++)
+			if (pml4[i] & PTE_P)
+				free_table(a, phys_to_virt(pml4[i] & PTE_ADDR), 2);
+		arch_zero(pml4, 256 * sizeof(pte_t));
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(kernel_entries); i++)
+		pml4[kernel_entries[i]] = 0;
+	pml4[0] = 0;                            /* the count bits */
+	kmem_free_zeroed(a, root);
 }
 
 /*
@@ -232,22 +372,34 @@ void arch_space_destroy(struct kmem_acct *a, paddr_t root)
  * written; the record is reset.  Only the current space's TLB can hold the
  * old entry (no PCIDs, no global user pages), so only it is flushed.
  */
-unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights)
+/* Rights of the entry e of va in root change to rights; its A/D status before. */
+static unsigned protect_at(struct kmem_acct *a, paddr_t root, pte_t *e, word_t va, unsigned rights)
 {
-	pte_t *path[4];
-	pte_t *e = walk_path(root, va, NULL, path);
 	if (!e || !(*e & PTE_P))
 		return 0;
 	unsigned status = (*e & PTE_A ? MAP_R : 0) | (*e & PTE_D ? MAP_W : 0);
-	if (!rights)
-		set_entry(e, 0);
-	else
-		set_entry(e, (*e & PTE_ADDR) | PTE_P | PTE_U | (rights & MAP_W ? PTE_W : 0) |
-			     (rights & MAP_X ? 0 : PTE_NX));
-	if (!rights)
-		reclaim(a, path, 0);    /* the TLB flush below drops the freed tables' cached entries too */
+	set_entry(e, rights ? leaf_pte(*e, rights) : 0);
+	if (unlikely(!rights && !table_count(table_of(e))))
+		reclaim(a, root, va);   /* the TLB flush below drops the freed tables' cached entries too */
 	extern paddr_t arch_loaded_root;
 	if (root == arch_loaded_root)
 		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
 	return status;
+}
+
+static __attribute__((noinline)) unsigned protect_miss(struct kmem_acct *a, paddr_t root,
+						       word_t va, unsigned rights)
+{
+	pte_t *path[4];
+	return protect_at(a, root, walk_path(root, va, NULL, path), va, rights);
+}
+
+unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights)
+{
+	if (va >= USER_TOP)
+		return 0;
+	pte_t *t = leaf_cached(root, va);
+	if (unlikely(!t))
+		return protect_miss(a, root, va, rights);
+	return protect_at(a, root, &t[idx(va, 0)], va, rights);
 }

@@ -10,6 +10,10 @@
 #include <l4/pecan.h>
 #include <l4/thread.h>
 
+/* entry.S: a fault-tolerant two-byte read of user memory */
+u32 user_read2(word_t va);
+extern char user_read2_insn[], user_read2_fixup[];
+
 #define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
 #define VEC_NMI 2
 #define VEC_GP 13
@@ -109,7 +113,20 @@ struct trapframe *trap_dispatch(struct trapframe *tf)
 		}
 		return tf;
 	}
+	if ((tf->cs & 3) == 0 && tf->vector == 14 && tf->rip == (word_t)user_read2_insn) {
+		tf->rip = (word_t)user_read2_fixup;     /* arch_user_read2 fails */
+		return tf;
+	}
 	if ((tf->cs & 3) == 0)
 		kernel_fault(tf);
 	return exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
+}
+
+bool arch_user_read2(word_t va, u16 *out)
+{
+	if (va >= USER_TOP - 1)
+		return false;
+	u32 v = user_read2(va);
+	*out = (u16)v;
+	return v <= 0xffff;
 }

@@ -329,6 +329,65 @@ TEST_CASE("ipc.deleted_partner", "a sender waiting for a thread that is deleted 
 	tt_kill(s);
 }
 
+/* Receive from main_id (a thread that has never taken part in an IPC) and record the result. */
+static void receive_record(void)
+{
+	L4_MsgTag_t tag = L4_Receive(main_id);
+	seen_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+/* Take one Call, say so, and never answer it. */
+static void take_call(void)
+{
+	L4_ThreadId_t from;
+	L4_Wait(&from);
+	seen_tag = 1;
+	tt_park();
+}
+
+/* Call main_id (waiting for us, so the fastpath takes it where built) and record the result. */
+static void call_record(void)
+{
+	L4_SetMR(0, 0);
+	L4_MsgTag_t tag = L4_Call(main_id);
+	seen_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	tt_park();
+}
+
+/*
+ * waiter ends up in a receive from victim (main_id) and victim is deleted:
+ * the receive fails with "no partner".  `called`: wait for victim to have
+ * taken waiter's Call first.
+ */
+static void expect_no_partner(L4_ThreadId_t victim, void (*waiter)(void), int called)
+{
+	seen_err = seen_tag = 0;
+	main_id = victim;
+	L4_ThreadId_t w = fresh();
+	EXPECT(tt_start_local(w, waiter), "start failed");
+	TT_WAIT(state(w) == L4_SCHED_WAITING && (!called || seen_tag), 200);
+	tt_kill(victim);
+	TT_WAIT(seen_err != 0, 200);
+	EXPECT(seen_err == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV), "ErrorCode %lx", seen_err);
+	tt_kill(w);
+}
+
+TEST_CASE("ipc.deleted_partner_receiver", "a closed receive from a thread that is deleted (one never in an IPC) gets 'no partner'")
+{
+	L4_ThreadId_t victim = fresh();
+	EXPECT(tt_start_local(victim, tt_park), "start failed");
+	expect_no_partner(victim, receive_record, 0);
+}
+
+TEST_CASE("ipc.deleted_callee", "a Call whose callee is deleted before it replies gets 'no partner' in its receive phase")
+{
+	L4_ThreadId_t callee = fresh();
+	EXPECT(tt_start_local(callee, take_call), "start failed");
+	TT_WAIT(state(callee) == L4_SCHED_WAITING, 200);
+	expect_no_partner(callee, call_record, 1);
+}
+
 static void late_receiver(void)
 {
 	L4_Sleep(5000);             /* the caller's send blocks first */
