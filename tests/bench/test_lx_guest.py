@@ -25,8 +25,8 @@ BOOTS = [("bench-dslq-fast", "pecan-lx.results", "skip=lat_scale"),
          ("bench-dslq-fast-bigpool", "pecan-lx-scale.results", "only=lat_scale")]
 
 
-def boot(kernel, out, args, timeout="900"):
-    p = run_group([BOOT, os.path.join(BUILD, "kernels", kernel, "pecan.bin"), LX, LXFS, "1", out, args],
+def boot(kernel, out, args, timeout="900", scale="1"):
+    p = run_group([BOOT, os.path.join(BUILD, "kernels", kernel, "pecan.bin"), LX, LXFS, scale, out, args],
                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                   env=dict(os.environ, BENCH_TIMEOUT=timeout), stdin=subprocess.DEVNULL)
     with open(out + ".log", errors="replace") as f:
@@ -76,6 +76,8 @@ def test_every_report_figure_present():
 
 
 def test_unfinished_run_fails(tmp_path):
-    """A suite that does not reach BENCH DONE (here: stopped after 5 s) must fail boot.sh."""
-    rc, err, _ = boot("bench-dslq-fast", str(tmp_path / "cut.results"), "only=lat_ctx", timeout="5")
+    """A suite that does not reach BENCH DONE (here: stopped after 5 s, with lat_ctx at a
+    thousand times its full iteration counts, hours of guest time) must fail boot.sh."""
+    rc, err, _ = boot("bench-dslq-fast", str(tmp_path / "cut.results"), "only=lat_ctx", timeout="5",
+                      scale="100000")
     assert rc != 0 and "did not finish" in err
