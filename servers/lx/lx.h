@@ -253,6 +253,7 @@ extern char poll_any[];                    /* wchan of poll/select: woken by eve
 bool retry_pending(void);
 void retry_blocked(void);
 u64 next_deadline(void);
+void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
 
 /* main.c */

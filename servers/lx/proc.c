@@ -242,6 +242,7 @@ void proc_free(struct proc *p)
 			break;
 		}
 	nprocs--;
+	deadlines_changed();
 	lx_free(p->cmdline);
 	lx_free(p);
 }
@@ -285,6 +286,7 @@ void proc_exit(struct proc *p, int status)
 		thread_destroy(p->threads);
 	p->zombie = true;
 	p->exit_status = status;
+	deadlines_changed();                    /* its alarm no longer counts */
 	release_resources(p);
 	vfork_release(p);
 	if (p == init_proc)

@@ -266,6 +266,8 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 bool signal_deliver(struct thread *t)
 {
 	struct proc *p = t->proc;
+	if (!deliverable(t) && t->regs.rax != (u64)-LX_ERESTART && !t->restore_sigmask)
+		return true;                        /* the common case: nothing to do */
 	for (int sig; (sig = dequeue(t));) {
 		struct sigaction_k *a = &p->sig->act[sig];
 		if (ignored(p, sig))
@@ -555,6 +557,7 @@ long sys_alarm(struct thread *t, u64 secs, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	u64 left = timer_left(p);
 	p->alarm_at = secs ? lx_now_us() + secs * 1000000 : 0;
 	p->itimer_interval = 0;
+	deadlines_changed();
 	return (long)((left + 999999) / 1000000);
 }
 
@@ -576,6 +579,7 @@ long sys_setitimer(struct thread *t, u64 which, u64 nv, u64 ov, u64 a3, u64 a4, 
 		u64 val = (u64)n[1].tv_sec * 1000000 + (u64)n[1].tv_usec;
 		p->itimer_interval = (u64)n[0].tv_sec * 1000000 + (u64)n[0].tv_usec;
 		p->alarm_at = val ? lx_now_us() + val : 0;
+		deadlines_changed();
 	}
 	return 0;
 }
@@ -604,6 +608,7 @@ void signal_timers(u64 now)
 		if (!p->alarm_at || p->zombie || p->alarm_at > now)
 			continue;
 		p->alarm_at = p->itimer_interval ? now + p->itimer_interval : 0;
+		deadlines_changed();
 		signal_send_proc(p, LX_SIGALRM);
 	}
 }
