@@ -3,9 +3,9 @@
 
 Shell boots Pecan with lx and its root file system (make lx) and talks to the
 shell as a terminal would: send() types, expect() waits for output.  run()
-types one command line framed by markers and returns its output and exit
-status; the markers are typed as @@""S<n> so the terminal's echo of the
-typed line never matches them.
+types one command line framed by markers, as one `{ ...; }` group, and
+returns its output and exit status; the markers are typed as @@""S<n> so
+the terminal's echo of the typed lines never matches them.
 """
 import os
 import re
@@ -71,7 +71,9 @@ class Shell:
         """(output, status) of one command line typed at the shell."""
         self.n += 1
         n = self.n
-        self.send(f'echo @@""S{n}; {command}\necho @@""E{n} $?\n')
+        # one compound command: the shell reads (and echoes) all of it before it
+        # runs any, so nothing typed ahead is echoed into the output
+        self.send(f'{{ echo @@""S{n}; {command}\n}}; echo @@""E{n} $?\n')
         self.expect(rf"@@S{n}\n", timeout)
         start = self.pos
         m = self.expect(rf"@@E{n} (\d+)\n", timeout)

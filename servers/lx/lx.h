@@ -66,6 +66,7 @@ struct vma {
 struct mm {
 	u32 refs;                       /* threads sharing it (CLONE_VM) */
 	u64 *pgd;                       /* 4-level radix of pool pages | PTE flags */
+	u64 pgd_sum;                    /* which eighths of pgd are in use (vm.c) */
 	struct vma *vmas;
 	u64 brk_start, brk;
 	u64 mmap_top;                   /* next top-down search start */

@@ -52,13 +52,29 @@ static bool chargeable(u32 prot)
 	return (prot & VM_WRITE) && !(prot & VM_STACK);
 }
 
-/* --- the radix tree: 4 levels of 512 entries, like x86's own --- */
+/*
+ * --- the radix tree: 4 levels of 512 entries, like x86's own ---
+ * An interior entry is the child table's address; its low 8 bits (the
+ * table is page aligned) say which eighths (64 entries) of the child may be
+ * in use, and mm->pgd_sum says it for the top table.  The bits are set
+ * when an entry below is made and never cleared, so they over-approximate:
+ * walks skip the eighths that were never used, which is most of every
+ * table of a small process (a full scan cost fork+exit 60,000 instructions).
+ */
+#define SUM_BITS 0xffUL
+
+static inline u64 *child_table(u64 e) { return (u64 *)(e & ~PTE_FLAGS); }
 
 static u64 *pte(struct mm *mm, u64 va, bool create)
 {
-	u64 *table = mm->pgd;
-	for (int shift = 39; shift > 12; shift -= 9) {
-		u64 *e = &table[(va >> shift) & 511];
+	u64 *table = mm->pgd, *sum = &mm->pgd_sum;
+	for (int shift = 39; shift >= 12; shift -= 9) {
+		unsigned i = (unsigned)(va >> shift) & 511;
+		if (create)
+			*sum |= 1UL << (i >> 6);
+		if (shift == 12)
+			return &table[i];
+		u64 *e = &table[i];
 		if (!*e) {
 			if (!create)
 				return NULL;
@@ -67,40 +83,56 @@ static u64 *pte(struct mm *mm, u64 va, bool create)
 				return NULL;
 			*e = (u64)n;
 		}
-		table = (u64 *)*e;
+		sum = e;
+		table = child_table(*e);
 	}
-	return &table[(va >> 12) & 511];
+	return NULL;
 }
 
 static inline void *pte_page(u64 e) { return (void *)(e & ~PTE_FLAGS); }
 
-/* Call fn on every present entry in [start, end). */
-static void walk_level(u64 *table, int shift, u64 base, u64 start, u64 end,
+/* Call fn on every present entry in [start, end) of a table whose used eighths are `sum`. */
+static void walk_level(u64 *table, u64 sum, int shift, u64 base, u64 start, u64 end,
 		       void (*fn)(void *ctx, u64 va, u64 *e), void *ctx)
 {
 	u64 span = 1UL << shift;
-	for (unsigned i = 0; i < 512; i++) {
-		u64 va = base + i * span;
-		if (!table[i] || va + span <= start || va >= end)
+	for (unsigned g = 0; g < 8; g++) {
+		u64 gbase = base + ((u64)g << (shift + 6));
+		if (!(sum & (1UL << g)) || gbase + (span << 6) <= start || gbase >= end)
 			continue;
-		if (shift == 12)
-			fn(ctx, va, &table[i]);
-		else
-			walk_level((u64 *)table[i], shift - 9, va, start, end, fn, ctx);
+		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			u64 va = base + i * span;
+			if (!table[i] || va + span <= start || va >= end)
+				continue;
+			if (shift == 12)
+				fn(ctx, va, &table[i]);
+			else
+				walk_level(child_table(table[i]), table[i] & SUM_BITS, shift - 9, va,
+					   start, end, fn, ctx);
+		}
 	}
 }
 
 static void walk(struct mm *mm, u64 start, u64 end, void (*fn)(void *, u64, u64 *), void *ctx)
 {
-	walk_level(mm->pgd, 39, 0, start, end, fn, ctx);
+	walk_level(mm->pgd, mm->pgd_sum, 39, 0, start, end, fn, ctx);
 }
 
-static void free_level(u64 *table, int shift)
+/* Free a table with everything below it: tables, and the pages the leaves hold. */
+static void free_level(u64 *table, u64 sum, int shift)
 {
-	if (shift > 12)
-		for (unsigned i = 0; i < 512; i++)
-			if (table[i])
-				free_level((u64 *)table[i], shift - 9);
+	for (unsigned g = 0; g < 8; g++) {
+		if (!(sum & (1UL << g)))
+			continue;
+		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			if (!table[i])
+				continue;
+			if (shift == 12)
+				page_free(pte_page(table[i]));
+			else
+				free_level(child_table(table[i]), table[i] & SUM_BITS, shift - 9);
+		}
+	}
 	page_free(table);
 }
 
@@ -230,18 +262,11 @@ struct mm *mm_new(void)
 	return mm;
 }
 
-static void put_page_cb(void *ctx, u64 va, u64 *e)
-{
-	(void)ctx; (void)va;
-	page_free(pte_page(*e));
-}
-
 void mm_put(struct mm *mm)
 {
 	if (!mm || --mm->refs)
 		return;
-	walk(mm, 0, LX_USER_END, put_page_cb, NULL);
-	free_level(mm->pgd, 39);
+	free_level(mm->pgd, mm->pgd_sum, 39);
 	while (mm->vmas) {
 		struct vma *v = mm->vmas;
 		mm->vmas = v->next;
