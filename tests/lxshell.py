@@ -19,8 +19,15 @@ LX = os.path.join(BUILD, "servers", "lx.elf")
 LXFS = os.path.join(BUILD, "lx", "rootfs.cpio")
 
 
+# lx's two system-call paths (docs/lx.md): the fast library path (the default)
+# and the trap only; suites that boot a shell run once on each
+PATHS = {"fast": "", "trap": "lx.fast=0 /bin/sh"}
+
+
 class Shell:
-    def __init__(self, timeout=600, mem=None, root_args=""):
+    def __init__(self, timeout=600, mem=None, root_args="", path="fast"):
+        self.path = path
+        root_args = root_args or PATHS[path]
         cmd = [RUN, "--eof-ctrl-d", "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
         if mem:
             cmd += ["--mem", str(mem)]

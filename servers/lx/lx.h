@@ -30,6 +30,22 @@ typedef uint32_t u32;
 #define LX_KIP_AREA      0x00007fffffffe000UL
 #define LX_USER_END      LX_UTCB_AREA           /* Linux mappings stay below */
 
+/*
+ * The fast library path (fast.c, stub.S lx_fast): a process's fast area is
+ * the stub page mapped again at LX_FAST_BASE, then one 32-byte slot per
+ * rewritten system-call site.  A site becomes `jmp *slot` (ff 24 25 +
+ * the slot's 32-bit address): every slot address has 0x06 as its third
+ * byte, so the byte where the `syscall` was is an invalid instruction and a
+ * jump straight to it traps (#UD) instead of running the rest of the jmp.
+ */
+#define LX_FAST_BASE        0x0000000000060000UL
+#define LX_FAST_SLOTS_START (LX_FAST_BASE + LX_PAGE_SIZE)
+#define LX_FAST_END         0x0000000000070000UL
+#define LX_FAST_SLOT_SIZE   32
+#define LX_FAST_SLOTS       ((LX_FAST_END - LX_FAST_SLOTS_START) / LX_FAST_SLOT_SIZE)
+#define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (stub.S) */
+#define LX_FAST_TRAP        0x1000              /* reply label: trap to lx for a full answer */
+
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
@@ -53,6 +69,7 @@ struct regs {
 #define VM_STACK  16
 #define VM_HEAP   32
 #define VM_CHARGED 64        /* counted in the commit limit (vm.c) */
+#define VM_FAST   128        /* the fast area: lx's, the process cannot change it */
 
 struct vma {
 	struct vma *next;               /* sorted by start */
@@ -74,12 +91,14 @@ struct mm {
 	u64 committed;                  /* pages its writable areas may need */
 	/* the L4 space holding this memory: one of its threads names it */
 	L4_ThreadId_t space_tid;
+	struct fastimg *fast;           /* the rewritten sites, or NULL (fast.c) */
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
 };
 
 /* --- files (file.c) --- */
 struct file;
 struct thread;
+struct fastimg;
 /*
  * Operations of an open file.  read/write move bytes between lx's buffer
  * and the object; they return the count or -errno, and -LX_EAGAIN when
@@ -141,6 +160,9 @@ struct thread {
 	enum tstate state;
 	int tid_linux;                  /* Linux thread ID */
 	struct regs regs;               /* state at the last exception, reply from here */
+	bool fast;                      /* waits in a fast call (its answer is a fast reply) */
+	bool regs_dirty;                /* regs changed beyond RAX: a fast call must trap */
+	bool fast_trap;                 /* told to trap at lx_fast_trap for its registers */
 	u64 fs_base;
 	bool fs_dirty;                  /* the next reply must set FS.base */
 	u64 clear_child_tid;
@@ -209,6 +231,9 @@ struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
+/* lx's address of user byte va, made present for reading; NULL if not mapped readable */
+uint8_t *vm_kaddr(struct mm *mm, u64 va);
+bool vm_is_text(struct mm *mm, u64 va);     /* in a private, read-only, executable file mapping */
 long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file,
 	     u64 off);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
@@ -256,6 +281,21 @@ void retry_blocked(void);
 u64 next_deadline(void);
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
+
+/* fast.c: the fast library path */
+extern bool lx_fast_on;                    /* the lx.fast option (default on) */
+struct fastimg *fast_new(void);
+void fast_put(struct fastimg *f);
+struct fastimg *fast_get(struct fastimg *f);
+int fast_map(struct mm *mm);               /* give a new image its fast area */
+void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite its site (mm->fast) */
+bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
+void fast_call(struct thread *t);          /* the fast call message */
+void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
+extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
+enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER };
+enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
+void fast_init(void *stub_page);
 
 /* main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */

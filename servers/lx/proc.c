@@ -353,6 +353,10 @@ static int init_args(struct exec_args *a, const char *cmdline)
 			lx_trace = true;                /* log every system call (docs/lx.md) */
 			continue;
 		}
+		if (!a->argc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {
+			lx_fast_on = word[8] == '1';    /* the fast library path (docs/lx.md) */
+			continue;
+		}
 		if (exec_args_add(a, a->argv, &a->argc, word))
 			return -LX_E2BIG;
 	}

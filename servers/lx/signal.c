@@ -231,6 +231,7 @@ static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 	t->regs.rdx = frame + offsetof(struct rt_sigframe, uc);
 	t->regs.rax = 0;
 	t->regs.rflags &= ~0x400UL;                 /* DF clear, as the ABI wants */
+	t->regs_dirty = true;
 	t->sigmask |= a->mask | ((a->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
 	t->sigmask &= ~UNBLOCKABLE;
 	return true;
@@ -257,7 +258,8 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 		return;
 	if (!handler_runs || (a && (a->flags & SA_RESTART))) {
 		t->regs.rax = t->sysno;
-		t->regs.rip -= 2;                   /* the `syscall` again */
+		t->regs.rip -= t->fast ? 7 : 2;     /* the `syscall` again, or its rewritten site */
+		t->regs_dirty = true;
 	} else {
 		t->regs.rax = (u64)-LX_EINTR;
 	}
@@ -394,6 +396,7 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 		.r13 = c->r13, .r14 = c->r14, .r15 = c->r15, .rax = c->rax, .rcx = c->rcx,
 		.rdx = c->rdx, .rsi = c->rsi, .rdi = c->rdi, .rbp = c->rbp, .r8 = c->r8,
 		.r9 = c->r9, .r11 = c->r11, .rsp = c->rsp, .rflags = (flags & ~0xcd5UL) | (c->eflags & 0xcd5UL) };
+	t->regs_dirty = true;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
 	if (signal_deliver(t))
 		thread_reply(t);

@@ -267,6 +267,7 @@ void mm_put(struct mm *mm)
 	if (!mm || --mm->refs)
 		return;
 	free_level(mm->pgd, mm->pgd_sum, 39);
+	fast_put(mm->fast);
 	while (mm->vmas) {
 		struct vma *v = mm->vmas;
 		mm->vmas = v->next;
@@ -335,6 +336,7 @@ struct mm *mm_fork(struct mm *parent)
 	child->brk_start = parent->brk_start;
 	child->brk = parent->brk;
 	child->mmap_top = parent->mmap_top;
+	child->fast = fast_get(parent->fast);       /* the same image: same text, same slots */
 	struct fork_ctx c = { .child = child };
 	if (copy_vmas(child, parent))
 		walk(parent, 0, LX_USER_END, fork_one, &c);
@@ -423,6 +425,29 @@ int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_ou
 	*page_out = (u64)pte_page(*e);
 	*rights_out = L4_R | ((*e & PTE_W) ? L4_W : 0) | ((v->prot & VM_EXEC) ? L4_X : 0);
 	return 0;
+}
+
+uint8_t *vm_kaddr(struct mm *mm, u64 va)
+{
+	u64 *e;
+	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e))
+		return NULL;
+	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
+}
+
+bool vm_is_text(struct mm *mm, u64 va)
+{
+	struct vma *v = vma_find(mm, va);
+	return v && v->file && (v->prot & VM_EXEC) && !(v->prot & (VM_WRITE | VM_SHARED));
+}
+
+/* Does [start, end) touch the fast area, which the process may not change? */
+static bool fast_clash(struct mm *mm, u64 start, u64 end)
+{
+	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next)
+		if ((v->prot & VM_FAST) && v->end > start)
+			return true;
+	return false;
 }
 
 /* --- copyin/copyout: the process's memory through lx's table --- */
@@ -527,6 +552,8 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 			return -LX_ENOMEM;
 		if ((flags & LX_MAP_FIXED_NOREPLACE) && !range_free(mm, addr, addr + len))
 			return -LX_EEXIST;
+		if (fast_clash(mm, addr, addr + len))
+			return -LX_EINVAL;
 		if (!unmap_range(mm, addr, addr + len))
 			return -LX_ENOMEM;
 	} else if (!(addr && addr + len <= LX_MMAP_TOP && addr + len > addr &&
@@ -564,6 +591,8 @@ long vm_munmap(struct proc *p, u64 addr, u64 len)
 	u64 end = PAGE_UP(addr + len);
 	if (end > LX_USER_END)
 		end = LX_USER_END;
+	if (fast_clash(p->mm, addr, end))
+		return -LX_EINVAL;
 	return unmap_range(p->mm, addr, end) ? 0 : -LX_ENOMEM;
 }
 
@@ -591,6 +620,8 @@ long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot)
 	u64 end = PAGE_UP(addr + len);
 	if (end < addr || end > LX_USER_END)
 		return -LX_ENOMEM;
+	if (fast_clash(mm, addr, end))
+		return -LX_EINVAL;
 	for (u64 a = addr; a < end;) {                  /* every byte must be mapped */
 		struct vma *v = vma_find(mm, a);
 		if (!v)

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from lxshell import Shell
+from lxshell import PATHS, Shell
 
 
-@pytest.fixture(scope="module")
-def sh():
-    s = Shell(timeout=900)
+@pytest.fixture(scope="module", params=sorted(PATHS))
+def sh(request):
+    s = Shell(timeout=900, path=request.param)
     s.expect(r"# $|# \n|# ", 120)
     yield s
     s.close(30)
@@ -122,6 +122,13 @@ def test_free_and_uptime(sh):
 
 def test_threads(sh):
     assert "joined 10, total 10000" in run(sh, "/tests/threads")
+
+
+def test_fast_path_sites(sh):
+    """Linux's register contract at `mov $n,%eax; syscall` sites, rewritten or not."""
+    out = run(sh, "/tests/fastpath")
+    assert "fastpath: all ok" in out, out
+    assert ("site rewritten" if sh.path == "fast" else "site original") in out, out
 
 
 # --- bad input: clear errors, and lx goes on ---
