@@ -339,6 +339,13 @@ void signal_send_pgrp(int pgid, int sig);
 bool signal_pending(struct thread *t);      /* a deliverable signal waits */
 /* Before a reply: a handler's frame, or the default action; false if t is gone. */
 bool signal_deliver(struct thread *t);
+/* Has signal_deliver anything to do (a signal, a restart, a mask to restore)?  (The
+ * mask never holds SIGKILL or SIGSTOP.) */
+static inline bool signal_work(const struct thread *t)
+{
+	return ((t->sigpending | t->proc->sigpending) & ~t->sigmask) ||
+	       t->regs.rax == (u64)-LX_ERESTART || t->restore_sigmask;
+}
 /* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
 bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
 u64 signal_next_timer(void);

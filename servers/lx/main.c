@@ -192,13 +192,12 @@ static void exception(struct thread *t)
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
-	if (from == tty_reader_id()) {
-		tty_message();
-		return;
-	}
 	struct thread *t = thread_by_tid(from);
-	if (!t)
+	if (!t) {
+		if (from == tty_reader_id())
+			tty_message();
 		return;                         /* a thread lx no longer knows: no answer */
+	}
 	if (t->state == T_RUNNING)
 		t->state = T_INCALL;
 	if (label == LX_FAST_LABEL && L4_TAG_U(tag) == REGS_WORDS && !L4_TAG_T(tag))

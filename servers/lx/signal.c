@@ -268,8 +268,8 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 bool signal_deliver(struct thread *t)
 {
 	struct proc *p = t->proc;
-	if (!deliverable(t) && t->regs.rax != (u64)-LX_ERESTART && !t->restore_sigmask)
-		return true;                        /* the common case: nothing to do */
+	if (!signal_work(t))
+		return true;
 	for (int sig; (sig = dequeue(t));) {
 		struct sigaction_k *a = &p->sig->act[sig];
 		if (ignored(p, sig))

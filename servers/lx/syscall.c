@@ -155,7 +155,7 @@ void syscall_run(struct thread *t)
 	r->rax = (u64)res;
 	r->rcx = r->rip;
 	r->r11 = r->rflags;
-	if (signal_deliver(t))
+	if (!signal_work(t) || signal_deliver(t))
 		thread_reply(t);
 }
 
