@@ -24,16 +24,19 @@ struct fastimg {
 	u64 no[NO_CACHE];               /* `syscall`s seen not to be sites (by address) */
 };
 
-extern const char lx_stub_start[], lx_fast[], lx_fast_call[], lx_fast_trap[], lx_fast_ipc[];
-extern L4_Word_t __L4_Ipc;
+extern const char lx_stub_start[], lx_fast[], lx_fast_call[], lx_fast_trap[], lx_stub_ipc[],
+	lx_stub_exregs[];
+extern L4_Word_t __L4_Ipc, __L4_ExchangeRegisters;
 
 #define OFF(sym) ((u64)((sym) - lx_stub_start))
 
 u64 fast_trap_ip;
 
+/* The stub page's copy: the kernel's stubs its code calls, and where lx_fast_trap is. */
 void fast_init(void *stub_page)
 {
-	*(u64 *)((char *)stub_page + OFF(lx_fast_ipc)) = __L4_Ipc;
+	*(u64 *)((char *)stub_page + OFF(lx_stub_ipc)) = __L4_Ipc;
+	*(u64 *)((char *)stub_page + OFF(lx_stub_exregs)) = __L4_ExchangeRegisters;
 	fast_trap_ip = LX_FAST_BASE + OFF(lx_fast_trap);
 }
 
@@ -165,10 +168,12 @@ bool fast_ud(struct thread *t)
 	return false;
 }
 
-/* The fast call: MR1..MR18 are the registers, as in an exception message. */
+/* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (stub.S). */
 void fast_call(struct thread *t)
 {
-	memcpy(&t->regs, &L4_Utcb()[1], sizeof(t->regs));
+	const L4_Word_t *mr = L4_Utcb();
+	memcpy(&t->regs, &mr[1], 7 * sizeof(u64));                  /* rip rbx r10 r12..r15 */
+	memcpy(&t->regs.rax, &mr[21], (REGS_WORDS - 7) * sizeof(u64));
 	if (t->regs.rip >= LX_USER_END) {           /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
 		       t->regs.rip);

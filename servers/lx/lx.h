@@ -44,6 +44,7 @@ typedef uint32_t u32;
 #define LX_FAST_SLOT_SIZE   32
 #define LX_FAST_SLOTS       ((LX_FAST_END - LX_FAST_SLOTS_START) / LX_FAST_SLOT_SIZE)
 #define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (stub.S) */
+#define LX_FAST_WORDS       31                  /* its untyped words (stub.S) */
 #define LX_FAST_TRAP        0x1000              /* reply label: trap to lx for a full answer */
 
 /* Private system calls the stub makes (outside Linux's numbers). */
@@ -92,6 +93,10 @@ struct mm {
 	/* the L4 space holding this memory: one of its threads names it */
 	L4_ThreadId_t space_tid;
 	struct fastimg *fast;           /* the rewritten sites, or NULL (fast.c) */
+	int nthreads;                   /* Linux threads in the space */
+	struct thread *sigthread;       /* its signal thread, made when first needed */
+	bool sig_waiting;               /* the signal thread waits for a request */
+	struct thread *kickq;           /* threads waiting to be redirected by it */
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
 };
 
@@ -163,6 +168,11 @@ struct thread {
 	bool fast;                      /* waits in a fast call (its answer is a fast reply) */
 	bool regs_dirty;                /* regs changed beyond RAX: a fast call must trap */
 	bool fast_trap;                 /* told to trap at lx_fast_trap for its registers */
+	bool is_sigthread;              /* a space's signal thread, not a Linux thread */
+	/* redirection (sigthread.c); COMING: stopped on its way to lx, it will bring the call */
+	enum { KICK_NONE, KICK_QUEUED, KICK_SENT, KICK_EARLY, KICK_COMING } kick;
+	struct thread *next_kick;
+	struct regs stopped;            /* KICK_EARLY: its registers at the stub's #UD */
 	u64 fs_base;
 	bool fs_dirty;                  /* the next reply must set FS.base */
 	u64 clear_child_tid;
@@ -282,6 +292,17 @@ u64 next_deadline(void);
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
 
+/* sigthread.c: redirection of running threads by each space's signal thread */
+void kick(struct thread *t);               /* get a thread running its own code to lx */
+void kick_forget(struct thread *t);
+void sigthread_message(struct thread *st, L4_Word_t label, L4_MsgTag_t tag);
+bool kick_early(struct thread *t);         /* t reached the stub's #UD before the report */
+void redirect_direct(struct thread *t);    /* lx redirects t itself (a thread that waits in lx) */
+/* proc.c */
+struct thread *sigthread_create(struct mm *mm);
+void sigthread_delete(struct mm *mm);
+#define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
+
 /* fast.c: the fast library path */
 extern bool lx_fast_on;                    /* the lx.fast option (default on) */
 struct fastimg *fast_new(void);
@@ -299,6 +320,9 @@ void fast_init(void *stub_page);
 
 /* main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
+void map_stub(struct thread *t);           /* answer a page fault on the stub page */
+/* t was redirected to the stub's #UD; msg: its registers there */
+void redirected(struct thread *t, const struct regs *msg);
 void reply_flush(void);                    /* send a deferred reply before using the MRs */
 void lx_init_exited(int status) __attribute__((noreturn));
 

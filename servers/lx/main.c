@@ -15,7 +15,6 @@ static L4_ThreadId_t pending;           /* a reply loaded in the MRs, not yet se
 static void *stub_page;
 
 extern const char lx_stub_start[], lx_stub_signal[], lx_stub_end[];
-#define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
 
 u64 lx_now_us(void)
 {
@@ -92,12 +91,18 @@ static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 
 /* --- messages --- */
 
+/* Answer a fault on the stub page (or its fast-area alias) with the stub. */
+void map_stub(struct thread *t)
+{
+	map_reply(t->tid, L4_MR(1), (u64)stub_page, 4 | 1);
+	t->state = t->state == T_INCALL ? T_RUNNING : t->state;
+}
+
 static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 {
 	u64 page = addr & ~(LX_PAGE_SIZE - 1);
 	if ((page == LX_STUB_PAGE || (page == LX_FAST_BASE && t->mm->fast)) && !(rwx & 2)) {
-		map_reply(t->tid, addr, (u64)stub_page, 4 | 1);
-		t->state = t->state == T_INCALL ? T_RUNNING : t->state;
+		map_stub(t);
 		return;
 	}
 	static u64 nfaults;
@@ -128,23 +133,25 @@ static int vector_signal(u64 vec)
 }
 
 /*
- * t was redirected to the stub's #UD (signal.c kick).  Stopped in the fast
+ * t was redirected to the stub's #UD (sigthread.c).  Stopped in the fast
  * path before its call reached lx, it just goes on (the call will come and
  * take the signal); stopped after, lx's answer in t->regs is its state.
  */
-static void redirected(struct thread *t, const L4_Word_t *mr)
+void redirected(struct thread *t, const struct regs *msg)
 {
+	struct regs stopped = *msg;             /* msg may lie in the MRs, which IPC reuses */
 	int sig = t->fault_sig;
 	t->fault_sig = -1;
 	enum fast_where w = sig ? FAST_NONE : fast_where(t->fault_rip);
 	if (w == FAST_AFTER) {
 		t->fast_trap = false;
 	} else {
-		memcpy(&t->regs, &mr[1], sizeof(t->regs));
+		t->regs = stopped;
 		t->regs.rip = t->fault_rip;
 		t->regs.rflags = t->fault_flags;
 	}
 	if (w == FAST_BEFORE) {
+		t->kick = KICK_COMING;          /* no more redirections until its call comes */
 		thread_reply(t);
 		return;
 	}
@@ -161,8 +168,12 @@ static void exception(struct thread *t)
 		return;
 	}
 	u64 vec = mr[19], rip = mr[1];
+	if (rip == STUB_SIGNAL_RIP && kick_early(t)) {
+		memcpy(&t->stopped, &mr[1], sizeof(t->stopped));   /* its report will come */
+		return;
+	}
 	if (rip == STUB_SIGNAL_RIP && t->fault_sig >= 0) {
-		redirected(t, mr);
+		redirected(t, (const struct regs *)&mr[1]);
 		return;
 	}
 	if (rip == fast_trap_ip && vec == 6) {
@@ -198,9 +209,15 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			tty_message();
 		return;                         /* a thread lx no longer knows: no answer */
 	}
+	if (t->is_sigthread) {
+		sigthread_message(t, label, tag);
+		return;
+	}
+	if (t->kick == KICK_COMING)
+		t->kick = KICK_NONE;
 	if (t->state == T_RUNNING)
 		t->state = T_INCALL;
-	if (label == LX_FAST_LABEL && L4_TAG_U(tag) == REGS_WORDS && !L4_TAG_T(tag))
+	if (label == LX_FAST_LABEL && L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag))
 		fast_call(t);
 	else if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
 		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Signals.  A signal for a thread that waits in lx (in a system call) is
 // delivered when that call is answered; a thread running its own code is
-// redirected with ExchangeRegisters (lx pages it, so it may) to a `ud2` in
-// the stub page, whose exception brings every register to lx, which then
-// builds the handler's frame as Linux does (seed 000 §4.2: L4Linux's signal
-// thread did the same from inside the process).
+// redirected by its space's signal thread (sigthread.c) to a `ud2` in the
+// stub page, whose exception brings every register to lx, which then builds
+// the handler's frame as Linux does.
 #include "sys.h"
 #include "../../lib/c/string.h"
 
@@ -77,26 +76,6 @@ static bool dumps_core(int sig)
 }
 
 /* --- sending --- */
-
-/* Get a thread that runs its own code to lx, so a signal can be delivered now. */
-static void kick(struct thread *t)
-{
-	if (t->state == T_BLOCKED) {
-		wake_thread(t);
-		return;
-	}
-	if (t->state != T_RUNNING)
-		return;                     /* starting, or its call is being answered anyway */
-	reply_flush();
-	struct L4_ExRegs r = { .control = L4_EXREG_SET_IP, .ip = LX_STUB_PAGE + STUB_SIGNAL_OFF };
-	if (pecan_exregs(t->tid, &r) == L4_NILTHREAD)
-		return;
-	if (r.ip == LX_STUB_PAGE + STUB_SIGNAL_OFF)
-		return;                     /* redirected already: keep where it really was */
-	t->fault_rip = r.ip;
-	t->fault_flags = r.flags;
-	t->fault_sig = 0;               /* nothing but what is pending */
-}
 
 static bool wants(struct thread *t, int sig)
 {
@@ -315,14 +294,7 @@ bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
 	}
 	t->fault_addr = addr;
 	if (!regs) {
-		reply_flush();
-		struct L4_ExRegs r = { .control = L4_EXREG_SET_IP,
-				       .ip = LX_STUB_PAGE + STUB_SIGNAL_OFF };
-		pecan_exregs(t->tid, &r);
-		if (r.ip != LX_STUB_PAGE + STUB_SIGNAL_OFF) {
-			t->fault_rip = r.ip;
-			t->fault_flags = r.flags;
-		}
+		redirect_direct(t);                 /* it waits for the fault's answer: lx may */
 		t->fault_sig = sig;
 		L4_SetMR(0, 0);                     /* no mapping: it runs into the stub */
 		L4_Reply(t->tid);

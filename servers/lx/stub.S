@@ -11,17 +11,26 @@
 // lx_fast: the fast library path.  A rewritten `mov $n,%eax; syscall` site
 // jumps (no stack) to its trampoline, which sets EAX = n and RCX = the
 // return address, as `syscall` would, and jumps here.  This sends the
-// registers to lx as an L4 IPC in the exception message's layout (MR1..MR18),
-// with the thread's UTCB as scratch and as a private stack for the kernel
-// stub's call, so nothing at or below the user's RSP is touched (red zone).
-// lx answers with MR1 = the result and MR2..MR7 = RBX R10 R12..R15 back;
-// everything else is reloaded from the UTCB.  A reply labelled
+// registers to lx as an L4 IPC: MR1..MR7 as in an exception message (RIP
+// RBX R10 R12..R15, the last six in place), MR21..MR31 the rest in struct
+// regs' order (RAX RCX RDX RSI RDI RBP R8 R9 R11 RSP RFLAGS), kept in the
+// thread's UTCB, which is also the private stack for the kernel stub's call:
+// nothing at or below the user's RSP is touched (red zone).  They lie above
+// MR20 because a #UD's exception message overwrites MR0..MR20, and a thread
+// stopped here for a signal resumes here after one.  lx answers with MR1 =
+// the result and MR2..MR7 = RBX R10 R12..R15 back; the rest is reloaded.  A reply labelled
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
+// lx_sigthread: the process's signal thread (docs/lx.md "Signals").  It
+// reports to lx and waits for a request: MR1 = a thread of its space, MR2 =
+// where to send it (lx_stub_signal); it redirects that thread with
+// ExchangeRegisters and reports MR1 = the thread, MR2 = ExchangeRegisters'
+// result (nil: failed), MR3 = the IP it interrupted, MR4 = its flags, MR5 =
+// its old control word.  The first report (MR1 = 0) says it is ready.
 	.section .rodata
 	.globl lx_stub_start, lx_stub_signal, lx_stub_end
-	.globl lx_fast, lx_fast_call, lx_fast_trap, lx_fast_ipc
+	.globl lx_fast, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
 	.p2align 6
 lx_stub_start:
 	movq %gs:0, %rax
@@ -38,47 +47,78 @@ lx_stub_signal:
 lx_fast:                                /* RAX = n, RCX = return address */
 	movq %rsp, %r11
 	movq %gs:0, %rsp                /* P: MRi at P + 8i */
-	movq %r11, 0x88(%rsp)           /* MR17 RSP */
-	movq %rcx, 0x48(%rsp)           /* MR9 RCX */
-	movq %rax, 0x40(%rsp)           /* MR8 RAX */
-	leaq 0x98(%rsp), %rsp
-	pushfq                          /* MR18 RFLAGS */
-	leaq -0x90(%rsp), %rax          /* P (lea leaves the flags alone) */
-	movq 0x90(%rax), %r11
-	movq %r11, 0x80(%rax)           /* MR16 R11 = RFLAGS, as after `syscall` */
-	movq %rdx, 0x50(%rax)           /* MR10..MR15 RDX RSI RDI RBP R8 R9 */
-	movq %rsi, 0x58(%rax)
-	movq %rdi, 0x60(%rax)
-	movq %rbp, 0x68(%rax)
-	movq %r8, 0x70(%rax)
-	movq %r9, 0x78(%rax)
+	movq %r11, 0xf0(%rsp)           /* MR30 RSP */
+	movq %rcx, 0xb0(%rsp)           /* MR22 RCX */
+	movq %rax, 0xa8(%rsp)           /* MR21 RAX */
+	leaq 0x100(%rsp), %rsp
+	pushfq                          /* MR31 RFLAGS */
+	leaq -0xf8(%rsp), %rax          /* P (lea leaves the flags alone) */
+	movq 0xf8(%rax), %r11
+	movq %r11, 0xe8(%rax)           /* MR29 R11 = RFLAGS, as after `syscall` */
+	movq %rdx, 0xb8(%rax)           /* MR23..MR28 RDX RSI RDI RBP R8 R9 */
+	movq %rsi, 0xc0(%rax)
+	movq %rdi, 0xc8(%rax)
+	movq %rbp, 0xd0(%rax)
+	movq %r8, 0xd8(%rax)
+	movq %r9, 0xe0(%rax)
 	movq %rax, %rdi                 /* the UTCB pointer */
 	leaq 0x200(%rax), %rsp          /* the stub's return address goes to MR63 */
 	movq %rcx, %rax                 /* MR1 RIP; MR2..MR7 are RBX R10 R12..R15 in place */
 	movq -0x60(%rdi), %rsi          /* to: the Pager TCR, lx */
 	movq %rsi, %rdx                 /* from: lx */
 	xorl %r8d, %r8d                 /* timeouts: never */
-	movq $0x4c580012, %r9           /* MR0: label LX_FAST_LABEL, u = 18 */
+	movq $0x4c58001f, %r9           /* MR0: label LX_FAST_LABEL, u = 31 */
 lx_fast_call:
-	call *lx_fast_ipc(%rip)
+	call *lx_stub_ipc(%rip)
 	testl $0x1000f000, %r9d         /* label LX_FAST_TRAP (0x1000), or a flag (error) */
 	jnz lx_fast_trap
-	movq 0x48(%rdi), %rcx
-	movq 0x50(%rdi), %rdx
-	movq 0x58(%rdi), %rsi
-	movq 0x68(%rdi), %rbp
-	movq 0x70(%rdi), %r8
-	movq 0x78(%rdi), %r9
-	movq 0x80(%rdi), %r11
-	leaq 0x90(%rdi), %rsp
+	movq 0xb0(%rdi), %rcx
+	movq 0xb8(%rdi), %rdx
+	movq 0xc0(%rdi), %rsi
+	movq 0xd0(%rdi), %rbp
+	movq 0xd8(%rdi), %r8
+	movq 0xe0(%rdi), %r9
+	movq 0xe8(%rdi), %r11
+	leaq 0xf8(%rdi), %rsp
 	popfq
-	movq 0x88(%rdi), %rsp
-	movq 0x60(%rdi), %rdi
+	movq 0xf0(%rdi), %rsp
+	movq 0xc8(%rdi), %rdi
 	jmp *%rcx
 lx_fast_trap:
 	ud2
+
+	.p2align 4
+lx_sigthread:
+	xorl %eax, %eax                 /* the first report: ready */
+	xorl %ebx, %ebx
+	xorl %r10d, %r10d
+	xorl %r12d, %r12d
+	xorl %r13d, %r13d
+1:	movq %gs:0, %rdi
+	leaq 0x200(%rdi), %rsp          /* the stubs' return addresses go to MR63 */
+	movq -0x60(%rdi), %rsi          /* to and from: the Pager TCR, lx */
+	movq %rsi, %rdx
+	xorl %r8d, %r8d
+	movq $0x4c590005, %r9           /* MR0: label LX_SIG_LABEL, u = 5 */
+	call *lx_stub_ipc(%rip)
+	testl $0xf000, %r9d
+	jnz lx_sigthread                /* failed: report ready again */
+	movq %rax, 0x40(%rdi)           /* the thread, kept in MR8's word */
+	movq %rbx, %r8                  /* IP */
+	movq $0x210, %rsi               /* control: set IP, deliver */
+	call *lx_stub_exregs(%rip)
+	movq %gs:0, %rdi
+	movq %rax, %rbx                 /* MR2 result */
+	movq %r8, %r10                  /* MR3 old IP */
+	movq %r9, %r12                  /* MR4 old flags */
+	movq %rsi, %r13                 /* MR5 old control */
+	movq 0x40(%rdi), %rax           /* MR1 the thread */
+	jmp 1b
+
 	.p2align 3
-lx_fast_ipc:
+lx_stub_ipc:
 	.quad 0                         /* the kernel's Ipc stub, filled in by lx */
+lx_stub_exregs:
+	.quad 0                         /* its ExchangeRegisters stub */
 lx_stub_end:
 	.section .note.GNU-stack,"",@progbits

@@ -124,6 +124,14 @@ def test_threads(sh):
     assert "joined 10, total 10000" in run(sh, "/tests/threads")
 
 
+def test_signals_to_running_threads(sh):
+    """Handlers for threads that run their own code, which their space's signal
+    thread redirects: in a computation, in a spin loop signalled by another
+    process, and in a loop of system calls (stopped inside lx's entry code)."""
+    out = run(sh, "/tests/sigrun", timeout=300)
+    assert "sigrun: all ok" in out, out
+
+
 def test_fast_path_sites(sh):
     """Linux's register contract at `mov $n,%eax; syscall` sites, rewritten or not."""
     out = run(sh, "/tests/fastpath")
