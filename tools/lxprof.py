@@ -3,6 +3,8 @@
 """Profile a stretch of a program run under lx from QEMU's instruction trace.
 
     tools/lxprof.py [--per NAME] [--top N] [--lx-args OPTS] OP [N]
+    tools/lxprof.py --count [--lx-args OPTS] OP [N]    # the figure only, under lx
+    tools/lxprof.py --linux OP [N]                     # the same workload on native Linux
 
 Builds tools/lxprof.c (static musl) into a cpio module as /prof/lxprof and
 boots Pecan with lx (--icount, one instruction per translation block) and
@@ -11,7 +13,9 @@ QEMU's exec log is switched on through its monitor, and off again at
 `PROF END`: lxprof brackets N runs of OP with these lines (after one untimed run, so
 the window holds only steady state).  Every logged instruction is
 attributed to the function it lies in, from the symbols of the kernel, lx
-and lxprof itself, and the histogram is printed.  With --per
+and lxprof itself, and the histogram is printed.  --count skips the trace;
+--linux runs the workload in the Linux baseline guest (bench/linux: its
+kernel must have been fetched, `make bench-linux` does it) for comparison.  With --per
 NAME the counts are divided by the number of times the function NAME was
 entered: instructions per operation when NAME runs once per operation.
 A developer's tool (docs/lx.md "Profiling"); no test depends on it.
@@ -46,6 +50,29 @@ def build(tmp):
         subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=stage,
                        input=names, stdout=out, check=True)
     return cpio, exe
+
+
+def linux(exe, op, n):
+    """Run lxprof_OP in the Linux guest under icount; its console."""
+    tmp = tempfile.mkdtemp(prefix="lxprof-linux-")
+    try:
+        prog = os.path.join(tmp, f"lxprof_{op}")
+        shutil.copy(exe, prog)
+        guest = os.path.join(BUILD, "bench", "linux")
+        initrd = os.path.join(tmp, "initramfs.cpio.gz")
+        subprocess.run([os.path.join(ROOT, "bench", "linux", "mkinitramfs.sh"), initrd,
+                        os.path.join(ROOT, "bench", "linux", "init"), "/bin/busybox", prog],
+                       check=True)
+        return subprocess.run(
+            ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "Westmere-v1,+pdpe1gb",
+             "-icount", "shift=0,align=off,sleep=off", "-m", "256M", "-serial", "stdio",
+             "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults", "-seed", "1",
+             "-rtc", "base=2026-01-01T00:00:00,clock=vm", "-kernel",
+             os.path.join(guest, "vmlinuz"), "-initrd", initrd, "-append",
+             "console=ttyS0 panic=-1 nokaslr norandmaps quiet loglevel=1"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600).stdout
+    finally:
+        shutil.rmtree(tmp)
 
 
 def symbols(elf):
@@ -95,11 +122,20 @@ def main():
     p.add_argument("--per", help="divide by the entries into this function")
     p.add_argument("--top", type=int, default=40)
     p.add_argument("--lx-args", default="", help="lx options before the program (lx.trace ...)")
+    p.add_argument("--count", action="store_true", help="no trace: the figure only")
+    p.add_argument("--linux", action="store_true", help="on native Linux (the bench guest)")
     p.add_argument("op")
     p.add_argument("n", nargs="?", default="200")
     opts = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="lxprof-")
     cpio, exe = build(tmp)
+    if opts.linux:
+        if opts.n != "200":
+            sys.exit("lxprof: --linux runs 200 operations (the guest passes no arguments)")
+        out = linux(exe, opts.op, opts.n)
+        shutil.rmtree(tmp)
+        print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
+        return
     mon, log = os.path.join(tmp, "mon"), os.path.join(tmp, "trace.log")
     run = [os.path.join(ROOT, "tools", "run"), "--dry-run", "--icount",
            "--root", os.path.join(BUILD, "servers", "lx.elf"),
@@ -107,6 +143,11 @@ def main():
            "--root-args", f"{opts.lx_args} /prof/lxprof {opts.op} {opts.n}".strip(),
            "--module", cpio]
     cmd = shlex.split(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+    if opts.count:
+        out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True).stdout
+        shutil.rmtree(tmp)
+        print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
+        return
     cmd[cmd.index("-monitor") + 1] = f"unix:{mon},server=on,wait=off"
     cmd += ["-singlestep", "-D", log]
     q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
