@@ -174,7 +174,7 @@ void fast_call(struct thread *t)
 	const L4_Word_t *mr = L4_Utcb();
 	memcpy(&t->regs, &mr[1], 7 * sizeof(u64));                  /* rip rbx r10 r12..r15 */
 	memcpy(&t->regs.rax, &mr[21], (REGS_WORDS - 7) * sizeof(u64));
-	if (t->regs.rip >= LX_USER_END) {           /* not from lx_fast: a forged message */
+	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
 		       t->regs.rip);
 		proc_exit(t->proc, LX_SIGSEGV | 0x80);

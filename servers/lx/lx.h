@@ -29,6 +29,7 @@ typedef uint32_t u32;
 #define LX_STUB_PAGE     0x00007fffffffd000UL   /* lx's start and signal stub */
 #define LX_KIP_AREA      0x00007fffffffe000UL
 #define LX_USER_END      LX_UTCB_AREA           /* Linux mappings stay below */
+#define LX_CANONICAL_END 0x0000800000000000UL   /* a thread's RIP stays below */
 
 /*
  * The fast library path (fast.c, stub.S lx_fast): a process's fast area is
@@ -373,6 +374,7 @@ static inline bool signal_work(const struct thread *t)
 /* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
 bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
 u64 signal_next_timer(void);
+void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);
 
 /* file.c: open files and descriptor tables */

@@ -356,6 +356,7 @@ int main(void)
 	if (lx_stub_signal - lx_stub_start != STUB_SIGNAL_OFF)
 		lx_panic("lx: the stub's signal entry moved\n");
 	fast_init(stub_page);
+	signal_init();
 	fs_now = now_stamp;
 	fs_init();
 	char cmdline[512] = "";

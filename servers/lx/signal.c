@@ -179,21 +179,80 @@ static bool on_altstack(struct thread *t, u64 sp)
 	return t->altstack_size && sp > t->altstack_sp && sp <= t->altstack_sp + t->altstack_size;
 }
 
-/* Build the handler's frame and point the registers at the handler. */
+/*
+ * The FPU/SSE state in a frame: lx cannot read a thread's FPU registers, so
+ * the stub saves them (lx_sigenter, FXSAVE) in an area above the frame that
+ * uc_mcontext.fpregs names, as Linux lays it out, and restores them
+ * (lx_sigreturn, FXRSTOR) on the way back from the handler.
+ */
+#define FPU_AREA 512
+#define FXSAVE_MXCSR 24
+extern const char lx_stub_start[], lx_sigenter[], lx_sigenter_saved[], lx_sigreturn[];
+#define STUB_ADDR(sym) (LX_STUB_PAGE + (u64)((sym) - lx_stub_start))
+static uint32_t mxcsr_mask = 0xffbf;         /* the CPU's, from lx's own FXSAVE (signal_init) */
+static uint16_t user_cs, user_ss;             /* Pecan's user selectors, as lx runs with them */
+
+void signal_init(void)
+{
+	__asm__ volatile("movw %%cs, %0; movw %%ss, %1" : "=r"(user_cs), "=r"(user_ss));
+	static uint8_t area[FPU_AREA] __attribute__((aligned(16)));
+	__asm__ volatile("fxsave64 %0" : "=m"(area));
+	uint32_t mask;
+	memcpy(&mask, area + FXSAVE_MXCSR + 4, 4);
+	if (mask)
+		mxcsr_mask = mask;
+}
+
+/*
+ * t is about to take its state back through lx_sigreturn (a signal came at
+ * rt_sigreturn, or it was stopped there): take RIP, RFLAGS and RSP from
+ * iretq's words, as Linux would have them; *fpu: the FPU state's area.
+ */
+static bool unwind_sigreturn(struct thread *t, u64 *fpu)
+{
+	u64 iret[5];
+	if (!copyin(t->proc, iret, t->regs.rsp, sizeof(iret)))
+		return false;
+	*fpu = t->regs.rsp + sizeof(iret);
+	t->regs.rip = iret[0];
+	t->regs.rflags = (t->regs.rflags & ~0xcd5UL) | (iret[2] & 0xcd5UL);
+	t->regs.rsp = iret[3];
+	return true;
+}
+
+/* The frame's FPU area: zeros for lx_sigenter's FXSAVE, or the state from `from`. */
+static bool fill_fpu_area(struct thread *t, u64 fpu, u64 from)
+{
+	static uint8_t buf[FPU_AREA];
+	if (from) {
+		if (!copyin(t->proc, buf, from, FPU_AREA))
+			return false;
+	} else {
+		memset(buf, 0, FPU_AREA);
+	}
+	return copyout(t->proc, fpu, buf, FPU_AREA);
+}
+
+/* Build the handler's frame and point the registers at the handler (through lx_sigenter). */
 static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 {
 	struct rt_sigframe f;
+	u64 saved = 0;
+	if (t->regs.rip == STUB_ADDR(lx_sigreturn) && !unwind_sigreturn(t, &saved))
+		return false;
 	memset(&f, 0, sizeof(f));
 	u64 sp = t->regs.rsp - 128;                 /* below the red zone */
 	if ((a->flags & SA_ONSTACK) && t->altstack_size && !on_altstack(t, t->regs.rsp))
 		sp = t->altstack_sp + t->altstack_size;
-	u64 frame = ((sp - sizeof(f)) & ~15UL) - 8;
+	u64 fpu = (sp - FPU_AREA) & ~63UL;
+	u64 frame = ((fpu - sizeof(f)) & ~15UL) - 8;
 	f.pretcode = a->restorer;
 	f.uc.ss_sp = t->altstack_sp;
 	f.uc.ss_size = t->altstack_size;
 	f.uc.ss_flags = t->altstack_size ? (on_altstack(t, t->regs.rsp) ? SS_ONSTACK : 0) : SS_DISABLE;
 	save_context(t, &f.uc.mc);
 	f.uc.mc.cr2 = t->fault_addr;
+	f.uc.mc.fpstate = fpu;
 	f.uc.sigmask = t->restore_sigmask ? t->saved_sigmask : t->sigmask;
 	t->restore_sigmask = false;
 	f.info.signo = sig;
@@ -201,9 +260,11 @@ static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 		f.info.code = 1;
 		f.info.addr = t->fault_addr;
 	}
-	if (!copyout(t->proc, frame, &f, sizeof(f)))
+	if (!fill_fpu_area(t, fpu, saved) || !copyout(t->proc, frame, &f, sizeof(f)))
 		return false;
-	t->regs.rip = a->handler;
+	t->regs.rip = STUB_ADDR(saved ? lx_sigenter_saved : lx_sigenter);
+	t->regs.rcx = a->handler;
+	t->regs.r11 = fpu;
 	t->regs.rsp = frame;
 	t->regs.rdi = (u64)sig;
 	t->regs.rsi = frame + offsetof(struct rt_sigframe, info);
@@ -354,6 +415,30 @@ long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, 
 	return 0;
 }
 
+/*
+ * The interrupted code's FPU/SSE state comes back through lx_sigreturn:
+ * RSP points to iretq's five words, written right below the FPU area (in
+ * the frame's own memory), with the RIP, RFLAGS and RSP that rt_sigreturn
+ * restores.  A reserved MXCSR bit would make FXRSTOR fault: they are
+ * cleared, as Linux does.  False if the area is not the process's to use.
+ */
+static bool restore_fpu(struct thread *t, u64 fpu)
+{
+	uint32_t mxcsr;
+	u64 iret[5] = { t->regs.rip, user_cs, (t->regs.rflags & 0xcd5UL) | 0x202, t->regs.rsp,
+			user_ss };
+	if ((fpu & 15) || !copyin(t->proc, &mxcsr, fpu + FXSAVE_MXCSR, 4))
+		return false;
+	mxcsr &= mxcsr_mask;
+	if (!copyout(t->proc, fpu + FXSAVE_MXCSR, &mxcsr, 4) ||
+	    !copyout(t->proc, fpu - sizeof(iret), iret, sizeof(iret)) ||
+	    !copyin(t->proc, &mxcsr, fpu + FPU_AREA - 4, 4))   /* the area's last word is there */
+		return false;
+	t->regs.rip = STUB_ADDR(lx_sigreturn);
+	t->regs.rsp = fpu - sizeof(iret);
+	return true;
+}
+
 long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
@@ -370,6 +455,10 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 		.r9 = c->r9, .r11 = c->r11, .rsp = c->rsp, .rflags = (flags & ~0xcd5UL) | (c->eflags & 0xcd5UL) };
 	t->regs_dirty = true;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
+	if (c->rip >= LX_CANONICAL_END || (c->fpstate && !restore_fpu(t, c->fpstate))) {
+		proc_exit(t->proc, LX_SIGSEGV | 0x80);      /* a frame Linux would not take back */
+		return SYS_NOREPLY;
+	}
 	if (signal_deliver(t))
 		thread_reply(t);
 	return SYS_NOREPLY;

@@ -28,9 +28,19 @@
 // ExchangeRegisters and reports MR1 = the thread, MR2 = ExchangeRegisters'
 // result (nil: failed), MR3 = the IP it interrupted, MR4 = its flags, MR5 =
 // its old control word.  The first report (MR1 = 0) says it is ready.
+// lx_sigenter: a signal handler's first instructions: the interrupted code's
+// FPU/SSE state goes to the frame's FPU area (R11), the handler starts from
+// the default state (MXCSR 0x1f80, as on Linux), then the handler (RCX).
+// lx_sigenter_saved: the same for a signal that comes at rt_sigreturn,
+// whose state lx copied from the returning frame's area.
+// lx_sigreturn: rt_sigreturn's last step: the state comes back from the FPU
+// area at RSP + 40, and iretq (user to user) takes RIP, RFLAGS and RSP from
+// the five words at RSP, which lx wrote below that area; lx installed all
+// other registers.
 	.section .rodata
 	.globl lx_stub_start, lx_stub_signal, lx_stub_end
 	.globl lx_fast, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
+	.globl lx_sigenter, lx_sigenter_saved, lx_sigreturn
 	.p2align 6
 lx_stub_start:
 	movq %gs:0, %rax
@@ -114,6 +124,24 @@ lx_sigthread:
 	movq %rsi, %r13                 /* MR5 old control */
 	movq 0x40(%rdi), %rax           /* MR1 the thread */
 	jmp 1b
+
+	.p2align 4
+lx_sigenter:                            /* RCX = the handler, R11 = the FPU area */
+	fxsave64 (%r11)
+lx_sigenter_saved:                      /* (the area holds the state already) */
+	fxrstor64 lx_fpu_init(%rip)
+	xorl %eax, %eax
+	jmp *%rcx
+lx_sigreturn:
+	fxrstor64 40(%rsp)
+	iretq
+
+	.p2align 6
+lx_fpu_init:                            /* FXSAVE image of the initial state */
+	.word 0x037f                    /* FCW */
+	.fill 22, 1, 0
+	.long 0x1f80                    /* MXCSR */
+	.fill 484, 1, 0
 
 	.p2align 3
 lx_stub_ipc:

@@ -132,6 +132,13 @@ def test_signals_to_running_threads(sh):
     assert "sigrun: all ok" in out, out
 
 
+def test_signal_fpu_state(sh):
+    """A handler that changes XMM registers and MXCSR leaves the interrupted
+    code's as they were; it starts from the default state; fpregs shows them."""
+    out = run(sh, "/tests/sigfpu", timeout=120)
+    assert "sigfpu: all ok" in out, out
+
+
 def test_fast_path_sites(sh):
     """Linux's register contract at `mov $n,%eax; syscall` sites, rewritten or not."""
     out = run(sh, "/tests/fastpath")
