@@ -136,6 +136,23 @@ static void free_level(u64 *table, u64 sum, int shift)
 	page_free(table);
 }
 
+/*
+ * A translation cache for copyin/copyout: (mm, page) to lx's page, and
+ * whether it may be written now.  Everything that takes a page away or
+ * write-protects one (unmap, fork, mprotect, copy on write, an mm's end)
+ * calls tlb_flush, which makes every entry stale at once.
+ */
+#define TLB_SIZE 64
+static struct tlb_entry {
+	struct mm *mm;
+	u64 page, gen;
+	char *k;
+	bool w;
+} tlb[TLB_SIZE];
+static u64 tlb_gen = 1;
+
+static void tlb_flush(void) { tlb_gen++; }
+
 /* --- revoking rights in the L4 spaces, 64 fpages per Unmap --- */
 
 struct revoke {
@@ -224,6 +241,7 @@ static void unmap_one(void *ctx, u64 va, u64 *e)
 /* Drop pages and areas of [start, end); false without memory for a split. */
 static bool unmap_range(struct mm *mm, u64 start, u64 end)
 {
+	tlb_flush();
 	struct unmap_ctx c = { .mm = mm };
 	for (struct vma *v = mm->vmas; v; v = v->next) {
 		if (v->start < start && v->end > start && !vma_split(v, start))
@@ -266,6 +284,7 @@ void mm_put(struct mm *mm)
 {
 	if (!mm || --mm->refs)
 		return;
+	tlb_flush();
 	free_level(mm->pgd, mm->pgd_sum, 39);
 	fast_put(mm->fast);
 	while (mm->vmas) {
@@ -330,6 +349,7 @@ static bool copy_vmas(struct mm *child, const struct mm *parent)
 
 struct mm *mm_fork(struct mm *parent)
 {
+	tlb_flush();                                /* the parent's pages become read-only */
 	struct mm *child = mm_new();
 	if (!child)
 		return NULL;
@@ -367,6 +387,7 @@ static void *fill_page(struct vma *v, u64 va)
 /* Give the process its own copy of a shared page; false without memory. */
 static bool cow_break(u64 *e, bool revoke_old)
 {
+	tlb_flush();
 	void *old = pte_page(*e);
 	if (page_refcount(old) == 1) {
 		*e = (*e & ~PTE_COW) | PTE_W;
@@ -452,16 +473,30 @@ static bool fast_clash(struct mm *mm, u64 start, u64 end)
 
 /* --- copyin/copyout: the process's memory through lx's table --- */
 
+/* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
+static char *user_page(struct mm *mm, u64 uaddr, bool write)
+{
+	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
+	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
+	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
+		return t->k;
+	u64 *e;
+	if (uaddr >= LX_USER_END || make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e))
+		return NULL;
+	*t = (struct tlb_entry){ .mm = mm, .page = page, .gen = tlb_gen, .k = pte_page(*e),
+				 .w = (*e & PTE_W) != 0 };
+	return t->k;
+}
+
 static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
 {
 	while (n) {
-		u64 *e;
-		if (uaddr >= LX_USER_END ||
-		    make_present(p->mm, uaddr, to_user ? VM_WRITE : VM_READ, false, &e))
+		char *pg = user_page(p->mm, uaddr, to_user);
+		if (!pg)
 			return false;
 		u64 off = uaddr & (LX_PAGE_SIZE - 1);
 		size_t chunk = LX_PAGE_SIZE - off < n ? LX_PAGE_SIZE - off : n;
-		char *pg = (char *)pte_page(*e) + off;
+		pg += off;
 		if (to_user)
 			memcpy(pg, kbuf, chunk);
 		else
@@ -622,6 +657,7 @@ long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot)
 		return -LX_ENOMEM;
 	if (fast_clash(mm, addr, end))
 		return -LX_EINVAL;
+	tlb_flush();
 	for (u64 a = addr; a < end;) {                  /* every byte must be mapped */
 		struct vma *v = vma_find(mm, a);
 		if (!v)
