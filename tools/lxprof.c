@@ -83,6 +83,12 @@ static void op(const char *name)
 		char c;
 		kill(spinner, SIGUSR1);
 		read(ack[0], &c, 1);
+	} else if (!strcmp(name, "faults")) {         /* 64 first-touch faults in one area */
+		char *m = mmap(0, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		for (int i = 0; i < 64; i++)
+			m[i * 4096] = 1;
+		munmap(m, 64 * 4096);
 	} else if (!strcmp(name, "fault")) {
 		char *m = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		m[0] = 1;

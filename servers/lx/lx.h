@@ -87,6 +87,7 @@ struct mm {
 	u64 *pgd;                       /* 4-level radix of pool pages | PTE flags */
 	u64 pgd_sum;                    /* which eighths of pgd are in use (vm.c) */
 	struct vma *vmas;
+	struct vma *vma_hint;           /* the area last found (vm.c) */
 	u64 brk_start, brk;
 	u64 mmap_top;                   /* next top-down search start */
 	u64 pages;                      /* resident pages, for /proc */

@@ -182,14 +182,19 @@ static void revoke_add(struct revoke *r, void *page, unsigned rights)
 
 static struct vma *vma_find(struct mm *mm, u64 va)
 {
+	struct vma *h = mm->vma_hint;
+	if (h && va >= h->start && va < h->end)
+		return h;
 	for (struct vma *v = mm->vmas; v && v->start <= va; v = v->next)
 		if (va < v->end)
-			return v;
+			return mm->vma_hint = v;
 	return NULL;
 }
 
 static void vma_free(struct mm *mm, struct vma *v)
 {
+	if (mm->vma_hint == v)
+		mm->vma_hint = NULL;
 	if (v->prot & VM_CHARGED)
 		uncharge(mm, (v->end - v->start) / LX_PAGE_SIZE);
 	if (v->file)
@@ -414,7 +419,8 @@ static bool cow_break(u64 *e, bool revoke_old)
  * a copy need not revoke the old page.  Returns 0 or -errno (EFAULT: no
  * such access; ENOMEM).
  */
-static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out)
+static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
+			struct vma **vout)
 {
 	struct vma *v = vma_find(mm, va);
 	if (!v || (access & ~v->prot & (VM_READ | VM_WRITE | VM_EXEC)))
@@ -433,16 +439,18 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out)
 			return -LX_ENOMEM;
 	}
 	*out = e;
+	if (vout)
+		*vout = v;
 	return 0;
 }
 
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out)
 {
 	u64 *e;
-	int err = make_present(p->mm, addr, access, true, &e);
+	struct vma *v;
+	int err = make_present(p->mm, addr, access, true, &e, &v);
 	if (err)
 		return err;
-	struct vma *v = vma_find(p->mm, addr);
 	*page_out = (u64)pte_page(*e);
 	*rights_out = L4_R | ((*e & PTE_W) ? L4_W : 0) | ((v->prot & VM_EXEC) ? L4_X : 0);
 	return 0;
@@ -451,7 +459,7 @@ int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_ou
 uint8_t *vm_kaddr(struct mm *mm, u64 va)
 {
 	u64 *e;
-	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e))
+	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, NULL))
 		return NULL;
 	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
 }
@@ -481,7 +489,8 @@ static char *user_page(struct mm *mm, u64 uaddr, bool write)
 	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
 		return t->k;
 	u64 *e;
-	if (uaddr >= LX_USER_END || make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e))
+	if (uaddr >= LX_USER_END ||
+	    make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e, NULL))
 		return NULL;
 	*t = (struct tlb_entry){ .mm = mm, .page = page, .gen = tlb_gen, .k = pte_page(*e),
 				 .w = (*e & PTE_W) != 0 };
