@@ -140,6 +140,7 @@ struct file {
 #define LX_NFD 256
 struct fdtable {
 	u32 refs;
+	u32 top;                        /* no descriptor at or above this (file.c) */
 	struct file *fd[LX_NFD];
 	uint8_t cloexec[LX_NFD];
 };

@@ -91,6 +91,12 @@ static u64 *pte(struct mm *mm, u64 va, bool create)
 
 static inline void *pte_page(u64 e) { return (void *)(e & ~PTE_FLAGS); }
 
+/* Eight entries at once: most of a sparse table is empty. */
+static inline bool empty8(const u64 *e)
+{
+	return !(e[0] | e[1] | e[2] | e[3] | e[4] | e[5] | e[6] | e[7]);
+}
+
 /* Call fn on every present entry in [start, end) of a table whose used eighths are `sum`. */
 static void walk_level(u64 *table, u64 sum, int shift, u64 base, u64 start, u64 end,
 		       void (*fn)(void *ctx, u64 va, u64 *e), void *ctx)
@@ -102,6 +108,10 @@ static void walk_level(u64 *table, u64 sum, int shift, u64 base, u64 start, u64 
 			continue;
 		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
 			u64 va = base + i * span;
+			if (!(i & 7) && empty8(&table[i])) {
+				i += 7;
+				continue;
+			}
 			if (!table[i] || va + span <= start || va >= end)
 				continue;
 			if (shift == 12)
@@ -125,6 +135,10 @@ static void free_level(u64 *table, u64 sum, int shift)
 		if (!(sum & (1UL << g)))
 			continue;
 		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			if (!(i & 7) && empty8(&table[i])) {
+				i += 7;
+				continue;
+			}
 			if (!table[i])
 				continue;
 			if (shift == 12)
@@ -529,11 +543,14 @@ bool copyout(struct proc *p, u64 dst, const void *src, size_t n)
 
 long copyin_str(struct proc *p, char *dst, u64 src, size_t max)
 {
-	for (size_t i = 0; i < max; i++) {
-		if (!copyin(p, &dst[i], src + i, 1))
+	for (size_t i = 0; i < max;) {
+		const char *pg = user_page(p->mm, src + i, false);
+		if (!pg)
 			return -LX_EFAULT;
-		if (!dst[i])
-			return (long)i;
+		u64 off = (src + i) & (LX_PAGE_SIZE - 1);
+		for (size_t n = LX_PAGE_SIZE - off; n && i < max; n--, i++)
+			if (!(dst[i] = pg[off++]))
+				return (long)i;
 	}
 	return -LX_ENAMETOOLONG;
 }
