@@ -199,5 +199,18 @@ def test_unknown_syscall_enosys(sh):
     assert lines(run(sh, "nproc")) == ["1"]
 
 
+def test_many_execs_in_little_memory():
+    """execve after execve in 64 MiB: its argument buffer came from the part of
+    lx's pool that freed pages never return to, and the 246th exec failed."""
+    s = Shell(timeout=300, mem=64)
+    try:
+        s.expect(r"# ", 120)
+        out, _ = s.run("i=0; while [ $i -lt 400 ]; do /bench/hello || echo FAIL $i; "
+                       "i=$((i+1)); done; echo loops=$i", 240)
+        assert "FAIL" not in out and "loops=400" in out, out
+    finally:
+        s.close(30)
+
+
 def test_end_of_input_powers_off(sh):
     assert sh.close(60) == 0
