@@ -233,6 +233,10 @@ $(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h 
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -o $@ $(filter %.c,$^)
+# the test includes lib/c/string.c under other names (the host's C library keeps its own)
+$(BUILD)/host/test_string: tests/host/test_string.c lib/c/string.c $(HOST_COMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -o $@ $(filter-out lib/c/string.c,$(filter %.c,$^))
 
 # `make bench-ipc`: the ping-pong benchmark on every benchmark kernel under
 # icount (figures of record), plus the counters from the test kernels.

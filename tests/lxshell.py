@@ -3,9 +3,9 @@
 
 Shell boots Pecan with lx and its root file system (make lx) and talks to the
 shell as a terminal would: send() types, expect() waits for output.  run()
-types one command line framed by markers and returns its output and exit
-status; the markers are typed as @@""S<n> so the terminal's echo of the
-typed line never matches them.
+types one command line framed by markers, as one `{ ...; }` group, and
+returns its output and exit status; the markers are typed as @@""S<n> so
+the terminal's echo of the typed lines never matches them.
 """
 import os
 import re
@@ -19,8 +19,15 @@ LX = os.path.join(BUILD, "servers", "lx.elf")
 LXFS = os.path.join(BUILD, "lx", "rootfs.cpio")
 
 
+# lx's two system-call paths (docs/lx.md): the fast library path (the default)
+# and the trap only; suites that boot a shell run once on each
+PATHS = {"fast": "", "trap": "lx.fast=0 /bin/sh"}
+
+
 class Shell:
-    def __init__(self, timeout=600, mem=None, root_args=""):
+    def __init__(self, timeout=600, mem=None, root_args="", path="fast"):
+        self.path = path
+        root_args = root_args or PATHS[path]
         cmd = [RUN, "--eof-ctrl-d", "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
         if mem:
             cmd += ["--mem", str(mem)]
@@ -71,11 +78,9 @@ class Shell:
         """(output, status) of one command line typed at the shell."""
         self.n += 1
         n = self.n
-        # One line where the command allows it: a second line typed ahead is echoed by
-        # the terminal while the command runs, interleaved with the command's output.
-        simple = "\n" not in command and not command.rstrip().endswith("&")
-        sep = "; " if simple else "\n"
-        self.send(f'echo @@""S{n}; {command}{sep}echo @@""E{n} $?\n')
+        # one compound command: the shell reads (and echoes) all of it before it
+        # runs any, so nothing typed ahead is echoed into the output
+        self.send(f'{{ echo @@""S{n}; {command}\n}}; echo @@""E{n} $?\n')
         self.expect(rf"@@S{n}\n", timeout)
         start = self.pos
         m = self.expect(rf"@@E{n} (\d+)\n", timeout)

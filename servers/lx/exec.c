@@ -221,6 +221,8 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 		err = (int)vm_map_fixed(mm, LX_STACK_TOP - LX_STACK_SIZE, LX_STACK_TOP,
 					VM_READ | VM_WRITE | VM_STACK, NULL, 0, 0);
 	if (!err)
+		err = fast_map(mm);
+	if (!err)
 		err = build_stack(&tmp, im, a, sp);
 	if (err) {
 		mm_put(mm);

@@ -82,12 +82,13 @@ struct fdtable *fdtable_dup(struct fdtable *old)
 	struct fdtable *t = fdtable_new();
 	if (!t)
 		return NULL;
-	for (int i = 0; i < LX_NFD; i++)
+	for (u32 i = 0; i < old->top; i++)
 		if (old->fd[i]) {
 			t->fd[i] = old->fd[i];
 			t->cloexec[i] = old->cloexec[i];
 			file_get(t->fd[i]);
 		}
+	t->top = old->top;
 	return t;
 }
 
@@ -95,7 +96,7 @@ void fdtable_put(struct fdtable *t)
 {
 	if (!t || --t->refs)
 		return;
-	for (int i = 0; i < LX_NFD; i++)
+	for (u32 i = 0; i < t->top; i++)
 		if (t->fd[i])
 			file_put(t->fd[i]);
 	page_free(t);
@@ -108,6 +109,8 @@ int fd_install(struct proc *p, struct file *f, int min, bool cloexec)
 		if (!p->fds->fd[i]) {
 			p->fds->fd[i] = f;
 			p->fds->cloexec[i] = cloexec;
+			if ((u32)i >= p->fds->top)
+				p->fds->top = (u32)i + 1;
 			return i;
 		}
 	return -LX_EMFILE;
@@ -136,6 +139,8 @@ void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec)
 	struct file *old = p->fds->fd[fd];
 	p->fds->fd[fd] = f;
 	p->fds->cloexec[fd] = cloexec;
+	if ((u32)fd >= p->fds->top)
+		p->fds->top = (u32)fd + 1;
 	if (old)
 		file_put(old);
 }
@@ -144,9 +149,9 @@ void fd_close_on_exec(struct proc *p)
 {
 	if (!p->fds)
 		return;
-	for (int i = 0; i < LX_NFD; i++)
+	for (u32 i = 0; i < p->fds->top; i++)
 		if (p->fds->fd[i] && p->fds->cloexec[i])
-			fd_close(p, i);
+			fd_close(p, (int)i);
 }
 
 /* --- regular files and directories --- */

@@ -29,6 +29,24 @@ typedef uint32_t u32;
 #define LX_STUB_PAGE     0x00007fffffffd000UL   /* lx's start and signal stub */
 #define LX_KIP_AREA      0x00007fffffffe000UL
 #define LX_USER_END      LX_UTCB_AREA           /* Linux mappings stay below */
+#define LX_CANONICAL_END 0x0000800000000000UL   /* a thread's RIP stays below */
+
+/*
+ * The fast library path (fast.c, stub.S lx_fast): a process's fast area is
+ * the stub page mapped again at LX_FAST_BASE, then one 32-byte slot per
+ * rewritten system-call site.  A site becomes `jmp *slot` (ff 24 25 +
+ * the slot's 32-bit address): every slot address has 0x06 as its third
+ * byte, so the byte where the `syscall` was is an invalid instruction and a
+ * jump straight to it traps (#UD) instead of running the rest of the jmp.
+ */
+#define LX_FAST_BASE        0x0000000000060000UL
+#define LX_FAST_SLOTS_START (LX_FAST_BASE + LX_PAGE_SIZE)
+#define LX_FAST_END         0x0000000000070000UL
+#define LX_FAST_SLOT_SIZE   32
+#define LX_FAST_SLOTS       ((LX_FAST_END - LX_FAST_SLOTS_START) / LX_FAST_SLOT_SIZE)
+#define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (stub.S) */
+#define LX_FAST_WORDS       31                  /* its untyped words (stub.S) */
+#define LX_FAST_TRAP        0x1000              /* reply label: trap to lx for a full answer */
 
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
@@ -54,6 +72,7 @@ struct regs {
 #define VM_HEAP   32
 #define VM_CHARGED 64        /* counted in the commit limit (vm.c) */
 #define VM_NOWRITE 128       /* a shared file opened read-only: never made writable */
+#define VM_FAST   256        /* the fast area: lx's, the process cannot change it */
 
 struct vma {
 	struct vma *next;               /* sorted by start */
@@ -67,19 +86,27 @@ struct vma {
 struct mm {
 	u32 refs;                       /* threads sharing it (CLONE_VM) */
 	u64 *pgd;                       /* 4-level radix of pool pages | PTE flags */
+	u64 pgd_sum;                    /* which eighths of pgd are in use (vm.c) */
 	struct vma *vmas;
+	struct vma *vma_hint;           /* the area last found (vm.c) */
 	u64 brk_start, brk;
 	u64 mmap_top;                   /* next top-down search start */
 	u64 pages;                      /* resident pages, for /proc */
 	u64 committed;                  /* pages its writable areas may need */
 	/* the L4 space holding this memory: one of its threads names it */
 	L4_ThreadId_t space_tid;
+	struct fastimg *fast;           /* the rewritten sites, or NULL (fast.c) */
+	int nthreads;                   /* Linux threads in the space */
+	struct thread *sigthread;       /* its signal thread, made when first needed */
+	bool sig_waiting;               /* the signal thread waits for a request */
+	struct thread *kickq;           /* threads waiting to be redirected by it */
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
 };
 
 /* --- files (file.c) --- */
 struct file;
 struct thread;
+struct fastimg;
 /*
  * Operations of an open file.  read/write move bytes between lx's buffer
  * and the object; they return the count or -errno, and -LX_EAGAIN when
@@ -116,6 +143,7 @@ struct file {
 #define LX_NFD 256
 struct fdtable {
 	u32 refs;
+	u32 top;                        /* no descriptor at or above this (file.c) */
 	struct file *fd[LX_NFD];
 	uint8_t cloexec[LX_NFD];
 };
@@ -143,6 +171,14 @@ struct thread {
 	enum tstate state;
 	int tid_linux;                  /* Linux thread ID */
 	struct regs regs;               /* state at the last exception, reply from here */
+	bool fast;                      /* waits in a fast call (its answer is a fast reply) */
+	bool regs_dirty;                /* regs changed beyond RAX: a fast call must trap */
+	bool fast_trap;                 /* told to trap at lx_fast_trap for its registers */
+	bool is_sigthread;              /* a space's signal thread, not a Linux thread */
+	/* redirection (sigthread.c); COMING: stopped on its way to lx, it will bring the call */
+	enum { KICK_NONE, KICK_QUEUED, KICK_SENT, KICK_EARLY, KICK_COMING } kick;
+	struct thread *next_kick;
+	struct regs stopped;            /* KICK_EARLY: its registers at the stub's #UD */
 	u64 fs_base;
 	bool fs_dirty;                  /* the next reply must set FS.base */
 	u64 clear_child_tid;
@@ -211,6 +247,9 @@ struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
+/* lx's address of user byte va, made present for reading; NULL if not mapped readable */
+uint8_t *vm_kaddr(struct mm *mm, u64 va);
+bool vm_is_text(struct mm *mm, u64 va);     /* in a private, read-only, executable file mapping */
 /* file: NULL for anonymous memory; file_writable: its descriptor was opened for writing */
 long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file,
 	     u64 off, bool file_writable);
@@ -262,10 +301,40 @@ extern char poll_any[];                    /* wchan of poll/select: woken by eve
 bool retry_pending(void);
 void retry_blocked(void);
 u64 next_deadline(void);
+void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
+
+/* sigthread.c: redirection of running threads by each space's signal thread */
+void kick(struct thread *t);               /* get a thread running its own code to lx */
+void kick_forget(struct thread *t);
+void sigthread_message(struct thread *st, L4_Word_t label, L4_MsgTag_t tag);
+bool kick_early(struct thread *t);         /* t reached the stub's #UD before the report */
+void redirect_direct(struct thread *t);    /* lx redirects t itself (a thread that waits in lx) */
+/* proc.c */
+struct thread *sigthread_create(struct mm *mm);
+void sigthread_delete(struct mm *mm);
+#define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
+
+/* fast.c: the fast library path */
+extern bool lx_fast_on;                    /* the lx.fast option (default on) */
+struct fastimg *fast_new(void);
+void fast_put(struct fastimg *f);
+struct fastimg *fast_get(struct fastimg *f);
+int fast_map(struct mm *mm);               /* give a new image its fast area */
+void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite its site (mm->fast) */
+bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
+void fast_call(struct thread *t);          /* the fast call message */
+void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
+extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
+enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER };
+enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
+void fast_init(void *stub_page);
 
 /* main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
+void map_stub(struct thread *t);           /* answer a page fault on the stub page */
+/* t was redirected to the stub's #UD; msg: its registers there */
+void redirected(struct thread *t, const struct regs *msg);
 void reply_flush(void);                    /* send a deferred reply before using the MRs */
 void lx_init_exited(int status) __attribute__((noreturn));
 
@@ -306,9 +375,17 @@ void signal_send_pgrp(int pgid, int sig);
 bool signal_pending(struct thread *t);      /* a deliverable signal waits */
 /* Before a reply: a handler's frame, or the default action; false if t is gone. */
 bool signal_deliver(struct thread *t);
+/* Has signal_deliver anything to do (a signal, a restart, a mask to restore)?  (The
+ * mask never holds SIGKILL or SIGSTOP.) */
+static inline bool signal_work(const struct thread *t)
+{
+	return ((t->sigpending | t->proc->sigpending) & ~t->sigmask) ||
+	       t->regs.rax == (u64)-LX_ERESTART || t->restore_sigmask;
+}
 /* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
 bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
 u64 signal_next_timer(void);
+void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);
 
 /* file.c: open files and descriptor tables */

@@ -15,7 +15,6 @@ static L4_ThreadId_t pending;           /* a reply loaded in the MRs, not yet se
 static void *stub_page;
 
 extern const char lx_stub_start[], lx_stub_signal[], lx_stub_end[];
-#define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
 
 u64 lx_now_us(void)
 {
@@ -61,6 +60,12 @@ void reply_flush(void)
 void thread_reply(struct thread *t)
 {
 	reply_flush();
+	t->state = T_RUNNING;
+	pending = t->tid;
+	if (t->fast) {
+		fast_reply(t);
+		return;
+	}
 	L4_Word_t *mr = L4_Utcb();
 	unsigned u = REGS_WORDS;
 	L4_Word_t label = 0;
@@ -72,8 +77,6 @@ void thread_reply(struct thread *t)
 	}
 	mr[0] = L4_TAG_MAKE(label, u, 0);
 	memcpy(&mr[1], &t->regs, sizeof(t->regs));
-	t->state = T_RUNNING;
-	pending = t->tid;
 }
 
 /* Answer a page fault with a map item (or nothing, which lets the thread fault again). */
@@ -88,18 +91,24 @@ static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 
 /* --- messages --- */
 
+/* Answer a fault on the stub page (or its fast-area alias) with the stub. */
+void map_stub(struct thread *t)
+{
+	map_reply(t->tid, L4_MR(1), (u64)stub_page, 4 | 1);
+	t->state = t->state == T_INCALL ? T_RUNNING : t->state;
+}
+
 static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 {
-	if ((addr & ~(LX_PAGE_SIZE - 1)) == LX_STUB_PAGE && !(rwx & 2)) {
-		map_reply(t->tid, addr, (u64)stub_page, 4 | 1);
-		t->state = t->state == T_INCALL ? T_RUNNING : t->state;
+	u64 page = addr & ~(LX_PAGE_SIZE - 1);
+	if ((page == LX_STUB_PAGE || (page == LX_FAST_BASE && t->mm->fast)) && !(rwx & 2)) {
+		map_stub(t);
 		return;
 	}
 	static u64 nfaults;
 	if (lx_trace && !(++nfaults % 1024))
 		lx_log("lx: %lu page faults, %lu us\n", nfaults, lx_now_us());
 	u32 access = (rwx & 2) ? VM_WRITE : (rwx & 1) ? VM_EXEC : VM_READ;
-	u64 page;
 	u32 rights;
 	int err = vm_fault(t->proc, addr, access, &page, &rights);
 	if (!err) {
@@ -124,6 +133,33 @@ static int vector_signal(u64 vec)
 	}
 }
 
+/*
+ * t was redirected to the stub's #UD (sigthread.c).  Stopped in the fast
+ * path before its call reached lx, it just goes on (the call will come and
+ * take the signal); stopped after, lx's answer in t->regs is its state.
+ */
+void redirected(struct thread *t, const struct regs *msg)
+{
+	struct regs stopped = *msg;             /* msg may lie in the MRs, which IPC reuses */
+	int sig = t->fault_sig;
+	t->fault_sig = -1;
+	enum fast_where w = sig ? FAST_NONE : fast_where(t->fault_rip);
+	if (w == FAST_AFTER) {
+		t->fast_trap = false;
+	} else {
+		t->regs = stopped;
+		t->regs.rip = t->fault_rip;
+		t->regs.rflags = t->fault_flags;
+	}
+	if (w == FAST_BEFORE) {
+		t->kick = KICK_COMING;          /* no more redirections until its call comes */
+		thread_reply(t);
+		return;
+	}
+	if (sig ? signal_fault(t, sig, t->fault_addr, true) : signal_deliver(t))
+		thread_reply(t);
+}
+
 static void exception(struct thread *t)
 {
 	L4_Word_t *mr = L4_Utcb();
@@ -132,22 +168,34 @@ static void exception(struct thread *t)
 			thread_reply(t);
 		return;
 	}
+	u64 vec = mr[19], rip = mr[1];
+	if (rip == STUB_SIGNAL_RIP && kick_early(t)) {
+		memcpy(&t->stopped, &mr[1], sizeof(t->stopped));   /* its report will come */
+		return;
+	}
+	if (rip == STUB_SIGNAL_RIP && t->fault_sig >= 0) {
+		redirected(t, (const struct regs *)&mr[1]);
+		return;
+	}
+	if (rip == fast_trap_ip && vec == 6) {
+		if (t->fast_trap) {             /* its fast call's answer: t->regs */
+			t->fast_trap = false;
+			thread_reply(t);
+			return;
+		}
+		lx_log("lx: %s[%d]: fast call failed\n", t->proc->comm, t->proc->pid);
+		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		return;
+	}
 	memcpy(&t->regs, &mr[1], sizeof(t->regs));
-	u64 vec = mr[19];
 	if (vec == PECAN_VEC_SYSCALL) {
+		if (t->mm->fast)
+			fast_patch(t);
 		syscall_dispatch(t);
 		return;
 	}
-	if (t->regs.rip == STUB_SIGNAL_RIP && t->fault_sig >= 0) {
-		/* redirected here for a signal: resume where it was stopped */
-		t->regs.rip = t->fault_rip;
-		t->regs.rflags = t->fault_flags;
-		int sig = t->fault_sig;
-		t->fault_sig = -1;
-		if (sig ? signal_fault(t, sig, t->fault_addr, true) : signal_deliver(t))
-			thread_reply(t);
+	if (vec == 6 && fast_ud(t))
 		return;
-	}
 	t->fault_rip = t->regs.rip;
 	if (signal_fault(t, vector_signal(vec), 0, true))
 		thread_reply(t);
@@ -156,16 +204,23 @@ static void exception(struct thread *t)
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
-	if (from == tty_reader_id()) {
-		tty_message();
+	struct thread *t = thread_by_tid(from);
+	if (!t) {
+		if (from == tty_reader_id())
+			tty_message();
+		return;                         /* a thread lx no longer knows: no answer */
+	}
+	if (t->is_sigthread) {
+		sigthread_message(t, label, tag);
 		return;
 	}
-	struct thread *t = thread_by_tid(from);
-	if (!t)
-		return;                         /* a thread lx no longer knows: no answer */
+	if (t->kick == KICK_COMING)
+		t->kick = KICK_NONE;
 	if (t->state == T_RUNNING)
 		t->state = T_INCALL;
-	if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
+	if (label == LX_FAST_LABEL && L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag))
+		fast_call(t);
+	else if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
 		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
 	else if (label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19)
 		exception(t);
@@ -301,6 +356,8 @@ int main(void)
 	memcpy(stub_page, lx_stub_start, (size_t)(lx_stub_end - lx_stub_start));
 	if (lx_stub_signal - lx_stub_start != STUB_SIGNAL_OFF)
 		lx_panic("lx: the stub's signal entry moved\n");
+	fast_init(stub_page);
+	signal_init();
 	fs_now = now_stamp;
 	fs_init();
 	char cmdline[512] = "";

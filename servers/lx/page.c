@@ -73,12 +73,25 @@ static void *take(void)
 	return p;
 }
 
+/* 16-byte stores, eight a round: a first-touch fault zeroes a page, and this
+ * takes about 350 instructions where `rep stosq` (memset) takes 512. */
+static void zero_page(void *p)
+{
+	char *q = p, *end = q + LX_PAGE_SIZE;
+	__asm__ volatile("pxor %%xmm0, %%xmm0\n"
+			 "1: movdqa %%xmm0, (%0); movdqa %%xmm0, 16(%0); movdqa %%xmm0, 32(%0)\n"
+			 "movdqa %%xmm0, 48(%0); movdqa %%xmm0, 64(%0); movdqa %%xmm0, 80(%0)\n"
+			 "movdqa %%xmm0, 96(%0); movdqa %%xmm0, 112(%0)\n"
+			 "addq $128, %0; cmpq %1, %0; jb 1b"
+			 : "+r"(q) : "r"(end) : "xmm0", "memory", "cc");
+}
+
 void *page_alloc(void)
 {
 	void *p = take();
 	if (!p)
 		return NULL;
-	memset(p, 0, LX_PAGE_SIZE);
+	zero_page(p);
 	*ref(p) = 1;
 	return p;
 }

@@ -89,6 +89,7 @@ static int l4_create(struct thread *t, struct mm *mm)
 	if (fresh)
 		mm->space_tid = t->tid;
 	L4_Set_Priority(t->tid, PROC_PRIO);
+	mm->nthreads++;
 	return 0;
 fail:
 	if (fresh)
@@ -143,6 +144,8 @@ static void l4_delete(struct thread *t)
 	L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
 	by_tno[l4_thread_no(t->tid)] = NULL;
 	utcb_release(mm, t->utcb);
+	if (!--mm->nthreads)
+		sigthread_delete(mm);           /* the space ends with its last Linux thread */
 	if (mm->space_tid == t->tid) {
 		mm->space_tid = L4_NILTHREAD;
 		for (struct proc *p = procs; p; p = p->next_all)
@@ -167,11 +170,60 @@ static void unlink_thread(struct thread *t)
 void thread_destroy(struct thread *t)
 {
 	unblock(t);
+	kick_forget(t);
 	futex_forget(t);
 	l4_delete(t);
 	unlink_thread(t);
 	vfork_forget(t);
 	mm_put(t->mm);
+	lx_free(t);
+}
+
+/*
+ * The signal thread of mm's space (docs/lx.md "Signals"): an L4 thread in
+ * the space, above its Linux threads, running lx_sigthread in the stub page.
+ * Not a Linux thread: in no process's list.  NULL without a thread number
+ * or kernel memory.
+ */
+struct thread *sigthread_create(struct mm *mm)
+{
+	extern const char lx_stub_start[], lx_sigthread[];
+	struct thread *t = lx_zalloc(sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tno_alloc();
+	if (t->tid == L4_NILTHREAD || mm->space_tid == L4_NILTHREAD || l4_create(t, mm)) {
+		lx_free(t);
+		return NULL;
+	}
+	mm->nthreads--;                         /* l4_create counted it */
+	by_tno[l4_thread_no(t->tid)] = t;
+	t->mm = mm;
+	t->is_sigthread = true;
+	t->state = T_STARTING;
+	t->regs = (struct regs){ .rip = LX_STUB_PAGE + (u64)(lx_sigthread - lx_stub_start),
+				 .rflags = 0x202 };
+	L4_Set_Priority(t->tid, PROC_PRIO + 1);     /* it runs before the thread it stops */
+	mm->sigthread = t;
+	mm->sig_waiting = false;
+	if (thread_start(t)) {
+		sigthread_delete(mm);
+		return NULL;
+	}
+	return t;
+}
+
+void sigthread_delete(struct mm *mm)
+{
+	struct thread *t = mm->sigthread;
+	if (!t)
+		return;
+	mm->sigthread = NULL;
+	while (mm->kickq)
+		kick_forget(mm->kickq);
+	L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
+	by_tno[l4_thread_no(t->tid)] = NULL;
+	utcb_release(mm, t->utcb);
 	lx_free(t);
 }
 
@@ -242,6 +294,7 @@ void proc_free(struct proc *p)
 			break;
 		}
 	nprocs--;
+	deadlines_changed();
 	lx_free(p->cmdline);
 	lx_free(p);
 }
@@ -285,6 +338,7 @@ void proc_exit(struct proc *p, int status)
 		thread_destroy(p->threads);
 	p->zombie = true;
 	p->exit_status = status;
+	deadlines_changed();                    /* its alarm no longer counts */
 	release_resources(p);
 	vfork_release(p);
 	if (p == init_proc)
@@ -349,6 +403,10 @@ static int init_args(struct exec_args *a, const char *cmdline)
 		}
 		if (!a->argc && !strcmp(word, "lx.trace")) {
 			lx_trace = true;                /* log every system call (docs/lx.md) */
+			continue;
+		}
+		if (!a->argc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {
+			lx_fast_on = word[8] == '1';    /* the fast library path (docs/lx.md) */
 			continue;
 		}
 		if (exec_args_add(a, a->argv, &a->argc, word))

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Signals.  A signal for a thread that waits in lx (in a system call) is
 // delivered when that call is answered; a thread running its own code is
-// redirected with ExchangeRegisters (lx pages it, so it may) to a `ud2` in
-// the stub page, whose exception brings every register to lx, which then
-// builds the handler's frame as Linux does (seed 000 §4.2: L4Linux's signal
-// thread did the same from inside the process).
+// redirected by its space's signal thread (sigthread.c) to a `ud2` in the
+// stub page, whose exception brings every register to lx, which then builds
+// the handler's frame as Linux does.
 #include "sys.h"
 #include "../../lib/c/string.h"
 
@@ -77,26 +76,6 @@ static bool dumps_core(int sig)
 }
 
 /* --- sending --- */
-
-/* Get a thread that runs its own code to lx, so a signal can be delivered now. */
-static void kick(struct thread *t)
-{
-	if (t->state == T_BLOCKED) {
-		wake_thread(t);
-		return;
-	}
-	if (t->state != T_RUNNING)
-		return;                     /* starting, or its call is being answered anyway */
-	reply_flush();
-	struct L4_ExRegs r = { .control = L4_EXREG_SET_IP, .ip = LX_STUB_PAGE + STUB_SIGNAL_OFF };
-	if (pecan_exregs(t->tid, &r) == L4_NILTHREAD)
-		return;
-	if (r.ip == LX_STUB_PAGE + STUB_SIGNAL_OFF)
-		return;                     /* redirected already: keep where it really was */
-	t->fault_rip = r.ip;
-	t->fault_flags = r.flags;
-	t->fault_sig = 0;               /* nothing but what is pending */
-}
 
 static bool wants(struct thread *t, int sig)
 {
@@ -200,21 +179,80 @@ static bool on_altstack(struct thread *t, u64 sp)
 	return t->altstack_size && sp > t->altstack_sp && sp <= t->altstack_sp + t->altstack_size;
 }
 
-/* Build the handler's frame and point the registers at the handler. */
+/*
+ * The FPU/SSE state in a frame: lx cannot read a thread's FPU registers, so
+ * the stub saves them (lx_sigenter, FXSAVE) in an area above the frame that
+ * uc_mcontext.fpregs names, as Linux lays it out, and restores them
+ * (lx_sigreturn, FXRSTOR) on the way back from the handler.
+ */
+#define FPU_AREA 512
+#define FXSAVE_MXCSR 24
+extern const char lx_stub_start[], lx_sigenter[], lx_sigenter_saved[], lx_sigreturn[];
+#define STUB_ADDR(sym) (LX_STUB_PAGE + (u64)((sym) - lx_stub_start))
+static uint32_t mxcsr_mask = 0xffbf;         /* the CPU's, from lx's own FXSAVE (signal_init) */
+static uint16_t user_cs, user_ss;             /* Pecan's user selectors, as lx runs with them */
+
+void signal_init(void)
+{
+	__asm__ volatile("movw %%cs, %0; movw %%ss, %1" : "=r"(user_cs), "=r"(user_ss));
+	static uint8_t area[FPU_AREA] __attribute__((aligned(16)));
+	__asm__ volatile("fxsave64 %0" : "=m"(area));
+	uint32_t mask;
+	memcpy(&mask, area + FXSAVE_MXCSR + 4, 4);
+	if (mask)
+		mxcsr_mask = mask;
+}
+
+/*
+ * t is about to take its state back through lx_sigreturn (a signal came at
+ * rt_sigreturn, or it was stopped there): take RIP, RFLAGS and RSP from
+ * iretq's words, as Linux would have them; *fpu: the FPU state's area.
+ */
+static bool unwind_sigreturn(struct thread *t, u64 *fpu)
+{
+	u64 iret[5];
+	if (!copyin(t->proc, iret, t->regs.rsp, sizeof(iret)))
+		return false;
+	*fpu = t->regs.rsp + sizeof(iret);
+	t->regs.rip = iret[0];
+	t->regs.rflags = (t->regs.rflags & ~0xcd5UL) | (iret[2] & 0xcd5UL);
+	t->regs.rsp = iret[3];
+	return true;
+}
+
+/* The frame's FPU area: zeros for lx_sigenter's FXSAVE, or the state from `from`. */
+static bool fill_fpu_area(struct thread *t, u64 fpu, u64 from)
+{
+	static uint8_t buf[FPU_AREA];
+	if (from) {
+		if (!copyin(t->proc, buf, from, FPU_AREA))
+			return false;
+	} else {
+		memset(buf, 0, FPU_AREA);
+	}
+	return copyout(t->proc, fpu, buf, FPU_AREA);
+}
+
+/* Build the handler's frame and point the registers at the handler (through lx_sigenter). */
 static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 {
 	struct rt_sigframe f;
+	u64 saved = 0;
+	if (t->regs.rip == STUB_ADDR(lx_sigreturn) && !unwind_sigreturn(t, &saved))
+		return false;
 	memset(&f, 0, sizeof(f));
 	u64 sp = t->regs.rsp - 128;                 /* below the red zone */
 	if ((a->flags & SA_ONSTACK) && t->altstack_size && !on_altstack(t, t->regs.rsp))
 		sp = t->altstack_sp + t->altstack_size;
-	u64 frame = ((sp - sizeof(f)) & ~15UL) - 8;
+	u64 fpu = (sp - FPU_AREA) & ~63UL;
+	u64 frame = ((fpu - sizeof(f)) & ~15UL) - 8;
 	f.pretcode = a->restorer;
 	f.uc.ss_sp = t->altstack_sp;
 	f.uc.ss_size = t->altstack_size;
 	f.uc.ss_flags = t->altstack_size ? (on_altstack(t, t->regs.rsp) ? SS_ONSTACK : 0) : SS_DISABLE;
 	save_context(t, &f.uc.mc);
 	f.uc.mc.cr2 = t->fault_addr;
+	f.uc.mc.fpstate = fpu;
 	f.uc.sigmask = t->restore_sigmask ? t->saved_sigmask : t->sigmask;
 	t->restore_sigmask = false;
 	f.info.signo = sig;
@@ -222,15 +260,18 @@ static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 		f.info.code = 1;
 		f.info.addr = t->fault_addr;
 	}
-	if (!copyout(t->proc, frame, &f, sizeof(f)))
+	if (!fill_fpu_area(t, fpu, saved) || !copyout(t->proc, frame, &f, sizeof(f)))
 		return false;
-	t->regs.rip = a->handler;
+	t->regs.rip = STUB_ADDR(saved ? lx_sigenter_saved : lx_sigenter);
+	t->regs.rcx = a->handler;
+	t->regs.r11 = fpu;
 	t->regs.rsp = frame;
 	t->regs.rdi = (u64)sig;
 	t->regs.rsi = frame + offsetof(struct rt_sigframe, info);
 	t->regs.rdx = frame + offsetof(struct rt_sigframe, uc);
 	t->regs.rax = 0;
 	t->regs.rflags &= ~0x400UL;                 /* DF clear, as the ABI wants */
+	t->regs_dirty = true;
 	t->sigmask |= a->mask | ((a->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
 	t->sigmask &= ~UNBLOCKABLE;
 	return true;
@@ -257,7 +298,8 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 		return;
 	if (!handler_runs || (a && (a->flags & SA_RESTART))) {
 		t->regs.rax = t->sysno;
-		t->regs.rip -= 2;                   /* the `syscall` again */
+		t->regs.rip -= t->fast ? 7 : 2;     /* the `syscall` again, or its rewritten site */
+		t->regs_dirty = true;
 	} else {
 		t->regs.rax = (u64)-LX_EINTR;
 	}
@@ -266,6 +308,8 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 bool signal_deliver(struct thread *t)
 {
 	struct proc *p = t->proc;
+	if (!signal_work(t))
+		return true;
 	for (int sig; (sig = dequeue(t));) {
 		struct sigaction_k *a = &p->sig->act[sig];
 		if (ignored(p, sig))
@@ -311,14 +355,7 @@ bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
 	}
 	t->fault_addr = addr;
 	if (!regs) {
-		reply_flush();
-		struct L4_ExRegs r = { .control = L4_EXREG_SET_IP,
-				       .ip = LX_STUB_PAGE + STUB_SIGNAL_OFF };
-		pecan_exregs(t->tid, &r);
-		if (r.ip != LX_STUB_PAGE + STUB_SIGNAL_OFF) {
-			t->fault_rip = r.ip;
-			t->fault_flags = r.flags;
-		}
+		redirect_direct(t);                 /* it waits for the fault's answer: lx may */
 		t->fault_sig = sig;
 		L4_SetMR(0, 0);                     /* no mapping: it runs into the stub */
 		L4_Reply(t->tid);
@@ -378,6 +415,30 @@ long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, 
 	return 0;
 }
 
+/*
+ * The interrupted code's FPU/SSE state comes back through lx_sigreturn:
+ * RSP points to iretq's five words, written right below the FPU area (in
+ * the frame's own memory), with the RIP, RFLAGS and RSP that rt_sigreturn
+ * restores.  A reserved MXCSR bit would make FXRSTOR fault: they are
+ * cleared, as Linux does.  False if the area is not the process's to use.
+ */
+static bool restore_fpu(struct thread *t, u64 fpu)
+{
+	uint32_t mxcsr;
+	u64 iret[5] = { t->regs.rip, user_cs, (t->regs.rflags & 0xcd5UL) | 0x202, t->regs.rsp,
+			user_ss };
+	if ((fpu & 15) || !copyin(t->proc, &mxcsr, fpu + FXSAVE_MXCSR, 4))
+		return false;
+	mxcsr &= mxcsr_mask;
+	if (!copyout(t->proc, fpu + FXSAVE_MXCSR, &mxcsr, 4) ||
+	    !copyout(t->proc, fpu - sizeof(iret), iret, sizeof(iret)) ||
+	    !copyin(t->proc, &mxcsr, fpu + FPU_AREA - 4, 4))   /* the area's last word is there */
+		return false;
+	t->regs.rip = STUB_ADDR(lx_sigreturn);
+	t->regs.rsp = fpu - sizeof(iret);
+	return true;
+}
+
 long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
@@ -392,7 +453,12 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 		.r13 = c->r13, .r14 = c->r14, .r15 = c->r15, .rax = c->rax, .rcx = c->rcx,
 		.rdx = c->rdx, .rsi = c->rsi, .rdi = c->rdi, .rbp = c->rbp, .r8 = c->r8,
 		.r9 = c->r9, .r11 = c->r11, .rsp = c->rsp, .rflags = (flags & ~0xcd5UL) | (c->eflags & 0xcd5UL) };
+	t->regs_dirty = true;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
+	if (c->rip >= LX_CANONICAL_END || (c->fpstate && !restore_fpu(t, c->fpstate))) {
+		proc_exit(t->proc, LX_SIGSEGV | 0x80);      /* a frame Linux would not take back */
+		return SYS_NOREPLY;
+	}
 	if (signal_deliver(t))
 		thread_reply(t);
 	return SYS_NOREPLY;
@@ -555,6 +621,7 @@ long sys_alarm(struct thread *t, u64 secs, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	u64 left = timer_left(p);
 	p->alarm_at = secs ? lx_now_us() + secs * 1000000 : 0;
 	p->itimer_interval = 0;
+	deadlines_changed();
 	return (long)((left + 999999) / 1000000);
 }
 
@@ -576,6 +643,7 @@ long sys_setitimer(struct thread *t, u64 which, u64 nv, u64 ov, u64 a3, u64 a4, 
 		u64 val = (u64)n[1].tv_sec * 1000000 + (u64)n[1].tv_usec;
 		p->itimer_interval = (u64)n[0].tv_sec * 1000000 + (u64)n[0].tv_usec;
 		p->alarm_at = val ? lx_now_us() + val : 0;
+		deadlines_changed();
 	}
 	return 0;
 }
@@ -604,6 +672,7 @@ void signal_timers(u64 now)
 		if (!p->alarm_at || p->zombie || p->alarm_at > now)
 			continue;
 		p->alarm_at = p->itimer_interval ? now + p->itimer_interval : 0;
+		deadlines_changed();
 		signal_send_proc(p, LX_SIGALRM);
 	}
 }

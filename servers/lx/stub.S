@@ -1,13 +1,46 @@
 // SPDX-License-Identifier: MIT
 // The stub lx maps read-only at LX_STUB_PAGE in every process (copied there
-// from lx's own image, so it is position independent).  A new thread starts
-// at lx_stub_start: it makes its pager (lx) its exception handler, then asks
-// lx for its registers with a private system call, whose answer replaces
-// them all.  lx_stub_signal is where lx redirects a running thread
-// (ExchangeRegisters) to have a signal delivered: the #UD there reaches lx
-// with every register intact.
+// from lx's own image, so it is position independent), and a second time at
+// LX_FAST_BASE in processes with a fast-path area (docs/lx.md).
+//
+// lx_stub_start: a new thread starts here: it makes its pager (lx) its
+// exception handler, then asks lx for its registers with a private system
+// call, whose answer replaces them all.
+// lx_stub_signal: where a running thread is redirected (ExchangeRegisters)
+// to have a signal delivered: the #UD there reaches lx with every register.
+// lx_fast: the fast library path.  A rewritten `mov $n,%eax; syscall` site
+// jumps (no stack) to its trampoline, which sets EAX = n and RCX = the
+// return address, as `syscall` would, and jumps here.  This sends the
+// registers to lx as an L4 IPC: MR1..MR7 as in an exception message (RIP
+// RBX R10 R12..R15, the last six in place), MR21..MR31 the rest in struct
+// regs' order (RAX RCX RDX RSI RDI RBP R8 R9 R11 RSP RFLAGS), kept in the
+// thread's UTCB, which is also the private stack for the kernel stub's call:
+// nothing at or below the user's RSP is touched (red zone).  They lie above
+// MR20 because a #UD's exception message overwrites MR0..MR20, and a thread
+// stopped here for a signal resumes here after one.  lx answers with MR1 =
+// the result and MR2..MR7 = RBX R10 R12..R15 back; the rest is reloaded.  A reply labelled
+// LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
+// that lx can answer with a whole register state (a signal handler's frame,
+// rt_sigreturn, a restarted call, a new FS.base).
+// lx_sigthread: the process's signal thread (docs/lx.md "Signals").  It
+// reports to lx and waits for a request: MR1 = a thread of its space, MR2 =
+// where to send it (lx_stub_signal); it redirects that thread with
+// ExchangeRegisters and reports MR1 = the thread, MR2 = ExchangeRegisters'
+// result (nil: failed), MR3 = the IP it interrupted, MR4 = its flags, MR5 =
+// its old control word.  The first report (MR1 = 0) says it is ready.
+// lx_sigenter: a signal handler's first instructions: the interrupted code's
+// FPU/SSE state goes to the frame's FPU area (R11), the handler starts from
+// the default state (MXCSR 0x1f80, as on Linux), then the handler (RCX).
+// lx_sigenter_saved: the same for a signal that comes at rt_sigreturn,
+// whose state lx copied from the returning frame's area.
+// lx_sigreturn: rt_sigreturn's last step: the state comes back from the FPU
+// area at RSP + 40, and iretq (user to user) takes RIP, RFLAGS and RSP from
+// the five words at RSP, which lx wrote below that area; lx installed all
+// other registers.
 	.section .rodata
 	.globl lx_stub_start, lx_stub_signal, lx_stub_end
+	.globl lx_fast, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
+	.globl lx_sigenter, lx_sigenter_saved, lx_sigreturn
 	.p2align 6
 lx_stub_start:
 	movq %gs:0, %rax
@@ -19,5 +52,101 @@ lx_stub_start:
 	.p2align 6
 lx_stub_signal:
 	ud2
+
+	.p2align 4
+lx_fast:                                /* RAX = n, RCX = return address */
+	movq %rsp, %r11
+	movq %gs:0, %rsp                /* P: MRi at P + 8i */
+	movq %r11, 0xf0(%rsp)           /* MR30 RSP */
+	movq %rcx, 0xb0(%rsp)           /* MR22 RCX */
+	movq %rax, 0xa8(%rsp)           /* MR21 RAX */
+	leaq 0x100(%rsp), %rsp
+	pushfq                          /* MR31 RFLAGS */
+	leaq -0xf8(%rsp), %rax          /* P (lea leaves the flags alone) */
+	movq 0xf8(%rax), %r11
+	movq %r11, 0xe8(%rax)           /* MR29 R11 = RFLAGS, as after `syscall` */
+	movq %rdx, 0xb8(%rax)           /* MR23..MR28 RDX RSI RDI RBP R8 R9 */
+	movq %rsi, 0xc0(%rax)
+	movq %rdi, 0xc8(%rax)
+	movq %rbp, 0xd0(%rax)
+	movq %r8, 0xd8(%rax)
+	movq %r9, 0xe0(%rax)
+	movq %rax, %rdi                 /* the UTCB pointer */
+	leaq 0x200(%rax), %rsp          /* the stub's return address goes to MR63 */
+	movq %rcx, %rax                 /* MR1 RIP; MR2..MR7 are RBX R10 R12..R15 in place */
+	movq -0x60(%rdi), %rsi          /* to: the Pager TCR, lx */
+	movq %rsi, %rdx                 /* from: lx */
+	xorl %r8d, %r8d                 /* timeouts: never */
+	movq $0x4c58001f, %r9           /* MR0: label LX_FAST_LABEL, u = 31 */
+lx_fast_call:
+	call *lx_stub_ipc(%rip)
+	testl $0x1000f000, %r9d         /* label LX_FAST_TRAP (0x1000), or a flag (error) */
+	jnz lx_fast_trap
+	movq 0xb0(%rdi), %rcx
+	movq 0xb8(%rdi), %rdx
+	movq 0xc0(%rdi), %rsi
+	movq 0xd0(%rdi), %rbp
+	movq 0xd8(%rdi), %r8
+	movq 0xe0(%rdi), %r9
+	movq 0xe8(%rdi), %r11
+	leaq 0xf8(%rdi), %rsp
+	popfq
+	movq 0xf0(%rdi), %rsp
+	movq 0xc8(%rdi), %rdi
+	jmp *%rcx
+lx_fast_trap:
+	ud2
+
+	.p2align 4
+lx_sigthread:
+	xorl %eax, %eax                 /* the first report: ready */
+	xorl %ebx, %ebx
+	xorl %r10d, %r10d
+	xorl %r12d, %r12d
+	xorl %r13d, %r13d
+1:	movq %gs:0, %rdi
+	leaq 0x200(%rdi), %rsp          /* the stubs' return addresses go to MR63 */
+	movq -0x60(%rdi), %rsi          /* to and from: the Pager TCR, lx */
+	movq %rsi, %rdx
+	xorl %r8d, %r8d
+	movq $0x4c590005, %r9           /* MR0: label LX_SIG_LABEL, u = 5 */
+	call *lx_stub_ipc(%rip)
+	testl $0xf000, %r9d
+	jnz lx_sigthread                /* failed: report ready again */
+	movq %rax, 0x40(%rdi)           /* the thread, kept in MR8's word */
+	movq %rbx, %r8                  /* IP */
+	movq $0x210, %rsi               /* control: set IP, deliver */
+	call *lx_stub_exregs(%rip)
+	movq %gs:0, %rdi
+	movq %rax, %rbx                 /* MR2 result */
+	movq %r8, %r10                  /* MR3 old IP */
+	movq %r9, %r12                  /* MR4 old flags */
+	movq %rsi, %r13                 /* MR5 old control */
+	movq 0x40(%rdi), %rax           /* MR1 the thread */
+	jmp 1b
+
+	.p2align 4
+lx_sigenter:                            /* RCX = the handler, R11 = the FPU area */
+	fxsave64 (%r11)
+lx_sigenter_saved:                      /* (the area holds the state already) */
+	fxrstor64 lx_fpu_init(%rip)
+	xorl %eax, %eax
+	jmp *%rcx
+lx_sigreturn:
+	fxrstor64 40(%rsp)
+	iretq
+
+	.p2align 6
+lx_fpu_init:                            /* FXSAVE image of the initial state */
+	.word 0x037f                    /* FCW */
+	.fill 22, 1, 0
+	.long 0x1f80                    /* MXCSR */
+	.fill 484, 1, 0
+
+	.p2align 3
+lx_stub_ipc:
+	.quad 0                         /* the kernel's Ipc stub, filled in by lx */
+lx_stub_exregs:
+	.quad 0                         /* its ExchangeRegisters stub */
 lx_stub_end:
 	.section .note.GNU-stack,"",@progbits

@@ -189,22 +189,33 @@ void vfork_forget(struct thread *t)
 
 /* --- execve --- */
 
+/*
+ * One execve runs at a time (lx serves one call at a time), so its arguments
+ * live in one static buffer: 144 KiB from lx_malloc per call cost 24,000
+ * instructions of zeroing, and large blocks come only from the pool's
+ * never-used part, which one exec after another would have used up.
+ */
+static struct exec_args args;
+static char args_buf[EXEC_MAX_BYTES];
+static bool args_busy;
+
 struct exec_args *exec_args_new(void)
 {
-	struct exec_args *a = lx_zalloc(sizeof(*a));
-	if (a && !(a->buf = lx_malloc(EXEC_MAX_BYTES))) {
-		lx_free(a);
-		a = NULL;
-	}
-	return a;
+	if (args_busy)
+		return NULL;
+	args_busy = true;
+	args.buf = args_buf;
+	args.used = 0;
+	args.argc = args.envc = 0;
+	args.argv[0] = args.envp[0] = NULL;
+	args.path[0] = 0;
+	return &args;
 }
 
 void exec_args_free(struct exec_args *a)
 {
-	if (a) {
-		lx_free(a->buf);
-		lx_free(a);
-	}
+	if (a == &args)
+		args_busy = false;
 }
 
 int exec_args_add(struct exec_args *a, char **vec, int *count, const char *s)

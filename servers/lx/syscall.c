@@ -10,6 +10,11 @@
 bool lx_trace;
 static struct thread *blocked;          /* threads parked in a system call */
 static struct thread *retry;            /* to be run again */
+/* next_deadline's answer, recomputed only after something it reads changed */
+static bool deadlines_stale = true;
+static u64 deadline_cached;
+
+void deadlines_changed(void) { deadlines_stale = true; }
 
 static const sys_fn table[SYS_MAX] = {
 #define ENTRY(nr, name) [nr] = sys_##name,
@@ -19,6 +24,7 @@ static const sys_fn table[SYS_MAX] = {
 
 static void list_remove(struct thread **list, struct thread *t)
 {
+	deadlines_stale |= t->deadline != 0;
 	for (struct thread **pp = list; *pp; pp = &(*pp)->next_blocked)
 		if (*pp == t) {
 			*pp = t->next_blocked;
@@ -31,6 +37,7 @@ void block_on(struct thread *t, void *wchan, u64 deadline)
 	t->state = T_BLOCKED;
 	t->wchan = wchan;
 	t->deadline = deadline;
+	deadlines_stale |= deadline != 0;
 	t->next_blocked = blocked;
 	blocked = t;
 }
@@ -70,12 +77,17 @@ void wake_thread(struct thread *t)
 		make_retry(t);
 }
 
+/* The earliest deadline of a parked thread or an alarm (µs), 0 if none. */
 u64 next_deadline(void)
 {
+	if (!deadlines_stale)
+		return deadline_cached;
 	u64 d = signal_next_timer();
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
+	deadlines_stale = false;
+	deadline_cached = d;
 	return d;
 }
 
@@ -143,7 +155,7 @@ void syscall_run(struct thread *t)
 	r->rax = (u64)res;
 	r->rcx = r->rip;
 	r->r11 = r->rflags;
-	if (signal_deliver(t))
+	if (!signal_work(t) || signal_deliver(t))
 		thread_reply(t);
 }
 

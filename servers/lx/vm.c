@@ -52,13 +52,29 @@ static bool chargeable(u32 prot)
 	return (prot & VM_WRITE) && !(prot & VM_STACK);
 }
 
-/* --- the radix tree: 4 levels of 512 entries, like x86's own --- */
+/*
+ * --- the radix tree: 4 levels of 512 entries, like x86's own ---
+ * An interior entry is the child table's address; its low 8 bits (the
+ * table is page aligned) say which eighths (64 entries) of the child may be
+ * in use, and mm->pgd_sum says it for the top table.  The bits are set
+ * when an entry below is made and never cleared, so they over-approximate:
+ * walks skip the eighths that were never used, which is most of every
+ * table of a small process (a full scan cost fork+exit 60,000 instructions).
+ */
+#define SUM_BITS 0xffUL
+
+static inline u64 *child_table(u64 e) { return (u64 *)(e & ~PTE_FLAGS); }
 
 static u64 *pte(struct mm *mm, u64 va, bool create)
 {
-	u64 *table = mm->pgd;
-	for (int shift = 39; shift > 12; shift -= 9) {
-		u64 *e = &table[(va >> shift) & 511];
+	u64 *table = mm->pgd, *sum = &mm->pgd_sum;
+	for (int shift = 39; shift >= 12; shift -= 9) {
+		unsigned i = (unsigned)(va >> shift) & 511;
+		if (create)
+			*sum |= 1UL << (i >> 6);
+		if (shift == 12)
+			return &table[i];
+		u64 *e = &table[i];
 		if (!*e) {
 			if (!create)
 				return NULL;
@@ -67,42 +83,89 @@ static u64 *pte(struct mm *mm, u64 va, bool create)
 				return NULL;
 			*e = (u64)n;
 		}
-		table = (u64 *)*e;
+		sum = e;
+		table = child_table(*e);
 	}
-	return &table[(va >> 12) & 511];
+	return NULL;
 }
 
 static inline void *pte_page(u64 e) { return (void *)(e & ~PTE_FLAGS); }
 
-/* Call fn on every present entry in [start, end). */
-static void walk_level(u64 *table, int shift, u64 base, u64 start, u64 end,
+/* Eight entries at once: most of a sparse table is empty. */
+static inline bool empty8(const u64 *e)
+{
+	return !(e[0] | e[1] | e[2] | e[3] | e[4] | e[5] | e[6] | e[7]);
+}
+
+/* Call fn on every present entry in [start, end) of a table whose used eighths are `sum`. */
+static void walk_level(u64 *table, u64 sum, int shift, u64 base, u64 start, u64 end,
 		       void (*fn)(void *ctx, u64 va, u64 *e), void *ctx)
 {
 	u64 span = 1UL << shift;
-	for (unsigned i = 0; i < 512; i++) {
-		u64 va = base + i * span;
-		if (!table[i] || va + span <= start || va >= end)
+	for (unsigned g = 0; g < 8; g++) {
+		u64 gbase = base + ((u64)g << (shift + 6));
+		if (!(sum & (1UL << g)) || gbase + (span << 6) <= start || gbase >= end)
 			continue;
-		if (shift == 12)
-			fn(ctx, va, &table[i]);
-		else
-			walk_level((u64 *)table[i], shift - 9, va, start, end, fn, ctx);
+		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			u64 va = base + i * span;
+			if (!(i & 7) && empty8(&table[i])) {
+				i += 7;
+				continue;
+			}
+			if (!table[i] || va + span <= start || va >= end)
+				continue;
+			if (shift == 12)
+				fn(ctx, va, &table[i]);
+			else
+				walk_level(child_table(table[i]), table[i] & SUM_BITS, shift - 9, va,
+					   start, end, fn, ctx);
+		}
 	}
 }
 
 static void walk(struct mm *mm, u64 start, u64 end, void (*fn)(void *, u64, u64 *), void *ctx)
 {
-	walk_level(mm->pgd, 39, 0, start, end, fn, ctx);
+	walk_level(mm->pgd, mm->pgd_sum, 39, 0, start, end, fn, ctx);
 }
 
-static void free_level(u64 *table, int shift)
+/* Free a table with everything below it: tables, and the pages the leaves hold. */
+static void free_level(u64 *table, u64 sum, int shift)
 {
-	if (shift > 12)
-		for (unsigned i = 0; i < 512; i++)
-			if (table[i])
-				free_level((u64 *)table[i], shift - 9);
+	for (unsigned g = 0; g < 8; g++) {
+		if (!(sum & (1UL << g)))
+			continue;
+		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			if (!(i & 7) && empty8(&table[i])) {
+				i += 7;
+				continue;
+			}
+			if (!table[i])
+				continue;
+			if (shift == 12)
+				page_free(pte_page(table[i]));
+			else
+				free_level(child_table(table[i]), table[i] & SUM_BITS, shift - 9);
+		}
+	}
 	page_free(table);
 }
+
+/*
+ * A translation cache for copyin/copyout: (mm, page) to lx's page, and
+ * whether it may be written now.  Everything that takes a page away or
+ * write-protects one (unmap, fork, mprotect, copy on write, an mm's end)
+ * calls tlb_flush, which makes every entry stale at once.
+ */
+#define TLB_SIZE 64
+static struct tlb_entry {
+	struct mm *mm;
+	u64 page, gen;
+	char *k;
+	bool w;
+} tlb[TLB_SIZE];
+static u64 tlb_gen = 1;
+
+static void tlb_flush(void) { tlb_gen++; }
 
 /* --- revoking rights in the L4 spaces, 64 fpages per Unmap --- */
 
@@ -133,14 +196,19 @@ static void revoke_add(struct revoke *r, void *page, unsigned rights)
 
 static struct vma *vma_find(struct mm *mm, u64 va)
 {
+	struct vma *h = mm->vma_hint;
+	if (h && va >= h->start && va < h->end)
+		return h;
 	for (struct vma *v = mm->vmas; v && v->start <= va; v = v->next)
 		if (va < v->end)
-			return v;
+			return mm->vma_hint = v;
 	return NULL;
 }
 
 static void vma_free(struct mm *mm, struct vma *v)
 {
+	if (mm->vma_hint == v)
+		mm->vma_hint = NULL;
 	if (v->prot & VM_CHARGED)
 		uncharge(mm, (v->end - v->start) / LX_PAGE_SIZE);
 	if (v->file)
@@ -192,6 +260,7 @@ static void unmap_one(void *ctx, u64 va, u64 *e)
 /* Drop pages and areas of [start, end); false without memory for a split. */
 static bool unmap_range(struct mm *mm, u64 start, u64 end)
 {
+	tlb_flush();
 	struct unmap_ctx c = { .mm = mm };
 	for (struct vma *v = mm->vmas; v; v = v->next) {
 		if (v->start < start && v->end > start && !vma_split(v, start))
@@ -230,18 +299,13 @@ struct mm *mm_new(void)
 	return mm;
 }
 
-static void put_page_cb(void *ctx, u64 va, u64 *e)
-{
-	(void)ctx; (void)va;
-	page_free(pte_page(*e));
-}
-
 void mm_put(struct mm *mm)
 {
 	if (!mm || --mm->refs)
 		return;
-	walk(mm, 0, LX_USER_END, put_page_cb, NULL);
-	free_level(mm->pgd, 39);
+	tlb_flush();
+	free_level(mm->pgd, mm->pgd_sum, 39);
+	fast_put(mm->fast);
 	while (mm->vmas) {
 		struct vma *v = mm->vmas;
 		mm->vmas = v->next;
@@ -304,12 +368,14 @@ static bool copy_vmas(struct mm *child, const struct mm *parent)
 
 struct mm *mm_fork(struct mm *parent)
 {
+	tlb_flush();                                /* the parent's pages become read-only */
 	struct mm *child = mm_new();
 	if (!child)
 		return NULL;
 	child->brk_start = parent->brk_start;
 	child->brk = parent->brk;
 	child->mmap_top = parent->mmap_top;
+	child->fast = fast_get(parent->fast);       /* the same image: same text, same slots */
 	struct fork_ctx c = { .child = child };
 	if (copy_vmas(child, parent))
 		walk(parent, 0, LX_USER_END, fork_one, &c);
@@ -358,6 +424,7 @@ static int shared_file_page(struct vma *v, u64 va, void **out)
 /* Give the process its own copy of a shared page; false without memory. */
 static bool cow_break(u64 *e, bool revoke_old)
 {
+	tlb_flush();
 	void *old = pte_page(*e);
 	if (page_refcount(old) == 1) {
 		*e = (*e & ~PTE_COW) | PTE_W;
@@ -384,7 +451,8 @@ static bool cow_break(u64 *e, bool revoke_old)
  * a copy need not revoke the old page.  Returns 0 or -errno (EFAULT: no
  * such access; ENOMEM).
  */
-static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out)
+static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
+			struct vma **vout)
 {
 	struct vma *v = vma_find(mm, va);
 	if (!v || (access & ~v->prot & (VM_READ | VM_WRITE | VM_EXEC)))
@@ -411,33 +479,73 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out)
 			return -LX_ENOMEM;
 	}
 	*out = e;
+	if (vout)
+		*vout = v;
 	return 0;
 }
 
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out)
 {
 	u64 *e;
-	int err = make_present(p->mm, addr, access, true, &e);
+	struct vma *v;
+	int err = make_present(p->mm, addr, access, true, &e, &v);
 	if (err)
 		return err;
-	struct vma *v = vma_find(p->mm, addr);
 	*page_out = (u64)pte_page(*e);
 	*rights_out = L4_R | ((*e & PTE_W) ? L4_W : 0) | ((v->prot & VM_EXEC) ? L4_X : 0);
 	return 0;
 }
 
+uint8_t *vm_kaddr(struct mm *mm, u64 va)
+{
+	u64 *e;
+	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, NULL))
+		return NULL;
+	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
+}
+
+bool vm_is_text(struct mm *mm, u64 va)
+{
+	struct vma *v = vma_find(mm, va);
+	return v && v->file && (v->prot & VM_EXEC) && !(v->prot & (VM_WRITE | VM_SHARED));
+}
+
+/* Does [start, end) touch the fast area, which the process may not change? */
+static bool fast_clash(struct mm *mm, u64 start, u64 end)
+{
+	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next)
+		if ((v->prot & VM_FAST) && v->end > start)
+			return true;
+	return false;
+}
+
 /* --- copyin/copyout: the process's memory through lx's table --- */
+
+/* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
+static char *user_page(struct mm *mm, u64 uaddr, bool write)
+{
+	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
+	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
+	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
+		return t->k;
+	u64 *e;
+	if (uaddr >= LX_USER_END ||
+	    make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e, NULL))
+		return NULL;
+	*t = (struct tlb_entry){ .mm = mm, .page = page, .gen = tlb_gen, .k = pte_page(*e),
+				 .w = (*e & PTE_W) != 0 };
+	return t->k;
+}
 
 static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
 {
 	while (n) {
-		u64 *e;
-		if (uaddr >= LX_USER_END ||
-		    make_present(p->mm, uaddr, to_user ? VM_WRITE : VM_READ, false, &e))
+		char *pg = user_page(p->mm, uaddr, to_user);
+		if (!pg)
 			return false;
 		u64 off = uaddr & (LX_PAGE_SIZE - 1);
 		size_t chunk = LX_PAGE_SIZE - off < n ? LX_PAGE_SIZE - off : n;
-		char *pg = (char *)pte_page(*e) + off;
+		pg += off;
 		if (to_user)
 			memcpy(pg, kbuf, chunk);
 		else
@@ -461,11 +569,14 @@ bool copyout(struct proc *p, u64 dst, const void *src, size_t n)
 
 long copyin_str(struct proc *p, char *dst, u64 src, size_t max)
 {
-	for (size_t i = 0; i < max; i++) {
-		if (!copyin(p, &dst[i], src + i, 1))
+	for (size_t i = 0; i < max;) {
+		const char *pg = user_page(p->mm, src + i, false);
+		if (!pg)
 			return -LX_EFAULT;
-		if (!dst[i])
-			return (long)i;
+		u64 off = (src + i) & (LX_PAGE_SIZE - 1);
+		for (size_t n = LX_PAGE_SIZE - off; n && i < max; n--, i++)
+			if (!(dst[i] = pg[off++]))
+				return (long)i;
 	}
 	return -LX_ENAMETOOLONG;
 }
@@ -529,6 +640,8 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 			return -LX_ENOMEM;
 		if ((flags & LX_MAP_FIXED_NOREPLACE) && !range_free(mm, addr, addr + len))
 			return -LX_EEXIST;
+		if (fast_clash(mm, addr, addr + len))
+			return -LX_EINVAL;
 		if (!unmap_range(mm, addr, addr + len))
 			return -LX_ENOMEM;
 	} else if (!(addr && addr + len <= LX_MMAP_TOP && addr + len > addr &&
@@ -570,6 +683,8 @@ long vm_munmap(struct proc *p, u64 addr, u64 len)
 	u64 end = PAGE_UP(addr + len);
 	if (end > LX_USER_END)
 		end = LX_USER_END;
+	if (fast_clash(p->mm, addr, end))
+		return -LX_EINVAL;
 	return unmap_range(p->mm, addr, end) ? 0 : -LX_ENOMEM;
 }
 
@@ -597,6 +712,9 @@ long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot)
 	u64 end = PAGE_UP(addr + len);
 	if (end < addr || end > LX_USER_END)
 		return -LX_ENOMEM;
+	if (fast_clash(mm, addr, end))
+		return -LX_EINVAL;
+	tlb_flush();
 	for (u64 a = addr; a < end;) {                  /* every byte must be mapped */
 		struct vma *v = vma_find(mm, a);
 		if (!v)

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from lxshell import Shell
+from lxshell import PATHS, Shell
 
 
-@pytest.fixture(scope="module")
-def sh():
-    s = Shell(timeout=900)
+@pytest.fixture(scope="module", params=sorted(PATHS))
+def sh(request):
+    s = Shell(timeout=900, path=request.param)
     s.expect(r"# $|# \n|# ", 120)
     yield s
     s.close(30)
@@ -124,6 +124,28 @@ def test_threads(sh):
     assert "joined 10, total 10000" in run(sh, "/tests/threads")
 
 
+def test_signals_to_running_threads(sh):
+    """Handlers for threads that run their own code, which their space's signal
+    thread redirects: in a computation, in a spin loop signalled by another
+    process, and in a loop of system calls (stopped inside lx's entry code)."""
+    out = run(sh, "/tests/sigrun", timeout=300)
+    assert "sigrun: all ok" in out, out
+
+
+def test_signal_fpu_state(sh):
+    """A handler that changes XMM registers and MXCSR leaves the interrupted
+    code's as they were; it starts from the default state; fpregs shows them."""
+    out = run(sh, "/tests/sigfpu", timeout=120)
+    assert "sigfpu: all ok" in out, out
+
+
+def test_fast_path_sites(sh):
+    """Linux's register contract at `mov $n,%eax; syscall` sites, rewritten or not."""
+    out = run(sh, "/tests/fastpath")
+    assert "fastpath: all ok" in out, out
+    assert ("site rewritten" if sh.path == "fast" else "site original") in out, out
+
+
 # --- bad input: clear errors, and lx goes on ---
 
 def test_not_elf_is_enoexec(sh):
@@ -175,6 +197,19 @@ def test_spinning_process_preempted(sh):
 def test_unknown_syscall_enosys(sh):
     # busybox's nproc asks sched_getaffinity; an unknown call elsewhere returns ENOSYS
     assert lines(run(sh, "nproc")) == ["1"]
+
+
+def test_many_execs_in_little_memory():
+    """execve after execve in 64 MiB: its argument buffer came from the part of
+    lx's pool that freed pages never return to, and the 246th exec failed."""
+    s = Shell(timeout=300, mem=64)
+    try:
+        s.expect(r"# ", 120)
+        out, _ = s.run("i=0; while [ $i -lt 400 ]; do /bench/hello || echo FAIL $i; "
+                       "i=$((i+1)); done; echo loops=$i", 240)
+        assert "FAIL" not in out and "loops=400" in out, out
+    finally:
+        s.close(30)
 
 
 def test_end_of_input_powers_off(sh):

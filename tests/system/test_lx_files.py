@@ -9,13 +9,13 @@ import subprocess
 import pytest
 
 from harness import TOP
-from lxshell import Shell
+from lxshell import PATHS, Shell
 
 
-@pytest.fixture(scope="module")
-def sh():
+@pytest.fixture(scope="module", params=sorted(PATHS))
+def sh(request):
     subprocess.run(["make", "-s", "lx"], cwd=TOP, check=True, capture_output=True)
-    shell = Shell(timeout=900)
+    shell = Shell(timeout=900, path=request.param)
     shell.expect(r"# ", 300)
     yield shell
     shell.close()

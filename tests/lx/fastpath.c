@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// System-call sites as Linux's ABI defines them, on either of lx's paths
+// (docs/lx.md "The fast library path"): `mov $n,%eax; syscall` sites in
+// hand-written assembly, called twice (the first call traps, and lx may
+// rewrite the site), checked for the registers Linux keeps (all but RAX,
+// RCX = the return address, R11 = RFLAGS), the red zone below RSP, a jump
+// straight to a site's `syscall`, a restart after a signal handler, EINTR,
+// and fork.  Prints whether the site was rewritten; exits 0 when all holds.
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* long site_getpid(void); long site_read(int, void *, long); probe(in, out) */
+__asm__(
+	".text\n"
+	".globl site_getpid, site_getpid_sc, site_getuid, site_getuid_sc, site_read\n"
+	"site_getpid:\n"
+	"	movl $39, %eax\n"
+	"site_getpid_sc:\n"
+	"	syscall\n"
+	"	ret\n"
+	"site_getuid:\n"
+	"	movl $102, %eax\n"
+	"site_getuid_sc:\n"
+	"	syscall\n"
+	"	ret\n"
+	"site_read:\n"
+	"	movl $0, %eax\n"
+	"	syscall\n"
+	"	ret\n"
+	/* probe(u64 in[16], u64 out[32]): registers from in, the getpid site, registers to out */
+	".globl probe, probe_site\n"
+	"probe:\n"
+	"	push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
+	"	movq %rsi, probe_out(%rip)\n"
+	"	leaq -128(%rsp), %rcx\n"           /* the red zone: each word holds its address */
+	"1:	movq %rcx, (%rcx)\n"
+	"	addq $8, %rcx\n"
+	"	cmpq %rsp, %rcx\n"
+	"	jb 1b\n"
+	"	movq 8(%rdi), %rbx; movq 16(%rdi), %rdx; movq 24(%rdi), %rsi\n"
+	"	movq 32(%rdi), %rbp; movq 40(%rdi), %r8; movq 48(%rdi), %r9\n"
+	"	movq 56(%rdi), %r10; movq 64(%rdi), %r12; movq 72(%rdi), %r13\n"
+	"	movq 80(%rdi), %r14; movq 88(%rdi), %r15; movq 96(%rdi), %rcx\n"
+	"	movq 104(%rdi), %r11; movq 0(%rdi), %rdi\n"
+	"	stc\n"                              /* CF set: R11 must show it */
+	"probe_site:\n"
+	"	movl $39, %eax\n"
+	"	syscall\n"
+	"	movq %rax, probe_rax(%rip)\n"
+	"	lahf\n"                             /* the flags' low byte, without the stack */
+	"	movb %ah, probe_flags(%rip)\n"
+	"	movq probe_out(%rip), %rax\n"
+	"	movq %rdi, 0(%rax); movq %rbx, 8(%rax); movq %rdx, 16(%rax); movq %rsi, 24(%rax)\n"
+	"	movq %rbp, 32(%rax); movq %r8, 40(%rax); movq %r9, 48(%rax); movq %r10, 56(%rax)\n"
+	"	movq %r12, 64(%rax); movq %r13, 72(%rax); movq %r14, 80(%rax); movq %r15, 88(%rax)\n"
+	"	movq %rcx, 96(%rax); movq %r11, 104(%rax)\n"
+	"	xorl %ecx, %ecx\n"                  /* count red-zone words that changed */
+	"	leaq -128(%rsp), %rdx\n"
+	"2:	cmpq %rdx, (%rdx)\n"
+	"	je 3f\n"
+	"	incl %ecx\n"
+	"3:	addq $8, %rdx\n"
+	"	cmpq %rsp, %rdx\n"
+	"	jb 2b\n"
+	"	movq %rcx, 112(%rax)\n"
+	"	pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
+	"	ret\n"
+	".data\n"
+	"probe_out: .quad 0\n"
+	".globl probe_flags, probe_rax\n"
+	"probe_flags: .quad 0\n"
+	"probe_rax: .quad 0\n"
+	/* looks like a site, lies in text, and never runs: lx must leave it alone */
+	".section .text.decoy, \"ax\"\n"
+	".globl decoy\n"
+	"decoy: .byte 0xb8, 0x27, 0, 0, 0, 0x0f, 0x05\n"
+	".text\n");
+
+extern char site_getpid_sc[], site_getuid_sc[], probe_site[], decoy[];
+long site_getpid(void);
+long site_getuid(void);
+long site_read(long fd, void *buf, long n);
+void probe(const uint64_t *in, uint64_t *out);
+extern uint64_t probe_flags, probe_rax;
+
+static int failed;
+
+#define CHECK(cond, ...) do { if (!(cond)) { printf("fastpath: FAIL " __VA_ARGS__); \
+	printf("\n"); failed = 1; } } while (0)
+
+static int rewritten(const void *fn)
+{
+	const char *site = fn;
+	return (unsigned char)site[0] == 0xff && site[1] == 0x24 && site[2] == 0x25;
+}
+
+static void regs(void)
+{
+	static const char *const name[] = { "rdi", "rbx", "rdx", "rsi", "rbp", "r8", "r9",
+					    "r10", "r12", "r13", "r14", "r15" };
+	for (int round = 0; round < 3; round++) {
+		uint64_t in[16], out[32];
+		for (int i = 0; i < 14; i++)
+			in[i] = 0x1111111111111111ULL * (uint64_t)(i + 1) + (uint64_t)round;
+		memset(out, 0, sizeof(out));
+		probe(in, out);
+		CHECK((long)probe_rax == getpid(), "round %d: getpid %ld", round, (long)probe_rax);
+		for (int i = 0; i < 12; i++)
+			CHECK(out[i] == in[i], "round %d: %s %lx, wanted %lx", round, name[i],
+			      (unsigned long)out[i], (unsigned long)in[i]);
+		CHECK(out[12] == (uint64_t)(probe_site + 7), "round %d: rcx %lx, wanted %p", round,
+		      (unsigned long)out[12], (void *)(probe_site + 7));
+		CHECK(((out[13] ^ probe_flags) & 0xd5) == 0 && (out[13] & 1),
+		      "round %d: r11 %lx, flags %lx", round, (unsigned long)out[13],
+		      (unsigned long)probe_flags);
+		CHECK(out[14] == 0, "round %d: %lu red-zone words changed", round,
+		      (unsigned long)out[14]);
+	}
+}
+
+static volatile int alarms;
+static void on_alarm(int sig) { (void)sig; alarms++; }
+
+/* A read through a site, blocked in lx when SIGALRM comes; the writer child comes later. */
+static long read_with_alarm(int restart)
+{
+	int p[2];
+	char c = 0;
+	if (pipe(p))
+		return -1000;
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = restart ? SA_RESTART : 0 };
+	sigaction(SIGALRM, &sa, 0);
+	pid_t w = fork();
+	if (!w) {
+		usleep(600000);
+		write(p[1], "x", 1);
+		_exit(0);
+	}
+	alarms = 0;
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	setitimer(ITIMER_REAL, &it, 0);
+	long r = site_read(p[0], &c, 1);
+	waitpid(w, 0, 0);
+	close(p[0]);
+	close(p[1]);
+	return r == 1 && c != 'x' ? -2000 : r;
+}
+
+int main(void)
+{
+	for (int i = 0; i < 2; i++)
+		CHECK(site_getpid() == getpid(), "call %d of the getpid site", i);
+	printf("fastpath: site %s\n", rewritten(site_getpid) ? "rewritten" : "original");
+	regs();
+	/* a jump to a rewritten site's `syscall`: RAX as the jumper set it */
+	long r;
+	__asm__ volatile("subq $128, %%rsp; leaq 1f(%%rip), %%rcx; pushq %%rcx; movl $102, %%eax;"
+			 "jmp site_getpid_sc; 1: addq $128, %%rsp"
+			 : "=a"(r) : : "rcx", "r11", "memory");
+	CHECK(r == 0, "jump into the getpid site with getuid's number: %ld", r);
+	/* the same into a site never run from its start: it stays as it is */
+	__asm__ volatile("subq $128, %%rsp; leaq 1f(%%rip), %%rcx; pushq %%rcx; movl $39, %%eax;"
+			 "jmp site_getuid_sc; 1: addq $128, %%rsp"
+			 : "=a"(r) : : "rcx", "r11", "memory");
+	CHECK(r == getpid(), "jump into the getuid site with getpid's number: %ld", r);
+	CHECK(!rewritten(site_getuid), "the getuid site changed though its mov never ran");
+	CHECK(site_getuid() == 0 && site_getuid() == 0, "the getuid site from its start");
+	CHECK(decoy[0] == (char)0xb8 && decoy[5] == 0x0f, "text that never ran was rewritten");
+	int p[2];
+	char c2;
+	CHECK(!pipe(p) && write(p[1], "y", 1) == 1 && site_read(p[0], &c2, 1) == 1 && c2 == 'y',
+	      "a read through the read site");
+	r = read_with_alarm(1);
+	CHECK(r == 1 && alarms == 1, "SA_RESTART read: %ld, %d alarms", r, alarms);
+	r = read_with_alarm(0);
+	CHECK(r == -EINTR && alarms == 1, "read without SA_RESTART: %ld, %d alarms", r, alarms);
+	pid_t c = fork();
+	if (!c)
+		_exit(site_getpid() == getpid() && site_getpid() == getpid() ? 0 : 1);
+	int st;
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the child's getpid site: status %x", st);
+	CHECK(site_getpid() == getpid(), "the parent's site after fork");
+	printf("fastpath: %s\n", failed ? "failed" : "all ok");
+	return failed;
+}

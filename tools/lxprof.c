@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// The workloads tools/lxprof.py traces and counts: `lxprof OP [N]` (or a
+// copy named lxprof_OP, for the Linux guest's /init, which passes no
+// arguments) runs OP once, then prints PROF START, runs it N times, prints
+// PROF END and the guest instructions per operation (rdtsc under icount).
+// Built static with musl.
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile long caught;
+static int fd_null, p1[2], p2[2], ack[2];
+static pid_t spinner;
+
+static void handler(int sig) { (void)sig; caught++; }
+static void acker(int sig) { (void)sig; write(ack[1], "a", 1); }
+
+/* A child that spins in user code; SIGUSR1 makes it write a byte to ack. */
+static void start_spinner(void)
+{
+	if (pipe(ack))
+		exit(1);
+	spinner = fork();
+	if (!spinner) {
+		struct sigaction sa = { .sa_handler = acker, .sa_flags = SA_RESTART };
+		sigaction(SIGUSR1, &sa, 0);
+		write(ack[1], "r", 1);
+		for (;;)
+			__asm__ volatile("");
+	}
+	char c;
+	read(ack[0], &c, 1);
+}
+
+static uint64_t now(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static void op(const char *name)
+{
+	if (!strcmp(name, "getpid")) {
+		getpid();
+	} else if (!strcmp(name, "write")) {
+		write(fd_null, "x", 1);
+	} else if (!strcmp(name, "stat")) {
+		struct stat st;
+		stat("/tmp/lxprof", &st);
+	} else if (!strcmp(name, "open")) {
+		close(open("/tmp/lxprof", O_RDONLY));
+	} else if (!strcmp(name, "sigaction")) {
+		struct sigaction sa = { .sa_handler = handler };
+		sigaction(SIGUSR1, &sa, 0);
+	} else if (!strcmp(name, "kill")) {
+		kill(getpid(), SIGUSR1);
+	} else if (!strcmp(name, "fork")) {
+		pid_t p = fork();
+		if (!p)
+			_exit(0);
+		waitpid(p, 0, 0);
+	} else if (!strcmp(name, "exec")) {
+		pid_t p = fork();
+		if (!p) {
+			execl("/bench/hello", "hello", (char *)0);
+			_exit(1);
+		}
+		waitpid(p, 0, 0);
+	} else if (!strcmp(name, "pipe")) {
+		char c = 'x';
+		write(p1[1], &c, 1);
+		read(p2[0], &c, 1);
+	} else if (!strcmp(name, "sigrun")) {         /* a signal to a running process */
+		char c;
+		kill(spinner, SIGUSR1);
+		read(ack[0], &c, 1);
+	} else if (!strcmp(name, "faults")) {         /* 64 first-touch faults in one area */
+		char *m = mmap(0, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		for (int i = 0; i < 64; i++)
+			m[i * 4096] = 1;
+		munmap(m, 64 * 4096);
+	} else if (!strcmp(name, "fault")) {
+		char *m = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		m[0] = 1;
+		munmap(m, 4096);
+	} else {
+		fprintf(stderr, "lxprof: no operation %s\n", name);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	const char *name = argc > 1 ? argv[1] : !strncmp(base, "lxprof_", 7) ? base + 7 : "getpid";
+	long n = argc > 2 ? atol(argv[2]) : 200;
+	fd_null = open("/dev/null", O_WRONLY);
+	close(open("/tmp/lxprof", O_RDWR | O_CREAT, 0644));
+	struct sigaction sa = { .sa_handler = handler };
+	sigaction(SIGUSR1, &sa, 0);
+	if (!strcmp(name, "sigrun"))
+		start_spinner();
+	if (!strcmp(name, "pipe")) {
+		if (pipe(p1) || pipe(p2))
+			return 1;
+		if (!fork()) {
+			char c;
+			while (read(p1[0], &c, 1) == 1)
+				write(p2[1], &c, 1);
+			_exit(0);
+		}
+	}
+	op(name);
+	printf("PROF START\n");
+	fflush(stdout);
+	uint64_t t0 = now();
+	for (long i = 0; i < n; i++)
+		op(name);
+	uint64_t t1 = now();
+	printf("PROF END\nlxprof: %s: %.1f instructions per operation\n", name,
+	       (double)(t1 - t0) / (double)n);
+	if (spinner) {
+		kill(spinner, SIGKILL);
+		waitpid(spinner, 0, 0);
+	}
+	return 0;
+}
