@@ -6,7 +6,9 @@
 # program with scale=SCALE and the INIT-ARGs (only=a,b, timeout=S).  Keeps the
 # console in RESULTS.log and writes the META, RESULT and STATUS lines to
 # RESULTS with the run's provenance.  Fails unless the suite reached
-# "BENCH DONE" and lx powered off with status 0.
+# "BENCH DONE" and lx powered off with status 0.  Environment: LX_OPTS, lx's
+# own options before the program (lx.fast=0: the trap path for every call);
+# RESULT_TAG, a parameter added to every RESULT line (path=trap).
 set -e
 kernel=$1 lx=$2 rootfs=$3 scale=$4 results=$5
 shift 5
@@ -18,13 +20,13 @@ start=$(date +%s)
 status=0
 "$top/tools/run" --icount --cpu "$cpu" --mem 256 --timeout "${BENCH_TIMEOUT:-3000}" \
 	--kernel "$kernel" --root "$lx" --module "$rootfs" \
-	--root-args "/bench/init scale=$scale $*" </dev/null >"$log" 2>&1 || status=$?
+	--root-args "${LX_OPTS:+$LX_OPTS }/bench/init scale=$scale $*" </dev/null >"$log" 2>&1 || status=$?
 end=$(date +%s)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 {
 	"$top/bench/provenance.sh" pecan-lx "$cpu" $((end - start))
 	echo "META kernel=pecan+lx:$(basename "$(dirname "$kernel")")"
-	grep -E '^(META|RESULT|STATUS) ' "$log" || true
+	grep -E '^(META|RESULT|STATUS) ' "$log" | sed "/^RESULT /s/ value=/${RESULT_TAG:+ $RESULT_TAG} value=/" || true
 } >"$results"
 if ! grep -q '^BENCH DONE' "$log" || [ "$status" != 0 ]; then
 	echo "boot.sh: the suite on lx did not finish (tools/run status $status); console tail:" >&2

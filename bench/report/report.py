@@ -103,17 +103,23 @@ def seed_num(v):
 def sec_getpid(t, plots):
     lv, lt, _ = t.cell("linux", "lmbench.getpid")
     pv, pt, _ = t.cell("pecan", "lmbench.getpid")
+    _, trap_t, _ = t.cell("pecan", "lmbench.getpid", exact=True, path="trap")
     rows = []
     for system, cycles in seeds.T000_2.items():
-        here = {"Linux": lt, "L4Linux": pt}.get(system, DASH)
+        here = {"Linux": lt, "L4Linux": pt, "L4Linux (trampoline)": trap_t}.get(system, DASH)
         if system == "L4Linux":
-            system += " (here: Pecan's Linux personality)"
+            system += " (here: lx, the fast library path)"
+        elif system == "L4Linux (trampoline)":
+            system += " (here: lx, every call trapping, `lx.fast=0`)"
         rows.append([system, cycles, here])
     ratio = compare(lv, pv, "instructions")[0]
     return (["## Seed 000, Table 2: `getpid`", "",
              "Seed: cycles on a 133 MHz Pentium. Here: guest instructions per call, "
-             "a static musl program in a tight loop. Pecan's row is the Linux personality "
-             f"(L4Linux's place). Ratio Pecan / Linux here: {ratio} "
+             "a static musl program in a tight loop. Pecan's rows are the Linux personality "
+             "(L4Linux's place): the seed's L4Linux called the server from a modified C library, "
+             "as lx's fast library path does from unmodified binaries by rewriting their "
+             "`syscall` sites; its trampoline reflected each trap, as lx does with the path "
+             f"turned off. Ratio Pecan / Linux here: {ratio} "
              f"(seed L4Linux / Linux: {526 / 223:.2f}).", ""]
             + md_table(["System", "seed [cycles]", "here [instructions]"], rows))
 
@@ -394,6 +400,10 @@ def sec_lx(t, plots):
         pv, pt, punit = t.cell("pecan", name, exact=True, **params)
         ratio = compare(lv, pv, unit or punit or "instructions")[0]
         rows.append([label, lt, pt, ratio, goal, _goal_met(ratio, most)])
+        if name in seeds.LX_TRAP_ROWS:
+            tv, tt, _ = t.cell("pecan", name, exact=True, path="trap", **params)
+            rows.append([label + ", every call trapping (`lx.fast=0`)", lt, tt,
+                         compare(lv, tv, unit or "instructions")[0], DASH, DASH])
     for task, _ in seeds.REAIM_TASKS:
         lv, lt, _ = t.cell("linux", "reaim." + task)
         pv, pt, _ = t.cell("pecan", "reaim." + task, exact=True)
