@@ -415,6 +415,12 @@ long lx_random(void *buf, size_t n);                /* getrandom's bytes */
 void tty_init(L4_ThreadId_t reader);         /* starts the console reader thread */
 L4_ThreadId_t tty_reader_id(void);
 void tty_message(void);                      /* the reader's message: input bytes */
+
+/* clock.c: the thread that wakes lx at the earliest deadline */
+void clock_init(L4_ThreadId_t c);
+L4_Word_t clock_update(u64 deadline);       /* 0: none; the receive timeout lx needs */
+bool clock_is(L4_ThreadId_t from);
+void clock_message(void);                   /* its tick */
 int tty_fg_pgrp(void);
 void tty_set_fg_pgrp(int pgrp);
 extern const struct file_ops tty_ops;        /* /dev/console and /dev/tty */

@@ -208,6 +208,8 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 	if (!t) {
 		if (from == tty_reader_id())
 			tty_message();
+		else if (clock_is(from))
+			clock_message();
 		return;                         /* a thread lx no longer knows: no answer */
 	}
 	if (t->is_sigthread) {
@@ -226,16 +228,10 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 		exception(t);
 }
 
-/* The receive timeout that ends at the earliest parked thread's deadline. */
-static L4_Word_t rcv_timeout(void)
-{
-	u64 d = next_deadline();
-	if (!d)
-		return L4_TIMEOUT_NEVER;
-	u64 now = lx_now_us();
-	return d <= now ? L4_TIMEOUT_ZERO : L4_TimePeriod(d - now);
-}
-
+/*
+ * lx's receives do not time out (the kernel's fastpath takes only those): the
+ * clock thread sleeps until the earliest deadline and sends a tick (clock.c).
+ */
 static void loop(void)
 {
 	for (;;) {
@@ -243,7 +239,7 @@ static void loop(void)
 			reply_flush();
 			retry_blocked();
 		}
-		L4_Word_t rcv = rcv_timeout();
+		L4_Word_t rcv = clock_update(next_deadline());
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag;
 		if (pending != L4_NILTHREAD) {
@@ -364,6 +360,7 @@ int main(void)
 	load_modules(cmdline, sizeof(cmdline));
 	make_nodes();
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
+	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
 	lx_log("lx: Linux personality on Pecan: %lu MiB for processes\n", pool_bytes() >> 20);
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
