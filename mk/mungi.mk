@@ -12,7 +12,7 @@ $(BUILD)/host/test_mungi_ot: tests/host/test_mungi_ot.c tests/host/xorshift.h se
 MUNGI     := $(BUILD)/servers/mungi.elf
 MUNGI_SRC := $(wildcard servers/mungi/*.c)
 MUNGI_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(MUNGI_SRC)) $(BUILD)/u/kernel/elf.c.o
-$(MUNGI): $(MUNGI_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ)
+$(MUNGI): $(MUNGI_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ) $(STORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 

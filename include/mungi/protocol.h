@@ -114,6 +114,8 @@ enum mungi_error {
 	MUNGI_EEXIST,           /* already there */
 	MUNGI_ELOOP,            /* a chain of object mappings too long or circular */
 	MUNGI_ECONFINED,        /* IPC from a confined task to anyone but the server */
+	MUNGI_ENOSPC,           /* the disk (the page store) is full: the checkpoint failed, the last one stands */
+	MUNGI_EIO,              /* the disk failed: the checkpoint failed, the last one stands */
 };
 
 /* MUNGI_STATS counters, in MR1.. of the reply. */
@@ -160,7 +162,7 @@ struct mungi_bootinfo {
 	struct mungi_cap bank;          /* the bank: creates accounts, reads the object table */
 	struct mungi_cap text_owner, data_owner;        /* the image's objects */
 	L4_Word_t dt_us;                /* the validation-cache lifetime */
-	char args[256];                 /* the server's command line after its name */
+	char args[512];                 /* the server's command line after its name */
 };
 
 /* Where things are in every Mungi task's L4 space. */

@@ -182,7 +182,7 @@ static void options(const char *args)
 
 int main(void)
 {
-	static char args[256];
+	static char args[512];
 	mungi_id = L4_MyGlobalId();
 	if (!drivers_start(l4_global_id(l4_thread_no(mungi_id) + 1, 1),
 			   l4_global_id(l4_thread_no(mungi_id) + 2, 1)))
@@ -192,6 +192,7 @@ int main(void)
 	boot_args(args, sizeof(args));
 	options(args);
 	now = L4_SystemClock();
+	pstore_init(args);
 	objects_init();
 	printf("mungi: single address space on Pecan: memory from sigma0 as needed, dt %lu ms\n",
 		  dt / 1000);
