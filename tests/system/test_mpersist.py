@@ -9,11 +9,12 @@ small image fills the disk."""
 import functools
 import os
 import re
+import subprocess
 
 import pytest
 
 import harness
-from harness import BUILD, boot
+from harness import BUILD, RUN, Result, boot, kill_group
 
 SRC = os.path.join(harness.TOP, "tests", "mungi", "t_mpersist.c")
 IMAGE = os.path.join(BUILD, "mungi", "t_mpersist.elf")
@@ -50,12 +51,56 @@ def boots(first, second, mb):
 
 PAIRS = {"write": ("write", "check", 8), "check": ("write", "check", 8),
          "full": ("full", "fullcheck", 2), "fullcheck": ("full", "fullcheck", 2)}
+PAIRED = [pytest.param(c, id=c) for c, _ in harness.case_ids(SRC) if c.split(".")[0] in PAIRS]
 
 
-@pytest.mark.parametrize("case_id", [pytest.param(c, id=c) for c, _ in harness.case_ids(SRC)])
+@pytest.mark.parametrize("case_id", PAIRED)
 def test_case(case_id):
     mode = case_id.split(".")[0]
     boots(*PAIRS[mode])[mode].check_case(case_id)
+
+
+# Where the server stops inside generation 2's checkpoint (kill_at=2.W), and
+# what the next boot must find: before the superblock generation 1, after it 2.
+KILLS = [("data", "2.3", 1), ("superblock", "2.s", 1), ("after-superblock", "2.f", 2)]
+
+
+def boot_until_killed(args, disk, timeout=60):
+    """Boot until the server prints KILL-POINT, then SIGKILL QEMU (and tools/run)."""
+    cmd = [RUN, "--timeout", str(timeout), "--root", os.path.join(BUILD, "servers", "mungi.elf"),
+           "--module", IMAGE, "--root-args", args, "--disk", disk, "--append", "pecan.deadlock=poweroff"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         start_new_session=True, text=True, errors="replace")
+    lines = []
+    try:
+        for line in p.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("KILL-POINT"):
+                break
+    finally:
+        kill_group(p.pid)
+        lines += p.stdout.read().splitlines()
+        p.wait()
+    return Result(p.returncode, "\n".join(lines))
+
+
+@functools.lru_cache(maxsize=None)
+def killed(kill_at):
+    img = fresh_image(f"mpersist-kill-{kill_at}.img", 4)
+    one = boot_until_killed(f"mode=kill kill_at={kill_at}", img)
+    return one, mungi_boot("mode=kcheck " + handed_on(one), img)
+
+
+@pytest.mark.parametrize("where,kill_at,want", KILLS, ids=[k[0] for k in KILLS])
+def test_kill_in_checkpoint(where, kill_at, want):
+    """QEMU SIGKILLed inside a Mungi checkpoint: the next boot finds the
+    checkpoint before it or, once the superblock is written, the new one;
+    never a mixture (P's pages and the objects agree on one generation)."""
+    one, two = killed(kill_at)
+    assert one.line_index(r"^KILL-POINT ") >= 0, one.tail()
+    two.check_case("kcheck.consistent")
+    i = two.line_index(r"^MPERSIST-FOUND generation=")
+    assert i >= 0 and two.lines[i].endswith(f"={want}"), two.tail()
 
 
 @pytest.mark.parametrize("mode", list(PAIRS))
