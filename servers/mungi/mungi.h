@@ -49,6 +49,8 @@ void mr_set(int i, u64 v);
 void reply_tag(u64 label, unsigned u);
 /* The message being served gets its reply in the MRs (sent by the loop's next ReplyWait). */
 void reply_to(L4_ThreadId_t to);
+/* The value of " name=" on the server's command line args, or NULL. */
+const char *server_option(const char *args, const char *name);
 /* Send what the MRs hold to a thread waiting for it now (zero timeout); false if it was not. */
 bool send_now(L4_ThreadId_t to);
 

@@ -60,17 +60,14 @@ static int kp_write(void *ctx, uint64_t lba, uint32_t count, const void *buf)
 
 static void kill_option(const char *args)
 {
-	for (const char *s = args; s && *s; s++)
-		if ((s == args || s[-1] == ' ') && !__builtin_memcmp(s, "kill_at=", 8)) {
-			for (s += 8; *s >= '0' && *s <= '9'; s++)
-				kill_cp = kill_cp * 10 + (u64)(*s - '0');
-			kill_what = *s == '.' ? s[1] : 0;
-			for (s += 1; *s >= '0' && *s <= '9'; s++)
-				kill_write = kill_write * 10 + (u64)(*s - '0');
-			if (kill_what >= '0' && kill_what <= '9')
-				kill_what = 'n';
-			return;
-		}
+	const char *s = server_option(args, "kill_at");
+	for (; s && *s >= '0' && *s <= '9'; s++)
+		kill_cp = kill_cp * 10 + (u64)(*s - '0');
+	if (!s || *s != '.')
+		return;
+	kill_what = s[1] >= '0' && s[1] <= '9' ? 'n' : s[1];
+	for (s++; *s >= '0' && *s <= '9'; s++)
+		kill_write = kill_write * 10 + (u64)(*s - '0');
 }
 
 /* --- the pagestore interface over lib/store --- */

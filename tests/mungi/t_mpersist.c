@@ -283,6 +283,27 @@ TEST_CASE("kcheck.consistent", "after the kill, P holds one generation in every 
 	printf("MPERSIST-FOUND generation=%lu\n", g);
 }
 
+/* --- periodic checkpoints: the server runs with ckpt_ms=100 --- */
+
+#define PERIOD_VALUE 0x7777UL
+
+TEST_CASE("period.write", "with periodic checkpoints, data written and left for a few periods is on the disk without a checkpoint request")
+{
+	struct mungi_cap p;
+	EXPECT(survivor(2, NULL, &p), "P");
+	*(volatile mw_t *)(p.base + PG) = PERIOD_VALUE;
+	for (mw_t t0 = L4_SystemClock(); L4_SystemClock() - t0 < 500000;)
+		;
+	printf("MPERSIST p=%lx:%lx\n", p.base, p.password);
+}
+
+TEST_CASE("pcheck.found", "the next boot finds what a periodic checkpoint wrote")
+{
+	struct mungi_cap p = cap_arg("p");
+	mungi_clist_add(mungi_own_clist(), &p);
+	EXPECT(*(volatile mw_t *)(p.base + PG) == PERIOD_VALUE, "P page 1: %lx", *(volatile mw_t *)(p.base + PG));
+}
+
 long mungi_main(mw_t bootinfo)
 {
 	boot = (struct mungi_bootinfo *)bootinfo;

@@ -4,8 +4,9 @@ server on a disk image, booted twice with tests/mungi/t_mpersist.c.  The
 first boot checkpoints objects and then changes more; the second must find
 exactly the checkpointed state.  Capabilities go from one boot to the next
 through the host (the guest prints an MPERSIST line, the host passes its
-fields on in the next boot's command line).  A second pair of boots on a
-small image fills the disk."""
+fields on in the next boot's command line).  Other pairs fill a small disk
+and rely on periodic checkpoints; single boots are SIGKILLed inside a
+checkpoint and checked by the next."""
 import functools
 import os
 import re
@@ -14,21 +15,10 @@ import subprocess
 import pytest
 
 import harness
-from harness import BUILD, RUN, Result, boot, kill_group
+from harness import BUILD, RUN, Result, boot, fresh_image, kill_group
 
 SRC = os.path.join(harness.TOP, "tests", "mungi", "t_mpersist.c")
 IMAGE = os.path.join(BUILD, "mungi", "t_mpersist.elf")
-DISK_DIR = os.path.join(BUILD, "tests", "disk")
-
-
-def fresh_image(name, mb):
-    os.makedirs(DISK_DIR, exist_ok=True)
-    path = os.path.join(DISK_DIR, name)
-    if os.path.exists(path):
-        os.unlink(path)
-    with open(path, "wb") as f:
-        f.truncate(mb << 20)
-    return path
 
 
 def mungi_boot(args, disk):
@@ -42,15 +32,16 @@ def handed_on(result):
 
 
 @functools.lru_cache(maxsize=None)
-def boots(first, second, mb):
+def boots(first, second, mb, extra=""):
     img = fresh_image(f"mpersist-{first}.img", mb)
-    one = mungi_boot(f"mode={first}", img)
+    one = mungi_boot(f"mode={first} {extra}", img)
     two = mungi_boot(f"mode={second} " + handed_on(one), img)
     return {first: one, second: two}
 
 
 PAIRS = {"write": ("write", "check", 8), "check": ("write", "check", 8),
-         "full": ("full", "fullcheck", 2), "fullcheck": ("full", "fullcheck", 2)}
+         "full": ("full", "fullcheck", 2), "fullcheck": ("full", "fullcheck", 2),
+         "period": ("period", "pcheck", 4, "ckpt_ms=100"), "pcheck": ("period", "pcheck", 4, "ckpt_ms=100")}
 PAIRED = [pytest.param(c, id=c) for c, _ in harness.case_ids(SRC) if c.split(".")[0] in PAIRS]
 
 
@@ -109,7 +100,7 @@ def test_boot_finished(mode):
     r = boots(*PAIRS[mode])[mode]
     n = sum(1 for c, _ in harness.case_ids(SRC) if c.startswith(mode + "."))
     assert r.summary == (n, 0), r.tail()
-    first = mode in ("write", "full")
+    first = mode in ("write", "full", "period")
     want = r"no checkpoint of Mungi's yet" if first else r"recovering the last checkpoint"
     assert r.line_index(r"^mungi: page store on disk: .*" + want) >= 0, r.tail()
     assert r.rc == 0, r.tail()
