@@ -128,6 +128,8 @@ enum mungi_stat {
 	MUNGI_STAT_PAGER_CALLS,         /* user-level pager invocations */
 	MUNGI_STAT_PDX_TASKS,           /* PDX tasks created */
 	MUNGI_STAT_BAD_REQUESTS,        /* requests refused as malformed */
+	MUNGI_STAT_DISK_POLLS,          /* the disk driver's status polls so far (0: no disk) */
+	MUNGI_STAT_DISK_POLL_TICKS,     /* time-stamp ticks it spent polling (waiting for the disk) */
 	MUNGI_NSTATS
 };
 

@@ -121,8 +121,10 @@ extern const struct pagestore memstore;
 void pstore_init(const char *args);
 /* Was the store opened at a checkpoint Mungi wrote (so the table is to be loaded)? */
 bool pstore_recovered(void);
-/* Store o's pages and the table, then commit: pages written, or -MUNGI_E*. */
+/* Store every kept object's dirty pages and the table, then commit: pages written, or -MUNGI_E*. */
 long pstore_checkpoint(void);
+/* The disk driver's polls and polling ticks so far (left alone without a disk). */
+void pstore_disk_wait(u64 *polls, u64 *ticks);
 
 /* --- domains, APDs, validation (domain.c) --- */
 #define APD_CLIST   1

@@ -186,6 +186,13 @@ bool pstore_recovered(void)
 	return recovered;
 }
 
+void pstore_disk_wait(u64 *polls, u64 *ticks)
+{
+	struct disk_wait w;
+	if (pstore == &diskstore && !disk_info(NULL, &w))
+		*polls = w.polls, *ticks = w.ticks;
+}
+
 /* --- a checkpoint --- */
 
 /* Objects of one boot only (the image, its Clists, the boot information) are not kept. */

@@ -20,33 +20,13 @@ static struct mungi_bootinfo *boot;
 
 static const char *arg(const char *name)
 {
-	size_t n = strlen(name);
-	for (const char *s = boot->args; *s; s++)
-		if ((s == boot->args || s[-1] == ' ') && !memcmp(s, name, n) && s[n] == '=')
-			return s + n + 1;
-	return "";
-}
-
-static mw_t hex(const char **p)
-{
-	mw_t v = 0;
-	for (;; (*p)++) {
-		char c = **p;
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (d < 0)
-			return v;
-		v = v * 16 + (mw_t)d;
-	}
+	return mungi_arg(boot->args, name);
 }
 
 /* name=BASE or name=BASE:PASSWORD from the command line. */
 static struct mungi_cap cap_arg(const char *name)
 {
-	const char *p = arg(name);
-	struct mungi_cap c = { hex(&p), 0 };
-	if (*p == ':')
-		p++, c.password = hex(&p);
-	return c;
+	return mungi_cap_parse(arg(name));
 }
 
 static mw_t survivor(mw_t pages, const struct mungi_cap *account, struct mungi_cap *owner)
