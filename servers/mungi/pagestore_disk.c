@@ -2,8 +2,9 @@
 // The page store on disk: lib/store over the user-level disk driver, when
 // a disk is attached (docs/mungi.md, "Persistence").  A checkpoint puts
 // every dirty object page and the object table, then commits them at once;
-// a store that holds no Mungi checkpoint yet is formatted.  Without a disk
-// the server keeps the in-memory store and says so.
+// a blank disk is formatted, anything else that is not Mungi's store is
+// refused untouched.  Without a disk the server keeps the in-memory store
+// and says so.
 #include "mungi.h"
 #include "../../lib/store/store.h"
 #include "../../lib/disk/client.h"
@@ -138,16 +139,35 @@ static const struct pagestore diskstore = { disk_put, disk_get, disk_del, disk_d
 
 /* --- start-up --- */
 
-static int open_disk(u64 sectors)
+/* Are the two superblock slots all zeros (a disk never written)? */
+static bool blank(void)
+{
+	static u64 sector[STORE_SECTOR / 8];
+	for (u64 lba = 0; lba <= STORE_PAGE / STORE_SECTOR; lba += STORE_PAGE / STORE_SECTOR) {
+		if (disk_read(lba, 1, sector))
+			return false;
+		for (unsigned i = 0; i < STORE_SECTOR / 8; i++)
+			if (sector[i])
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Open the store; a blank disk, or any disk with format_disk=1, is formatted
+ * first.  Anything else that is not a store is refused: it may be a store
+ * whose both superblocks are damaged, or someone's data.
+ */
+static int open_disk(u64 sectors, bool format)
 {
 	disk_store_dev(&disk_dev, sectors);
 	dev = disk_dev;
 	dev.write = kp_write;
 	if (store_mem_size(sectors, CACHE_NODES) > sizeof(mem))
 		return STORE_EINVAL;
-	int err = store_open(&st, &dev, mem, sizeof(mem), CACHE_NODES);
-	if (err == STORE_ENOSTORE) {
-		printf("mungi: the disk holds no page store: formatting it\n");
+	int err = format ? STORE_ENOSTORE : store_open(&st, &dev, mem, sizeof(mem), CACHE_NODES);
+	if (err == STORE_ENOSTORE && (format || blank())) {
+		printf("mungi: formatting the disk\n");
 		if (!(err = store_format(&dev)))
 			err = store_open(&st, &dev, mem, sizeof(mem), CACHE_NODES);
 	}
@@ -166,12 +186,17 @@ void pstore_init(const char *args)
 	}
 	kill_option(args);
 	u64 used = sectors < MAX_SECTORS ? sectors : MAX_SECTORS;
-	int err = open_disk(used);
+	bool format = server_option(args, "format_disk") != NULL;
+	int err = open_disk(used, format);
 	if (err)
-		mungi_panic("mungi: the page store on the disk: %s\n", store_strerror(err));
+		mungi_panic("mungi: the disk holds no page store Mungi can use (%s); nothing was written. "
+			    "format_disk=1 formats it\n", store_strerror(err));
 	struct store_info info;
 	store_get_info(&st, &info);
 	recovered = store_root(&st, &root, sizeof(root)) == sizeof(root) && root.magic == ROOT_MAGIC;
+	if (!recovered && info.keys)
+		mungi_panic("mungi: the disk's page store holds %lu pages that are not Mungi's; nothing was "
+			    "written. format_disk=1 formats it\n", info.keys);
 	if (!recovered)
 		root = (struct root_rec){ ROOT_MAGIC, 0 };
 	pstore = &diskstore;

@@ -111,3 +111,25 @@ def test_no_disk_says_so():
     r = boot(root="servers/mungi.elf", modules=(IMAGE,), root_args="mode=none", timeout=60)
     assert r.line_index(r"^mungi: no disk .*nothing survives a reboot") >= 0, r.tail()
     assert r.rc == 0, r.tail()
+
+
+@pytest.mark.parametrize("what", ["garbage", "foreign_store"])
+def test_refuses_a_disk_not_its_own(what):
+    """A disk holding something that is not Mungi's store (random bytes, or
+    another program's page store) is refused with a clear message and left
+    byte for byte as it was; format_disk=1 formats it."""
+    img = fresh_image(f"mpersist-{what}.img", 2)
+    if what == "garbage":
+        with open(img, "r+b") as f:
+            f.write(os.urandom(64 << 10))
+    else:
+        boot(root="tests/t_store.elf", root_args="mode=write sectors=4096", disk=img, timeout=60)
+    with open(img, "rb") as f:
+        before = f.read()
+    r = mungi_boot("mode=none", img)
+    assert r.line_index(r"^mungi: the disk.*nothing was written\. format_disk=1 formats it") >= 0, r.tail()
+    assert r.rc != 0, r.tail()
+    with open(img, "rb") as f:
+        assert f.read() == before, "the refused disk was written"
+    r = mungi_boot("mode=none format_disk=1", img)
+    assert r.line_index(r"^mungi: formatting the disk") >= 0 and r.rc == 0, r.tail()
