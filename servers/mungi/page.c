@@ -191,27 +191,56 @@ void unmap_range(u64 base, u64 end)
 	unmap_flush();
 }
 
+/*
+ * Call fn on every page of o that has a frame.  The walk is bounded by the
+ * hash's size whatever the object's: a big object's few resident pages are
+ * found through the buckets rather than by probing every address.
+ */
+static long each_frame(struct ot_obj *o, long (*fn)(struct page *))
+{
+	u64 end = obj_end(o);
+	long err = 0;
+	if (o->npages <= (1UL << HASH_BITS)) {
+		struct mobj *m = (struct mobj *)o;
+		for (u64 va = o->base; va < end && m->resident && !err; va += PAGE) {
+			struct page *p = page_find(va);
+			err = p && p->frame ? fn(p) : 0;
+		}
+		return err;
+	}
+	for (u64 b = 0; b < (1UL << HASH_BITS) && !err; b++)
+		for (struct page *p = bucket[b]; p && !err; p = p->hnext)
+			err = p->frame && p->va >= o->base && p->va < end ? fn(p) : 0;
+	return err;
+}
+
+static long query(struct page *p)
+{
+	unmap_frame(p, 0);
+	return 0;
+}
+
+static long synced;
+
+static long put_dirty(struct page *p)
+{
+	if (!p->dirty)
+		return 0;
+	int err = pstore->put(pstore->ctx, p->va, p->frame);
+	if (err)
+		return -(long)err;
+	p->dirty = false;
+	synced++;
+	return 0;
+}
+
 long pages_sync(struct ot_obj *o)
 {
-	long n = 0;
-	struct mobj *m = (struct mobj *)o;
-	for (u64 va = o->base; va < obj_end(o) && m->resident; va += PAGE) {
-		struct page *p = page_find(va);
-		if (p && p->frame)
-			unmap_frame(p, 0);
-	}
+	each_frame(o, query);
 	unmap_flush();
-	for (u64 va = o->base; va < obj_end(o) && m->resident; va += PAGE) {
-		struct page *p = page_find(va);
-		if (!p || !p->frame || !p->dirty)
-			continue;
-		int err = pstore->put(pstore->ctx, va, p->frame);
-		if (err)
-			return -(long)err;
-		p->dirty = false;
-		n++;
-	}
-	return n;
+	synced = 0;
+	long err = each_frame(o, put_dirty);
+	return err ? err : synced;
 }
 
 /* --- the server's own access to object memory --- */

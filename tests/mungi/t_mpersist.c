@@ -15,6 +15,7 @@
 #define V_A0 0xa0a0a0a0a0a0a0a0UL       /* A's page 0 at the first checkpoint */
 #define V_A2 0xa2a2a2a2a2a2a2a2UL       /* A's page 2 at the last checkpoint */
 #define B_TEXT "what the checkpoint kept"
+#define H_PAGES (1UL << 20)              /* a 4 GiB object: few of its pages resident */
 
 static struct mungi_bootinfo *boot;
 
@@ -47,7 +48,7 @@ static mw_t checkpoint(void)
 
 TEST_CASE("write.objects", "objects, data, passwords and an account, two checkpoints (the second catching a write to a page already mapped), then changes never checkpointed")
 {
-	struct mungi_cap a, b, d, e, f, g, u, r;
+	struct mungi_cap a, b, d, e, f, g, h, u, r;
 	mw_t n = 0;
 	EXPECT(survivor(3, NULL, &a) && survivor(1, NULL, &b) && survivor(1, NULL, &d) && survivor(G_PAGES, NULL, &g),
 	       "create");
@@ -61,6 +62,9 @@ TEST_CASE("write.objects", "objects, data, passwords and an account, two checkpo
 	r.base = a.base;
 	EXPECT(!mungi_acct_create(&boot->bank, 5000, &u) && survivor(2, &u, &f), "an account and an object charged to it");
 	*(volatile mw_t *)(f.base + PG) = 0xf;
+	EXPECT(survivor(H_PAGES, NULL, &h), "H");
+	*(volatile mw_t *)(h.base + (H_PAGES - 1) * PG) = 0x4848;
+	*(volatile mw_t *)(h.base + 70000 * PG) = 0x4849;
 	EXPECT(!mungi_obj_delete(d.base), "delete D before the checkpoint");
 	mw_t p1 = checkpoint();
 	EXPECT(p1 > 5, "first checkpoint: %lu pages", p1);
@@ -80,20 +84,20 @@ TEST_CASE("write.objects", "objects, data, passwords and an account, two checkpo
 	EXPECT(survivor(1, NULL, &e), "E");
 	EXPECT(!mungi_cap_revoke(a.base, r.password), "revoke");
 	EXPECT(!mungi_cap_register(a.base, 0, MUNGI_R, &n), "register");
-	printf("MPERSIST a=%lx:%lx r=%lx n=%lx b=%lx:%lx f=%lx:%lx g=%lx:%lx u=%lx:%lx c=%lx:%lx d=%lx:%lx e=%lx:%lx k=%lx\n",
+	printf("MPERSIST a=%lx:%lx r=%lx n=%lx b=%lx:%lx f=%lx:%lx g=%lx:%lx u=%lx:%lx c=%lx:%lx d=%lx:%lx e=%lx:%lx h=%lx:%lx k=%lx\n",
 	       a.base, a.password, r.password, n, b.base, b.password, f.base, f.password, g.base, g.password,
-	       u.base, u.password, c.base, c.password, d.base, d.password, e.base, e.password, boot->bank.base);
+	       u.base, u.password, c.base, c.password, d.base, d.password, e.base, e.password, h.base, h.password, boot->bank.base);
 }
 
 /* --- boot 2 --- */
 
-static struct mungi_cap A, B, F, G, U;
+static struct mungi_cap A, B, F, G, H, U;
 
 static void caps_from_args(void)
 {
-	A = cap_arg("a"), B = cap_arg("b"), F = cap_arg("f"), G = cap_arg("g"), U = cap_arg("u");
-	const struct mungi_cap *own[] = { &A, &B, &F, &G, &U };
-	for (int i = 0; i < 5; i++)
+	A = cap_arg("a"), B = cap_arg("b"), F = cap_arg("f"), G = cap_arg("g"), H = cap_arg("h"), U = cap_arg("u");
+	const struct mungi_cap *own[] = { &A, &B, &F, &G, &H, &U };
+	for (int i = 0; i < 6; i++)
 		mungi_clist_add(mungi_own_clist(), own[i]);
 }
 
@@ -109,6 +113,9 @@ TEST_CASE("check.data", "every object of the last checkpoint is back at its addr
 	       *(volatile mw_t *)(A.base + 2 * PG));
 	EXPECT(!strcmp((char *)B.base + 100, B_TEXT), "B: %.30s", (char *)B.base + 100);
 	EXPECT(*(volatile mw_t *)(F.base + PG) == 0xf, "F");
+	EXPECT(*(volatile mw_t *)(H.base + (H_PAGES - 1) * PG) == 0x4848 &&
+	       *(volatile mw_t *)(H.base + 70000 * PG) == 0x4849 && *(volatile mw_t *)(H.base + PG) == 0,
+	       "H, a 4 GiB object with three pages touched");
 	for (int i = 0; i < G_PAGES; i++)
 		EXPECT(*(volatile mw_t *)(G.base + (mw_t)i * PG) == 0x6000 + (mw_t)i, "G page %d", i);
 }
@@ -168,12 +175,12 @@ TEST_CASE("check.bank", "the bank and accounts come back: the same bank, an acco
 
 TEST_CASE("check.addresses", "new objects never land on a recovered object's range")
 {
-	const struct mungi_cap *kept[] = { &A, &B, &F, &G };
+	const struct mungi_cap *kept[] = { &A, &B, &F, &G, &H };
 	mw_t sizes[] = { 1, 3, 10, 1 }, made[4];
 	for (int i = 0; i < 4; i++) {
 		made[i] = mungi_new(sizes[i], NULL);
 		EXPECT(made[i], "create %d", i);
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			mw_t base = 0, pages = 0, rights = 0;
 			mungi_obj_info(kept[k]->base, &base, &pages, &rights);
 			EXPECT(made[i] + sizes[i] * PG <= base || made[i] >= base + pages * PG,
