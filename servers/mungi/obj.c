@@ -87,10 +87,9 @@ static void forget_loaded(struct ot_obj *o)
  */
 static void recover(void)
 {
-	if (ot_load(&ot, pstore)) {
-		printf("mungi: the object table on the disk is damaged: starting with none\n");
-		return;
-	}
+	if (ot_load(&ot, pstore))
+		mungi_panic("mungi: the object table on the disk is damaged; nothing was written. "
+			    "format_disk=1 formats the disk\n");
 	u64 loaded = ot.objects, killed = 0;
 	struct ot_obj *next;
 	for (struct ot_obj *o = ot_next(&ot, 0); o; o = next) {
