@@ -128,6 +128,20 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
     return Result(p.returncode, p.stdout + p.stderr)
 
 
+DISK_DIR = os.path.join(BUILD, "tests", "disk")
+
+
+def fresh_image(name, mb):
+    """A new zero-filled (sparse) raw disk image of mb MiB under build/tests/disk."""
+    os.makedirs(DISK_DIR, exist_ok=True)
+    path = os.path.join(DISK_DIR, name)
+    if os.path.exists(path):
+        os.unlink(path)
+    with open(path, "wb") as f:
+        f.truncate(mb << 20)
+    return path
+
+
 def guest_cases(program):
     """pytest parameters for every TEST_CASE of tests/system/progs/<program>.c."""
     src = os.path.join(TOP, "tests", "system", "progs", program + ".c")

@@ -114,6 +114,8 @@ enum mungi_error {
 	MUNGI_EEXIST,           /* already there */
 	MUNGI_ELOOP,            /* a chain of object mappings too long or circular */
 	MUNGI_ECONFINED,        /* IPC from a confined task to anyone but the server */
+	MUNGI_ENOSPC,           /* the disk (the page store) is full: the checkpoint failed, the last one stands */
+	MUNGI_EIO,              /* the disk failed: the checkpoint failed, the last one stands */
 };
 
 /* MUNGI_STATS counters, in MR1.. of the reply. */
@@ -126,6 +128,8 @@ enum mungi_stat {
 	MUNGI_STAT_PAGER_CALLS,         /* user-level pager invocations */
 	MUNGI_STAT_PDX_TASKS,           /* PDX tasks created */
 	MUNGI_STAT_BAD_REQUESTS,        /* requests refused as malformed */
+	MUNGI_STAT_DISK_POLLS,          /* the disk driver's status polls so far (0: no disk) */
+	MUNGI_STAT_DISK_POLL_TICKS,     /* time-stamp ticks it spent polling (waiting for the disk) */
 	MUNGI_NSTATS
 };
 
@@ -160,7 +164,7 @@ struct mungi_bootinfo {
 	struct mungi_cap bank;          /* the bank: creates accounts, reads the object table */
 	struct mungi_cap text_owner, data_owner;        /* the image's objects */
 	L4_Word_t dt_us;                /* the validation-cache lifetime */
-	char args[256];                 /* the server's command line after its name */
+	char args[512];                 /* the server's command line after its name */
 };
 
 /* Where things are in every Mungi task's L4 space. */

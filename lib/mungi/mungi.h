@@ -135,6 +135,11 @@ struct mungi_tls {
 };
 /* The task's own Clist (its base), where mungi_new keeps owner capabilities. */
 mw_t mungi_own_clist(void);
+
+/* The value of option name ("name=value", space-separated) in args; "" if absent. */
+const char *mungi_arg(const char *args, const char *name);
+/* A capability written "BASE:PASSWORD" (hex; no password: 0). */
+struct mungi_cap mungi_cap_parse(const char *s);
 static inline struct mungi_tls *mungi_tls(void)
 {
 	return (struct mungi_tls *)L4_Tcr(UTCB_USER_HANDLE);

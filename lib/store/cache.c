@@ -3,8 +3,9 @@
 // hash chains.  A node read from the device is checked (checksum from its
 // parent, magic, its own block number, level, sorted keys, block numbers in
 // range) before anything uses it, so the tree code trusts cached nodes.
-// Dirty nodes are the ones changed since the last checkpoint; they have no
-// copy on the device and stay until the checkpoint writes them.
+// Dirty nodes are the ones changed since the last checkpoint (or the last
+// spill); their block on the device is out of date and they stay until a
+// checkpoint or a spill writes them.
 #include "impl.h"
 
 #define NONE (-1)
@@ -150,10 +151,7 @@ int cache_relabel(struct store *s, struct node *n, uint64_t blk)
 	int32_t i = slot_of(s, n);
 	unlink_slot(s, i);
 	link_slot(s, i, blk);
-	if (!s->slots[i].dirty) {
-		s->slots[i].dirty = 1;
-		s->ndirty++;
-	}
+	cache_mark_dirty(s, n);
 	n->self = blk;
 	return STORE_OK;
 }
@@ -167,6 +165,15 @@ void cache_drop(struct store *s, uint64_t blk)
 	if (s->slots[i].dirty)
 		s->ndirty--;
 	s->slots[i] = (struct store_cslot){ .next = NONE };
+}
+
+void cache_mark_dirty(struct store *s, struct node *n)
+{
+	struct store_cslot *c = &s->slots[slot_of(s, n)];
+	if (!c->dirty) {
+		c->dirty = 1;
+		s->ndirty++;
+	}
 }
 
 /* The dirty node at blk, or NULL if blk is not a dirty node. */

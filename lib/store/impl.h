@@ -54,8 +54,9 @@ void space_commit(struct store *s);
 void space_reset(struct store *s);
 void space_count_free(struct store *s);
 
-/* cache.c: tree nodes by block number.  Dirty nodes (the fresh ones) stay
- * until the checkpoint writes them; pinned nodes are never evicted. */
+/* cache.c: tree nodes by block number.  Dirty nodes (fresh ones changed
+ * since they were last written) stay until a checkpoint or a spill writes
+ * them; pinned nodes are never evicted. */
 struct store_cslot {
 	uint64_t blk;
 	uint64_t last_use;
@@ -67,6 +68,8 @@ void cache_init(struct store *s);
 struct node *cache_get(struct store *s, uint64_t blk, uint32_t sum, unsigned level, int *err);
 struct node *cache_new(struct store *s, unsigned level, uint64_t *blk, int *err);
 int cache_relabel(struct store *s, struct node *n, uint64_t blk);
+/* A fresh node changes again after a spill wrote it. */
+void cache_mark_dirty(struct store *s, struct node *n);
 void cache_drop(struct store *s, uint64_t blk);
 struct node *cache_dirty(struct store *s, uint64_t blk);
 void cache_pin(struct store *s, struct node *n, int delta);

@@ -326,6 +326,23 @@ int store_checkpoint(struct store *s)
 	return STORE_OK;
 }
 
+/*
+ * The changed nodes go to their fresh blocks, which no kept checkpoint
+ * references, so a crash still finds the last checkpoint intact; nothing
+ * is flushed and the superblock stays as it is.
+ */
+int store_spill(struct store *s)
+{
+	if (!changeable(s))
+		return s->dev ? STORE_EBROKEN : STORE_EINVAL;
+	int err = tree_finalize(s);
+	if (err)
+		return err;
+	s->stats.spills++;
+	cache_all_clean(s);
+	return STORE_OK;
+}
+
 void store_get_info(const struct store *s, struct store_info *info)
 {
 	*info = (struct store_info){ s->seq, s->keys, s->nblocks, s->nfree, RESERVE_BLOCKS,

@@ -24,7 +24,7 @@ enum store_err {
 	STORE_OK       = 0,
 	STORE_ENOENT   = -1,   /* no page under that key (or no key at or after it) */
 	STORE_ENOSPC   = -2,   /* the device is full; nothing was changed */
-	STORE_ENOMEM   = -3,   /* more tree nodes changed than the cache holds: checkpoint first */
+	STORE_ENOMEM   = -3,   /* more tree nodes changed than the cache holds: spill or checkpoint first */
 	STORE_EIO      = -4,   /* the device failed a read, write or flush */
 	STORE_EINVAL   = -5,   /* a bad argument: memory too small, record too long, device too small */
 	STORE_ENOSTORE = -6,   /* no valid superblock: not a store (or both superblocks damaged) */
@@ -50,6 +50,7 @@ struct store_dev {
 struct store_stats {
 	uint64_t reads, writes, flushes;      /* device calls */
 	uint64_t cache_hits, cache_misses;    /* tree node lookups */
+	uint64_t spills;
 };
 
 struct store_cslot;
@@ -124,6 +125,15 @@ uint32_t store_root(const struct store *s, void *rec, uint32_t max);
  * superblock write the changes stay pending and the call may be repeated.
  */
 int store_checkpoint(struct store *s);
+
+/*
+ * Write every tree node changed since the last checkpoint or spill to its
+ * new block, so the cache may drop it: after STORE_ENOMEM, a spill makes
+ * room for more changes without a checkpoint.  Nothing becomes durable:
+ * the changes still become part of the store only at the next checkpoint,
+ * all at once, and a crash before it recovers the last one.
+ */
+int store_spill(struct store *s);
 
 void store_get_info(const struct store *s, struct store_info *info);
 const char *store_strerror(int err);

@@ -69,10 +69,16 @@ int tree_lookup(struct store *s, uint64_t key, struct entry *out)
 	return STORE_ENOENT;
 }
 
-/* The node at *blk, copied to a new block unless it is fresh; *blk follows the copy. */
+/*
+ * The node at *blk, copied to a new block unless it is fresh; *blk follows
+ * the copy.  Either way it is dirty: a fresh node store_spill wrote out is
+ * clean in the cache until it changes again.
+ */
 static struct node *cow(struct store *s, uint64_t *blk, uint32_t sum, unsigned level, int *err)
 {
 	struct node *n = cache_get(s, *blk, sum, level, err);
+	if (n && bit_get(s->fresh, *blk))
+		cache_mark_dirty(s, n);
 	if (!n || bit_get(s->fresh, *blk))
 		return n;
 	uint64_t copy = space_alloc(s);

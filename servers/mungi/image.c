@@ -84,7 +84,7 @@ static u64 password(u64 base, u32 rights)
 /* A Clist object holding caps[0..n); its R capability. */
 static struct mungi_cap clist(const struct mungi_cap *caps, unsigned n)
 {
-	struct made c = make(0, 1, 0);
+	struct made c = make(0, 1, OT_BOOT);
 	struct mungi_clist h = { MUNGI_CLIST_MAGIC, n, MUNGI_CLIST_CAPACITY(PAGE), 0 };
 	vm_write(c.base, &h, sizeof(h));
 	vm_write(c.base + sizeof(h), caps, n * sizeof(*caps));
@@ -121,18 +121,43 @@ static void read_rt(u64 addr)
 		mungi_panic("mungi: the image's runtime table is not one\n");
 }
 
+/* The recovered object with all of flags, and its password with exactly rights (made if gone). */
+static bool recovered(u64 flags, u32 rights, struct mungi_cap *cap)
+{
+	struct ot_obj *o = ot_next(&ot, 0);
+	while (o && (o->flags & flags) != flags)
+		o = ot_next(&ot, o->base + 1);
+	if (!o)
+		return false;
+	struct ot_pw *p = o->pw;
+	while (p && p->rights != rights)
+		p = p->next;
+	*cap = (struct mungi_cap){ o->base, p ? p->password : password(o->base, rights) };
+	return true;
+}
+
+/* The bank and the first account: those of the last checkpoint, or new ones. */
+static void bank_and_account(struct mungi_bootinfo *bi)
+{
+	if (!recovered(OT_BANK, MUNGI_OWNER, &bi->bank)) {
+		struct made bank = make(0, 1, OT_BANK);
+		bi->bank = (struct mungi_cap){ bank.base, bank.owner };
+	}
+	if (!recovered(OT_ACCOUNT | OT_SYSACCT, MUNGI_R | MUNGI_W, &bi->account)) {
+		struct made acct = make(0, 1, OT_ACCOUNT | OT_SYSACCT);
+		ot_lookup(&ot, acct.base)->balance = 1L << 40;
+		bi->account = (struct mungi_cap){ acct.base, password(acct.base, MUNGI_R | MUNGI_W) };
+	}
+}
+
 /* The bank, the first account, the boot information, and the first task to run main. */
 static void first_task(u64 entry, struct mungi_bootinfo *bi, const char *args)
 {
-	struct made bank = make(0, 1, OT_BANK);
-	bi->bank = (struct mungi_cap){ bank.base, bank.owner };
-	struct made acct = make(0, 1, OT_ACCOUNT);
-	ot_lookup(&ot, acct.base)->balance = 1L << 40;
-	bi->account = (struct mungi_cap){ acct.base, password(acct.base, MUNGI_R | MUNGI_W) };
+	bank_and_account(bi);
 	bi->magic = MUNGI_BOOT_MAGIC;
 	bi->dt_us = dt;
 	snfmt(bi->args, sizeof(bi->args), "%s", args);
-	struct made boot = make(0, 1, 0);
+	struct made boot = make(0, 1, OT_BOOT);
 	vm_write(boot.base, bi, sizeof(*bi));
 	struct apd_entry image = { APD_CLIST, bi->image_rw.base, bi->image_rw.password, now };
 	struct domain *d = task_create(NULL, &image, 1, 0);

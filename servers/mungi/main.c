@@ -16,6 +16,7 @@ struct mungi_rt rt;
 
 static L4_ThreadId_t pending;           /* a reply in the MRs, for the next ReplyWait */
 static u64 tick_us, next_tick;
+static u64 ckpt_us, next_ckpt;          /* periodic checkpoints (ckpt_ms=), 0: none */
 
 void mungi_die(void)
 {
@@ -57,13 +58,25 @@ void reply_to(L4_ThreadId_t to)
 	pending = to;
 }
 
-/* --- the timer's tick: validations expire, stale addresses come free --- */
+/* --- the timer's tick: validations expire, stale addresses come free, checkpoints fall due --- */
+
+static void periodic_checkpoint(void)
+{
+	static long last_err;
+	next_ckpt = now + ckpt_us;
+	long r = pstore_checkpoint();
+	if (r < 0 && r != last_err)
+		printf("mungi: periodic checkpoint failed (%ld); the last one stands\n", -r);
+	last_err = r < 0 ? r : 0;
+}
 
 static void tick(void)
 {
 	now = L4_SystemClock();
 	next_tick = now + tick_us;
 	domains_tick();
+	if (ckpt_us && now >= next_ckpt)
+		periodic_checkpoint();
 	mr_set(0, 0);
 	timer_alarm(tick_us, 0);
 }
@@ -167,22 +180,34 @@ static void loop(void)
 	}
 }
 
+const char *server_option(const char *args, const char *name)
+{
+	u64 n = strlen(name);
+	for (const char *s = args; s && *s; s++)
+		if ((s == args || s[-1] == ' ') && !memcmp(s, name, n) && s[n] == '=')
+			return s + n + 1;
+	return NULL;
+}
+
+/* A number option's value, or 0. */
+static u64 option(const char *args, const char *name)
+{
+	u64 v = 0;
+	for (const char *s = server_option(args, name); s && *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (u64)(*s - '0');
+	return v;
+}
+
 static void options(const char *args)
 {
-	for (const char *s = args; s && *s; s++)
-		if ((s == args || s[-1] == ' ') && !memcmp(s, "dt_ms=", 6)) {
-			u64 ms = 0;
-			for (s += 6; *s >= '0' && *s <= '9'; s++)
-				ms = ms * 10 + (u64)(*s - '0');
-			if (ms)
-				dt = ms * 1000;
-		}
+	if (option(args, "dt_ms"))
+		dt = option(args, "dt_ms") * 1000;
 	tick_us = dt / 4 > 1000 ? dt / 4 : 1000;
 }
 
 int main(void)
 {
-	static char args[256];
+	static char args[512];
 	mungi_id = L4_MyGlobalId();
 	if (!drivers_start(l4_global_id(l4_thread_no(mungi_id) + 1, 1),
 			   l4_global_id(l4_thread_no(mungi_id) + 2, 1)))
@@ -192,9 +217,15 @@ int main(void)
 	boot_args(args, sizeof(args));
 	options(args);
 	now = L4_SystemClock();
+	pstore_init(args);
 	objects_init();
+	/* periodic checkpoints only where they keep something */
+	ckpt_us = pstore == &memstore ? 0 : option(args, "ckpt_ms") * 1000;
+	next_ckpt = now + ckpt_us;
 	printf("mungi: single address space on Pecan: memory from sigma0 as needed, dt %lu ms\n",
 		  dt / 1000);
+	if (ckpt_us)
+		printf("mungi: a checkpoint every %lu ms\n", ckpt_us / 1000);
 	image_load(args);
 	tick();
 	loop();

@@ -49,6 +49,8 @@ void mr_set(int i, u64 v);
 void reply_tag(u64 label, unsigned u);
 /* The message being served gets its reply in the MRs (sent by the loop's next ReplyWait). */
 void reply_to(L4_ThreadId_t to);
+/* The value of " name=" on the server's command line args, or NULL. */
+const char *server_option(const char *args, const char *name);
 /* Send what the MRs hold to a thread waiting for it now (zero timeout); false if it was not. */
 bool send_now(L4_ThreadId_t to);
 
@@ -93,6 +95,7 @@ struct page {
 	u32 rights;                     /* an alias: the rights of that mapping */
 	struct page *hnext;             /* hash chain */
 	struct page *aliases, *anext;   /* pages mapped to this one, and the next such */
+	bool dirty;                     /* a frame that differs from the page store's copy */
 };
 void pages_init(void);
 struct page *page_find(u64 va);
@@ -108,8 +111,20 @@ bool vm_read(u64 addr, void *buf, u64 n);
 bool vm_write(u64 addr, const void *buf, u64 n);
 /* Revoke every task's mapping of the pages of [base, end). */
 void unmap_range(u64 base, u64 end);
+/* Put o's dirty pages into the page store: how many, or -MUNGI_E* (some may be put). */
+long pages_sync(struct ot_obj *o);
+
+/* --- the page store (pagestore_mem.c, pagestore_disk.c) --- */
+extern const struct pagestore *pstore;     /* the one in use */
 extern const struct pagestore memstore;
-u64 memstore_pages(void);
+/* The disk's store when a disk is attached (recovered or formatted), else the memory's; say which. */
+void pstore_init(const char *args);
+/* Was the store opened at a checkpoint Mungi wrote (so the table is to be loaded)? */
+bool pstore_recovered(void);
+/* Store every kept object's dirty pages and the table, then commit: pages written, or -MUNGI_E*. */
+long pstore_checkpoint(void);
+/* The disk driver's polls and polling ticks so far (left alone without a disk). */
+void pstore_disk_wait(u64 *polls, u64 *ticks);
 
 /* --- domains, APDs, validation (domain.c) --- */
 #define APD_CLIST   1

@@ -67,6 +67,45 @@ static void passwords_init(void)
 	reseed();
 }
 
+/* --- recovery: the object table of the last checkpoint, less what did not outlive its boot --- */
+
+/* Drop an object of the table just loaded, pages and all, without touching the address space. */
+static void forget_loaded(struct ot_obj *o)
+{
+	pages_drop_range(o->base, obj_end(o));
+	ot_remove(&ot, o->base);
+	ot_destroy(&ot, o);
+}
+
+/*
+ * Objects come back at their addresses (reserved in the address space, so
+ * nothing new lands there); the image and the boot's own objects are made
+ * again by this boot; objects on the kill lists of tasks, which do not
+ * survive a reboot, are deleted as if their tasks had ended.  The stale
+ * list is not kept: it guards validations cached by tasks, and none lives
+ * across a reboot.
+ */
+static void recover(void)
+{
+	if (ot_load(&ot, pstore))
+		mungi_panic("mungi: the object table on the disk is damaged; nothing was written. "
+			    "format_disk=1 formats the disk\n");
+	u64 loaded = ot.objects, killed = 0;
+	struct ot_obj *next;
+	for (struct ot_obj *o = ot_next(&ot, 0); o; o = next) {
+		next = ot_next(&ot, o->base + 1);
+		if (o->flags & (OT_FIXED | OT_BOOT) || addr_reserve(&addrs, o->base, o->npages))
+			forget_loaded(o);
+	}
+	for (struct ot_obj *o = ot_next(&ot, 0); o; o = next) {
+		next = ot_next(&ot, o->base + 1);
+		if (o->creator)
+			obj_destroy((struct mobj *)o), killed++;
+	}
+	printf("mungi: recovered %lu objects of %lu in the last checkpoint (%lu of dead tasks' kill lists deleted)\n",
+	       ot.objects, loaded, killed);
+}
+
 void objects_init(void)
 {
 	ot_init(&ot, node_alloc, node_free, obj_alloc, obj_free, pw_alloc, pw_free, NULL);
@@ -74,6 +113,8 @@ void objects_init(void)
 		      node_free, stale_alloc, stale_free, NULL))
 		mungi_panic("mungi: no memory for the address space\n");
 	passwords_init();
+	if (pstore_recovered())
+		recover();
 }
 
 /* --- kill lists --- */
@@ -249,29 +290,17 @@ static long revoke(struct mthread *t, const u64 *a)
 	return err ? err : -(long)ot_pw_revoke(&ot, at(a[0]), a[1]);
 }
 
-/* Every resident page and the object table into the page store (docs/mungi.md). */
+/* Every dirty page of a kept object and the object table into the page store, committed at once. */
 static long checkpoint(struct mthread *t, const u64 *a)
 {
 	(void)t;
 	struct ot_obj *bank = at(a[0]);
 	if (!bank || !(bank->flags & OT_BANK) || (ot_rights(bank, a[1]) & MUNGI_OWNER) != MUNGI_OWNER)
 		return -MUNGI_EPERM;
-	u64 pages = 0;
-	static char buf[PAGE];
-	for (struct ot_obj *o = ot_next(&ot, 0); o; o = ot_next(&ot, o->base + 1))
-		for (u64 va = o->base; va < obj_end(o) && ((struct mobj *)o)->resident; va += PAGE) {
-			struct page *p = page_find(va);
-			if (!p || !p->frame)
-				continue;
-			mcopy(buf, p->frame, PAGE);
-			if (memstore.put(memstore.ctx, va, buf))
-				return -MUNGI_ENOMEM;
-			pages++;
-		}
-	long otp = ot_save(&ot, &memstore);
-	if (otp < 0 || memstore.checkpoint(memstore.ctx))
-		return -MUNGI_ENOMEM;
-	mr_set(1, pages + (u64)otp);
+	long pages = pstore_checkpoint();
+	if (pages < 0)
+		return pages;
+	mr_set(1, (u64)pages);
 	return 1;
 }
 

@@ -20,6 +20,8 @@
 #define OT_ACCOUNT  0x2         /* a bank account: balance and charged_pages mean something */
 #define OT_BANK     0x4         /* the bank: its owner may create accounts and read the table */
 #define OT_FIXED    0x8         /* placed at a fixed address (the user image) */
+#define OT_BOOT     0x10        /* made for one boot (the image's Clists, the boot information): not kept */
+#define OT_SYSACCT  0x20        /* the account the first task is given, kept across reboots */
 
 struct ot_pw {
 	uint64_t password;

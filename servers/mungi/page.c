@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Resident object pages: each page of the single address space that has a
 // frame (or is mapped onto another page) has a record, found by address.
-// Pages leave memory only through the page store.
+// Pages leave memory only through the page store.  A frame's page is dirty
+// when it differs from what the page store holds for it: the server's own
+// writes set the flag, the tasks' writes show in the status every Unmap
+// returns, and every Unmap the server makes folds that status in.
 #include "mungi.h"
 #include "../../lib/c/string.h"
 
@@ -64,8 +67,8 @@ struct page *page_materialise(u64 va)
 		frame_free(f);
 		return NULL;
 	}
-	if (!memstore.get(memstore.ctx, va, f))
-		memstore.del(memstore.ctx, va);
+	/* the store keeps its copy: the page stays clean until it is written */
+	pstore->get(pstore->ctx, va, f);
 	p->frame = f;
 	return p;
 }
@@ -86,17 +89,24 @@ struct page *page_alias(u64 va, u64 target, u32 rights)
 /* --- unmapping from every task: the server's frames are the roots of all their mappings --- */
 
 static unsigned nflush;
+static struct page *flushing[64];
 
+/* Unmap the fpages queued; a page some task wrote since the last Unmap becomes dirty. */
 static void unmap_flush(void)
 {
 	if (nflush)
 		L4_Unmap(nflush - 1);
+	for (unsigned i = 0; i < nflush; i++)
+		if (L4_MR((int)i) & 2)
+			flushing[i]->dirty = true;
 	nflush = 0;
 }
 
-static void unmap_frame(void *f)
+/* Queue p's frame: rights 7 takes every task's mapping of it, 0 only reads the status. */
+static void unmap_frame(struct page *p, unsigned rights)
 {
-	mr_set((int)nflush++, L4_FPAGE_MAKE((u64)f, 12, 7));
+	flushing[nflush] = p;
+	mr_set((int)nflush++, L4_FPAGE_MAKE((u64)p->frame, 12, rights));
 	if (nflush == 64)
 		unmap_flush();
 }
@@ -124,7 +134,7 @@ static void unlink_alias(struct page *p)
 		}
 }
 
-static void *frame_of(u64 va);
+static struct page *holder(u64 va);
 
 /*
  * Forget p, and every page mapped onto it (seed 002, Figure 3: a mapping
@@ -133,13 +143,13 @@ static void *frame_of(u64 va);
  */
 static void forget(struct page *p, bool keep)
 {
-	void *f = frame_of(p->va);
-	if (f) {
-		unmap_frame(f);
+	struct page *h = holder(p->va);
+	if (h) {
+		unmap_frame(h, 7);
 		unmap_flush();
 	}
 	if (p->frame) {
-		if (keep && memstore.put(memstore.ctx, p->va, p->frame))
+		if (keep && p->dirty && pstore->put(pstore->ctx, p->va, p->frame))
 			printf("mungi: page store full: page %lx lost\n", p->va);
 		frame_free(p->frame);
 	} else if (p->target) {
@@ -167,9 +177,7 @@ void pages_drop_range(u64 base, u64 end)
 	struct mobj *m = (struct mobj *)ot_lookup(&ot, base);
 	for (u64 va = base; va < end && (!m || m->resident); va += PAGE)
 		page_drop(va, false);
-	if (memstore_pages())
-		for (u64 va = base; va < end; va += PAGE)
-			memstore.del(memstore.ctx, va);
+	pstore->del_range(pstore->ctx, base, end);
 }
 
 void unmap_range(u64 base, u64 end)
@@ -178,23 +186,81 @@ void unmap_range(u64 base, u64 end)
 	for (u64 va = base; va < end && (!m || m->resident); va += PAGE) {
 		struct page *p = page_find(va);
 		if (p && p->frame)
-			unmap_frame(p->frame);
+			unmap_frame(p, 7);
 	}
 	unmap_flush();
 }
 
+/*
+ * Call fn on every page of o that has a frame.  The walk is bounded by the
+ * hash's size whatever the object's: a big object's few resident pages are
+ * found through the buckets rather than by probing every address.
+ */
+static long each_frame(struct ot_obj *o, long (*fn)(struct page *))
+{
+	u64 end = obj_end(o);
+	long err = 0;
+	if (o->npages <= (1UL << HASH_BITS)) {
+		struct mobj *m = (struct mobj *)o;
+		for (u64 va = o->base; va < end && m->resident && !err; va += PAGE) {
+			struct page *p = page_find(va);
+			err = p && p->frame ? fn(p) : 0;
+		}
+		return err;
+	}
+	for (u64 b = 0; b < (1UL << HASH_BITS) && !err; b++)
+		for (struct page *p = bucket[b]; p && !err; p = p->hnext)
+			err = p->frame && p->va >= o->base && p->va < end ? fn(p) : 0;
+	return err;
+}
+
+static long query(struct page *p)
+{
+	unmap_frame(p, 0);
+	return 0;
+}
+
+static long synced;
+
+static long put_dirty(struct page *p)
+{
+	if (!p->dirty)
+		return 0;
+	int err = pstore->put(pstore->ctx, p->va, p->frame);
+	if (err)
+		return -(long)err;
+	p->dirty = false;
+	synced++;
+	return 0;
+}
+
+long pages_sync(struct ot_obj *o)
+{
+	each_frame(o, query);
+	unmap_flush();
+	synced = 0;
+	long err = each_frame(o, put_dirty);
+	return err ? err : synced;
+}
+
 /* --- the server's own access to object memory --- */
 
-/* The frame holding va's data now (following mappings), or NULL when it is not resident. */
-static void *frame_of(u64 va)
+/* The page whose frame holds va's data now (following mappings), or NULL when it is not resident. */
+static struct page *holder(u64 va)
 {
 	for (int depth = 0; depth < MAX_ALIAS_DEPTH; depth++) {
 		struct page *p = page_find(va);
 		if (!p || p->frame)
-			return p ? p->frame : NULL;
+			return p;
 		va = p->target;
 	}
 	return NULL;
+}
+
+static void *frame_of(u64 va)
+{
+	struct page *p = holder(va);
+	return p ? p->frame : NULL;
 }
 
 bool vm_read(u64 addr, void *buf, u64 n)
@@ -205,7 +271,7 @@ bool vm_read(u64 addr, void *buf, u64 n)
 		char *f = frame_of(va);
 		if (f)
 			mcopy(buf, f + off, chunk);
-		else if (!memstore.get(memstore.ctx, va, tmp))
+		else if (!pstore->get(pstore->ctx, va, tmp))
 			mcopy(buf, tmp + off, chunk);
 		else
 			mzero(buf, chunk);
@@ -220,14 +286,13 @@ bool vm_write(u64 addr, const void *buf, u64 n)
 {
 	while (n) {
 		u64 va = addr & PAGE_MASK, off = addr - va, chunk = PAGE - off < n ? PAGE - off : n;
-		char *f = frame_of(va);
-		if (!f) {
-			struct page *p = page_find(va) ? NULL : page_materialise(va);
-			if (!p)
-				return false;
-			f = p->frame;
-		}
-		mcopy(f + off, buf, chunk);
+		struct page *p = holder(va);
+		if (!p && !page_find(va))
+			p = page_materialise(va);
+		if (!p)
+			return false;
+		p->dirty = true;
+		mcopy((char *)p->frame + off, buf, chunk);
 		buf = (const char *)buf + chunk;
 		addr += chunk;
 		n -= chunk;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The page store kept in the server's own memory: what a disk-backed store
-// with checkpoints will replace behind the same interface (store.h).  Its
-// "checkpoint" does nothing: nothing here survives a reboot.
+// The page store kept in the server's own memory, used when no disk is
+// attached (pagestore_disk.c is the other).  Its "checkpoint" does nothing:
+// nothing here survives a reboot.
 #include "mungi.h"
 #include "../../lib/c/string.h"
 
@@ -40,7 +40,7 @@ static int mem_put(void *ctx, u64 key, const void *page)
 		if (!d) {
 			if (s)
 				rec_free(&stored_kind, s);
-			return -1;
+			return MUNGI_ENOSPC;
 		}
 		s->key = key;
 		s->data = d;
@@ -75,15 +75,16 @@ static int mem_del(void *ctx, u64 key)
 	return 0;
 }
 
+static void mem_del_range(void *ctx, u64 lo, u64 hi)
+{
+	for (u64 key = lo; key < hi && nstored; key += PAGE)
+		mem_del(ctx, key);
+}
+
 static int mem_checkpoint(void *ctx)
 {
 	(void)ctx;
 	return 0;
 }
 
-const struct pagestore memstore = { mem_put, mem_get, mem_del, mem_checkpoint, NULL };
-
-u64 memstore_pages(void)
-{
-	return nstored;
-}
+const struct pagestore memstore = { mem_put, mem_get, mem_del, mem_del_range, mem_checkpoint, NULL };

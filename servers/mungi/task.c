@@ -313,6 +313,7 @@ static long self(struct mthread *t)
 
 static long statistics(void)
 {
+	pstore_disk_wait(&stats[MUNGI_STAT_DISK_POLLS], &stats[MUNGI_STAT_DISK_POLL_TICKS]);
 	for (int i = 0; i < MUNGI_NSTATS; i++)
 		mr_set(i + 1, stats[i]);
 	return MUNGI_NSTATS;

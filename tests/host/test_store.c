@@ -295,9 +295,20 @@ static int pick(int window)
 	return rnd() % 4 ? (int)(rnd() % 300) + window : (int)(rnd() % UNIVERSE);
 }
 
+static int spill_on_enomem;             /* ENOMEM: spill instead of checkpointing */
+static long spills;
+
+/* The cache is full of changed nodes: write them out, no checkpoint. */
+static int spill(struct tstore *t)
+{
+	spills++;
+	return store_spill(&t->s);
+}
+
 /*
  * n random changes: puts (puts tenths of them), deletes, and one tenth root
- * records.  ENOMEM makes it checkpoint (committed, if given, follows).
+ * records.  ENOMEM makes it checkpoint (committed, if given, follows), or
+ * spill with spill_on_enomem.
  */
 static int mutate_mix(struct tstore *t, struct model *m, struct model *committed, int n, unsigned puts)
 {
@@ -308,7 +319,9 @@ static int mutate_mix(struct tstore *t, struct model *m, struct model *committed
 		err = r < puts ? do_put(t, m, i, (uint32_t)rnd() | 1) : r < 9 ? do_delete(t, m, i) : 0;
 		if (r == 9)
 			set_rec(t, m, (uint32_t)rnd());
-		if (err == STORE_ENOMEM) {
+		if (err == STORE_ENOMEM && spill_on_enomem) {
+			err = spill(t);
+		} else if (err == STORE_ENOMEM) {
 			if ((err = store_checkpoint(&t->s)))
 				return err;
 			if (committed)
@@ -352,6 +365,7 @@ static int begin(struct tstore *t, uint64_t seed, uint64_t blocks, uint32_t fano
 {
 	memset(&m1, 0, sizeof(m1));
 	rng_state = seed;
+	spill_on_enomem = 0;                 /* (a failed test may have left it on) */
 	return ts_new(t, blocks, fanout, cache);
 }
 
@@ -493,12 +507,12 @@ struct crash {
 };
 
 /* Checkpoint m1 (a), then change it into m2 (b) and checkpoint, logging the writes of the second. */
-static int record(struct crash *c, uint64_t seed, uint64_t blocks, uint32_t fanout, int changes)
+static int record(struct crash *c, uint64_t seed, uint64_t blocks, uint32_t fanout, uint32_t cache, int changes)
 {
 	rng_state = seed;
 	memset(&m1, 0, sizeof(m1));
 	memset(&m3, 0, sizeof(m3));
-	if (ts_new(&c->t, blocks, fanout, 0) || mutate(&c->t, &m1, NULL, 400) ||
+	if (ts_new(&c->t, blocks, fanout, cache) || mutate(&c->t, &m1, NULL, 400) ||
 	    store_checkpoint(&c->t.s) || mutate(&c->t, &m1, NULL, 400) || store_checkpoint(&c->t.s))
 		return 0;
 	c->blocks = blocks;
@@ -555,7 +569,7 @@ static int cut_in_order(struct crash *c, uint32_t fanout, long stride)
 TEST_CASE("store.crash_every_sector", "a crash after every sector write of a checkpoint recovers the old state before the superblock and the new one after, never a mixture")
 {
 	struct crash c;
-	EXPECT(record(&c, 11, 2048, 8, 150), "record: %s", why);
+	EXPECT(record(&c, 11, 2048, 8, 0, 150), "record: %s", why);
 	EXPECT(c.total > 200 && c.sb_sector > 0, "too few writes to cut: %ld", c.total);
 	EXPECT(cut_in_order(&c, 8, 1), "%s", cut_why);
 	crash_free(&c);
@@ -564,7 +578,7 @@ TEST_CASE("store.crash_every_sector", "a crash after every sector write of a che
 TEST_CASE("store.crash_torn", "a crash tearing a multi-sector write (later sectors landed, earlier not) or half a sector recovers old or new")
 {
 	struct crash c;
-	EXPECT(record(&c, 12, 2048, 8, 150), "record: %s", why);
+	EXPECT(record(&c, 12, 2048, 8, 0, 150), "record: %s", why);
 	uint8_t *img = probe_new(c.blocks, 8);
 	long sector = 0;
 	for (size_t r = 0; r < c.t.d->nlog; r++) {
@@ -587,7 +601,7 @@ TEST_CASE("store.crash_torn", "a crash tearing a multi-sector write (later secto
 TEST_CASE("store.crash_reordered", "writes between two flushes landing in any order (random subsets of sectors) recover old or new")
 {
 	struct crash c;
-	EXPECT(record(&c, 13, 2048, 8, 150), "record: %s", why);
+	EXPECT(record(&c, 13, 2048, 8, 0, 150), "record: %s", why);
 	uint8_t *img = probe_new(c.blocks, 8);
 	size_t epoch = 0;
 	int seen[3] = { 0 };
@@ -614,9 +628,22 @@ TEST_CASE("store.crash_reordered", "writes between two flushes landing in any or
 TEST_CASE("store.crash_default_fanout", "the crash cut at every seventh sector (every one near the end) with full-size nodes (fanout 255) and many pages")
 {
 	struct crash c;
-	EXPECT(record(&c, 14, 4096, 0, 600), "record: %s", why);
+	EXPECT(record(&c, 14, 4096, 0, 0, 600), "record: %s", why);
 	EXPECT(c.t.s.height >= 2, "height %u", c.t.s.height);
 	EXPECT(cut_in_order(&c, 0, 7), "%s", cut_why);
+	crash_free(&c);
+}
+
+TEST_CASE("store.crash_spilled", "a checkpoint whose changes were spilled several times on the way (a cache of 32 nodes): a crash after every sector recovers old before the superblock, new after")
+{
+	struct crash c;
+	long before = spills;
+	spill_on_enomem = 1;
+	int ok = record(&c, 15, 2048, 8, STORE_MIN_CACHE, 200);
+	spill_on_enomem = 0;
+	EXPECT(ok, "record: %s", why);
+	EXPECT(spills - before >= 3, "only %ld spills while recording", spills - before);
+	EXPECT(cut_in_order(&c, 8, 5), "%s", cut_why);
 	crash_free(&c);
 }
 
@@ -659,6 +686,31 @@ TEST_CASE("store.enomem", "more changed nodes than the cache holds: ENOMEM, noth
 	EXPECT(matches(&t.s, &m1), "after ENOMEM: %s", why);
 	EXPECT(store_checkpoint(&t.s) == STORE_OK && do_put(&t, &m1, (n * 7919) % 3000, 2) == STORE_OK, "retry");
 	EXPECT(store_checkpoint(&t.s) == STORE_OK && ts_open(&t) == STORE_OK && matches(&t.s, &m1), "reopen: %s", why);
+	ts_free(&t);
+}
+
+TEST_CASE("store.spill_model", "a cache of 32 nodes: ENOMEM answered by spills, not checkpoints, lets thousands of changes wait for one checkpoint; against a model, with reopens that drop what was spilled")
+{
+	struct tstore t;
+	EXPECT(begin(&t, 16, 4096, 8, STORE_MIN_CACHE) == STORE_OK, "format and open");
+	m2 = m1;                             /* m1: current, m2: last checkpoint */
+	long before = spills;
+	spill_on_enomem = 1;
+	for (int round = 0; round < 12; round++) {
+		unsigned puts = round % 4 == 3 ? 2 : 7;
+		EXPECT(mutate_mix(&t, &m1, NULL, 300, puts) == 0, "round %d: %s", round, why);
+		EXPECT(matches(&t.s, &m1) && check_tree(&t.s), "round %d: %s", round, why);
+		if (round % 6 == 5) {            /* reopen: every spilled change is gone */
+			EXPECT(ts_open(&t) == STORE_OK && matches(&t.s, &m2), "reopen in round %d: %s", round, why);
+			m1 = m2;
+		} else if (round % 3 == 2) {
+			EXPECT(store_checkpoint(&t.s) == STORE_OK, "checkpoint");
+			m2 = m1;
+			EXPECT(ts_open(&t) == STORE_OK && matches(&t.s, &m2), "after a checkpoint: %s", why);
+		}
+	}
+	spill_on_enomem = 0;
+	EXPECT(spills - before >= 20, "only %ld spills", spills - before);
 	ts_free(&t);
 }
 

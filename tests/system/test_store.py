@@ -11,24 +11,12 @@ import time
 
 import pytest
 
-from harness import BUILD, RUN, Result, boot, guest_cases, kill_group
+from harness import BUILD, DISK_DIR, RUN, Result, boot, fresh_image, guest_cases, kill_group
 
 PROGRAM = "tests/t_store.elf"
-DISK_DIR = os.path.join(BUILD, "tests", "disk")
 PERSIST_MB, PERSIST_SECTORS = 2, 2 * 2048
 KILL_MB = 8
 BIG_MB = 160 << 10
-
-
-def fresh_image(name, mb):
-    """A new zero-filled (sparse) raw image under build/."""
-    os.makedirs(DISK_DIR, exist_ok=True)
-    path = os.path.join(DISK_DIR, name)
-    if os.path.exists(path):
-        os.unlink(path)
-    with open(path, "wb") as f:
-        f.truncate(mb << 20)
-    return path
 
 
 @functools.lru_cache(maxsize=None)
