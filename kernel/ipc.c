@@ -215,14 +215,15 @@ static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 {
 	const word_t *smr = utcb_mrs(snd);
 	word_t tag = smr[0];
-	if (unlikely(L4_TAG_T(tag) || rcv->ipc_kind == IPC_EXCEPTION ||
-		     snd->ipc_kind == IPC_EXCEPTION || snd->vsender || snd->intended))
+	if (unlikely(rcv->ipc_kind == IPC_EXCEPTION || snd->ipc_kind == IPC_EXCEPTION ||
+		     snd->vsender || snd->intended ||
+		     (L4_TAG_T(tag) && !ipc_short_string(snd, rcv, smr))))
 		return rendezvous_full(snd, rcv);
 	COUNT(ipcs);
-	word_t *rmr = utcb_mrs(rcv);
+	word_t *rmr = utcb_mrs(rcv), n = L4_TAG_U(tag) + L4_TAG_T(tag);
 	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
-	if (L4_TAG_U(tag))
-		arch_copy(rmr + 1, smr + 1, L4_TAG_U(tag) * 8);   /* u <= 63: no overflow */
+	if (n)
+		arch_copy(rmr + 1, smr + 1, n * 8);   /* < 64 words: t is 0, or ipc_short_string checked */
 	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
 	ipc_complete(rcv, 0);
 	return 0;

@@ -102,6 +102,17 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 	return ipc_transfer_typed(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
 }
 
+/*
+ * The short string: snd's message mr (its MRs) has u untyped words and one
+ * simple string item (t = 2, one substring, not compound) that fits the
+ * receiver's first buffer (BR1, strings accepted in BR0), and each side's
+ * bytes lie within one page that is mapped with the rights the copy needs.
+ * Then the bytes are copied (nothing can fault or block, so rcv is not
+ * locked) and true is returned; the caller copies the words.  Otherwise
+ * nothing is touched and false sends the message the general way, which
+ * gives every other case (overflow offsets, faults, timeouts, aborts).
+ */
+bool ipc_short_string(struct tcb *snd, struct tcb *rcv, const word_t *mr);
 /* Does the message in mr have string items (before any item that ends it)? */
 bool ipc_has_strings(const word_t *mr);
 /* Does it need the transfer lock: strings, or a map item long enough to stop for interrupts? */
