@@ -113,6 +113,15 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
  * gives every other case (overflow offsets, faults, timeouts, aborts).
  */
 bool ipc_short_string(struct tcb *snd, struct tcb *rcv, const word_t *mr);
+/* The same for the string item s0, src, which passed ipc_short_string_item (the fastpath has them in registers). */
+bool ipc_short_string_copy(struct tcb *snd, struct tcb *rcv, word_t s0, word_t src);
+/* The sender's half of its conditions: one substring, not compound, 1 byte to a page within one page. */
+static inline bool ipc_short_string_item(word_t s0, word_t src)
+{
+	word_t last = src + L4_STRING_LEN(s0) - 1;
+	return !(s0 & (0x8 | L4_STRING_COMPOUND | 0x1f0)) && L4_STRING_LEN(s0) &&
+	       !((src ^ last) & PAGE_MASK) && last >= src;
+}
 /* Does the message in mr have string items (before any item that ends it)? */
 bool ipc_has_strings(const word_t *mr);
 /* Does it need the transfer lock: strings, or a map item long enough to stop for interrupts? */

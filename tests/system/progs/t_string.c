@@ -360,6 +360,71 @@ TEST_CASE("string.zero_length", "an empty string within one page: delivered, no 
 	teardown();
 }
 
+/*
+ * Calls and replies that carry one short string each: where the kernel has
+ * the fastpath (DS variants, fastpath built), it takes them both ways.
+ * The client's strings come from page 0's end into page 1 of pg_dst, the
+ * server's from page 1's end into the end of page 0.
+ */
+static volatile L4_Word_t echo_bad;      /* calls whose string or words the server found wrong */
+
+static void echo_server(void)
+{
+	L4_ThreadId_t from;
+	L4_SetBR(0, L4_ACCEPT_STRINGS);
+	L4_SetBR(1, L4_STRING_MAKE(PG, 1, 0, 0));
+	L4_SetBR(2, (L4_Word_t)(pg_dst + PG));
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_Word_t n = L4_STRING_LEN(L4_MR(1));
+		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != 0x7a || L4_TAG_T(tag) != 2 ||
+		    L4_MR(2) != (L4_Word_t)(pg_src + PG - n) || memcmp(pg_dst + PG, pg_src + PG - n, n))
+			echo_bad++;
+		L4_SetMR(0, L4_TAG_MAKE(0x7b, 0, 2));
+		L4_SetMR(1, L4_STRING_MAKE(n, 1, 0, 0));
+		L4_SetMR(2, (L4_Word_t)(pg_src + 2 * PG - n));
+		tag = L4_ReplyWait(from, &from);
+	}
+}
+
+TEST_CASE("string.fastpath_call", "short strings both ways in Call and ReplyWait arrive whole, through the fastpath where the kernel has one")
+{
+	pages_reset();
+	echo_bad = 0;
+	L4_ThreadId_t srv = tt_id(slot++, 1);
+	EXPECT(tt_start_local(srv, echo_server), "start");
+	L4_Set_Priority(srv, 255);
+	L4_Word_t before = 0, ipcs = 0;
+	int bad = 0;
+	for (L4_Word_t n = 0; n <= 64; n++) {   /* n = 0: a warm-up Call of 1 byte, not counted */
+		if (n == 1) {
+			before = pecan_counter(PECAN_CTR_fastpath_ipcs);
+			ipcs = pecan_counter(PECAN_CTR_ipcs);
+		}
+		L4_Word_t len = n ? n : 1;
+		L4_SetBR(0, L4_ACCEPT_STRINGS);
+		L4_SetBR(1, L4_STRING_MAKE(64, 1, 0, 0));
+		L4_SetBR(2, (L4_Word_t)(pg_dst + PG - len));
+		L4_SetMR(0, L4_TAG_MAKE(0x7a, 0, 2));
+		L4_SetMR(1, L4_STRING_MAKE(len, 1, 0, 0));
+		L4_SetMR(2, (L4_Word_t)(pg_src + PG - len));
+		L4_MsgTag_t tag = L4_Call(srv);
+		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != 0x7b || L4_TAG_T(tag) != 2 ||
+		    L4_MR(1) != L4_STRING_MAKE(len, 1, 0, 0) || L4_MR(2) != (L4_Word_t)(pg_src + 2 * PG - len) ||
+		    memcmp(pg_dst + PG - len, pg_src + 2 * PG - len, len))
+			bad++;
+	}
+	L4_Word_t fastd = pecan_counter(PECAN_CTR_fastpath_ipcs) - before;
+	L4_Word_t v = *(volatile L4_Word_t *)PECAN_VARIANT_ADDR, build = *(volatile L4_Word_t *)PECAN_BUILD_ADDR;
+	EXPECT(!bad && !echo_bad, "%d replies and %lu calls arrived wrong", bad, echo_bad);
+	EXPECT(pg_dst[PG - 65] == 0xff && pg_dst[PG + 64] == 0xff, "bytes beyond the buffers written");
+	EXPECT(build & 2, "kernel built without counters");
+	EXPECT(pecan_counter(PECAN_CTR_ipcs) - ipcs == 128, "ipcs %lu", pecan_counter(PECAN_CTR_ipcs) - ipcs);
+	int fast = (build & 1) && v != PECAN_VARIANT_FSLQ && v != PECAN_VARIANT_FSEQ;
+	EXPECT(fast ? fastd == 128 : fastd == 0, "fastpath IPCs %lu of 128", fastd);
+	tt_kill(srv);
+}
+
 /* Pages of ours that the threads in other spaces have not touched yet. */
 static unsigned char fresh_dst[2 * 4096] __attribute__((aligned(4096)));
 static unsigned char fresh_src[2 * 4096] __attribute__((aligned(4096)));
