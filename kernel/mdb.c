@@ -208,7 +208,9 @@ static bool revoke_below_some(struct mdb *m, struct mdb_node *top, unsigned revo
 		unsigned left = reduce(node_rights(n), revoke);
 		if (!left) {
 			struct mdb_node *next = next_after(n, top);
-			if (!remove_subtree_some(m, n, status, budget))
+			if (!n->child)
+				*status |= free_leaf(m, n);     /* the common case, without the walk's frame */
+			else if (!remove_subtree_some(m, n, status, budget))
 				return false;
 			if (budget && !--*budget)
 				return !next;           /* a later call starts from top again */
