@@ -393,13 +393,10 @@ void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 /* Rights of the entry e of va in root change to rights; its A/D status before. */
 static unsigned protect_at(struct kmem_acct *a, paddr_t root, pte_t *e, word_t va, unsigned rights)
 {
-	if (!e)
+	if (!e || !(*e & PTE_P))
 		return 0;
-	pte_t old = *e, v = rights ? leaf_pte(old, rights) : 0;
-	if (!(old & PTE_P) || (rights && v == (old & ~PTE_CNT)))
-		return 0;      /* unmapped, or a status query of an entry with no A/D bits: nothing to do */
-	unsigned status = (old & PTE_A ? MAP_R : 0) | (old & PTE_D ? MAP_W : 0);
-	set_entry(e, v);
+	unsigned status = (*e & PTE_A ? MAP_R : 0) | (*e & PTE_D ? MAP_W : 0);
+	set_entry(e, rights ? leaf_pte(*e, rights) : 0);
 	if (unlikely(!rights && !table_count(table_of(e))))
 		reclaim(a, root, va);   /* the TLB flush below drops the freed tables' cached entries too */
 	extern paddr_t arch_loaded_root;
