@@ -211,21 +211,44 @@ static __attribute__((noinline)) word_t rendezvous_full(struct tcb *snd, struct 
 	return err;
 }
 
+/* The light rendezvous's delivery of n message words (n < 64) and its completion. */
+static inline __attribute__((always_inline)) word_t deliver_words(struct tcb *snd, struct tcb *rcv,
+								  const word_t *smr, word_t tag, word_t n)
+{
+	COUNT(ipcs);
+	word_t *rmr = utcb_mrs(rcv);
+	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
+	if (n)
+		arch_copy(rmr + 1, smr + 1, n * 8);
+	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
+	ipc_complete(rcv, 0);
+	return 0;
+}
+
+/* Does the light rendezvous leave this message to rendezvous_full (or to the short string)? */
+static inline bool rendezvous_heavy(const struct tcb *snd, const struct tcb *rcv)
+{
+	return rcv->ipc_kind == IPC_EXCEPTION || snd->ipc_kind == IPC_EXCEPTION || snd->vsender ||
+	       snd->intended;
+}
+
+/* Out of line, so that untyped messages keep rendezvous's frame small: a short string or the rest. */
+static __attribute__((noinline)) word_t rendezvous_typed(struct tcb *snd, struct tcb *rcv)
+{
+	const word_t *smr = utcb_mrs(snd);
+	word_t tag = smr[0];
+	if (rendezvous_heavy(snd, rcv) || !ipc_short_string(snd, rcv, smr))
+		return rendezvous_full(snd, rcv);
+	return deliver_words(snd, rcv, smr, tag, L4_TAG_U(tag) + 2);   /* u + 2 < 64: checked */
+}
+
 static word_t rendezvous(struct tcb *snd, struct tcb *rcv)
 {
 	const word_t *smr = utcb_mrs(snd);
 	word_t tag = smr[0];
-	if (unlikely(L4_TAG_T(tag) || rcv->ipc_kind == IPC_EXCEPTION ||
-		     snd->ipc_kind == IPC_EXCEPTION || snd->vsender || snd->intended))
-		return rendezvous_full(snd, rcv);
-	COUNT(ipcs);
-	word_t *rmr = utcb_mrs(rcv);
-	rmr[0] = tag & ~(L4_TAG_REDIRECTED | L4_TAG_XCPU | L4_TAG_ERROR);
-	if (L4_TAG_U(tag))
-		arch_copy(rmr + 1, smr + 1, L4_TAG_U(tag) * 8);   /* u <= 63: no overflow */
-	rcv->ipc_from = tcb_id_as_seen_by(snd, rcv);
-	ipc_complete(rcv, 0);
-	return 0;
+	if (unlikely(L4_TAG_T(tag) || rendezvous_heavy(snd, rcv)))
+		return rendezvous_typed(snd, rcv);
+	return deliver_words(snd, rcv, smr, tag, L4_TAG_U(tag));   /* u <= 63: no overflow */
 }
 
 /*

@@ -102,6 +102,26 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 	return ipc_transfer_typed(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);
 }
 
+/*
+ * The short string: snd's message mr (its MRs) has u untyped words and one
+ * simple string item (t = 2, one substring, not compound) that fits the
+ * receiver's first buffer (BR1, strings accepted in BR0), and each side's
+ * bytes lie within one page that is mapped with the rights the copy needs.
+ * Then the bytes are copied (nothing can fault or block, so rcv is not
+ * locked) and true is returned; the caller copies the words.  Otherwise
+ * nothing is touched and false sends the message the general way, which
+ * gives every other case (overflow offsets, faults, timeouts, aborts).
+ */
+bool ipc_short_string(struct tcb *snd, struct tcb *rcv, const word_t *mr);
+/* The same for the string item s0, src, which passed ipc_short_string_item (the fastpath has them in registers). */
+bool ipc_short_string_copy(struct tcb *snd, struct tcb *rcv, word_t s0, word_t src);
+/* The sender's half of its conditions: one substring, not compound, 1 byte to a page within one page. */
+static inline bool ipc_short_string_item(word_t s0, word_t src)
+{
+	word_t last = src + L4_STRING_LEN(s0) - 1;
+	return !(s0 & (0x8 | L4_STRING_COMPOUND | 0x1f0)) && L4_STRING_LEN(s0) &&
+	       !((src ^ last) & PAGE_MASK) && last >= src;
+}
 /* Does the message in mr have string items (before any item that ends it)? */
 bool ipc_has_strings(const word_t *mr);
 /* Does it need the transfer lock: strings, or a map item long enough to stop for interrupts? */

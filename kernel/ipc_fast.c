@@ -150,20 +150,46 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, 0 };
 }
 
-/* The commit of a user IPC to d, waiting in an Ipc receive, if it waits for self. */
+/*
+ * The commit of a user IPC to d, waiting in an Ipc receive, if it waits for
+ * self.  item: NULL, or the words of a short string (ipc_short_string_copy),
+ * copied only once every guard has passed, since the slowpath may deliver
+ * the message elsewhere (a redirector) or not at all.
+ */
 static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *self, struct tcb *d,
 								   word_t to, word_t from,
-								   word_t timeouts, word_t tag)
+								   word_t timeouts, word_t tag,
+								   const word_t *item)
 {
 	if (!accepts_fast(d, self, IPC_USER) ||
 	    unlikely(self->space->redirector && self->space->redirector != d->id))
 		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
+	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
+		return SLOW();
 	if (unlikely(L4_TAG_U(tag) > 7))
 		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
 	word_t top = d->kstack_top;
 	((struct trapframe *)top - 1)->rsi = self->space == d->space ? self->utcb : self->id;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return (struct fp_ret){ top, tag };
+}
+
+/*
+ * The thread a local ID names, if the fastpath may deliver to it with this
+ * receive phase (From = To becomes the global ID the receive waits for);
+ * NULL for the slowpath.  tcb_resolve_local tries the thread named last first.
+ */
+static inline __attribute__((always_inline)) struct tcb *local_dest(struct tcb *self, word_t to,
+								     word_t *from)
+{
+	struct tcb *d = self->local_hint;
+	if ((!d || d->utcb != to) && (!l4_is_local_id(to) || !(d = tcb_resolve_local(self, to))))
+		return NULL;
+	if (*from == to)
+		*from = d->id;
+	else if ((*from != L4_ANYTHREAD && *from != L4_ANYLOCALTHREAD) || self->sendq)
+		return NULL;
+	return d;
 }
 
 /*
@@ -174,16 +200,44 @@ static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t rdi, word_t to
 						    word_t rcx, word_t timeouts, word_t tag)
 {
 	(void)rdi, (void)rcx;
-	struct tcb *self = current, *d = self->local_hint;
-	if ((!d || d->utcb != to) && (!l4_is_local_id(to) || !(d = tcb_resolve_local(self, to))))
-		return SLOW();
-	if (from == to)
-		from = d->id;           /* a receive phase names its partner by global ID */
-	else if ((from != L4_ANYTHREAD && from != L4_ANYLOCALTHREAD) || self->sendq)
+	struct tcb *self = current, *d = local_dest(self, to, &from);
+	if (!d)
 		return SLOW();
 	if (unlikely(d->fast_key != FAST_KEY_WAITING(IPC_USER)))
 		return exception_reply(d, to, from, 0, timeouts, tag);
-	return deliver(self, d, to, from, timeouts, tag);
+	return deliver(self, d, to, from, timeouts, tag, NULL);
+}
+
+/*
+ * entry.S: RBX into the first argument, then ipc_fastpath_string.  Reached
+ * by a tail call from ipc_fastpath, whose callee-saved registers are then
+ * the caller's again: the first argument is MR2.
+ */
+struct fp_ret ipc_fastpath_typed(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+				 word_t tag);
+
+/*
+ * One short string item and no untyped word (t = 2, u = 0; MR1 is in the
+ * frame, MR2 the first argument) to a partner waiting for us: the
+ * fastpath with the copy added (ipc_fastpath checked the receive
+ * timeout).  Everything else is the slowpath's.
+ */
+struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t rcx,
+				  word_t timeouts, word_t tag)
+{
+	(void)rcx;
+	word_t no = slot_of(to), mr1 = own_frame()->rax;
+	struct tcb *self = current, *d = tcb_table[no];
+	if ((tag & (0xfffUL | L4_TAG_FLAGS_MASK)) != 2 << 6 || !ipc_short_string_item(mr1, mr2))
+		return SLOW();
+	if (tcb_ids[no] != to)
+		d = local_dest(self, to, &from);
+	else if (from != to && (from != L4_ANYTHREAD || self->sendq))
+		d = NULL;
+	if (!d || d->fast_key != FAST_KEY_WAITING(IPC_USER))
+		return SLOW();
+	word_t item[2] = { mr1, mr2 };
+	return deliver(self, d, to, from, timeouts, tag, item);
 }
 
 /*
@@ -195,9 +249,10 @@ struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_
 			   word_t tag)
 {
 	(void)rdi, (void)rcx;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)) ||
-	    unlikely(L4_RCV_TIMEOUT(timeouts)))
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(L4_RCV_TIMEOUT(timeouts)))
 		return SLOW();
+	if (unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)))
+		return ipc_fastpath_typed(0, to, from, 0, timeouts, tag);
 	word_t no = slot_of(to);
 	if (unlikely(tcb_ids[no] != to))
 		return lipc(0, to, from, 0, timeouts, tag);
@@ -206,7 +261,7 @@ struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_
 		return SLOW();
 	if (unlikely(d->fast_key != FAST_KEY_WAITING(IPC_USER)))
 		return exception_reply(d, to, from, 0, timeouts, tag);
-	return deliver(self, d, to, from, timeouts, tag);
+	return deliver(self, d, to, from, timeouts, tag, NULL);
 }
 
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)

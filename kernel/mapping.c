@@ -56,13 +56,16 @@ static void partial_del(struct node_frame *f)
 		f->next->prev = f->prev;
 }
 
+/* Not zeroed: a node's fields are all set when it is placed (mdb.c), the bookkeeping here. */
 static struct node_frame *node_frame_new(void)
 {
-	paddr_t p = frame_alloc_zeroed(1);
+	paddr_t p = kmem_alloc_raw(NULL, 1);
 	if (!p)
 		return NULL;
 	struct node_frame *f = phys_to_virt(p);
 	struct mdb_node *n = phys_to_virt(p);
+	f->free = NULL;
+	f->used = 0;
 	for (word_t i = NODES_PER_FRAME; i >= 1; i--) {
 		n[i].hnext = f->free;
 		f->free = &n[i];
@@ -71,9 +74,9 @@ static struct node_frame *node_frame_new(void)
 	return f;
 }
 
-static void *node_alloc(void *ctx, const void *space)
+/* Inlined into map_page, whose loop runs once per page. */
+static inline __attribute__((always_inline)) void *node_take(const void *space)
 {
-	(void)ctx;
 	if (!kmem_charge(acct(space), sizeof(struct mdb_node)))
 		return NULL;
 	struct node_frame *f = partial ? partial : node_frame_new();
@@ -87,6 +90,12 @@ static void *node_alloc(void *ctx, const void *space)
 		partial_del(f);
 	f->used++;
 	return n;
+}
+
+static void *node_alloc(void *ctx, const void *space)
+{
+	(void)ctx;
+	return node_take(space);
 }
 
 static void node_free(void *ctx, void *node)
@@ -279,6 +288,30 @@ static void transfer_page(struct space *from, word_t va, struct space *to, word_
 		mdb_unmap(&mdb, to, target, MDB_RWX, true, NULL);   /* no page table: undo */
 }
 
+/*
+ * transfer_page's common case: a map (not a grant) between pages outside
+ * the KIP and UTCB areas ("clear").  The mdb is asked in two halves around
+ * the page-table store, which finds the target empty (then it has no
+ * mapping) or leaves the page to transfer_page.
+ */
+static void map_page(struct space *from, word_t va, struct space *to, word_t target, unsigned rights)
+{
+	paddr_t pa;
+	unsigned got = rights;
+	struct mdb_node *src = mdb_source(&mdb, from, va, to, target, &got, &pa), *n;
+	if (!src || !(n = node_take(to)))
+		return;                      /* as mdb_map_known's errors: nothing is mapped */
+	int r = arch_map_new(&to->acct, to->root, target, pa, got);
+	if (r == MAP_NEW_OK) {
+		mdb_add_child(&mdb, src, n, to, target, got);
+		return;
+	}
+	n->space = to;                       /* whom node_free uncharges */
+	node_free(NULL, n);
+	if (r == MAP_NEW_EXISTS)
+		transfer_page(from, va, to, target, rights, false, true);
+}
+
 /* Time to stop a long operation for the interrupts that wait?  Asked every few pages. */
 static bool preempt_due(word_t done)
 {
@@ -288,10 +321,8 @@ static bool preempt_due(word_t done)
 /* The next page of the source to transfer, from *va on; false when there is none below end. */
 static bool next_source_page(struct space *from, bool fill, word_t *va, word_t end)
 {
-	paddr_t pa;
-	unsigned have;
 	if (!fill)
-		return arch_next_mapped(from->root, va, end, &pa, &have);
+		return arch_next_mapped(from->root, va, end);
 	for (; *va < end; *va += PAGE_SIZE) {       /* sigma0: its memory is there, idempotently */
 		if (space_kaddr(from, *va, 0) || mapping_sigma0_fault(from, *va))
 			return true;
@@ -325,7 +356,10 @@ bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 	bool clear = space_area_free(to, dst, len) && space_area_free(from, sbase, len);
 	word_t done = 0;
 	for (word_t va = sbase + (resume ? *resume : 0); next_source_page(from, fill, &va, sbase + len);) {
-		transfer_page(from, va, to, dst + (va - sbase), rights, grant, clear);
+		if (!grant && clear)
+			map_page(from, va, to, dst + (va - sbase), rights);
+		else
+			transfer_page(from, va, to, dst + (va - sbase), rights, grant, clear);
 		va += PAGE_SIZE;
 		if (va - sbase >= len)
 			break;
@@ -350,10 +384,8 @@ static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 	if (!fpage_range(fpage, &base, &log2))
 		return 0;
 	unsigned status = 0, rights = L4_FPAGE_RIGHTS(fpage);
-	paddr_t pa;
-	unsigned have;
 	word_t done = 0, end = base + (1UL << log2);
-	for (word_t va = base; arch_next_mapped(s->root, &va, end, &pa, &have); va += PAGE_SIZE) {
+	for (word_t va = base; arch_next_mapped(s->root, &va, end); va += PAGE_SIZE) {
 		/* the database is consistent between steps, and we hold nothing: stop anywhere */
 		while (mdb_unmap_some(&mdb, s, va, rights, flush, &status, CONFIG_PREEMPT_NODES) ==
 		       MDB_AGAIN)
@@ -435,9 +467,11 @@ const char *mapping_check_space(struct space *s, word_t *pages)
 {
 	paddr_t pa, mpa;
 	unsigned have, rights;
-	for (word_t va = 0; arch_next_mapped(s->root, &va, USER_TOP, &pa, &have); va += PAGE_SIZE) {
+	for (word_t va = 0; arch_next_mapped(s->root, &va, USER_TOP); va += PAGE_SIZE) {
 		if (!space_area_free(s, va, PAGE_SIZE))
 			continue;                    /* the KIP and UTCB pages are the kernel's own */
+		if (!arch_lookup(s->root, va, &pa, &have))
+			return "a mapped page that a lookup does not find";
 		(*pages)++;
 		if (!mdb_lookup(&mdb, s, va, &mpa, &rights))
 			return "a page-table entry without a mapping";

@@ -208,7 +208,9 @@ static bool revoke_below_some(struct mdb *m, struct mdb_node *top, unsigned revo
 		unsigned left = reduce(node_rights(n), revoke);
 		if (!left) {
 			struct mdb_node *next = next_after(n, top);
-			if (!remove_subtree_some(m, n, status, budget))
+			if (!n->child)
+				*status |= free_leaf(m, n);     /* the common case, without the walk's frame */
+			else if (!remove_subtree_some(m, n, status, budget))
 				return false;
 			if (budget && !--*budget)
 				return !next;           /* a later call starts from top again */
@@ -296,6 +298,40 @@ enum mdb_err mdb_insert_root(struct mdb *m, const void *space, word_t vaddr,
 	return MDB_OK;
 }
 
+struct mdb_node *mdb_source(const struct mdb *m, const void *from, word_t fva, const void *to,
+			    word_t tva, unsigned *rights, paddr_t *paddr)
+{
+	if (!place_ok(from, fva) || !place_ok(to, tva) || !rights_ok(*rights) ||
+	    (from == to && fva == tva))
+		return NULL;
+	struct mdb_node *src = find(m, from, fva);
+	if (!src || !(*rights &= node_rights(src)))
+		return NULL;
+	*rights |= MDB_R;
+	*paddr = src->paddr;
+	return src;
+}
+
+/* A new leaf n under src at (to, tva), which has no mapping. */
+static void add_child(struct mdb *m, struct mdb_node *src, struct mdb_node *n, const void *to,
+		      word_t tva, unsigned rights)
+{
+	n->space = to;
+	n->va_rights = tva | rights;
+	n->paddr = src->paddr;
+	n->child = NULL;
+	space_add(n);
+	m->count++;
+	link_child(src, n);
+	index_add(m, n);
+}
+
+void mdb_add_child(struct mdb *m, struct mdb_node *src, void *node, const void *to, word_t tva,
+		   unsigned rights)
+{
+	add_child(m, src, node, to, tva, rights);
+}
+
 /* mdb_map_known's case `empty`: a new leaf under the source, nothing to replace. */
 static enum mdb_err map_empty(struct mdb *m, const void *from, word_t fva, const void *to,
 			      word_t tva, unsigned rights, paddr_t *paddr, unsigned *got)
@@ -311,11 +347,10 @@ static enum mdb_err map_empty(struct mdb *m, const void *from, word_t fva, const
 	if (!rights)
 		return MDB_ERR_RIGHTS;
 	rights |= MDB_R;
-	struct mdb_node *n = node_new(m, to, tva, src->paddr, rights);
+	struct mdb_node *n = m->ops.alloc(m->ops.ctx, to);
 	if (!n)
 		return MDB_ERR_NOMEM;
-	link_child(src, n);
-	index_add(m, n);
+	add_child(m, src, n, to, tva, rights);
 	*paddr = src->paddr;
 	*got = rights;
 	return MDB_OK;

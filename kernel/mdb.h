@@ -119,6 +119,20 @@ enum mdb_err mdb_map_known(struct mdb *m, const void *from, word_t fva, const vo
 			   word_t tva, unsigned rights, bool empty, paddr_t *paddr, unsigned *got);
 
 /*
+ * mdb_map_known with `empty` in two halves, for a caller that maps a run of
+ * pages and writes its page tables in between (nothing else may change the
+ * mdb between the two).  mdb_source: the node of (from, fva) and the frame
+ * and rights (∩ the source's, plus R) a child of it at (to, tva) gets, or
+ * NULL with nothing changed where mdb_map_known would fail (no source, no
+ * right left, the source's own place).  mdb_add_child: node, from ops.alloc
+ * for `to`, becomes that child; (to, tva) must have no mapping.
+ */
+struct mdb_node *mdb_source(const struct mdb *m, const void *from, word_t fva, const void *to,
+			    word_t tva, unsigned *rights, paddr_t *paddr);
+void mdb_add_child(struct mdb *m, struct mdb_node *src, void *node, const void *to, word_t tva,
+		   unsigned rights);
+
+/*
  * Map (from, fva) to (to, tva) with rights ∩ the source's, plus R.
  * If (to, tva) is already mapped:
  *   - a direct child of the source (so the same page): its rights grow by

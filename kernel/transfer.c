@@ -190,6 +190,32 @@ static word_t map_item(struct xfer *x, const word_t *mr, int i, int end)
 	return 0;
 }
 
+bool ipc_short_string_copy(struct tcb *snd, struct tcb *rcv, word_t s0, word_t src)
+{
+	word_t len = L4_STRING_LEN(s0);
+	if (snd->xfer_peer || rcv->xfer_peer)
+		return false;                  /* nested strings: the general path's overflow */
+	const word_t *brs = (const word_t *)(rcv->utcb_k + UTCB_BR(0));
+	word_t b1 = word_at(brs, -1, 1), dst = word_at(brs, -1, 2);
+	/* the receiver's first buffer holds it all */
+	if (!L4_STRING_IS(b1) || len > L4_STRING_LEN(b1) || !(brs[0] & L4_ACCEPT_STRINGS) ||
+	    ((dst ^ (dst + len - 1)) & PAGE_MASK) || dst + len - 1 < dst)
+		return false;
+	const u8 *from = space_kaddr(snd->space, src, MAP_R);
+	u8 *to = space_kaddr(rcv->space, dst, MAP_W);
+	if (!from || !to)
+		return false;
+	arch_copy(to, from, len);
+	return true;
+}
+
+bool ipc_short_string(struct tcb *snd, struct tcb *rcv, const word_t *mr)
+{
+	word_t tag = mr[0], u = L4_TAG_U(tag);
+	return L4_TAG_T(tag) == 2 && u + 2 < L4_NUM_MRS && ipc_short_string_item(mr[u + 1], mr[u + 2]) &&
+	       ipc_short_string_copy(snd, rcv, mr[u + 1], mr[u + 2]);
+}
+
 /* Out of line: the untyped common case needs none of its stack frame. */
 static __attribute__((noinline)) word_t typed_items(struct xfer *x, const word_t *mr, int i, int end)
 {

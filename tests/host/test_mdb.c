@@ -612,6 +612,34 @@ TEST_CASE("mdb.map_known", "map_known reports frame and rights; with empty it sk
 	EXPECT(consistent(), "%s", why);
 }
 
+TEST_CASE("mdb.source_add_child", "map in two halves: source, frame and rights as map_known gives them; a garbage-filled node becomes a proper child; refusals change nothing") {
+	setup();
+	EXPECT(root(0, 0, 5, MDB_RWX) == MDB_OK && root(0, 1, 6, MDB_R) == MDB_OK, "roots");
+	paddr_t pa = 0;
+	unsigned r = MDB_W;
+	struct mdb_node *src = mdb_source(&db, SP(0), VA(0), SP(1), VA(2), &r, &pa);
+	EXPECT(src && pa == PA(5) && r == RW, "source: %p %lx %u", (void *)src, pa, r);
+	void *n = t_alloc(NULL, SP(1));
+	memset(n, 0xa5, sizeof(struct mdb_node));       /* every field must be set by add_child */
+	mdb_add_child(&db, src, n, SP(1), VA(2), r);
+	pt_write(1, 2);
+	EXPECT(parent_is(1, 2, 0, 0) && rights_at(1, 2) == RW && mdb_count(&db) == 3, "child %u", rights_at(1, 2));
+	EXPECT(consistent(), "%s", why);
+	r = MDB_X;
+	EXPECT(!mdb_source(&db, SP(0), VA(1), SP(1), VA(3), &r, &pa), "x from an r-only source");
+	r = MDB_RWX;
+	EXPECT(!mdb_source(&db, SP(0), VA(4), SP(1), VA(3), &r, &pa), "an unmapped source");
+	r = MDB_RWX;
+	EXPECT(!mdb_source(&db, SP(0), VA(0), SP(0), VA(0), &r, &pa), "the source's own place");
+	r = MDB_RWX;
+	EXPECT(!mdb_source(&db, SP(0), VA(0) + 8, SP(1), VA(3), &r, &pa) &&
+	       !mdb_source(&db, SP(0), VA(0), SP(1), VA(3), &(unsigned){ 8 | MDB_R }, &pa),
+	       "a misaligned address or rights beyond rwx");
+	EXPECT(unmap(0, 0, MDB_RWX, false, NULL) == MDB_OK && !rights_at(1, 2) && mdb_count(&db) == 2,
+	       "the child is revoked with its source");
+	EXPECT(consistent(), "%s", why);
+}
+
 /* --- nodes carved from 4 KiB frames, as the kernel will --- */
 
 #define FRAMES 4

@@ -128,9 +128,13 @@ struct kmem_acct;
 paddr_t arch_space_create(struct kmem_acct *a);   /* top-level table with the kernel half; 0 if OOM */
 bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights);
 bool arch_lookup(paddr_t root, word_t va, paddr_t *pa, unsigned *rights);
+/* arch_map where va has no entry yet: MAP_NEW_OK (mapped), MAP_NEW_EXISTS or MAP_NEW_FAILED (no memory for a table, or not a user address; nothing changed). */
+enum { MAP_NEW_OK, MAP_NEW_EXISTS, MAP_NEW_FAILED };
+int arch_map_new(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights);
 /* Set the rights of a mapped user page (0 unmaps); returns and resets its A/D status. */
 unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights);
-bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights);
+/* Move *va to the first mapped user page at or above it and below end; false if none. */
+bool arch_next_mapped(paddr_t root, word_t *va, word_t end);
 void arch_space_destroy(struct kmem_acct *a, paddr_t root);
 struct space;
 void arch_io_changed(const struct space *s, unsigned port);

@@ -211,6 +211,15 @@ ipc_entry:
 	movq %rbp, %rsp
 	xorl %r8d, %r8d
 	sysretq
+	/*
+	 * A typed message: ipc_fastpath jumps here (a tail call, so RBX is the
+	 * caller's MR2 again) and ipc_fastpath_string gets MR2 as its first
+	 * argument, the others unchanged.
+	 */
+	.globl ipc_fastpath_typed
+ipc_fastpath_typed:
+	movq %rbx, %rdi
+	jmp ipc_fastpath_string
 ipc_not_fast:
 	cmpq $1, %rax
 	jne exc_reply_exit

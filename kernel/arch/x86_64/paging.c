@@ -243,6 +243,31 @@ bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned
 	return true;
 }
 
+static __attribute__((noinline)) int map_new_miss(struct kmem_acct *a, paddr_t root, word_t va,
+						  paddr_t pa, unsigned rights)
+{
+	pte_t *path[4];
+	pte_t *e = walk_path(root, va, NULL, path);
+	if (e && (*e & PTE_P))
+		return MAP_NEW_EXISTS;
+	return map_miss(a, root, va, pa, rights) ? MAP_NEW_OK : MAP_NEW_FAILED;
+}
+
+/* A map item's run of pages into empty places: one leaf-table hit and one store per page. */
+int arch_map_new(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
+{
+	if (va >= USER_TOP)
+		return MAP_NEW_FAILED;
+	pte_t *t = leaf_cached(root, va);
+	if (unlikely(!t))
+		return map_new_miss(a, root, va, pa, rights);
+	pte_t *e = &t[idx(va, 0)];
+	if (*e & PTE_P)
+		return MAP_NEW_EXISTS;
+	map_at(e, va, pa, rights);
+	return MAP_NEW_OK;
+}
+
 static bool lookup_at(const pte_t *e, word_t va, paddr_t *pa, unsigned *rights)
 {
 	if (!e || !(*e & PTE_P))
@@ -296,21 +321,7 @@ static pte_t *leaf_table(paddr_t root, word_t va, word_t *span)
  * The first mapped user page at or above *va and below end, skipping empty
  * tables whole, so that scanning a huge fpage costs what is mapped in it.
  */
-static __attribute__((noinline)) bool next_mapped_scan(paddr_t root, word_t *va, word_t end,
-						       paddr_t *pa, unsigned *rights);
-
-bool arch_next_mapped(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights)
-{
-	pte_t *t = *va < end && *va < USER_TOP ? leaf_cached(root, *va) : NULL;
-	if (likely(t) && (t[idx(*va, 0)] & PTE_P)) {       /* the next page of a mapped run */
-		*pa = t[idx(*va, 0)] & PTE_ADDR;
-		*rights = pte_rights(t[idx(*va, 0)]);
-		return true;
-	}
-	return next_mapped_scan(root, va, end, pa, rights);
-}
-
-static bool next_mapped_scan(paddr_t root, word_t *va, word_t end, paddr_t *pa, unsigned *rights)
+static __attribute__((noinline)) bool next_mapped_scan(paddr_t root, word_t *va, word_t end)
 {
 	if (end > USER_TOP)
 		end = USER_TOP;
@@ -323,13 +334,20 @@ static bool next_mapped_scan(paddr_t root, word_t *va, word_t end, paddr_t *pa, 
 		for (unsigned i = idx(v, 0); i < 512 && v < end; i++, v += PAGE_SIZE) {
 			if (t[i] & PTE_P) {
 				*va = v;
-				*pa = t[i] & PTE_ADDR;
-				*rights = pte_rights(t[i]);
 				return true;
 			}
 		}
 	}
 	return false;
+}
+
+bool arch_next_mapped(paddr_t root, word_t *va, word_t end)
+{
+	word_t v = *va;
+	pte_t *t = v < end && v < USER_TOP ? leaf_cached(root, v) : NULL;
+	if (likely(t) && (t[idx(v, 0)] & PTE_P))          /* the next page of a mapped run */
+		return true;
+	return next_mapped_scan(root, va, end);
 }
 
 static void free_table(struct kmem_acct *a, pte_t *t, int level)

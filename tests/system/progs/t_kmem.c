@@ -244,13 +244,14 @@ TEST_CASE("kmem.attack", "while a space maps a 64 KiB buffer onto itself 15 time
 }
 
 /*
- * Preemption points: a space doubles a 64 KiB buffer into 128 MiB of
- * mappings; its last round maps 64 MiB in one item, then one Unmap of the
- * original 16 pages revokes the 32768 mappings derived from them.  A
+ * Preemption points: a space doubles a 64 KiB buffer into 256 MiB of
+ * mappings; its last round maps 128 MiB in one item (long enough for
+ * several 1 ms sleeps at about 220 instructions a page), then one Unmap of
+ * the original 16 pages revokes the 64 Ki mappings derived from them.  A
  * higher-priority thread sleeping 1 ms at a time must keep waking up
  * during each of these two system calls, not only once after it.
  */
-#define PRE_ROUNDS 11
+#define PRE_ROUNDS 12
 static L4_ThreadId_t pre_a, pre_b;
 static volatile L4_Word_t pre_phase, pre_wakes[4], pre_done, pre_deleted;
 
@@ -298,7 +299,7 @@ static void pre_a_loop(void)
 	tt_park();
 }
 
-/* Deletes the space (its 49152 mappings) at a priority below the watcher's. */
+/* Deletes the space (all its mappings again) at a priority below the watcher's. */
 static void pre_delete(void)
 {
 	pre_phase = 3;
@@ -318,7 +319,7 @@ static void pre_watch(void)
 	tt_park();
 }
 
-TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 64 MiB map item, a 32768-mapping revocation, a space deletion")
+TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 128 MiB map item, a 64 Ki-mapping revocation, a space deletion")
 {
 	L4_ThreadId_t me = L4_MyGlobalId(), watch = fresh();
 	touch(attbuf, sizeof(attbuf));
@@ -342,7 +343,7 @@ TEST_CASE("kmem.preempt", "a thread sleeping 1 ms keeps waking up during a 64 Mi
 	L4_Set_Priority(watch, 200);
 	TT_WAIT(pre_done == 2, 20000);
 	EXPECT(pre_done == 2, "the mapping space did not finish");
-	EXPECT(pre_wakes[1] >= 3, "the watcher woke %lu times during the 64 MiB map", pre_wakes[1]);
+	EXPECT(pre_wakes[1] >= 3, "the watcher woke %lu times during the 128 MiB map", pre_wakes[1]);
 	EXPECT(pre_wakes[2] >= 3, "the watcher woke %lu times during the revocation", pre_wakes[2]);
 	/* map it all again, then have a thread below the watcher delete the space */
 	L4_ThreadId_t deleter = fresh();

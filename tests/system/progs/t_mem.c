@@ -320,6 +320,19 @@ TEST_CASE("mem.io_ports", "a port works only once its I/O fpage is mapped; unmap
 	EXPECT(io_faults == before + 1, "C got the port through a window that does not cover it");
 }
 
+TEST_CASE("mem.map_over_existing", "a map onto a page already mapped: the same frame again only gains rights, another frame replaces it")
+{
+	EXPECT(setup(), "setup");
+	EXPECT(give(b_id, P_ADDR, 4, X_ADDR), "root -> B, read-only");
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x1111 && faults == 0, "B cannot read");
+	EXPECT(give(b_id, P_ADDR, 6, X_ADDR), "root -> B again, read-write");
+	cmd(b_id, CMD_WRITE, 0x6666, 0, 0);
+	EXPECT(faults == 0 && *word_at(P_ADDR) == 0x6666, "the second map did not add W (%lu faults)", faults);
+	EXPECT(give(b_id, Q_ADDR, 7, X_ADDR), "root -> B, another frame at the same place");
+	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 0, "B still sees the first frame");
+	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
+}
+
 TEST_CASE("mem.database_consistent", "after all of the above the mapping database passes its full check")
 {
 	tt_kill(b_id);

@@ -10,6 +10,7 @@
 static unsigned char src[2][BUF], dst[2][BUF] __attribute__((aligned(64)));
 static volatile L4_Word_t rx_tag, rx_err;
 static volatile int rx_done;
+static volatile L4_Word_t rx_mr[8];      /* the receiver's MR0..MR7 */
 static int slot;
 
 /* Receive-buffer layout the receiver installs before waiting (set by each test). */
@@ -24,6 +25,8 @@ static void receiver(void)
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag = L4_Wait(&from);
 		rx_tag = tag;
+		for (int i = 0; i < 8; i++)
+			rx_mr[i] = L4_MR(i);
 		rx_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
 		rx_done = 1;
 	}
@@ -240,6 +243,188 @@ TEST_CASE("string.bad_memory", "with zero xfer timeouts, strings from unmapped o
 	teardown();
 }
 
+/*
+ * Strings within one page on each side, both pages present: the kernel's
+ * short string path (ipc_short_string).  Each case also has a twin one
+ * byte or one condition away that the general path takes; both must give
+ * what X.2 says.
+ */
+#define PG 4096
+static unsigned char pg_src[2 * PG] __attribute__((aligned(PG)));
+static unsigned char pg_dst[2 * PG] __attribute__((aligned(PG)));
+
+static void pages_reset(void)
+{
+	for (int i = 0; i < 2 * PG; i++) {
+		pg_src[i] = (unsigned char)(i * 7 + 3);
+		pg_dst[i] = 0xff;
+	}
+}
+
+/* pg_dst holds pg_src[from..from+n) at `at` and 0xff everywhere else. */
+static int pg_exact(int at, int from, int n)
+{
+	for (int i = 0; i < 2 * PG; i++) {
+		unsigned char want = i >= at && i < at + n ? pg_src[from + i - at] : 0xff;
+		if (pg_dst[i] != want)
+			return 0;
+	}
+	return 1;
+}
+
+/* The receiver accepts one buffer of len bytes at pg_dst + at. */
+static void pg_buffer(int at, L4_Word_t len)
+{
+	rx_brs[0] = L4_ACCEPT_STRINGS;
+	rx_brs[1] = L4_STRING_MAKE(len, 1, 0, 0);
+	rx_brs[2] = (L4_Word_t)(pg_dst + at);
+	rx_nbrs = 3;
+	rx_reload();
+}
+
+/* Three untyped words, then a string of n bytes from pg_src + from; the sender's ErrorCode. */
+static L4_Word_t pg_send(int from, L4_Word_t n)
+{
+	rx_done = 0;
+	L4_SetMR(0, L4_TAG_MAKE(0x78, 3, 2));
+	L4_SetMR(1, 0x1111);
+	L4_SetMR(2, 0x2222);
+	L4_SetMR(3, 0x3333);
+	L4_SetMR(4, L4_STRING_MAKE(n, 1, 0, 0));
+	L4_SetMR(5, (L4_Word_t)(pg_src + from));
+	L4_MsgTag_t tag = L4_Send(rx);
+	L4_Word_t err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
+	TT_WAIT(rx_done, 200);
+	return err;
+}
+
+/* The message arrived whole: tag, the three words, the string item as sent. */
+static int pg_words_ok(int from, L4_Word_t n)
+{
+	return L4_TAG_LABEL(rx_tag) == 0x78 && L4_TAG_U(rx_tag) == 3 && L4_TAG_T(rx_tag) == 2 &&
+	       rx_mr[1] == 0x1111 && rx_mr[2] == 0x2222 && rx_mr[3] == 0x3333 &&
+	       rx_mr[4] == L4_STRING_MAKE(n, 1, 0, 0) && rx_mr[5] == (L4_Word_t)(pg_src + from);
+}
+
+TEST_CASE("string.page_end", "strings ending exactly at a page end on both sides arrive whole with the words before them; one byte more crosses the page and arrives as well")
+{
+	setup(0);
+	pages_reset();
+	pg_buffer(PG - 16, 16);
+	L4_Word_t err = pg_send(PG - 16, 16);
+	EXPECT(!err && rx_done && !rx_err, "16 bytes: send %lx receive %lx", err, rx_err);
+	EXPECT(pg_words_ok(PG - 16, 16), "16 bytes: tag %lx MR4 %lx MR5 %lx", rx_tag, rx_mr[4], rx_mr[5]);
+	EXPECT(pg_exact(PG - 16, PG - 16, 16), "16 bytes: buffer contents wrong");
+	pages_reset();
+	pg_buffer(PG - 16, 17);
+	err = pg_send(PG - 16, 17);
+	EXPECT(!err && rx_done && !rx_err, "17 bytes: send %lx receive %lx", err, rx_err);
+	EXPECT(pg_words_ok(PG - 16, 17), "17 bytes: tag %lx", rx_tag);
+	EXPECT(pg_exact(PG - 16, PG - 16, 17), "17 bytes: buffer contents wrong");
+	pages_reset();
+	pg_buffer(PG - 8, 64);                 /* only the receive side crosses */
+	err = pg_send(100, 64);
+	EXPECT(!err && rx_done && !rx_err && pg_exact(PG - 8, 100, 64), "receive side crosses: %lx %lx", err, rx_err);
+	pages_reset();
+	pg_buffer(0, PG);                      /* a whole page into a whole page */
+	err = pg_send(PG, PG);
+	EXPECT(!err && rx_done && !rx_err && pg_exact(0, PG, PG), "a whole page: %lx %lx", err, rx_err);
+	teardown();
+}
+
+TEST_CASE("string.short_overflow", "within one page, 16 bytes into a 12-byte buffer: overflow at 12 for both sides, nothing beyond; no buffer accepted: overflow at 0")
+{
+	setup(0);
+	pages_reset();
+	pg_buffer(64, 12);
+	L4_Word_t err = pg_send(200, 16);
+	EXPECT(overflow_at(err, 12), "send %lx receive %lx", err, rx_err);
+	EXPECT(pg_exact(64, 200, 12), "buffer contents wrong");
+	pages_reset();
+	rx_brs[0] = 0;                         /* the buffer stays, strings are not accepted */
+	rx_reload();
+	err = pg_send(200, 16);
+	EXPECT(overflow_at(err, 0), "not accepted: send %lx receive %lx", err, rx_err);
+	EXPECT(pg_exact(0, 0, 0), "not accepted: bytes were written");
+	teardown();
+}
+
+TEST_CASE("string.zero_length", "an empty string within one page: delivered, no byte written")
+{
+	setup(0);
+	pages_reset();
+	pg_buffer(64, 16);
+	L4_Word_t err = pg_send(200, 0);
+	EXPECT(!err && rx_done && !rx_err && pg_words_ok(200, 0), "send %lx receive %lx tag %lx", err, rx_err, rx_tag);
+	EXPECT(pg_exact(0, 0, 0), "bytes were written");
+	teardown();
+}
+
+/*
+ * Calls and replies that carry one short string each: where the kernel has
+ * the fastpath (DS variants, fastpath built), it takes them both ways.
+ * The client's strings come from page 0's end into page 1 of pg_dst, the
+ * server's from page 1's end into the end of page 0.
+ */
+static volatile L4_Word_t echo_bad;      /* calls whose string or words the server found wrong */
+
+static void echo_server(void)
+{
+	L4_ThreadId_t from;
+	L4_SetBR(0, L4_ACCEPT_STRINGS);
+	L4_SetBR(1, L4_STRING_MAKE(PG, 1, 0, 0));
+	L4_SetBR(2, (L4_Word_t)(pg_dst + PG));
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_Word_t n = L4_STRING_LEN(L4_MR(1));
+		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != 0x7a || L4_TAG_T(tag) != 2 ||
+		    L4_MR(2) != (L4_Word_t)(pg_src + PG - n) || memcmp(pg_dst + PG, pg_src + PG - n, n))
+			echo_bad++;
+		L4_SetMR(0, L4_TAG_MAKE(0x7b, 0, 2));
+		L4_SetMR(1, L4_STRING_MAKE(n, 1, 0, 0));
+		L4_SetMR(2, (L4_Word_t)(pg_src + 2 * PG - n));
+		tag = L4_ReplyWait(from, &from);
+	}
+}
+
+TEST_CASE("string.fastpath_call", "short strings both ways in Call and ReplyWait arrive whole, through the fastpath where the kernel has one")
+{
+	pages_reset();
+	echo_bad = 0;
+	L4_ThreadId_t srv = tt_id(slot++, 1);
+	EXPECT(tt_start_local(srv, echo_server), "start");
+	L4_Set_Priority(srv, 255);
+	L4_Word_t before = 0, ipcs = 0;
+	int bad = 0;
+	for (L4_Word_t n = 0; n <= 64; n++) {   /* n = 0: a warm-up Call of 1 byte, not counted */
+		if (n == 1) {
+			before = pecan_counter(PECAN_CTR_fastpath_ipcs);
+			ipcs = pecan_counter(PECAN_CTR_ipcs);
+		}
+		L4_Word_t len = n ? n : 1;
+		L4_SetBR(0, L4_ACCEPT_STRINGS);
+		L4_SetBR(1, L4_STRING_MAKE(64, 1, 0, 0));
+		L4_SetBR(2, (L4_Word_t)(pg_dst + PG - len));
+		L4_SetMR(0, L4_TAG_MAKE(0x7a, 0, 2));
+		L4_SetMR(1, L4_STRING_MAKE(len, 1, 0, 0));
+		L4_SetMR(2, (L4_Word_t)(pg_src + PG - len));
+		L4_MsgTag_t tag = L4_Call(srv);
+		if (L4_IpcFailed(tag) || L4_TAG_LABEL(tag) != 0x7b || L4_TAG_T(tag) != 2 ||
+		    L4_MR(1) != L4_STRING_MAKE(len, 1, 0, 0) || L4_MR(2) != (L4_Word_t)(pg_src + 2 * PG - len) ||
+		    memcmp(pg_dst + PG - len, pg_src + 2 * PG - len, len))
+			bad++;
+	}
+	L4_Word_t fastd = pecan_counter(PECAN_CTR_fastpath_ipcs) - before;
+	L4_Word_t v = *(volatile L4_Word_t *)PECAN_VARIANT_ADDR, build = *(volatile L4_Word_t *)PECAN_BUILD_ADDR;
+	EXPECT(!bad && !echo_bad, "%d replies and %lu calls arrived wrong", bad, echo_bad);
+	EXPECT(pg_dst[PG - 65] == 0xff && pg_dst[PG + 64] == 0xff, "bytes beyond the buffers written");
+	EXPECT(build & 2, "kernel built without counters");
+	EXPECT(pecan_counter(PECAN_CTR_ipcs) - ipcs == 128, "ipcs %lu", pecan_counter(PECAN_CTR_ipcs) - ipcs);
+	int fast = (build & 1) && v != PECAN_VARIANT_FSLQ && v != PECAN_VARIANT_FSEQ;
+	EXPECT(fast ? fastd == 128 : fastd == 0, "fastpath IPCs %lu of 128", fastd);
+	tt_kill(srv);
+}
+
 /* Pages of ours that the threads in other spaces have not touched yet. */
 static unsigned char fresh_dst[2 * 4096] __attribute__((aligned(4096)));
 static unsigned char fresh_src[2 * 4096] __attribute__((aligned(4096)));
@@ -315,7 +500,6 @@ TEST_CASE("string.sender_pagefault", "a waiting sender's string not yet mapped: 
  * the thread whose memory faulted maps it (the fault IPC comes from that
  * thread), the copy goes on, all within the xfer timeouts.
  */
-#define PG 4096
 static unsigned char rp_buf[2 * PG] __attribute__((aligned(PG)));   /* never touched by the clients */
 static unsigned char rp_src[2 * PG] __attribute__((aligned(PG)));
 static volatile L4_Word_t c_err, c_done, c_tag;
