@@ -231,18 +231,6 @@ static __attribute__((noinline)) bool map_miss(struct kmem_acct *a, paddr_t root
 	return true;
 }
 
-/* The common case, a page next to the last one, is a leaf with no call (and no saved register). */
-bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
-{
-	if (va >= USER_TOP)
-		return false;
-	pte_t *t = leaf_cached(root, va);
-	if (unlikely(!t))
-		return map_miss(a, root, va, pa, rights);
-	map_at(&t[idx(va, 0)], va, pa, rights);
-	return true;
-}
-
 static __attribute__((noinline)) int map_new_miss(struct kmem_acct *a, paddr_t root, word_t va,
 						  paddr_t pa, unsigned rights)
 {
@@ -253,19 +241,37 @@ static __attribute__((noinline)) int map_new_miss(struct kmem_acct *a, paddr_t r
 	return map_miss(a, root, va, pa, rights) ? MAP_NEW_OK : MAP_NEW_FAILED;
 }
 
-/* A map item's run of pages into empty places: one leaf-table hit and one store per page. */
-int arch_map_new(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
+/*
+ * arch_map (only_new false) and arch_map_new.  The common case, a page next
+ * to the last one, is a leaf with no call (and no saved register).
+ */
+static inline __attribute__((always_inline)) int map_user(struct kmem_acct *a, paddr_t root,
+							  word_t va, paddr_t pa,
+							  unsigned rights, bool only_new)
 {
 	if (va >= USER_TOP)
 		return MAP_NEW_FAILED;
 	pte_t *t = leaf_cached(root, va);
-	if (unlikely(!t))
+	if (unlikely(!t) && only_new)
 		return map_new_miss(a, root, va, pa, rights);
+	if (unlikely(!t))
+		return map_miss(a, root, va, pa, rights) ? MAP_NEW_OK : MAP_NEW_FAILED;
 	pte_t *e = &t[idx(va, 0)];
-	if (*e & PTE_P)
+	if (only_new && (*e & PTE_P))
 		return MAP_NEW_EXISTS;
 	map_at(e, va, pa, rights);
 	return MAP_NEW_OK;
+}
+
+bool arch_map(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
+{
+	return map_user(a, root, va, pa, rights, false) == MAP_NEW_OK;
+}
+
+/* A map item's run of pages into empty places: one leaf-table hit and one store per page. */
+int arch_map_new(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights)
+{
+	return map_user(a, root, va, pa, rights, true);
 }
 
 static bool lookup_at(const pte_t *e, word_t va, paddr_t *pa, unsigned *rights)
