@@ -70,14 +70,5 @@ L4_Word_t clock_update(u64 deadline)
 void clock_init(L4_ThreadId_t c)
 {
 	clock_tid = c;
-	L4_Word_t utcb = (L4_MyLocalId() & ~((1UL << ROOT_UTCB_AREA_LOG2) - 1)) +
-			 UTCB_SIZE * (l4_thread_no(c) - l4_thread_no(lx_id));
-	clock_local = utcb + 0x200;                 /* a local ID is the UTCB pointer */
-	if (!L4_ThreadControl(c, lx_id, lx_id, lx_id, utcb))
-		lx_panic("lx: cannot create the clock thread\n");
-	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));
-	L4_SetMR(1, (L4_Word_t)clock_thread);
-	L4_SetMR(2, (L4_Word_t)clock_stack + sizeof(clock_stack) - 8);
-	if (L4_IpcFailed(L4_Send(c)) || !L4_Set_Priority(c, CLOCK_PRIO))
-		lx_panic("lx: cannot start the clock thread\n");
+	clock_local = lx_thread_start(c, clock_thread, clock_stack, sizeof(clock_stack), CLOCK_PRIO);
 }

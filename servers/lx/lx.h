@@ -416,6 +416,10 @@ void tty_init(L4_ThreadId_t reader);         /* starts the console reader thread
 L4_ThreadId_t tty_reader_id(void);
 void tty_message(void);                      /* the reader's message: input bytes */
 
+/* main.c: a thread of lx's own space; returns its local ID */
+L4_ThreadId_t lx_thread_start(L4_ThreadId_t tid, void (*ip)(void), char *stack, size_t size,
+			      L4_Word_t prio);
+
 /* clock.c: the thread that wakes lx at the earliest deadline */
 void clock_init(L4_ThreadId_t c);
 L4_Word_t clock_update(u64 deadline);       /* 0: none; the receive timeout lx needs */

@@ -259,6 +259,25 @@ static void loop(void)
 
 /* --- start --- */
 
+/*
+ * Start a thread of lx's own space (tid, the next UTCB slots after lx's) at
+ * ip on the given stack and priority; its local ID, how its messages name it.
+ */
+L4_ThreadId_t lx_thread_start(L4_ThreadId_t tid, void (*ip)(void), char *stack, size_t size,
+			      L4_Word_t prio)
+{
+	L4_Word_t utcb = (L4_MyLocalId() & ~((1UL << ROOT_UTCB_AREA_LOG2) - 1)) +
+			 UTCB_SIZE * (l4_thread_no(tid) - l4_thread_no(lx_id));
+	if (!L4_ThreadControl(tid, lx_id, lx_id, lx_id, utcb))
+		lx_panic("lx: cannot create thread %lx\n", tid);
+	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));
+	L4_SetMR(1, (L4_Word_t)ip);
+	L4_SetMR(2, (L4_Word_t)stack + size - 8);
+	if (L4_IpcFailed(L4_Send(tid)) || !L4_Set_Priority(tid, prio))
+		lx_panic("lx: cannot start thread %lx\n", tid);
+	return utcb + 0x200;                        /* a local ID is the UTCB pointer */
+}
+
 /* Map the page of physical memory at pa from sigma0 at va (for the boot information). */
 static void *map_phys(u64 pa, u64 va)
 {

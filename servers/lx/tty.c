@@ -225,16 +225,7 @@ void tty_init(L4_ThreadId_t r)
 	tty.rows = 24;
 	tty.cols = 80;
 	tty.reader = r;
-	L4_Word_t utcb = (L4_MyLocalId() & ~((1UL << ROOT_UTCB_AREA_LOG2) - 1)) +
-			 UTCB_SIZE * (l4_thread_no(r) - l4_thread_no(lx_id));
-	tty.reader_local = utcb + 0x200;           /* a local ID is the UTCB pointer */
-	if (!L4_ThreadControl(r, lx_id, lx_id, lx_id, utcb))
-		lx_panic("lx: cannot create the console reader\n");
-	L4_SetMR(0, L4_TAG_MAKE(0, 2, 0));
-	L4_SetMR(1, (L4_Word_t)reader);
-	L4_SetMR(2, (L4_Word_t)reader_stack + sizeof(reader_stack) - 8);
-	if (L4_IpcFailed(L4_Send(r)) || !L4_Set_Priority(r, 250))
-		lx_panic("lx: cannot start the console reader\n");
+	tty.reader_local = lx_thread_start(r, reader, reader_stack, sizeof(reader_stack), 250);
 }
 
 int tty_fg_pgrp(void) { return tty.fg_pgrp; }
