@@ -487,8 +487,9 @@ int main(void)
 	make_nodes();
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
-	lx_log("lx: Linux personality on Pecan: %lu MiB for processes, kernel pool %lu of %lu KiB free\n",
-	       pool_bytes() >> 20, kip_word(KIP_OFF_KMEM_FREE) >> 10, kip_word(KIP_OFF_KMEM_SIZE) >> 10);
+	lx_log("lx: Linux personality on Pecan: %lu MiB (%lu KiB) for processes, kernel pool %lu of %lu KiB "
+	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, kip_word(KIP_OFF_KMEM_FREE) >> 10,
+	       kip_word(KIP_OFF_KMEM_SIZE) >> 10);
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
 	loop();
