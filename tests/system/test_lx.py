@@ -196,6 +196,21 @@ def test_out_of_memory_enomem(sh):
     assert "alive" in run(sh, "echo alive")
 
 
+def test_hostile_l4_ipc_confined(sh):
+    """A process that speaks L4 (tests/lx/l4_hostile.c) reaches nothing past lx:
+    sigma0, the drivers, lx's threads, another process; forged and propagated
+    messages; rewritten Pager/ExceptionHandler TCRs; privileged calls; the kernel
+    debugger.  A heartbeat process and the shell keep working through it."""
+    run(sh, "(i=0; while true; do i=$((i+1)); echo $i > /tmp/hb; sleep 1; done) & echo $! > /tmp/hbpid")
+    out = run(sh, "/tests/l4_hostile", timeout=300)
+    assert "hostile done, 0 failed" in out and "FAIL" not in out, out
+    before = int(lines(run(sh, "cat /tmp/hb"))[0])
+    after = int(lines(run(sh, "sleep 3; cat /tmp/hb"))[0])
+    assert after > before, (before, after)
+    run(sh, "kill $(cat /tmp/hbpid)")
+    assert "alive" in run(sh, "echo alive")
+
+
 def test_spinning_process_preempted(sh):
     sh.send("/tests/spin\n")
     time.sleep(3)
