@@ -43,7 +43,7 @@ KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \
 KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 
 ULIB := lib/l4/crt0.S lib/l4/l4.c lib/l4/boot.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c lib/drivers/client.c
-DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start)
+DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start clients)
 ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
 TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o $(BUILD)/u/lib/test/tthread.c.o
 # the checkpointed page store (docs/store.md): pure C, also built for the host tests

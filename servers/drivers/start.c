@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Starting the user-level drivers as threads of the root task.
+// Starting the user-level drivers as threads of the root task, and starting
+// them again after a death (docs/architecture.md, "Trust model").
 #include "drivers.h"
 #include "../../lib/drivers/client.h"
 #include <l4/drivers.h>
@@ -7,6 +8,8 @@
 #define STACK 8192
 
 static char stacks[2][STACK] __attribute__((aligned(16)));
+/* Each driver's clients, fixed before its thread starts (it only reads them). */
+struct driver_clients serial_clients, timer_clients;
 
 int drivers_thread_start(L4_ThreadId_t t, void (*fn)(void), char *stack, L4_Word_t size,
 			 L4_Word_t prio)
@@ -22,14 +25,39 @@ int drivers_thread_start(L4_ThreadId_t t, void (*fn)(void), char *stack, L4_Word
 	return !L4_IpcFailed(L4_Send(t)) && L4_Set_Priority(t, prio);
 }
 
-int drivers_start(L4_ThreadId_t serial, L4_ThreadId_t timer)
+/* Delete t if it exists (a dead or stuck driver), so that its ID can be started afresh. */
+void drivers_thread_kill(L4_ThreadId_t t)
+{
+	L4_ThreadControl(t, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
+}
+
+int drivers_restart_serial(void)
 {
 	L4_ThreadId_t irq = l4_global_id(CONSOLE_IRQ, 1);
-	if (!drivers_thread_start(serial, serial_driver, stacks[0], STACK, 250) ||
-	    !drivers_thread_start(timer, timer_service, stacks[1], STACK, 250) ||
-	    !L4_ThreadControl(irq, irq, L4_NILTHREAD, serial, ~0UL))
-		return 0;
+	drivers_thread_kill(pecan_console);
+	return drivers_thread_start(pecan_console, serial_driver, stacks[0], STACK, 250) &&
+	       L4_ThreadControl(irq, irq, L4_NILTHREAD, pecan_console, ~0UL);
+}
+
+int drivers_restart_timer(void)
+{
+	drivers_thread_kill(pecan_timer);
+	return drivers_thread_start(pecan_timer, timer_service, stacks[1], STACK, 250);
+}
+
+int drivers_start_for(L4_ThreadId_t serial, L4_ThreadId_t timer, const struct driver_clients *c)
+{
+	serial_clients = timer_clients = c ? *c : (struct driver_clients){ 0 };
 	pecan_console = serial;
 	pecan_timer = timer;
+	if (!drivers_restart_serial() || !drivers_restart_timer()) {
+		pecan_console = pecan_timer = L4_NILTHREAD;
+		return 0;
+	}
 	return 1;
+}
+
+int drivers_start(L4_ThreadId_t serial, L4_ThreadId_t timer)
+{
+	return drivers_start_for(serial, timer, 0);
 }

@@ -136,6 +136,26 @@ static void request(struct mthread *t, u64 label)
 	}
 }
 
+/*
+ * A sender that is no thread of a Mungi task (docs/mungi.md, "Who may call
+ * the server"): MUNGI_EPERM at once, zero timeout (a send that waits for no
+ * reply loses it), and one console line per sender (the last few remembered).
+ */
+static void stranger(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	static L4_ThreadId_t seen[16];
+	static unsigned next;
+	int known = 0;
+	for (unsigned i = 0; i < 16; i++)
+		known |= seen[i] == from;
+	if (!known) {
+		seen[next++ % 16] = from;
+		printf("mungi: refusing label %lx from %lx (no Mungi thread)\n", L4_TAG_LABEL(tag), from);
+	}
+	mr_set(0, L4_TAG_MAKE(MUNGI_EPERM, 0, 0));
+	send_now(from);
+}
+
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	if (l4_is_local_id(from)) {     /* a thread of ours: only the timer sends to us unasked */
@@ -145,7 +165,7 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 	}
 	struct mthread *t = thread_of(from);
 	if (!t)
-		return;                 /* not a Mungi thread (any more): no answer */
+		return stranger(from, tag);
 	u64 label = L4_TAG_LABEL(tag);
 	if (tag & L4_TAG_REDIRECTED)
 		refused(t);
