@@ -22,15 +22,20 @@ int driver_client_ok(const struct driver_clients *c, L4_ThreadId_t from)
 	return 0;
 }
 
-/* Log a refused sender once (the last few remembered, so a flood stays quiet). */
+/*
+ * Log a refused sender once per driver (the last few pairs remembered, so a
+ * flood stays quiet).  The drivers share this table (threads of one space),
+ * so a refusal at the same time in two drivers may log twice: harmless.
+ */
 static void refuse_log(const char *driver, L4_ThreadId_t from, L4_Word_t label)
 {
-	static L4_ThreadId_t seen[16];
+	static struct { const char *driver; L4_ThreadId_t from; } seen[16];
 	static unsigned next;
 	for (unsigned i = 0; i < 16; i++)
-		if (seen[i] == from)
+		if (seen[i].from == from && seen[i].driver == driver)
 			return;
-	seen[next++ % 16] = from;
+	seen[next % 16].driver = driver;
+	seen[next++ % 16].from = from;
 	printf("%s: refusing label %lx from %lx (not a client)\n", driver, label, from);
 }
 

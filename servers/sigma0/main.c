@@ -46,17 +46,24 @@ static int nadmitted;
 /* MEM_NONE: never handed out (reserved, dedicated, firmware, holes, boot images). */
 enum memtype { MEM_NONE, MEM_CONVENTIONAL, MEM_BOOT };
 
-/* The type the KIP gives physical page pa: the last descriptor covering it wins. */
-static enum memtype page_type(L4_Word_t pa)
+/*
+ * The type the KIP gives physical address pa: the last descriptor covering it
+ * wins, but boot-loader memory counts only where some descriptor calls it
+ * RAM (the multiboot information's descriptor is a bounding box that also
+ * spans the VGA and BIOS hole).
+ */
+static enum memtype addr_type(L4_Word_t pa)
 {
 	const L4_Word_t *kip = __L4_KIP;
 	L4_Word_t info = kip[KIP_OFF_MEMORY_INFO / 8], n = info & 0xffffffff;
 	const L4_Word_t *d = (const L4_Word_t *)((const char *)kip + (info >> 32));
 	enum memtype t = MEM_NONE;
+	int ram = 0;
 	for (L4_Word_t i = 0; i < n; i++, d += 2) {
 		L4_Word_t type = d[0] & 0xf, low = d[0] & ~0x3ffUL, high = d[1] | 0x3ff;
 		if ((d[0] & 0x200) || pa < low || pa > high)
 			continue;                          /* virtual, or elsewhere */
+		ram |= type == 1;
 		if (type == 1)
 			t = MEM_CONVENTIONAL;
 		else if (type == 4 && low == 0 && high == ~0UL)
@@ -66,7 +73,14 @@ static enum memtype page_type(L4_Word_t pa)
 		else
 			t = MEM_NONE;                      /* kernel, boot images, dedicated, firmware */
 	}
-	return t;
+	return t == MEM_BOOT && !ram ? MEM_NONE : t;
+}
+
+/* A page's type: both its ends must agree (a page half RAM, half firmware is neither). */
+static enum memtype page_type(L4_Word_t pa)
+{
+	enum memtype t = addr_type(pa);
+	return addr_type(pa + PAGE - 1) == t ? t : MEM_NONE;
 }
 
 static int owner_index(L4_ThreadId_t t)
