@@ -7,6 +7,8 @@
 #ifndef L4_SIGMA0_H
 #define L4_SIGMA0_H
 
+#include <l4/types.h>
+
 #define SIGMA0_LABEL_EXT   (((L4_Word_t)-1001 << 4) & 0xffffffffffffUL)
 #define SIGMA0_EXT_VERBOSE 1   /* MR2 = verbosity (0 off); no reply */
 #define SIGMA0_EXT_DUMP    2   /* print the pools; reply (u = 0) if MR2 != 0 */

@@ -154,12 +154,7 @@ TEST_CASE("hostile.sigma0_strangers", "threads sigma0 does not serve get nil fpa
 TEST_CASE("hostile.sigma0_admit", "a thread the root task admits gets conventional memory, never boot memory or -1001; only the root task admits")
 {
 	L4_ThreadId_t t = tt_id(ADMIT_SLOT, 1);
-	L4_SetMR(0, L4_TAG_MAKE(SIGMA0_LABEL_EXT, 3, 0));
-	L4_SetMR(1, SIGMA0_EXT_ADMIT);
-	L4_SetMR(2, l4_thread_no(t));
-	L4_SetMR(3, 1);
-	L4_MsgTag_t tag = L4_Call(sigma0());
-	EXPECT(!L4_IpcFailed(tag) && L4_MR(1) == 1, "admission failed: tag %lx MR1 %lx", tag, L4_MR(1));
+	EXPECT(pecan_sigma0_admit(l4_thread_no(t), 1), "admission failed: MR1 %lx", L4_MR(1));
 	attack_sigma0(t, 1);
 	EXPECT(r_done && r_page != 0 && r_ports != 0, "the admitted thread was refused: page %lx ports %lx", r_page, r_ports);
 	EXPECT(r_boot == 0, "boot memory went to a thread other than the root task: %lx", r_boot);
