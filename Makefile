@@ -190,6 +190,8 @@ $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB
 $(BUILD)/tests/t_store.elf: $(DISK_OBJ) $(STORE_OBJ)
 # hostile clients of sigma0 and the drivers, the disk driver included (tests/system/test_hostile.py)
 $(BUILD)/tests/t_hostile.elf: $(DISK_OBJ)
+# drivers that crash or are deleted, and restarted (tests/system/test_isolate.py)
+$(BUILD)/tests/t_isolate.elf: $(DISK_OBJ)
 # rebuilt whenever FUZZ_CALLS or FUZZ_FLAGS change
 $(BUILD)/u/fuzz_long.flags: FORCE
 	@mkdir -p $(dir $@)
