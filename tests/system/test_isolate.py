@@ -27,3 +27,27 @@ def test_console_death_loses_no_output():
     dead = r.line_index(r"^isolate: this line went to the kernel debugger while the console driver was dead$")
     again = r.line_index(r"^isolate: and this one through the restarted console driver$", dead)
     assert dead >= 0 and again > dead, r.tail()
+
+
+@functools.lru_cache(maxsize=None)
+def orphan():
+    return boot(root="tests/t_orphan.elf", timeout=60)
+
+
+def test_root_task_death_leaves_kernel_sigma0_and_native_tasks():
+    """The root task (a personality's stand-in) dies by a wild pointer; after
+    that, a native task answers another's IPC three times, sigma0 gives the
+    other memory each time, and the kernel keeps time; then nothing is left
+    to run and the kernel powers off (status 6)."""
+    r = orphan()
+    r.check_case("orphan.start")
+    dies = r.line_index(r"^orphan: the root task dies now")
+    refused = r.line_index(r"^sigma0: refusing page fault of 3200000001 at 10$", dies)
+    assert dies >= 0 and refused > dies, r.tail()
+    last = refused
+    for i in (1, 2, 3):
+        last = r.line_index(rf"^orphan: round {i}: echo answered, sigma0 page given, clock \d+ us$", last)
+        assert last > refused, r.tail()
+    assert r.line_index(r"^orphan: the kernel, sigma0 and two native tasks outlived their root task$", last) > last, r.tail()
+    assert r.line_index(r"survived its own death") < 0, r.tail()
+    assert r.rc == 6, r.tail()
