@@ -28,5 +28,7 @@ int disk_start_for(L4_ThreadId_t driver, const struct driver_clients *c);
  * The drive is identified anew.  0 on failure.
  */
 int disk_restart(void);
+/* As drivers_supervise (servers/drivers/drivers.h), for the disk driver. */
+int disk_supervise(L4_ThreadId_t from, L4_MsgTag_t tag);
 
 #endif

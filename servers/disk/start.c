@@ -33,3 +33,8 @@ int disk_restart(void)
 	drivers_thread_kill(pecan_disk);
 	return drivers_thread_start(pecan_disk, disk_driver, stack, STACK, 250);
 }
+
+int disk_supervise(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	return driver_died(from, tag, pecan_disk) ? disk_restart() || 1 : 0;
+}

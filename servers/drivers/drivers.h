@@ -45,6 +45,16 @@ int drivers_start_for(L4_ThreadId_t serial, L4_ThreadId_t timer, const struct dr
 int drivers_restart_serial(void);
 int drivers_restart_timer(void);
 /*
+ * For the supervisor's message loop (the thread that started the drivers is
+ * their pager): if tag from `from` is a page fault or exception of the
+ * console or timer thread, that driver died; start it afresh (its clients'
+ * waiting calls failed when it was deleted) and return 1.  0: not a driver's
+ * death, handle the message as usual.
+ */
+int drivers_supervise(L4_ThreadId_t from, L4_MsgTag_t tag);
+/* 1 (and a log line) if tag from `from` is the death of thread `driver` of our space. */
+int driver_died(L4_ThreadId_t from, L4_MsgTag_t tag, L4_ThreadId_t driver);
+/*
  * Start thread t of the calling task at fn on stack (size bytes) with
  * priority prio; its UTCB follows the root task's layout.  0 on failure.
  */

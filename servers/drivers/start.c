@@ -4,6 +4,7 @@
 #include "drivers.h"
 #include "../../lib/drivers/client.h"
 #include <l4/drivers.h>
+#include "../../lib/c/stdio.h"
 
 #define STACK 8192
 
@@ -43,6 +44,34 @@ int drivers_restart_timer(void)
 {
 	drivers_thread_kill(pecan_timer);
 	return drivers_thread_start(pecan_timer, timer_service, stacks[1], STACK, 250);
+}
+
+/* The global ID of thread t of our space, named by its local or its global ID (nil if none). */
+static L4_ThreadId_t global_of(L4_ThreadId_t t)
+{
+	struct L4_ExRegs x = { 0 };
+	return l4_is_local_id(t) ? pecan_exregs(t, &x) : t;
+}
+
+int driver_died(L4_ThreadId_t from, L4_MsgTag_t tag, L4_ThreadId_t driver)
+{
+	L4_Word_t label = L4_TAG_LABEL(tag);
+	if (!driver || global_of(from) != driver)
+		return 0;
+	if ((label >> 4) != (L4_LABEL_PAGEFAULT >> 4) && label != L4_LABEL_EXCEPTION)
+		return 0;
+	printf("drivers: driver %lx died (%s at %lx); starting it again\n", driver,
+	       label == L4_LABEL_EXCEPTION ? "exception" : "page fault", L4_MR(1));
+	return 1;
+}
+
+int drivers_supervise(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	if (driver_died(from, tag, pecan_console))
+		return drivers_restart_serial() || 1;
+	if (driver_died(from, tag, pecan_timer))
+		return drivers_restart_timer() || 1;
+	return 0;
 }
 
 int drivers_start_for(L4_ThreadId_t serial, L4_ThreadId_t timer, const struct driver_clients *c)

@@ -7,6 +7,7 @@
 #include "../../lib/fmt/fmt.h"
 #include "../../lib/drivers/client.h"
 #include "../drivers/drivers.h"
+#include "../disk/disk.h"
 #include <l4/drivers.h>
 
 L4_ThreadId_t mungi_id;
@@ -158,9 +159,13 @@ static void stranger(L4_ThreadId_t from, L4_MsgTag_t tag)
 
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
-	if (l4_is_local_id(from)) {     /* a thread of ours: only the timer sends to us unasked */
+	if (l4_is_local_id(from)) {     /* a thread of ours: the timer's alarm, or a driver's death */
 		if (L4_TAG_LABEL(tag) == TIMER_ALARM_FIRED)
 			tick();
+		else if (drivers_supervise(from, tag))   /* we are the drivers' pager: restart a dead one */
+			timer_alarm(tick_us, 0);         /* the tick, in case it was the timer that died */
+		else
+			disk_supervise(from, tag);
 		return;
 	}
 	struct mthread *t = thread_of(from);

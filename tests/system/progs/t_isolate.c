@@ -159,6 +159,30 @@ TEST_CASE("isolate.disk_crash", "the disk driver crashes mid-workload: reads fai
 		EXPECT(back[i] == pattern[i], "byte %d differs after the restart", i);
 }
 
+/* Crash driver d and hand its fault to the supervisor helpers, as a root task's message loop does. */
+static int crash_supervised(L4_ThreadId_t d)
+{
+	L4_ThreadId_t from;
+	L4_SetMR(0, L4_TAG_MAKE(DRIVER_TEST_CRASH, 0, 0));
+	L4_Ipc(d, L4_NILTHREAD, L4_TIMEOUTS(L4_TimePeriod(1000000), 0), 0);
+	L4_MsgTag_t tag = L4_Ipc(L4_NILTHREAD, L4_ANYLOCALTHREAD, L4_TIMEOUTS(0, L4_TimePeriod(2000000)), &from);
+	return !L4_IpcFailed(tag) && l4_is_local_id(from) &&
+	       (drivers_supervise(from, tag) || disk_supervise(from, tag));
+}
+
+TEST_CASE("isolate.supervised", "drivers_supervise and disk_supervise restart a crashed console, timer and disk driver from the fault message")
+{
+	EXPECT(start(), "drivers did not start");
+	for (L4_Word_t which = 0; which < 3; which++) {
+		L4_ThreadId_t w = start_worker(which);
+		EXPECT(w && w_ok >= 3, "worker %lu does not get through", which);
+		L4_ThreadId_t d = which == 0 ? pecan_console : which == 1 ? pecan_timer : pecan_disk;
+		EXPECT(crash_supervised(d), "driver %lu: no fault, or the supervisor did not know it", which);
+		EXPECT(serves_again(), "driver %lu does not serve the worker after the restart", which);
+		tt_kill(w);
+	}
+}
+
 TEST_CASE("isolate.no_test_requests", "a driver started without test requests treats TEST_CRASH as a malformed request")
 {
 	EXPECT(start(), "drivers did not start");
