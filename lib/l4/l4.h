@@ -313,7 +313,8 @@ static inline L4_Word_t pecan_sigma0_request(L4_Word_t fpage, L4_Word_t window)
 /*
  * Pecan's sigma0 extension (include/l4/sigma0.h): make threads numbered
  * [first, first + count) sigma0's clients.  Only the root task's first
- * thread may; 1 if sigma0 admitted them.
+ * thread may; 1 if sigma0 admitted them.  It waits a second at most for the
+ * answer: a sigma0 that does not know the extension (Pistachio's) gives none.
  */
 static inline int pecan_sigma0_admit(L4_Word_t first, L4_Word_t count)
 {
@@ -322,7 +323,7 @@ static inline int pecan_sigma0_admit(L4_Word_t first, L4_Word_t count)
 	L4_SetMR(1, SIGMA0_EXT_ADMIT);
 	L4_SetMR(2, first);
 	L4_SetMR(3, count);
-	L4_MsgTag_t tag = L4_Call(s0);
+	L4_MsgTag_t tag = L4_Ipc(s0, s0, L4_TIMEOUTS(L4_TIMEOUT_NEVER, L4_TimePeriod(1000000)), 0);
 	return !L4_IpcFailed(tag) && L4_MR(1) == 1;
 }
 
