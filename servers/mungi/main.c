@@ -10,6 +10,8 @@
 #include "../disk/disk.h"
 #include <l4/drivers.h>
 
+static bool test_crash;   /* test_crash=1: MUNGI_TEST_CRASH kills the server (tests only) */
+
 L4_ThreadId_t mungi_id;
 u64 now, dt = 100000;
 u64 stats[MUNGI_NSTATS];
@@ -126,6 +128,12 @@ static void request(struct mthread *t, u64 label)
 	case MUNGI_SEM_CREATE: case MUNGI_SEM_P: case MUNGI_SEM_V: case MUNGI_SEM_DELETE:
 		sem_requests(t, label);
 		break;
+	case MUNGI_TEST_CRASH:
+		if (!test_crash)
+			bad_request(t);
+		else
+			driver_test_crash();     /* a wild pointer: the server's fault goes to sigma0, which refuses it */
+		break;
 	case MUNGI_ACCT_CREATE: case MUNGI_ACCT_INFO: case MUNGI_ACCT_DEPOSIT: case MUNGI_OT_ENUM:
 		bank_requests(t, label);
 		break;
@@ -225,6 +233,7 @@ static u64 option(const char *args, const char *name)
 
 static void options(const char *args)
 {
+	test_crash = option(args, "test_crash") == 1;
 	if (option(args, "dt_ms"))
 		dt = option(args, "dt_ms") * 1000;
 	tick_us = dt / 4 > 1000 ? dt / 4 : 1000;

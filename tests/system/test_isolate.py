@@ -3,10 +3,11 @@
 deleted under a working client and are restarted (t_isolate); a root task
 dies and the kernel, sigma0 and native tasks of other spaces go on (t_orphan)."""
 import functools
+import os
 
 import pytest
 
-from harness import boot, fresh_image, guest_cases
+from harness import BUILD, boot, fresh_image, guest_cases
 
 
 @functools.lru_cache(maxsize=None)
@@ -51,3 +52,30 @@ def test_root_task_death_leaves_kernel_sigma0_and_native_tasks():
     assert r.line_index(r"^orphan: the kernel, sigma0 and two native tasks outlived their root task$", last) > last, r.tail()
     assert r.line_index(r"survived its own death") < 0, r.tail()
     assert r.rc == 6, r.tail()
+
+
+def test_mungi_server_death_leaves_kernel_and_sigma0():
+    """The Mungi server, booted with test_crash=1, crashes on its task's
+    request (sigma0 refuses its fault at page 0); the task's requests then
+    fail after their timeout (send phase: nobody receives) instead of hanging,
+    and sigma0 and the kernel's clock still answer it.  The server's drivers
+    still hold IRQ 4, so the kernel sees no deadlock: the run ends by timeout."""
+    r = boot(root="servers/mungi.elf", modules=(os.path.join(BUILD, "mungi", "t_mcrash.elf"),),
+             root_args="test_crash=1", timeout=20)
+    r.check_case("mcrash.alive")
+    asked = r.line_index(r"^mcrash: asking the server to crash$")
+    refused = r.line_index(r"^sigma0: refusing page fault of 3200000001 at 10$", asked)
+    assert asked >= 0 and refused > asked, r.tail()
+    after = r.line_index(r"^mcrash: after: server silent \(ErrorCode 2\), sigma0 answered, clock \d+ us$", refused)
+    later = r.line_index(r"^mcrash: later: server silent \(ErrorCode 2\), sigma0 answered", after)
+    assert after > refused and later > after, r.tail()
+    assert r.line_index(r"^mcrash: the kernel and sigma0 outlived the Mungi server$", later) > later, r.tail()
+
+
+def test_mungi_test_crash_needs_the_option():
+    """Booted without test_crash=1 the server treats the request as unknown
+    and lives: the same image then finds it answering."""
+    r = boot(root="servers/mungi.elf", modules=(os.path.join(BUILD, "mungi", "t_mcrash.elf"),), timeout=15)
+    r.check_case("mcrash.alive")
+    assert r.line_index(r"^mcrash: later: server answered \(ErrorCode 0\), sigma0 answered") >= 0, r.tail()
+    assert r.line_index(r"^sigma0: refusing page fault of 3200000001") < 0, r.tail()
