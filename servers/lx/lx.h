@@ -52,9 +52,10 @@ typedef uint32_t u32;
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
 #define LX_MAX_PROCS     1200
-#ifndef PECAN_EXC_REPLY_FSBASE
-#define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
-#endif
+#define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
+#define LX_LAST_TNO      2047
+#define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)
+#define LX_KMEM_PER_PROC (64UL << 10)            /* kernel memory a small process takes */
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {
@@ -217,6 +218,7 @@ struct proc {
 	struct inode *cwd, *root;
 	u32 umask;
 	bool zombie;
+	bool warned_state;              /* a message out of turn was logged once */
 	int exit_status;                /* wait status once a zombie */
 	u64 start_time;
 	char comm[16];
@@ -240,6 +242,11 @@ extern L4_ThreadId_t lx_id;
 
 u64 lx_now_us(void);
 void lx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Resources whose exhaustion makes fork, clone, mmap or exec fail: lx_exhausted
+ * logs once, for each, which one ran out and its limit (main.c). */
+enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS, RES_PROC_TABLE,
+		   RES_UTCB_SLOTS, RES_COUNT };
+void lx_exhausted(enum lx_resource r);
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* vm.c */
@@ -361,6 +368,7 @@ void lx_init_exited(int status) __attribute__((noreturn));
 #define LX_SIGTTIN 21
 #define LX_SIGTTOU 22
 #define LX_SIGWINCH 28
+#define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1
 #define SIGBIT(s) (1UL << ((s) - 1))
