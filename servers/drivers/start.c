@@ -32,18 +32,28 @@ void drivers_thread_kill(L4_ThreadId_t t)
 	L4_ThreadControl(t, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
 }
 
-int drivers_restart_serial(void)
+static int start_serial(void)
 {
 	L4_ThreadId_t irq = l4_global_id(CONSOLE_IRQ, 1);
-	drivers_thread_kill(pecan_console);
 	return drivers_thread_start(pecan_console, serial_driver, stacks[0], STACK, 250) &&
 	       L4_ThreadControl(irq, irq, L4_NILTHREAD, pecan_console, ~0UL);
+}
+
+static int start_timer(void)
+{
+	return drivers_thread_start(pecan_timer, timer_service, stacks[1], STACK, 250);
+}
+
+int drivers_restart_serial(void)
+{
+	drivers_thread_kill(pecan_console);
+	return start_serial();
 }
 
 int drivers_restart_timer(void)
 {
 	drivers_thread_kill(pecan_timer);
-	return drivers_thread_start(pecan_timer, timer_service, stacks[1], STACK, 250);
+	return start_timer();
 }
 
 /* The global ID of thread t of our space, named by its local or its global ID (nil if none). */
@@ -79,7 +89,7 @@ int drivers_start_for(L4_ThreadId_t serial, L4_ThreadId_t timer, const struct dr
 	serial_clients = timer_clients = c ? *c : (struct driver_clients){ 0 };
 	pecan_console = serial;
 	pecan_timer = timer;
-	if (!drivers_restart_serial() || !drivers_restart_timer()) {
+	if (!start_serial() || !start_timer()) {
 		pecan_console = pecan_timer = L4_NILTHREAD;
 		return 0;
 	}
