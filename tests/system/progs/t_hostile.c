@@ -272,7 +272,8 @@ static void stingy_pager(void)
 /*
  * In a space of its own whose pager never answers for untouched[], the
  * holder sends (h_go 1: a console WRITE, 2: a disk WRITE) from, or (3: a
- * disk READ) into, an untouched page: the driver's copy faults there.
+ * disk READ, 4: a console READ) into, an untouched page: the driver's copy
+ * faults there.
  */
 static void holder(void)
 {
@@ -291,16 +292,26 @@ static void holder(void)
 		L4_SetBR(0, L4_ACCEPT_STRINGS);
 		L4_SetBR(1, L4_STRING_MAKE(DISK_SECTOR, 1, 0, 0));
 		L4_SetBR(2, (L4_Word_t)untouched[1]);
-		L4_SetMR(0, L4_TAG_MAKE(DISK_READ, 2, 0));
-		L4_SetMR(1, lba);
+		L4_SetMR(0, L4_TAG_MAKE(h_go == 3 ? DISK_READ : CONSOLE_READ, h_go == 3 ? 2 : 1, 0));
+		L4_SetMR(1, h_go == 3 ? lba : 16);
 		L4_SetMR(2, count);
 	}
-	L4_ThreadId_t d = h_go == 1 ? drv[0] : drv[2];
+	L4_ThreadId_t d = h_go == 1 || h_go == 4 ? drv[0] : drv[2];
 	L4_MsgTag_t tag = L4_Ipc(d, d, L4_TIMEOUTS(L4_TIMEOUT_NEVER, L4_TIMEOUT_NEVER), 0);
 	h_err = L4_IpcFailed(tag) ? L4_ErrorCode() : 0;
 	h_us = L4_SystemClock() - t0;
 	h_done = 1;
 	tt_park();
+}
+
+/* Input for a console READ: in loopback what we write comes back as input. */
+static void feed_console(void)
+{
+	L4_Sleep(20000);                     /* the holder now waits in its READ */
+	console_loopback(1);
+	console_write("x", 1);
+	L4_Sleep(20000);
+	console_loopback(0);
 }
 
 /* Run one holder attack as thread h: its IPC must fail, and soon. */
@@ -312,6 +323,8 @@ static void hold(L4_Word_t how, L4_ThreadId_t h)
 	h_go = how;
 	h_done = 0;
 	EXPECT(tt_start_space_paged(h, holder, pager), "start the holder: %lx", L4_ErrorCode());
+	if (how == 4)
+		feed_console();
 	TT_WAIT(h_done, 5000);
 	EXPECT(h_done, "the holder's IPC (%lu) never ended: the driver is held", how);
 	printf("hostile: attack %lu ended after %lu us, ErrorCode %lx\n", how, h_us, h_err);
@@ -319,10 +332,11 @@ static void hold(L4_Word_t how, L4_ThreadId_t h)
 	tt_kill(h);
 }
 
-TEST_CASE("hostile.xfer_console_write", "a console WRITE whose string faults to a mute pager fails within the driver's transfer timeout")
+TEST_CASE("hostile.xfer_console", "a console WRITE from, and a READ into, a page that faults to a mute pager fail within the driver's transfer timeout")
 {
 	EXPECT(start(), "drivers did not start");
 	hold(1, fresh());             /* a stranger: the copy comes before the driver sees who sent it */
+	hold(4, tt_id(FRIEND_SLOT, 1));   /* a client's READ: the reply's copy faults */
 	static const char msg[] = "hostile: the console serves again after the stuck copy\n";
 	EXPECT(console_write(msg, sizeof(msg) - 1) == (long)sizeof(msg) - 1, "the console stopped serving");
 }
