@@ -11,7 +11,7 @@ from harness import boot, fresh_image, guest_cases
 
 @functools.lru_cache(maxsize=None)
 def run():
-    return boot(root="tests/t_hostile.elf", disk=fresh_image("hostile.img", 2), timeout=120)
+    return boot(root="tests/t_hostile.elf", disk=fresh_image("hostile.img", 2), timeout=120, icount=True)
 
 
 @pytest.mark.parametrize("case_id", guest_cases("t_hostile"))

@@ -12,7 +12,7 @@ from harness import BUILD, boot, fresh_image, guest_cases
 
 @functools.lru_cache(maxsize=None)
 def drivers():
-    return boot(root="tests/t_isolate.elf", disk=fresh_image("isolate.img", 2), timeout=120)
+    return boot(root="tests/t_isolate.elf", disk=fresh_image("isolate.img", 2), timeout=120, icount=True)
 
 
 @pytest.mark.parametrize("case_id", guest_cases("t_isolate"))
@@ -32,7 +32,7 @@ def test_console_death_loses_no_output():
 
 @functools.lru_cache(maxsize=None)
 def orphan():
-    return boot(root="tests/t_orphan.elf", timeout=60)
+    return boot(root="tests/t_orphan.elf", timeout=60, icount=True)
 
 
 def test_root_task_death_leaves_kernel_sigma0_and_native_tasks():
@@ -61,7 +61,7 @@ def test_mungi_server_death_leaves_kernel_and_sigma0():
     and sigma0 and the kernel's clock still answer it.  The server's drivers
     still hold IRQ 4, so the kernel sees no deadlock: the run ends by timeout."""
     r = boot(root="servers/mungi.elf", modules=(os.path.join(BUILD, "mungi", "t_mcrash.elf"),),
-             root_args="test_crash=1", timeout=20)
+             root_args="test_crash=1", timeout=20, icount=True)
     r.check_case("mcrash.alive")
     asked = r.line_index(r"^mcrash: asking the server to crash$")
     refused = r.line_index(r"^sigma0: refusing page fault of 3200000001 at 10$", asked)
@@ -75,7 +75,8 @@ def test_mungi_server_death_leaves_kernel_and_sigma0():
 def test_mungi_test_crash_needs_the_option():
     """Booted without test_crash=1 the server treats the request as unknown
     and lives: the same image then finds it answering."""
-    r = boot(root="servers/mungi.elf", modules=(os.path.join(BUILD, "mungi", "t_mcrash.elf"),), timeout=15)
+    r = boot(root="servers/mungi.elf", modules=(os.path.join(BUILD, "mungi", "t_mcrash.elf"),), timeout=15,
+             icount=True)
     r.check_case("mcrash.alive")
     assert r.line_index(r"^mcrash: later: server answered \(ErrorCode 0\), sigma0 answered") >= 0, r.tail()
     assert r.line_index(r"^sigma0: refusing page fault of 3200000001") < 0, r.tail()
