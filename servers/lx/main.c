@@ -325,6 +325,8 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			tty_message();
 		else if (clock_is(from))
 			clock_message();
+		else
+			drivers_supervise(from, tag);   /* a driver of lx's space died: restart it */
 		return;                         /* a thread lx no longer knows: no answer */
 	}
 	if (t->is_sigthread && !(tag & (L4_TAG_REDIRECTED | L4_TAG_PROPAGATE))) {
