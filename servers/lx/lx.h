@@ -337,6 +337,7 @@ void sigthread_delete(struct mm *mm);
 
 /* fast.c: the fast library path */
 extern bool lx_fast_on;                    /* the lx.fast option (default on) */
+extern bool lx_confine;                    /* lx.confine=0: no redirector (to measure its cost) */
 struct fastimg *fast_new(void);
 void fast_put(struct fastimg *f);
 struct fastimg *fast_get(struct fastimg *f);
