@@ -17,24 +17,31 @@ TEST_CASE("kip.kernel_interface", "KernelInterface returns the KIP address, API 
 	EXPECT(id == KIP_KERNEL_ID, "kernel ID %lx", id);
 }
 
+L4_Word_t kip_regs_out[11];          /* addressed by name: every general register is under test */
+
 TEST_CASE("kip.preserves_registers", "KernelInterface changes only RAX, RCX, RDX and RSI")
 {
-	L4_Word_t out[9];
 	__asm__ __volatile__(
 		"push %%rbp\n"
 		"mov $0x1111, %%rbx; mov $0x2222, %%rdi; mov $0x3333, %%rbp\n"
-		"mov $0x8888, %%r8; mov $0x9999, %%r9; mov $0xaaaa, %%r10\n"
-		"mov $0xcccc, %%r12; mov $0xdddd, %%r13; mov $0xeeee, %%r14\n"
+		"mov $0x8888, %%r8; mov $0x9999, %%r9; mov $0xaaaa, %%r10; mov $0xbbbb, %%r11\n"
+		"mov $0xcccc, %%r12; mov $0xdddd, %%r13; mov $0xeeee, %%r14; mov $0xffff, %%r15\n"
 		".byte 0xf0, 0x90\n"
-		"mov %%rbx, 0(%0); mov %%rdi, 8(%0); mov %%rbp, 16(%0)\n"
-		"mov %%r8, 24(%0); mov %%r9, 32(%0); mov %%r10, 40(%0)\n"
-		"mov %%r12, 48(%0); mov %%r13, 56(%0); mov %%r14, 64(%0)\n"
+		"mov %%rbx, kip_regs_out(%%rip); mov %%rdi, kip_regs_out+8(%%rip)\n"
+		"mov %%rbp, kip_regs_out+16(%%rip); mov %%r8, kip_regs_out+24(%%rip)\n"
+		"mov %%r9, kip_regs_out+32(%%rip); mov %%r10, kip_regs_out+40(%%rip)\n"
+		"mov %%r11, kip_regs_out+48(%%rip); mov %%r12, kip_regs_out+56(%%rip)\n"
+		"mov %%r13, kip_regs_out+64(%%rip); mov %%r14, kip_regs_out+72(%%rip)\n"
+		"mov %%r15, kip_regs_out+80(%%rip)\n"
 		"pop %%rbp\n"
-		: : "r"(out)
-		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r12", "r13", "r14", "memory");
-	static const L4_Word_t want[9] = { 0x1111, 0x2222, 0x3333, 0x8888, 0x9999, 0xaaaa, 0xcccc, 0xdddd, 0xeeee };
-	for (int i = 0; i < 9; i++)
-		EXPECT(out[i] == want[i], "register %d is %lx after KernelInterface, was %lx", i, out[i], want[i]);
+		: : : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+		      "memory");
+	static const L4_Word_t want[11] = { 0x1111, 0x2222, 0x3333, 0x8888, 0x9999, 0xaaaa, 0xbbbb, 0xcccc, 0xdddd,
+					    0xeeee, 0xffff };
+	static const char *const name[11] = { "rbx", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+	for (int i = 0; i < 11; i++)
+		EXPECT(kip_regs_out[i] == want[i], "%s is %lx after KernelInterface, was %lx", name[i], kip_regs_out[i],
+		       want[i]);
 }
 
 TEST_CASE("kip.layout", "KIP magic, UTCB and thread info, kernel descriptor")
