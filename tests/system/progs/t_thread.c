@@ -30,6 +30,13 @@ TEST_CASE("thread.create_run_delete", "a created thread runs; deleted, it is gon
 	EXPECT(pecan_exregs(t, &x) == L4_NILTHREAD && L4_ErrorCode() == L4_ERR_INVALID_THREAD,
 	       "deleted thread still answers ExchangeRegisters");
 	EXPECT(!tt_kill(t) && L4_ErrorCode() == L4_ERR_INVALID_THREAD, "deleted twice");
+	counter = 0;
+	EXPECT(tt_start_local(t, spin), "the number is not reusable: ErrorCode %lx", L4_ErrorCode());
+	L4_Set_Priority(t, 255);
+	L4_ThreadSwitch(t);
+	L4_Set_Priority(t, 100);
+	EXPECT(counter > 0, "the re-created thread did not run");
+	EXPECT(tt_kill(t), "delete the re-created thread: ErrorCode %lx", L4_ErrorCode());
 }
 
 TEST_CASE("thread.new_version", "re-created with a new version, the stale ID is rejected everywhere")
