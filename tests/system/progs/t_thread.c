@@ -196,13 +196,15 @@ TEST_CASE("exregs.read_set", "ExchangeRegisters reads and sets SP, IP, flags, ha
 	EXPECT(x.ip > 0x1000000 && x.sp, "ip %lx sp %lx", x.ip, x.sp);
 	EXPECT(x.pager == L4_MyGlobalId(), "pager %lx", x.pager);
 	result[6] = 0;
+	L4_Word_t sp = tt_stack();
 	x = (struct L4_ExRegs){ .control = L4_EXREG_SET_IP | L4_EXREG_SET_SP | L4_EXREG_SET_FLAGS |
 				L4_EXREG_SET_HANDLE | L4_EXREG_SET_PAGER | L4_EXREG_HALT_VALID,
-				.ip = (L4_Word_t)landing, .sp = tt_stack(), .flags = ~0UL, .handle = 0xabc,
+				.ip = (L4_Word_t)landing, .sp = sp, .flags = ~0UL, .handle = 0xabc,
 				.pager = tt_id(143, 1) };
 	pecan_exregs(t, &x);
 	x = (struct L4_ExRegs){ 0 };
-	pecan_exregs(t, &x);
+	pecan_exregs(t, &x);            /* before it runs: it has priority 100, we 255 and do not block */
+	EXPECT(x.ip == (L4_Word_t)landing && x.sp == sp, "ip %lx sp %lx, set %p %lx", x.ip, x.sp, landing, sp);
 	EXPECT(x.handle == 0xabc && x.pager == tt_id(143, 1), "handle %lx pager %lx", x.handle, x.pager);
 	EXPECT((x.flags & 0x8d5) == 0x8d5 && (x.flags & 0x200), "flags %lx: user flags set, IF kept", x.flags);
 	EXPECT(!(x.flags & 0x3000), "flags %lx: IOPL is not the user's to set", x.flags);
