@@ -298,6 +298,8 @@ TEST_CASE("ipc.bad_partner", "nonexistent, stale, nil-version and own IDs fail w
 	tag = L4_Receive_Timeout(stale, L4_TIMEOUT_NEVER, 0);
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV),
 	       "receive from stale: %lx", L4_ErrorCode());
+	tag = L4_Send_Timeout(l4_global_id(l4_thread_no(t), 0), L4_TIMEOUT_NEVER);   /* t's number, nil version */
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "nil version: %lx", L4_ErrorCode());
 	tag = L4_Send_Timeout(L4_MyGlobalId(), L4_TIMEOUT_NEVER);
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "self: %lx", L4_ErrorCode());
 	tag = L4_Send_Timeout(0x12345640UL, L4_TIMEOUT_NEVER);   /* a local ID that is no UTCB */
