@@ -963,7 +963,7 @@ TEST_CASE("vm.pager_chain", "faults on an object with a user-level pager go to i
 	mungi_free(pcl.base);
 }
 
-TEST_CASE("store.checkpoint", "a checkpoint writes the object table and every resident page through the page-store interface; only the bank may ask")
+TEST_CASE("store.checkpoint", "a checkpoint writes the object table and every page changed since the last one through the page-store interface; only the bank may ask")
 {
 	mw_t pages = 0, base = mungi_new(3, NULL);
 	*(volatile mw_t *)base = 1;
@@ -973,6 +973,12 @@ TEST_CASE("store.checkpoint", "a checkpoint writes the object table and every re
 	EXPECT(mungi_checkpoint(&boot->account, &pages) == MUNGI_EPERM, "a checkpoint with an account's capability");
 	EXPECT(!mungi_checkpoint(&boot->bank, &pages), "checkpoint");
 	EXPECT(pages > 3, "%lu pages written", pages);
+	mw_t table = 0, one = 0;
+	EXPECT(!mungi_checkpoint(&boot->bank, &table), "a second checkpoint");     /* nothing changed: the table */
+	*(volatile mw_t *)(base + 4096) = 3;                                        /* one page changed */
+	EXPECT(!mungi_checkpoint(&boot->bank, &one), "a third checkpoint");
+	EXPECT(table > 0 && one == table + 1 && pages >= table + 2,
+	       "pages written: %lu with two pages of ours new, %lu with none changed, %lu with one", pages, table, one);
 	EXPECT(*(volatile mw_t *)(base + 8192) == 2 && mungi_null() == 0, "after the checkpoint");
 	mungi_free(base);
 }
