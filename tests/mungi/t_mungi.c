@@ -809,6 +809,7 @@ struct handler_args {
 	volatile mw_t calls;
 	mw_t objs[3];
 	long r[3];
+	mw_t child_thread, upcall_thread, upcalls_elsewhere;
 };
 
 static struct handler_args *handler_table;
@@ -819,6 +820,10 @@ static struct mungi_cap table_handler(mw_t base, mw_t rights)
 	(void)rights;
 	struct handler_args *a = handler_table;
 	a->calls++;
+	if (!a->upcall_thread)
+		a->upcall_thread = L4_MyGlobalId();
+	else if (a->upcall_thread != L4_MyGlobalId())
+		a->upcalls_elsewhere++;
 	for (int i = 0; i < 4; i++)
 		if (a->table[i].base == base)
 			return a->table[i];
@@ -829,6 +834,7 @@ static long handler_child(mw_t arg)
 {
 	struct handler_args *a = (struct handler_args *)arg;
 	mw_t slot;
+	a->child_thread = L4_MyGlobalId();
 	if (mungi_apd_add_handler(table_handler, &slot))
 		return 1;
 	for (int i = 0; i < 3; i++)
@@ -853,6 +859,9 @@ TEST_CASE("apd.handler", "a capability handler in the APD is upcalled in the tas
 	EXPECT(a->r[0] == 0 && a->r[1] == -1 && a->r[2] == -1, "probes %ld %ld %ld", a->r[0], a->r[1], a->r[2]);
 	EXPECT(a->calls == 3 && stat(MUNGI_STAT_UPCALLS) - up == 3, "handler calls %lu, upcalls %lu", a->calls,
 	       stat(MUNGI_STAT_UPCALLS) - up);
+	EXPECT(a->upcall_thread && a->upcall_thread != a->child_thread && !a->upcalls_elsewhere,
+	       "upcalls in thread %lx (%lu in others), the faulting thread is %lx", a->upcall_thread,
+	       a->upcalls_elsewhere, a->child_thread);
 	for (int i = 0; i < 3; i++)
 		mungi_free(a->objs[i]);
 	mungi_free(cl.base);
