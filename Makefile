@@ -102,7 +102,7 @@ clean:
 
 # `make soak` (not part of `make test`): lx's workloads, the benchmark suite and
 # the Mungi tests in a loop for SOAK_MINUTES with the fuzzer beside them; checks
-# that lx's free pages and the kernel pool come back exactly (tools/soak.py).
+# that lx's free pages and the kernel pool come back (tools/soak.py).
 SOAK_MINUTES ?= 10
 soak: deps all lx $(BUILD)/mungi/t_mungi.elf
 	SOAK_MINUTES=$(SOAK_MINUTES) $(PYTHON) tools/soak.py
