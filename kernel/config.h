@@ -54,6 +54,17 @@
 #ifndef CONFIG_CHECK
 #define CONFIG_CHECK          1              /* KDB op 0xF6: whole-kernel consistency checks */
 #endif
+/*
+ * Processors (docs/architecture.md, "Several processors"): with SMP on, the
+ * kernel starts every processor the ACPI MADT lists, up to MAX_CPUS (the
+ * KIP has room for that many processor descriptors).
+ */
+#ifndef CONFIG_SMP
+#define CONFIG_SMP            1              /* start the other processors when there are some */
+#endif
+#ifndef CONFIG_MAX_CPUS
+#define CONFIG_MAX_CPUS       8              /* processors used, the boot CPU included */
+#endif
 #ifndef CONFIG_COM1_BAUD_DIV
 #define CONFIG_COM1_BAUD_DIV  1              /* 115200 baud */
 #endif
