@@ -48,7 +48,7 @@ def test_kip_describes_processors(n, case_id):
 
 # The kernel-core suites (test_kernel_core.py) on a four-processor boot of the default kernel.
 CORE = ("t_ipc", "t_string", "t_thread", "t_sched", "t_fuzz", "t_exc", "t_irq", "t_mem", "t_abi",
-        "t_progs", "t_entry", "t_kmem", "t_boot")
+        "t_progs", "t_entry", "t_kmem", "t_boot", "t_drivers")
 
 
 @pytest.mark.parametrize("program", CORE)

@@ -53,8 +53,10 @@ static void madt_entry(const u8 *e, struct madt_info *out)
 		}
 		break;
 	case MADT_OVERRIDE:
-		if (e[1] >= 10 && e[2] == 0 && e[3] < 16)   /* bus 0: ISA */
+		if (e[1] >= 10 && e[2] == 0 && e[3] < 16) {  /* bus 0: ISA */
 			out->isa_gsi[e[3]] = rd32(e + 4);
+			out->isa_flags[e[3]] = e[8] | e[9] << 8;
+		}
 		break;
 	case MADT_LAPIC_ADDR:
 		if (e[1] >= 12 && rd64(e + 4) < (1UL << 32))

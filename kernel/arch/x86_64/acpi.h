@@ -15,6 +15,7 @@ struct madt_info {
 	u32 ioapic_phys;                 /* the first I/O APIC, 0 if none */
 	u32 ioapic_gsi_base;
 	u32 isa_gsi[16];                 /* ISA IRQ n arrives at GSI isa_gsi[n] (overrides applied) */
+	u16 isa_flags[16];               /* its MPS flags: polarity bits 0-1, trigger bits 2-3 (0: ISA's) */
 };
 
 /*

@@ -29,6 +29,7 @@
 #define ICR_STARTUP     (6u << 8)
 #define ICR_ASSERT      (1u << 14)
 #define ICR_LEVEL       (1u << 15)
+#define ICR_SELF        (1u << 18)      /* destination shorthand: this CPU */
 #define TIMER_DIV_16    0x3
 #define CALIBRATE_US    10000
 
@@ -60,6 +61,16 @@ void lapic_init(bool boot_cpu)
 	wr(LAPIC_SVR, SVR_ENABLE | VEC_LAPIC_SPURIOUS);
 }
 
+u32 lapic_read(unsigned reg)
+{
+	return rd(reg);
+}
+
+void lapic_pic_off(void)
+{
+	wr(LAPIC_LVT_LINT0, LVT_MASKED);
+}
+
 unsigned lapic_id(void)
 {
 	return rd(LAPIC_ID) >> 24;
@@ -84,6 +95,11 @@ static void icr_send(unsigned apic_id, u32 lo)
 void lapic_send_ipi(unsigned apic_id, unsigned vector)
 {
 	icr_send(apic_id, vector);
+}
+
+void lapic_send_self(unsigned vector)
+{
+	icr_send(0, ICR_SELF | vector);
 }
 
 void lapic_send_init(unsigned apic_id)

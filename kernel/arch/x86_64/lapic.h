@@ -18,8 +18,11 @@ void lapic_map(paddr_t pa);              /* once, on the boot CPU */
  */
 void lapic_init(bool boot_cpu);
 unsigned lapic_id(void);
+u32 lapic_read(unsigned reg);
+void lapic_pic_off(void);                /* the boot CPU stops taking the 8259's interrupts */
 void lapic_eoi(void);
 void lapic_send_ipi(unsigned apic_id, unsigned vector);
+void lapic_send_self(unsigned vector);
 void lapic_send_init(unsigned apic_id);
 void lapic_send_startup(unsigned apic_id, paddr_t code);   /* code: page-aligned, below 1 MiB */
 void lapic_timer_calibrate(void);        /* on the boot CPU, once the TSC is calibrated */

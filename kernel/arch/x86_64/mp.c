@@ -4,6 +4,7 @@
 #include "io.h"
 #include "acpi.h"
 #include "lapic.h"
+#include "ioapic.h"
 #include "../../printk.h"
 #include "../../smp.h"
 
@@ -34,6 +35,25 @@ static void order_cpus(void)
 		apic_index[madt.apic_id[i]] = (u8)i;
 }
 
+u16 pic_hand_over(void);
+
+/*
+ * The ISA lines move from the 8259s to the I/O APIC, unmasked as they were
+ * (the PIT's tick, already running), and the boot CPU stops listening to
+ * the 8259 (LINT0).  Without an I/O APIC the 8259 stays, through LINT0.
+ */
+static void interrupts_to_ioapic(void)
+{
+	if (!madt.ioapic_phys)
+		return;
+	u16 unmasked = pic_hand_over();
+	lapic_pic_off();
+	if (!ioapic_init(&madt, madt.apic_id[0], unmasked))
+		panic("mp: the I/O APIC could not be set up");
+	printk("pecan: interrupts: I/O APIC at %x (%u lines), the 8259s masked\n", madt.ioapic_phys,
+	       ioapic_lines());
+}
+
 unsigned arch_cpus_probe(void)
 {
 	u32 len;
@@ -51,6 +71,7 @@ unsigned arch_cpus_probe(void)
 	lapic_map(madt.lapic_phys);
 	lapic_init(true);
 	order_cpus();
+	interrupts_to_ioapic();
 	lapic_timer_calibrate();
 	arch_copy(phys_to_virt(TRAMP_PHYS), ap_tramp, ap_tramp_end - ap_tramp);
 	smp_on = true;
