@@ -33,6 +33,23 @@ TEST_CASE("smp.descriptors", "every processor descriptor lies in the KIP, clear 
 		       "processor %lu: %lu / %lu kHz", i, d[0], d[1]);
 }
 
+static L4_Word_t processor_control(L4_Word_t cpu)
+{
+	L4_Word_t rax = 0;
+	__asm__ __volatile__("push %%rbp; call *%1; pop %%rbp" : "=a"(rax) : "m"(__L4_ProcessorControl), "D"(cpu),
+			     "S"(0UL), "d"(0UL)
+			     : "rbx", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory");
+	return rax;
+}
+
+TEST_CASE("smp.processor_control", "ProcessorControl accepts every listed processor and refuses the next")
+{
+	for (L4_Word_t i = 0; i < nprocs(); i++)
+		EXPECT(processor_control(i) == 1, "processor %lu refused: ErrorCode %lu", i, L4_ErrorCode());
+	EXPECT(processor_control(nprocs()) == 0 && L4_ErrorCode() == L4_ERR_INVALID_PARAM,
+	       "processor %u accepted (ErrorCode %lu)", nprocs(), L4_ErrorCode());
+}
+
 static void parse_args(void)
 {
 	char args[64];
