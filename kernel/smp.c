@@ -41,7 +41,7 @@ static bool start_one(unsigned i)
 	return true;
 }
 
-/* A started processor must tick on its own timer and answer an inter-processor interrupt. */
+/* A started processor must tick on its own timer (then it stops) and answer an inter-processor interrupt. */
 static bool check_one(unsigned i)
 {
 	arch_cpu_wake(i);
@@ -77,9 +77,17 @@ void smp_ap_main(unsigned index)
 		arch_idle_wait();
 }
 
+/*
+ * A processor's local timer runs only for the boot check: with no thread
+ * of its own to preempt or time out it then halts without ticks (which
+ * would also cost the emulator a host thread's time, and under icount the
+ * boot CPU's instructions: there the virtual CPUs share one clock).
+ */
 void smp_tick(void)
 {
-	cpus[arch_cpu_index()].ticks++;
+	struct cpu *c = &cpus[arch_cpu_index()];
+	if (++c->ticks >= CHECK_TICKS)
+		arch_cpu_timer_stop();
 }
 
 void smp_wakeup(void)

@@ -130,3 +130,9 @@ void lapic_timer_start(word_t tick_us)
 	wr(LAPIC_LVT_TIMER, LVT_PERIODIC | VEC_LAPIC_TIMER);
 	wr(LAPIC_TIMER_INIT, timer_per_us * tick_us);
 }
+
+void lapic_timer_stop(void)
+{
+	wr(LAPIC_LVT_TIMER, LVT_MASKED | VEC_LAPIC_TIMER);
+	wr(LAPIC_TIMER_INIT, 0);
+}

@@ -27,6 +27,7 @@ void lapic_send_init(unsigned apic_id);
 void lapic_send_startup(unsigned apic_id, paddr_t code);   /* code: page-aligned, below 1 MiB */
 void lapic_timer_calibrate(void);        /* on the boot CPU, once the TSC is calibrated */
 void lapic_timer_start(word_t tick_us);  /* periodic VEC_LAPIC_TIMER on this CPU */
+void lapic_timer_stop(void);
 void udelay(word_t us);                  /* busy wait on the TSC */
 
 #endif

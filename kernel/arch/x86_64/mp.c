@@ -132,6 +132,11 @@ void arch_cpu_timer_start(word_t tick_us)
 	lapic_timer_start(tick_us);
 }
 
+void arch_cpu_timer_stop(void)
+{
+	lapic_timer_stop();
+}
+
 /* Called by the stubs in mp_entry.S with the vector; spurious ones take no EOI. */
 void lapic_interrupt(word_t vector)
 {
