@@ -51,8 +51,23 @@ CORE = ("t_ipc", "t_string", "t_thread", "t_sched", "t_fuzz", "t_exc", "t_irq", 
         "t_progs", "t_entry", "t_kmem", "t_boot", "t_drivers")
 
 
+# The default kernel keeps the 8259 (through the boot CPU's LINT0); dslq-ioapic
+# (CONFIG_IOAPIC) moves the ISA lines to the I/O APIC.
+KERNELS = [pytest.param(None, id="8259"), pytest.param("dslq-ioapic", id="ioapic")]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("program", CORE)
-def test_kernel_suites_on_four_processors(program):
-    r = boot(root=f"tests/{program}.elf", icount=True, smp=4)
+def test_kernel_suites_on_four_processors(program, kernel):
+    r = boot(root=f"tests/{program}.elf", icount=True, smp=4, kernel=kernel)
     assert r.line_index(r"^pecan: 4 processors online$") >= 0, r.tail()
+    ioapic = r.line_index(r"^pecan: interrupts: I/O APIC at fec00000 \(24 lines\), the 8259s masked$")
+    assert (ioapic >= 0) == (kernel == "dslq-ioapic"), r.tail()
     assert r.summary is not None and r.summary[1] == 0 and r.rc == 0, r.tail()
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_one_processor_keeps_the_8259(kernel):
+    r = boot(kernel=kernel)
+    assert r.rc == 0 and r.line_index(r"^pecan: 1 processor online$") >= 0, r.tail()
+    assert r.line_index(r"I/O APIC") < 0, r.tail()

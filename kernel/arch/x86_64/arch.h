@@ -186,8 +186,6 @@ unsigned arch_cpu_index(void);           /* the processor running this code */
 void arch_cpu_wake(unsigned index);      /* an inter-processor interrupt: smp_wakeup() there */
 void arch_cpu_timer_start(word_t tick_us);   /* this processor's own periodic smp_tick() */
 void arch_cpu_timer_stop(void);
-void *arch_map_mmio(unsigned slot, paddr_t pa);   /* device registers, uncached (boot CPU, at boot) */
-paddr_t arch_kernel_root(void);          /* the kernel's own top-level page table */
 
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];

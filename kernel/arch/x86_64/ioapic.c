@@ -77,7 +77,7 @@ bool ioapic_init(const struct madt_info *m, unsigned boot_apic_id, u16 unmasked_
 	if (!m->ioapic_phys)
 		return false;
 	mi = m;
-	regs = arch_map_mmio(1, m->ioapic_phys);
+	regs = phys_to_virt(m->ioapic_phys);    /* uncached by the MTRRs, as the local APIC (lapic_map) */
 	entries = (rd(IOAPIC_VER) >> 16 & 0xff) + 1;
 	for (unsigned irq = 0; irq < ARCH_NUM_IRQS; irq++) {
 		int e = entry_of(irq);

@@ -46,9 +46,14 @@ void udelay(word_t us)
 		arch_cpu_relax();
 }
 
+/*
+ * Through the direct map: the firmware's MTRRs make the APIC ranges
+ * uncached whatever the page tables say (and TCG emulates no caches), and
+ * the paging code stays as it is for one processor.
+ */
 void lapic_map(paddr_t pa)
 {
-	lapic = arch_map_mmio(0, pa);
+	lapic = phys_to_virt(pa);
 }
 
 void lapic_init(bool boot_cpu)

@@ -15,6 +15,7 @@ extern char ap_tramp[], ap_tramp_end[], ap_tramp_cr3[], ap_tramp_stack[], ap_tra
 extern char boot_pml4[];              /* boot.S: identity and -2 GiB maps of the first GiB */
 
 static struct madt_info madt;
+static paddr_t kernel_root;            /* the kernel's own page tables, which the others load */
 static u8 apic_index[256];             /* local APIC ID -> processor index */
 static bool smp_on;                    /* the local APICs are in use */
 static u8 ap_stacks[CONFIG_MAX_CPUS][AP_STACK] __attribute__((aligned(16)));
@@ -40,11 +41,12 @@ u16 pic_hand_over(void);
 /*
  * The ISA lines move from the 8259s to the I/O APIC, unmasked as they were
  * (the PIT's tick, already running), and the boot CPU stops listening to
- * the 8259 (LINT0).  Without an I/O APIC the 8259 stays, through LINT0.
+ * the 8259 (LINT0).  Without an I/O APIC, or without CONFIG_IOAPIC, the
+ * 8259 stays, through LINT0 (virtual-wire mode).
  */
 static void interrupts_to_ioapic(void)
 {
-	if (!madt.ioapic_phys)
+	if (!CONFIG_IOAPIC || !madt.ioapic_phys)
 		return;
 	u16 unmasked = pic_hand_over();
 	lapic_pic_off();
@@ -54,6 +56,7 @@ static void interrupts_to_ioapic(void)
 	       ioapic_lines());
 }
 
+/* On the boot CPU before any thread runs (it reads the kernel's tables from CR3). */
 unsigned arch_cpus_probe(void)
 {
 	u32 len;
@@ -68,6 +71,7 @@ unsigned arch_cpus_probe(void)
 		       CONFIG_MAX_CPUS);
 	if (madt.ncpus == 1 || !CONFIG_SMP)
 		return 1;                      /* one processor: the PIC alone, as always */
+	kernel_root = read_cr3();          /* no thread has run: the kernel's own tables */
 	lapic_map(madt.lapic_phys);
 	lapic_init(true);
 	order_cpus();
@@ -111,7 +115,7 @@ void arch_cpu_start(unsigned index)
 /* A started processor, in long mode on the boot tables: its own tables, then generic code. */
 void ap_entry(unsigned index)
 {
-	write_cr3(arch_kernel_root());
+	write_cr3(kernel_root);
 	arch_cpu_init_ap(index);
 	lapic_init(false);
 	smp_ap_main(index);

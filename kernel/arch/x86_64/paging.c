@@ -9,8 +9,6 @@
 #define PTE_P    (1UL << 0)
 #define PTE_W    (1UL << 1)
 #define PTE_U    (1UL << 2)
-#define PTE_PWT  (1UL << 3)
-#define PTE_PCD  (1UL << 4)
 #define PTE_A    (1UL << 5)
 #define PTE_D    (1UL << 6)
 #define PTE_PS   (1UL << 7)
@@ -40,8 +38,6 @@ static pte_t kpt_ustub[512] PT_PAGE;
 extern char _ustub_phys[];
 extern u64 user_gs_page[];
 
-#define MMIO_SLOTS 4             /* device pages after the GS page (arch_map_mmio) */
-
 static unsigned idx(word_t va, int level) { return (va >> (12 + 9 * level)) & 511; }
 
 void arch_paging_init(void)
@@ -67,27 +63,6 @@ void arch_paging_init(void)
 		if (kernel_pml4[i] && (i != 256 && i != 511))
 			panic("paging: kernel_entries misses PML4 entry %d", i);
 	write_cr3(kernel_virt_to_phys(kernel_pml4));
-}
-
-/*
- * Device registers (the local and I/O APICs) at kernel pages above the user
- * GS page: supervisor-only, uncached, never executable.  Only the boot CPU
- * calls this, before the others start, so no other TLB holds the slot.
- */
-void *arch_map_mmio(unsigned slot, paddr_t pa)
-{
-	word_t va = USER_GS_PAGE + (1 + slot) * PAGE_SIZE;
-	if (slot >= MMIO_SLOTS)
-		panic("paging: no MMIO slot %u", slot);
-	kpt_ustub[idx(va, 0)] = (pa & PTE_ADDR) | PTE_P | PTE_W | PTE_PWT | PTE_PCD | PTE_G | PTE_NX;
-	__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
-	return (void *)(va + (pa & ~PAGE_MASK));
-}
-
-/* The kernel's own top-level table, which every processor starts on. */
-paddr_t arch_kernel_root(void)
-{
-	return kernel_virt_to_phys(kernel_pml4);
 }
 
 static pte_t *table_of(pte_t *e) { return (pte_t *)((word_t)e & PAGE_MASK); }

@@ -4,6 +4,7 @@
 #include <arch.h>
 #include "io.h"
 #include "ioapic.h"
+#include "../../config.h"
 
 #define PIC1_CMD  0x20
 #define PIC1_DATA 0x21
@@ -43,7 +44,7 @@ u16 pic_hand_over(void)
 
 void arch_irq_mask(unsigned irq)
 {
-	if (unlikely(ioapic_on)) {
+	if (CONFIG_IOAPIC && unlikely(ioapic_on)) {
 		ioapic_mask(irq);
 		return;
 	}
@@ -53,7 +54,7 @@ void arch_irq_mask(unsigned irq)
 
 void arch_irq_unmask(unsigned irq)
 {
-	if (unlikely(ioapic_on)) {
+	if (CONFIG_IOAPIC && unlikely(ioapic_on)) {
 		ioapic_unmask(irq);
 		return;
 	}
@@ -70,7 +71,7 @@ void arch_irq_unmask(unsigned irq)
  */
 bool arch_irq_ack(unsigned irq)
 {
-	if (unlikely(ioapic_on))
+	if (CONFIG_IOAPIC && unlikely(ioapic_on))
 		return ioapic_ack(irq);
 	if (irq == 7 || irq == 15) {
 		u16 cmd = irq == 7 ? PIC1_CMD : PIC2_CMD;
@@ -91,7 +92,7 @@ bool arch_irq_ack(unsigned irq)
 /* The request registers, read through OCW3 (arch_irq_ack selects the ISR again before it reads). */
 bool arch_irq_pending(void)
 {
-	if (unlikely(ioapic_on))
+	if (CONFIG_IOAPIC && unlikely(ioapic_on))
 		return ioapic_pending();
 	outb(PIC1_CMD, PIC_READ_IRR);
 	outb(PIC2_CMD, PIC_READ_IRR);
