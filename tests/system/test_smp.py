@@ -4,11 +4,12 @@ starts each (INIT-SIPI-SIPI), checks that its local timer ticks and that it
 answers an inter-processor interrupt, and lists them in the KIP; the system
 then runs as on one processor.  Also under icount, where QEMU runs the
 virtual CPUs round-robin on one host thread."""
+import os
 import re
 
 import pytest
 
-from harness import boot, guest_cases
+from harness import BUILD, boot, guest_cases
 
 CPU_LINE = re.compile(r"^pecan: cpu (\d+) \(apic (\d+)\) online: timer (\S+), IPI (\S+)$")
 
@@ -71,3 +72,22 @@ def test_one_processor_keeps_the_8259(kernel):
     r = boot(kernel=kernel)
     assert r.rc == 0 and r.line_index(r"^pecan: 1 processor online$") >= 0, r.tail()
     assert r.line_index(r"I/O APIC") < 0, r.tail()
+
+
+# The servers run unchanged on processor 0 of an SMP boot (issue 26, item 5).
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_lx_shell_on_four_processors(kernel):
+    r = boot(root="servers/lx.elf", modules=(os.path.join(BUILD, "lx", "rootfs.cpio"),), smp=4,
+             kernel=kernel, keys="echo smp-ok $((6*7))\nls /\nexit\n", timeout=300)
+    assert r.line_index(r"^pecan: 4 processors online$") >= 0, r.tail()
+    assert r.line_index(r"^smp-ok 42$") >= 0, r.tail()
+    assert r.line_index(r"\blinuxrc\b") >= 0, r.tail()
+    assert r.line_index(r"^lx: init exited with status 0; powering off$") >= 0 and r.rc == 0, r.tail()
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_mungi_on_four_processors(kernel):
+    r = boot(root="servers/mungi.elf", modules=(os.path.join(BUILD, "mungi", "t_mungi.elf"),), smp=4,
+             kernel=kernel, timeout=300)
+    assert r.line_index(r"^pecan: 4 processors online$") >= 0, r.tail()
+    assert r.summary is not None and r.summary[1] == 0 and r.summary[0] > 0 and r.rc == 0, r.tail()
