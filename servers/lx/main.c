@@ -316,10 +316,28 @@ static bool state_allows(struct thread *t)
 	return false;
 }
 
+#define EXC_MSG_WORDS 19                /* MR1-MR19 of a kernel exception message (abi.md) */
+
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
 	struct thread *t = thread_by_tid(from);
+	/* the common cases first: a fast call or a system call's trap from a thread
+	 * running its own code passes every check below (exact tags: no flags) */
+	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread, 1)) {
+		if (tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0)) {
+			t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
+			t->state = T_INCALL;
+			fast_call(t);
+			return;
+		}
+		if (tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)) {
+			t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
+			t->state = T_INCALL;
+			exception(t);
+			return;
+		}
+	}
 	if (!t) {
 		if (from == tty_reader_id())
 			tty_message();
