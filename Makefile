@@ -60,7 +60,7 @@ VARIANT_KERNELS := $(foreach k,$(TEST_KERNELS),$(BUILD)/kernels/$(k)/pecan.bin)
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 # lx, the Linux personality (docs/lx.md), and the file system it boots with
 LX      := $(BUILD)/servers/lx.elf
-LX_SRC  := $(wildcard servers/lx/*.c servers/lx/*.S)
+LX_SRC  := $(wildcard servers/lx/*/*.c servers/lx/*/*.S)
 LX_OBJ  := $(patsubst %,$(BUILD)/u/%.o,$(LX_SRC))
 LXFS    := $(BUILD)/lx/rootfs.cpio
 # In-guest test programs: t_* run as the root task; s_* run in sigma0's slot.
@@ -228,7 +228,7 @@ $(BUILD)/host/test_multiboot: tests/host/test_multiboot.c kernel/arch/x86_64/mul
 $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
-$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs.c servers/lx/malloc.c $(HOST_COMMON)
+$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs/ramfs.c servers/lx/mm/malloc.c $(HOST_COMMON)
 $(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h lib/store/store.h $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include "../../lib/l4/l4.h"
 #include "linux.h"
-#include "mem.h"
-#include "fs.h"
+#include "mm/mm.h"
+#include "fs/fs.h"
 
 typedef uint64_t u64;
 typedef uint32_t u32;
@@ -32,7 +32,7 @@ typedef uint32_t u32;
 #define LX_CANONICAL_END 0x0000800000000000UL   /* a thread's RIP stays below */
 
 /*
- * The fast library path (fast.c, stub.S lx_fast): a process's fast area is
+ * The fast library path (l4/fast.c, l4/stub.S lx_fast): a process's fast area is
  * the stub page mapped again at LX_FAST_BASE, then one 32-byte slot per
  * rewritten system-call site.  A site becomes `jmp *slot` (ff 24 25 +
  * the slot's 32-bit address): every slot address has 0x06 as its third
@@ -44,13 +44,13 @@ typedef uint32_t u32;
 #define LX_FAST_END         0x0000000000070000UL
 #define LX_FAST_SLOT_SIZE   32
 #define LX_FAST_SLOTS       ((LX_FAST_END - LX_FAST_SLOTS_START) / LX_FAST_SLOT_SIZE)
-#define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (stub.S) */
-#define LX_FAST_WORDS       31                  /* its untyped words (stub.S) */
+#define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (l4/stub.S) */
+#define LX_FAST_WORDS       31                  /* its untyped words (l4/stub.S) */
 #define LX_FAST_TRAP        0x1000              /* reply label: trap to lx for a full answer */
 
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
-#define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
+#define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
 #ifndef PECAN_EXC_REPLY_FSBASE
 #define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
@@ -63,14 +63,14 @@ struct regs {
 };
 #define REGS_WORDS 18
 
-/* --- memory: lx's logical page tables (vm.c) --- */
+/* --- memory: lx's logical page tables (mm/vm.c) --- */
 #define VM_READ   1
 #define VM_WRITE  2
 #define VM_EXEC   4
 #define VM_SHARED 8          /* MAP_SHARED: children share, not copy */
 #define VM_STACK  16
 #define VM_HEAP   32
-#define VM_CHARGED 64        /* counted in the commit limit (vm.c) */
+#define VM_CHARGED 64        /* counted in the commit limit (mm/vm.c) */
 #define VM_NOWRITE 128       /* a shared file opened read-only: never made writable */
 #define VM_FAST   256        /* the fast area: lx's, the process cannot change it */
 
@@ -86,16 +86,16 @@ struct vma {
 struct mm {
 	u32 refs;                       /* threads sharing it (CLONE_VM) */
 	u64 *pgd;                       /* 4-level radix of pool pages | PTE flags */
-	u64 pgd_sum;                    /* which eighths of pgd are in use (vm.c) */
+	u64 pgd_sum;                    /* which eighths of pgd are in use (mm/vm.c) */
 	struct vma *vmas;
-	struct vma *vma_hint;           /* the area last found (vm.c) */
+	struct vma *vma_hint;           /* the area last found (mm/vm.c) */
 	u64 brk_start, brk;
 	u64 mmap_top;                   /* next top-down search start */
 	u64 pages;                      /* resident pages, for /proc */
 	u64 committed;                  /* pages its writable areas may need */
 	/* the L4 space holding this memory: one of its threads names it */
 	L4_ThreadId_t space_tid;
-	struct fastimg *fast;           /* the rewritten sites, or NULL (fast.c) */
+	struct fastimg *fast;           /* the rewritten sites, or NULL (l4/fast.c) */
 	int nthreads;                   /* Linux threads in the space */
 	struct thread *sigthread;       /* its signal thread, made when first needed */
 	bool sig_waiting;               /* the signal thread waits for a request */
@@ -103,7 +103,7 @@ struct mm {
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
 };
 
-/* --- files (file.c) --- */
+/* --- files (vfs/file.c) --- */
 struct file;
 struct thread;
 struct fastimg;
@@ -143,7 +143,7 @@ struct file {
 #define LX_NFD 256
 struct fdtable {
 	u32 refs;
-	u32 top;                        /* no descriptor at or above this (file.c) */
+	u32 top;                        /* no descriptor at or above this (vfs/file.c) */
 	struct file *fd[LX_NFD];
 	uint8_t cloexec[LX_NFD];
 };
@@ -158,7 +158,7 @@ struct sighand {
 	struct sigaction_k act[LX_NSIG + 1];
 };
 
-/* --- processes and threads (proc.c) --- */
+/* --- processes and threads (proc/proc.c) --- */
 /* STARTING: runs the stub; RUNNING: its own code; INCALL: lx handles its message now */
 enum tstate { T_STARTING, T_RUNNING, T_INCALL, T_BLOCKED, T_RETRY };
 
@@ -175,7 +175,7 @@ struct thread {
 	bool regs_dirty;                /* regs changed beyond RAX: a fast call must trap */
 	bool fast_trap;                 /* told to trap at lx_fast_trap for its registers */
 	bool is_sigthread;              /* a space's signal thread, not a Linux thread */
-	/* redirection (sigthread.c); COMING: stopped on its way to lx, it will bring the call */
+	/* redirection (l4/sigthread.c); COMING: stopped on its way to lx, it will bring the call */
 	enum { KICK_NONE, KICK_QUEUED, KICK_SENT, KICK_EARLY, KICK_COMING } kick;
 	struct thread *next_kick;
 	struct regs stopped;            /* KICK_EARLY: its registers at the stub's #UD */
@@ -242,7 +242,7 @@ u64 lx_now_us(void);
 void lx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* vm.c */
+/* mm/vm.c */
 struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
@@ -269,7 +269,7 @@ void vm_unmap_all(struct mm *mm);
 long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
 		  u64 file_end);
 
-/* proc.c */
+/* proc/proc.c */
 struct thread *thread_by_tid(L4_ThreadId_t tid);
 struct proc *proc_by_pid(int pid);
 int proc_count(void);
@@ -289,7 +289,7 @@ void proc_fs_init(void);                           /* /proc */
 extern struct thread *lx_current;                  /* whose call runs now */
 void futex_wake_addr(struct proc *p, u64 uaddr, int n);
 
-/* syscall.c: running calls, parking threads */
+/* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
@@ -304,18 +304,18 @@ u64 next_deadline(void);
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
 
-/* sigthread.c: redirection of running threads by each space's signal thread */
+/* l4/sigthread.c: redirection of running threads by each space's signal thread */
 void kick(struct thread *t);               /* get a thread running its own code to lx */
 void kick_forget(struct thread *t);
 void sigthread_message(struct thread *st, L4_Word_t label, L4_MsgTag_t tag);
 bool kick_early(struct thread *t);         /* t reached the stub's #UD before the report */
 void redirect_direct(struct thread *t);    /* lx redirects t itself (a thread that waits in lx) */
-/* proc.c */
+/* proc/proc.c */
 struct thread *sigthread_create(struct mm *mm);
 void sigthread_delete(struct mm *mm);
 #define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
 
-/* fast.c: the fast library path */
+/* l4/fast.c: the fast library path */
 extern bool lx_fast_on;                    /* the lx.fast option (default on) */
 struct fastimg *fast_new(void);
 void fast_put(struct fastimg *f);
@@ -330,7 +330,7 @@ enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER };
 enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
 void fast_init(void *stub_page);
 
-/* main.c */
+/* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
 void map_stub(struct thread *t);           /* answer a page fault on the stub page */
 /* t was redirected to the stub's #UD; msg: its registers there */
@@ -338,7 +338,7 @@ void redirected(struct thread *t, const struct regs *msg);
 void reply_flush(void);                    /* send a deferred reply before using the MRs */
 void lx_init_exited(int status) __attribute__((noreturn));
 
-/* signal.c */
+/* proc/signal.c */
 #define LX_SIGHUP  1
 #define LX_SIGINT  2
 #define LX_SIGQUIT 3
@@ -388,7 +388,7 @@ u64 signal_next_timer(void);
 void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);
 
-/* file.c: open files and descriptor tables */
+/* vfs/file.c: open files and descriptor tables */
 struct file *file_new(const struct file_ops *ops, u32 flags);   /* refs = 1 */
 void file_get(struct file *f);
 void file_put(struct file *f);
@@ -411,16 +411,16 @@ void fd_close_on_exec(struct proc *p);
 #define DEV_CONSOLE LX_MKDEV(5, 1)
 long lx_random(void *buf, size_t n);                /* getrandom's bytes */
 
-/* tty.c: the console through the user-level serial driver, with a line discipline */
+/* l4/tty.c: the console through the user-level serial driver, with a line discipline */
 void tty_init(L4_ThreadId_t reader);         /* starts the console reader thread */
 L4_ThreadId_t tty_reader_id(void);
 void tty_message(void);                      /* the reader's message: input bytes */
 
-/* main.c: a thread of lx's own space; returns its local ID */
+/* l4/main.c: a thread of lx's own space; returns its local ID */
 L4_ThreadId_t lx_thread_start(L4_ThreadId_t tid, void (*ip)(void), char *stack, size_t size,
 			      L4_Word_t prio);
 
-/* clock.c: the thread that wakes lx at the earliest deadline */
+/* l4/clock.c: the thread that wakes lx at the earliest deadline */
 void clock_init(L4_ThreadId_t c);
 L4_Word_t clock_update(u64 deadline);       /* 0: none; the receive timeout lx needs */
 bool clock_is(L4_ThreadId_t from);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // lx's start and its one loop: every page fault and system call of every
 // Linux process arrives here as IPC and is answered from here.
-#include "lx.h"
-#include "page.h"
-#include "../../lib/fmt/fmt.h"
-#include "../../lib/c/string.h"
-#include "../../lib/drivers/client.h"
-#include "../drivers/drivers.h"
+#include "../lx.h"
+#include "../mm/page.h"
+#include "../../../lib/fmt/fmt.h"
+#include "../../../lib/c/string.h"
+#include "../../../lib/drivers/client.h"
+#include "../../drivers/drivers.h"
 #include <l4/kip.h>
 #include <stdarg.h>
 
@@ -134,7 +134,7 @@ static int vector_signal(u64 vec)
 }
 
 /*
- * t was redirected to the stub's #UD (sigthread.c).  Stopped in the fast
+ * t was redirected to the stub's #UD (l4/sigthread.c).  Stopped in the fast
  * path before its call reached lx, it just goes on (the call will come and
  * take the signal); stopped after, lx's answer in t->regs is its state.
  */
@@ -230,7 +230,7 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 
 /*
  * lx's receives do not time out (the kernel's fastpath takes only those): the
- * clock thread sleeps until the earliest deadline and sends a tick (clock.c).
+ * clock thread sleeps until the earliest deadline and sends a tick (l4/clock.c).
  */
 static void loop(void)
 {

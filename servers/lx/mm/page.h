@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lx's page pool beyond mem.h: reference counts for pages shared between processes. */
+/* lx's page pool beyond mm/mm.h: reference counts for pages shared between processes. */
 #ifndef LX_PAGE_H
 #define LX_PAGE_H
 
@@ -16,6 +16,6 @@ void page_get(void *p);              /* one more user; page_free drops one */
 unsigned page_refcount(const void *p);
 
 #endif
-/* also in mem.h once the allocator lands; repeated declarations agree */
+/* also in mm/mm.h once the allocator lands; repeated declarations agree */
 void *pages_alloc(size_t n);
 void pages_free(void *p, size_t n);

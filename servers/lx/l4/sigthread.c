@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Getting a thread that runs its own code to lx, so that a signal can be
 // delivered now (seed 000 §4.2: L4Linux's signal thread).  Each space has a
-// signal thread (stub.S lx_sigthread), made when one of its threads is
+// signal thread (l4/stub.S lx_sigthread), made when one of its threads is
 // first to be redirected, so processes that never need it pay nothing.  On
 // lx's request it sets the thread's IP to the stub's #UD with
 // ExchangeRegisters and reports the IP it interrupted; the #UD then brings
-// every register to lx (main.c redirected).  lx never waits for it: a
+// every register to lx (l4/main.c redirected).  lx never waits for it: a
 // request goes out only while it waits for one (zero send timeout), others
 // queue.  It runs above its space's threads, so its report comes before the
 // #UD; if the #UD comes first anyway, lx keeps it until the report.
-#include "lx.h"
+#include "../lx.h"
 
-#define LX_SIG_LABEL 0x4c59                 /* the signal thread's messages (stub.S) */
+#define LX_SIG_LABEL 0x4c59                 /* the signal thread's messages (l4/stub.S) */
 
 /* lx redirects t itself: for a thread that waits in lx (a page fault), and the fallback. */
 void redirect_direct(struct thread *t)

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include "linux.h"
+#include "../linux.h"
 
 struct inode;
 struct dentry;
@@ -37,7 +37,7 @@ struct inode {
 	uint32_t refs;
 	const struct inode_ops *ops;    /* NULL for ordinary nodes */
 	void *priv;                     /* lx's: a pipe, a socket, a /proc generator */
-	/* the rest belongs to fs.c */
+	/* the rest belongs to fs/ramfs.c */
 	struct inode *parent;           /* directories: ".." */
 	struct dentry *entries;         /* directories */
 	uint64_t nentries;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // System calls on processes and threads: fork, clone, execve, exit, wait.
-#include "sys.h"
-#include "exec.h"
-#include "../../lib/c/string.h"
+#include "syscall.h"
+#include "../proc/proc.h"
+#include "../../../lib/c/string.h"
 
 #define CLONE_VM             0x00000100
 #define CLONE_FS             0x00000200

@@ -3,7 +3,7 @@
 #ifndef LX_EXEC_H
 #define LX_EXEC_H
 
-#include "lx.h"
+#include "../lx.h"
 
 #define EXEC_MAX_ARGS  1024
 #define EXEC_MAX_BYTES (128 * 1024)

@@ -3,11 +3,11 @@
 // (struct mm) an L4 space.  lx is pager and scheduler of them all; a new
 // thread starts in lx's stub page, which makes lx its exception handler and
 // asks for its registers (docs/lx.md "Starting a thread").
-#include "lx.h"
-#include "page.h"
-#include "exec.h"
+#include "../lx.h"
+#include "../mm/page.h"
+#include "proc.h"
 #include <l4/kip.h>
-#include "../../lib/c/string.h"
+#include "../../../lib/c/string.h"
 
 #define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
 #define LAST_TNO    2047                /* kernel/config.h CONFIG_MAX_THREADS - 1 */

@@ -4,9 +4,9 @@
 // mapped from these tables on page faults, so lx can always rebuild it, and
 // copyin/copyout translate addresses here in software instead of touching
 // the process's space (seed 000 §4.2-4.3).
-#include "lx.h"
+#include "../lx.h"
 #include "page.h"
-#include "../../lib/c/string.h"
+#include "../../../lib/c/string.h"
 
 #define PTE_P    1UL          /* present */
 #define PTE_W    2UL          /* the process may write it now */
@@ -774,7 +774,7 @@ long vm_brk(struct proc *p, u64 brk)
 	return (long)brk;
 }
 
-/* An ELF segment or the stack: an area at a fixed place (exec.c). */
+/* An ELF segment or the stack: an area at a fixed place (proc/exec.c). */
 long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
 		  u64 file_end)
 {

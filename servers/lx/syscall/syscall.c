@@ -3,9 +3,9 @@
 // are decoded, run, and answered with the thread's registers.  A call that
 // must wait is parked on a wait channel and run again from the start when
 // the channel is woken, its deadline passes or a signal arrives.
-#include "lx.h"
-#include "sys.h"
-#include "../../lib/c/string.h"
+#include "../lx.h"
+#include "syscall.h"
+#include "../../../lib/c/string.h"
 
 bool lx_trace;
 static struct thread *blocked;          /* threads parked in a system call */

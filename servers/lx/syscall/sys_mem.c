@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Memory system calls: areas of the process's logical page table (vm.c).
-#include "sys.h"
+// Memory system calls: areas of the process's logical page table (mm/vm.c).
+#include "syscall.h"
 
 #define LX_MAP_ANONYMOUS 0x20
 #define LX_MAP_SHARED    0x01

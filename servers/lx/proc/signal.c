@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Signals.  A signal for a thread that waits in lx (in a system call) is
 // delivered when that call is answered; a thread running its own code is
-// redirected by its space's signal thread (sigthread.c) to a `ud2` in the
+// redirected by its space's signal thread (l4/sigthread.c) to a `ud2` in the
 // stub page, whose exception brings every register to lx, which then builds
 // the handler's frame as Linux does.
-#include "sys.h"
-#include "../../lib/c/string.h"
+#include "../syscall/syscall.h"
+#include "../../../lib/c/string.h"
 
 #define SA_NOCLDWAIT 0x00000002
 #define SA_SIGINFO   0x00000004

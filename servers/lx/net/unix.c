@@ -6,14 +6,14 @@
 //
 // Each socket has one receive queue of buffers (struct skb) whose bytes
 // live in pool pages; a stream's writes fill the last buffer, a datagram is
-// a buffer of its own.  Waiting follows lx's rule (file.h): a call that
+// a buffer of its own.  Waiting follows lx's rule (vfs/vfs.h): a call that
 // cannot go on consumes nothing, parks on the socket whose queue it needs
 // to change, and runs again from the start; every change to a socket's
 // queue or state wakes that socket.
-#include "file.h"
-#include "page.h"
-#include "sys.h"
-#include "../../lib/c/string.h"
+#include "../vfs/vfs.h"
+#include "../mm/page.h"
+#include "../syscall/syscall.h"
+#include "../../../lib/c/string.h"
 
 #define LX_AF_UNIX        1
 #define LX_SOCK_STREAM    1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lx's general allocator (mem.h).  Small blocks come from slabs: one page
+ * lx's general allocator (mm/mm.h).  Small blocks come from slabs: one page
  * per slab, a header at the page's start and blocks of one size class after
  * it; a slab goes back to page_alloc's pool when its last block is freed.
  * Larger blocks are runs of contiguous pages (pages_alloc) with the same
@@ -8,8 +8,8 @@
  * block's address down to its page, which holds for both kinds because a
  * large block starts in its run's first page.
  */
-#include "mem.h"
-#include "../../lib/c/string.h"
+#include "mm.h"
+#include "../../../lib/c/string.h"
 
 #define SLAB_MAGIC  0x51ab51abu
 #define LARGE_MAGIC 0x1a7e1a7eu

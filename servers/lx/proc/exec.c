@@ -2,9 +2,9 @@
 // execve: a static ELF (or a `#!` script) from lx's file system becomes the
 // calling process's new memory, in a new L4 space with a new L4 thread.
 // Everything that can fail is done before the old image is touched.
-#include "lx.h"
-#include "exec.h"
-#include "../../lib/c/string.h"
+#include "../lx.h"
+#include "proc.h"
+#include "../../../lib/c/string.h"
 
 #define EI_NIDENT 16
 struct elf_ehdr {

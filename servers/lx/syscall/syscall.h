@@ -7,7 +7,7 @@
 #ifndef LX_SYS_H
 #define LX_SYS_H
 
-#include "lx.h"
+#include "../lx.h"
 
 typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
 #define SYS_MAX 450
@@ -15,7 +15,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 #define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
 					    u64 a4, u64 a5);
 
-/* sys_proc.c: processes, threads, identity, time */
+/* syscall/sys_proc.c: processes, threads, identity, time */
 #define SYSCALLS_PROC(X) \
 	X(24, sched_yield) X(35, nanosleep) X(39, getpid) X(56, clone) X(57, fork) X(58, vfork) \
 	X(59, execve) X(60, exit) X(61, wait4) X(63, uname) X(96, gettimeofday) \
@@ -31,12 +31,12 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(273, set_robust_list) X(274, get_robust_list) X(302, prlimit64) X(309, getcpu) \
 	X(318, getrandom) X(324, membarrier) X(334, rseq)
 
-/* sys_mem.c */
+/* syscall/sys_mem.c */
 #define SYSCALLS_MEM(X) \
 	X(9, mmap) X(10, mprotect) X(11, munmap) X(12, brk) X(25, mremap) X(26, msync) \
 	X(28, madvise)
 
-/* sys_file.c: descriptors and I/O */
+/* syscall/sys_file.c: descriptors and I/O */
 #define SYSCALLS_FILE(X) \
 	X(0, read) X(1, write) X(3, close) X(16, ioctl) X(17, pread64) X(18, pwrite64) \
 	X(19, readv) X(20, writev) X(8, lseek) X(22, pipe) X(32, dup) X(33, dup2) \
@@ -44,7 +44,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(271, ppoll) X(40, sendfile) X(436, close_range) X(74, fsync) X(75, fdatasync) \
 	X(73, flock) X(295, preadv) X(296, pwritev)
 
-/* sys_path.c: names in the file system */
+/* syscall/sys_path.c: names in the file system */
 #define SYSCALLS_PATH(X) \
 	X(2, open) X(257, openat) X(85, creat) X(4, stat) X(5, fstat) X(6, lstat) \
 	X(262, newfstatat) X(332, statx) X(21, access) X(269, faccessat) X(439, faccessat2) \
@@ -64,13 +64,13 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(128, rt_sigtimedwait) X(130, rt_sigsuspend) X(131, sigaltstack) X(200, tkill) \
 	X(234, tgkill)
 
-/* sys_net.c: AF_UNIX sockets */
+/* net/unix.c: AF_UNIX sockets */
 #define SYSCALLS_NET(X) \
 	X(41, socket) X(42, connect) X(43, accept) X(44, sendto) X(45, recvfrom) X(46, sendmsg) \
 	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
 	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
 
-/* sys_ipc.c: System V shared memory, semaphores and message queues */
+/* syscall/sys_ipc.c: System V shared memory, semaphores and message queues */
 #define SYSCALLS_IPC(X) \
 	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \
 	X(67, shmdt) X(220, semtimedop) X(68, msgget) X(69, msgsnd) X(70, msgrcv) X(71, msgctl)

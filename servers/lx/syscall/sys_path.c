@@ -5,9 +5,9 @@
 // directory.  Every process runs as root, so permissions are not checked
 // (access(X_OK) still wants some x bit, as Linux gives root).  Each inode
 // reference a lookup returns is dropped before the call returns.
-#include "file.h"
-#include "sys.h"
-#include "../../lib/c/string.h"
+#include "../vfs/vfs.h"
+#include "syscall.h"
+#include "../../../lib/c/string.h"
 
 static char path1[LX_PATH_MAX], path2[LX_PATH_MAX];
 

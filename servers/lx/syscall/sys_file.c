@@ -5,9 +5,9 @@
 // an EFAULT for the caller and never a fault in lx.  A call that must wait
 // parks the thread and returns SYS_BLOCK; it is run again from the start,
 // so nothing is consumed before a call decides to wait.
-#include "file.h"
-#include "sys.h"
-#include "../../lib/c/string.h"
+#include "../vfs/vfs.h"
+#include "syscall.h"
+#include "../../../lib/c/string.h"
 
 char file_bounce[BOUNCE_SIZE] __attribute__((aligned(16)));
 #define bounce file_bounce

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // /proc: ordinary in-memory directories that lx rewrites from its process
-// table whenever a program looks into them (fs.h's refresh hook), enough
+// table whenever a program looks into them (fs/fs.h's refresh hook), enough
 // for ps, free, uptime and programs that read /proc/self.
-#include "lx.h"
-#include "page.h"
-#include "../../lib/fmt/fmt.h"
-#include "../../lib/c/string.h"
+#include "../lx.h"
+#include "../mm/page.h"
+#include "../../../lib/fmt/fmt.h"
+#include "../../../lib/c/string.h"
 
 struct thread *lx_current;              /* the thread whose call runs (for /proc/self) */
 static struct inode *proc_root;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lx's in-memory file system (fs.h).  Directories keep their entries in an
+ * lx's in-memory file system (fs/fs.h).  Directories keep their entries in an
  * array ordered by a global sequence number, which never repeats: a
  * getdents cursor is "the next sequence number to list" and stays valid
  * whatever is added or removed between calls.  Regular files keep their
@@ -9,8 +9,8 @@
  * it was.
  */
 #include "fs.h"
-#include "mem.h"
-#include "../../lib/c/string.h"
+#include "../mm/mm.h"
+#include "../../../lib/c/string.h"
 
 struct dentry {
 	char *name;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The fast library path (docs/lx.md "The fast library path"): a system call
-// made through a rewritten site reaches lx as a plain L4 IPC from stub.S's
+// made through a rewritten site reaches lx as a plain L4 IPC from l4/stub.S's
 // lx_fast instead of as a foreign-syscall exception.
 //
 // A site is rewritten only once a `syscall` has trapped there with RAX equal
@@ -10,8 +10,8 @@
 // become `jmp *slot`; the slot (in the process's fast area, shared by every
 // fork of the image, as the text pages are) holds the trampoline's address
 // and the trampoline `mov $n,%eax; movabs $site+7,%rcx; jmp lx_fast`.
-#include "lx.h"
-#include "../../lib/c/string.h"
+#include "../lx.h"
+#include "../../../lib/c/string.h"
 
 bool lx_fast_on = true;
 
@@ -168,7 +168,7 @@ bool fast_ud(struct thread *t)
 	return false;
 }
 
-/* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (stub.S). */
+/* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (l4/stub.S). */
 void fast_call(struct thread *t)
 {
 	const L4_Word_t *mr = L4_Utcb();

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The file layer's internals shared by file.c, sys_file.c and sys_path.c
- * (the interface the rest of lx uses is lx.h's "file.c" section).
+ * The file layer's internals shared by vfs/file.c, syscall/sys_file.c and syscall/sys_path.c
+ * (the interface the rest of lx uses is lx.h's "vfs/file.c" section).
  */
 #ifndef LX_FILE_H
 #define LX_FILE_H
 
-#include "lx.h"
+#include "../lx.h"
 
 #define LX_PIPE_BUF   4096          /* writes up to this size are atomic */
 #define LX_PIPE_SIZE  (64 * 1024)   /* a pipe's capacity, Linux's default */

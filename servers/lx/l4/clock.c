@@ -8,7 +8,7 @@
 // clock is not waiting (it is sending its tick, or has not run since the last
 // update), lx's receive falls back to a timeout of its own until the clock
 // has been told.
-#include "lx.h"
+#include "../lx.h"
 
 #define CLOCK_TICK 0x4c5a                   /* the clock's message: a deadline passed */
 #define CLOCK_PRIO 255                      /* as lx's */

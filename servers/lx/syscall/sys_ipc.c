@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // System V shared memory, semaphores and message queues.  A shared-memory segment is an
 // unnamed file (fs_new_unnamed) that shmat maps MAP_SHARED, so attaching,
-// fork, exit and exec follow the mapping rules of vm.c; the table holds
+// fork, exit and exec follow the mapping rules of mm/vm.c; the table holds
 // one reference until IPC_RMID, every attached area one more, and the
 // segment goes with the last.  A semaphore set is an array of values; a
 // semop that cannot run whole waits on the set and runs again from the
@@ -9,8 +9,8 @@
 // is a list of messages; a send that finds it full and a receive that finds
 // nothing it wants wait on the queue.  None of these calls is restarted
 // after a signal handler, as on Linux: a signal ends the wait with EINTR.
-#include "sys.h"
-#include "../../lib/c/string.h"
+#include "syscall.h"
+#include "../../../lib/c/string.h"
 
 #define LX_IPC_PRIVATE 0
 #define LX_IPC_CREAT   01000

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // System calls on time, the machine, limits, futexes and thread-local storage.
-#include "sys.h"
-#include "page.h"
-#include "../../lib/c/string.h"
+#include "syscall.h"
+#include "../mm/page.h"
+#include "../../../lib/c/string.h"
 
 #define NOARGS (void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5
 /* lx has no real-time clock: wall time starts at 2026-01-01 00:00 UTC at boot. */

@@ -4,9 +4,9 @@
 // a line discipline as Linux's N_TTY does it, reduced to what a shell
 // needs: echo, canonical lines with erase and kill, ^C ^\ ^Z as signals
 // to the foreground process group, ^D as end of file, CR to NL.
-#include "lx.h"
-#include "../../lib/c/string.h"
-#include "../../lib/drivers/client.h"
+#include "../lx.h"
+#include "../../../lib/c/string.h"
+#include "../../../lib/drivers/client.h"
 #include <l4/drivers.h>
 #include <l4/kip.h>
 
