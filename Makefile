@@ -149,10 +149,10 @@ $(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COU
 # --- user programs ---
 $(BUILD)/u/%.c.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -MMD -c $< -o $@
+	$(CC) $(UCFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/u/%.S.o: %.S Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -MMD -c $< -o $@
+	$(CC) $(UCFLAGS) -MMD -MP -c $< -o $@
 ULINK = $(LD) -static -nostdlib -z max-page-size=4096 -e _start -Ttext-segment=$(1) -o $@ $(filter %.o,$^)
 
 $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)

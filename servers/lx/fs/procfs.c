@@ -3,7 +3,6 @@
 // table whenever a program looks into them (fs/fs.h's refresh hook), enough
 // for ps, free, uptime and programs that read /proc/self.
 #include "../lx.h"
-#include "../mm/page.h"
 #include "../../../lib/fmt/fmt.h"
 #include "../../../lib/c/string.h"
 

@@ -2,7 +2,6 @@
 // lx's start and its one loop: every page fault and system call of every
 // Linux process arrives here as IPC and is answered from here.
 #include "../lx.h"
-#include "../mm/page.h"
 #include "../../../lib/fmt/fmt.h"
 #include "../../../lib/c/string.h"
 #include "../../../lib/drivers/client.h"

@@ -3,7 +3,6 @@
 // POOL_BASE, handed out as 4 KiB pages with reference counts (pages shared
 // copy-on-write between processes are freed by their last user).
 #include "../lx.h"
-#include "page.h"
 #include "../../../lib/c/string.h"
 
 #define POOL_BASE 0x0000100000000000UL

@@ -5,7 +5,6 @@
 // copyin/copyout translate addresses here in software instead of touching
 // the process's space (seed 000 §4.2-4.3).
 #include "../lx.h"
-#include "page.h"
 #include "../../../lib/c/string.h"
 
 #define PTE_P    1UL          /* present */

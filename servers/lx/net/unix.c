@@ -11,7 +11,7 @@
 // to change, and runs again from the start; every change to a socket's
 // queue or state wakes that socket.
 #include "../vfs/vfs.h"
-#include "../mm/page.h"
+#include "net.h"
 #include "../syscall/syscall.h"
 #include "../../../lib/c/string.h"
 
@@ -79,7 +79,6 @@ struct sock {
 
 static struct sock *abstract_names;
 
-extern const struct file_ops sock_ops;
 
 static bool is_msgs(const struct sock *sk)
 {

@@ -4,7 +4,6 @@
 // thread starts in lx's stub page, which makes lx its exception handler and
 // asks for its registers (docs/lx.md "Starting a thread").
 #include "../lx.h"
-#include "../mm/page.h"
 #include "proc.h"
 #include <l4/kip.h>
 #include "../../../lib/c/string.h"

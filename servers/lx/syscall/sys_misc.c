@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // System calls on time, the machine, limits, futexes and thread-local storage.
 #include "syscall.h"
-#include "../mm/page.h"
 #include "../../../lib/c/string.h"
 
 #define NOARGS (void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5

@@ -80,4 +80,19 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 
 SYSCALLS(SYS_DECL)
 
+/* syscall/syscall.c: running calls, parking threads */
+void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
+void syscall_run(struct thread *t);
+extern bool lx_trace;                      /* log every call (the lx.trace option) */
+void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
+void unblock(struct thread *t);
+void wake(void *wchan);                    /* every thread parked on wchan runs its call again */
+void wake_thread(struct thread *t);
+extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
+bool retry_pending(void);
+void retry_blocked(void);
+u64 next_deadline(void);
+void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
+void expire_deadlines(u64 now);
+
 #endif

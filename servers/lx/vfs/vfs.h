@@ -49,4 +49,27 @@ void copy_fast(void *d, const void *s, size_t n);
 size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n);
 size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n);
 
+/* vfs/file.c: open files and descriptor tables */
+struct file *file_new(const struct file_ops *ops, u32 flags);   /* refs = 1 */
+void file_get(struct file *f);
+void file_put(struct file *f);
+/* Open an inode (regular file, directory, device, FIFO) with open flags. */
+int file_open_inode(struct thread *t, struct inode *ip, u32 flags, struct file **out);
+struct fdtable *fdtable_new(void);
+struct fdtable *fdtable_dup(struct fdtable *t);
+void fdtable_put(struct fdtable *t);
+int fd_install(struct proc *p, struct file *f, int min, bool cloexec);  /* the fd, or -EMFILE */
+struct file *fd_get(struct proc *p, int fd);        /* no reference taken; NULL: EBADF */
+void fd_close_on_exec(struct proc *p);
+/* device numbers (st_rdev) of the character devices lx provides */
+#define LX_MKDEV(ma, mi) (((ma) << 8) | (mi))
+#define DEV_NULL    LX_MKDEV(1, 3)
+#define DEV_ZERO    LX_MKDEV(1, 5)
+#define DEV_FULL    LX_MKDEV(1, 7)
+#define DEV_RANDOM  LX_MKDEV(1, 8)
+#define DEV_URANDOM LX_MKDEV(1, 9)
+#define DEV_TTY     LX_MKDEV(5, 0)
+#define DEV_CONSOLE LX_MKDEV(5, 1)
+long lx_random(void *buf, size_t n);                /* getrandom's bytes */
+
 #endif
