@@ -14,7 +14,7 @@
 #include "../../lib/l4/l4.h"
 #include "linux.h"
 #include "mm/mm.h"
-#include "fs/fs.h"
+#include "vfs/vfs.h"
 
 typedef uint64_t u64;
 typedef uint32_t u32;
@@ -101,51 +101,6 @@ struct mm {
 	bool sig_waiting;               /* the signal thread waits for a request */
 	struct thread *kickq;           /* threads waiting to be redirected by it */
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
-};
-
-/* --- files (vfs/file.c) --- */
-struct file;
-struct thread;
-struct fastimg;
-/*
- * Operations of an open file.  read/write move bytes between lx's buffer
- * and the object; they return the count or -errno, and -LX_EAGAIN when
- * nothing can move now: the system-call layer then parks the thread on
- * wchan(f) (unless O_NONBLOCK) and runs the call again when the object
- * calls wake() on that channel.
- */
-struct file_ops {
-	long (*read)(struct file *f, void *buf, size_t n);
-	long (*write)(struct file *f, const void *buf, size_t n);
-	int (*poll)(struct file *f);    /* LX_POLL* that hold now */
-	void *(*wchan)(struct file *f);
-	long (*ioctl)(struct thread *t, struct file *f, u64 cmd, u64 arg);
-	void (*release)(struct file *f);
-	/* optional: take back the last n bytes read returned (file_unread) */
-	void (*unread)(struct file *f, size_t n);
-};
-#define LX_POLLIN   0x001
-#define LX_POLLPRI  0x002
-#define LX_POLLOUT  0x004
-#define LX_POLLERR  0x008
-#define LX_POLLHUP  0x010
-#define LX_POLLNVAL 0x020
-
-struct file {
-	u32 refs;
-	u32 flags;                      /* open flags (O_APPEND, O_NONBLOCK, access mode) */
-	u64 pos;
-	struct inode *ip;               /* NULL for pipes' and sockets' anonymous ends */
-	const struct file_ops *ops;
-	void *priv;
-};
-
-#define LX_NFD 256
-struct fdtable {
-	u32 refs;
-	u32 top;                        /* no descriptor at or above this (vfs/file.c) */
-	struct file *fd[LX_NFD];
-	uint8_t cloexec[LX_NFD];
 };
 
 /* --- signals --- */
@@ -244,7 +199,7 @@ void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 
 /* Each folder's interface (docs/lx.md, "Which file owns what"). */
 #include "l4/glue.h"
-#include "vfs/vfs.h"
+#include "fs/fs.h"
 #include "net/net.h"
 #include "proc/proc.h"
 #include "syscall/syscall.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// /proc: ordinary in-memory directories that lx rewrites from its process
-// table whenever a program looks into them (fs/fs.h's refresh hook), enough
-// for ps, free, uptime and programs that read /proc/self.
+// /proc: a ramfs of ordinary in-memory directories that lx rewrites from its
+// process table whenever a program looks into them (vfs/vfs.h's refresh
+// hook), enough for ps, free, uptime and programs that read /proc/self.
 #include "../lx.h"
 #include "../../../lib/fmt/fmt.h"
 #include "../../../lib/c/string.h"
@@ -168,10 +168,13 @@ static void root_refresh(struct inode *root)
 
 static const struct inode_ops proc_root_ops = { .refresh = root_refresh };
 
-void proc_fs_init(void)
+struct super *procfs_new(void)
 {
-	if (fs_dir_lookup(fs_root(), "proc", &proc_root) &&
-	    fs_create(fs_root(), "proc", LX_S_IFDIR | 0555, 0, &proc_root))
-		return;
+	struct super *sb = ramfs_new("proc");
+	if (!sb)
+		return NULL;
+	proc_root = sb->root;
+	proc_root->mode = LX_S_IFDIR | 0555;
 	proc_root->ops = &proc_root_ops;
+	return sb;
 }

@@ -21,9 +21,6 @@ struct dentry {
 /* Largest file: keeps offsets and the block array's size far from overflow. */
 #define FS_MAX_SIZE (1ULL << 40)
 
-void (*fs_now)(struct lx_timespec *ts);
-
-static struct inode *root;
 static uint64_t next_ino = 1;
 static uint64_t next_seq;
 
@@ -54,11 +51,12 @@ static bool name_eq(const char *a, const char *b, size_t blen)
 
 /* --- inodes --- */
 
-static struct inode *inode_new(uint32_t mode)
+static struct inode *inode_new(struct super *sb, uint32_t mode)
 {
 	struct inode *ip = lx_zalloc(sizeof(*ip));
 	if (!ip)
 		return NULL;
+	ip->sb = sb;
 	ip->ino = next_ino++;
 	ip->mode = mode;
 	stamp(&ip->mtime);
@@ -90,30 +88,22 @@ static void inode_free(struct inode *ip)
 /* Frees ip once nothing names it and nobody holds it. */
 static void maybe_free(struct inode *ip)
 {
-	if (ip->nlink == 0 && ip->refs == 0 && ip != root)
+	if (ip->nlink == 0 && ip->refs == 0 && ip != ip->sb->root)
 		inode_free(ip);
 }
 
+static const struct fs_ops ramfs_ops;
+/* Unnamed files' file system: never mounted, nothing in it has a name. */
+static struct super anon_sb = { .ops = &ramfs_ops, .type = "anon" };
+
 struct inode *fs_new_unnamed(uint32_t mode)
 {
-	struct inode *ip = inode_new(LX_S_IFREG | (mode & 07777));
+	struct inode *ip = inode_new(&anon_sb, LX_S_IFREG | (mode & 07777));
 	if (ip)
 		ip->refs = 1;
 	return ip;
 }
 
-void fs_get(struct inode *ip)
-{
-	ip->refs++;
-}
-
-void fs_put(struct inode *ip)
-{
-	if (ip) {
-		ip->refs--;
-		maybe_free(ip);
-	}
-}
 
 /* --- directory entries --- */
 
@@ -213,125 +203,12 @@ static int dir_lookup(struct inode *dir, const char *name, size_t len, struct in
 	return 0;
 }
 
-int fs_dir_lookup(struct inode *dir, const char *name, struct inode **out)
-{
-	return dir_lookup(dir, name, strlen(name), out);
-}
-
-/* --- path resolution --- */
-
 static size_t bounded_len(const char *s, size_t max)
 {
 	size_t n = 0;
 	while (n < max && s[n])
 		n++;
 	return n;
-}
-
-static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
-		   int *links, struct inode **out);
-
-/* Replaces *ip, a symbolic link found in dir, by what it points to. */
-static int follow(struct inode *dir, struct inode **ip, int flags, int *links)
-{
-	if (++*links > LX_SYMLOOP_MAX)
-		return -LX_ELOOP;
-	struct inode *link = *ip, *to;
-	int r = resolve(dir, link->target, strlen(link->target), flags, links, &to);
-	if (r < 0)
-		return r;
-	fs_put(link);
-	*ip = to;
-	return 0;
-}
-
-/* Resolves path[0..len) from cwd (or the root); *links counts the links followed. */
-static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
-		   int *links, struct inode **out)
-{
-	if (len == 0)
-		return -LX_ENOENT;
-	struct inode *cur = path[0] == '/' ? root : cwd;
-	bool want_dir = flags & FS_DIRECTORY;
-	size_t i = 0;
-	fs_get(cur);
-	for (;;) {
-		while (i < len && path[i] == '/')
-			i++;
-		if (i == len)
-			break;
-		size_t start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		size_t j = i;
-		while (j < len && path[j] == '/')
-			j++;
-		bool last = j == len, slash = i < len;
-		struct inode *next;
-		int r = dir_lookup(cur, path + start, i - start, &next);
-		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
-			r = follow(cur, &next, FS_FOLLOW, links);
-			if (r < 0)
-				fs_put(next);
-		}
-		if (r < 0) {
-			fs_put(cur);
-			return r;
-		}
-		fs_put(cur);
-		cur = next;
-		if (last && slash)
-			want_dir = true;        /* "name/" must be a directory */
-	}
-	if (want_dir && !LX_S_ISDIR(cur->mode)) {
-		fs_put(cur);
-		return -LX_ENOTDIR;
-	}
-	*out = cur;
-	return 0;
-}
-
-int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out)
-{
-	size_t len = bounded_len(path, LX_PATH_MAX);
-	if (len >= LX_PATH_MAX)
-		return -LX_ENAMETOOLONG;
-	int links = 0;
-	return resolve(cwd, path, len, flags, &links, out);
-}
-
-int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
-		     char last[LX_NAME_MAX + 1])
-{
-	size_t len = bounded_len(path, LX_PATH_MAX);
-	if (len >= LX_PATH_MAX)
-		return -LX_ENAMETOOLONG;
-	if (len == 0)
-		return -LX_ENOENT;
-	size_t end = len;
-	while (end > 0 && path[end - 1] == '/')
-		end--;
-	size_t start = end;
-	while (start > 0 && path[start - 1] != '/')
-		start--;
-	if (end - start > LX_NAME_MAX)
-		return -LX_ENAMETOOLONG;
-	struct inode *d;
-	if (start == 0) {
-		d = end == 0 ? root : cwd;      /* "/" (only slashes) or a name alone */
-		if (!LX_S_ISDIR(d->mode))
-			return -LX_ENOTDIR;
-		fs_get(d);
-	} else {
-		int links = 0;
-		int r = resolve(cwd, path, start, FS_FOLLOW | FS_DIRECTORY, &links, &d);
-		if (r < 0)
-			return r;
-	}
-	memcpy(last, path + start, end - start);
-	last[end - start] = 0;
-	*dir = d;
-	return 0;
 }
 
 /* --- directory operations --- */
@@ -374,7 +251,7 @@ static int dir_link(struct inode *dir, const char *name, struct inode *ip)
 	return 0;
 }
 
-int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
+static int ram_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 	      struct inode **out)
 {
 	int r = check_new_name(dir, name, strlen(name));
@@ -382,7 +259,7 @@ int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 		return r;
 	if ((mode & LX_S_IFMT) == 0 || LX_S_ISLNK(mode))
 		return -LX_EINVAL;      /* symbolic links come from fs_symlink */
-	struct inode *ip = inode_new(mode);
+	struct inode *ip = inode_new(dir->sb, mode);
 	if (!ip)
 		return -LX_ENOMEM;
 	ip->rdev = rdev;
@@ -397,7 +274,7 @@ int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 	return 0;
 }
 
-int fs_link(struct inode *dir, const char *name, struct inode *target)
+static int ram_link(struct inode *dir, const char *name, struct inode *target)
 {
 	if (LX_S_ISDIR(target->mode))
 		return -LX_EPERM;
@@ -418,7 +295,7 @@ static int symlink_len(struct inode *dir, const char *name, const char *target, 
 	int r = check_new_name(dir, name, strlen(name));
 	if (r < 0)
 		return r;
-	struct inode *ip = inode_new(LX_S_IFLNK | 0777);
+	struct inode *ip = inode_new(dir->sb, LX_S_IFLNK | 0777);
 	if (!ip || !(ip->target = name_dup(target, tlen)) || dir_link(dir, name, ip) < 0) {
 		if (ip)
 			inode_free(ip);
@@ -432,7 +309,7 @@ static int symlink_len(struct inode *dir, const char *name, const char *target, 
 	return 0;
 }
 
-int fs_symlink(struct inode *dir, const char *name, const char *target)
+static int ram_symlink(struct inode *dir, const char *name, const char *target)
 {
 	return symlink_len(dir, name, target, bounded_len(target, LX_PATH_MAX), NULL);
 }
@@ -470,7 +347,7 @@ static void dir_unlinked(struct inode *dir, struct inode *parent)
 	maybe_free(dir);
 }
 
-int fs_unlink(struct inode *dir, const char *name)
+static int ram_unlink(struct inode *dir, const char *name)
 {
 	struct dentry *e;
 	if (is_dot(name, strlen(name)))
@@ -486,7 +363,7 @@ int fs_unlink(struct inode *dir, const char *name)
 	return 0;
 }
 
-int fs_rmdir(struct inode *dir, const char *name)
+static int ram_rmdir(struct inode *dir, const char *name)
 {
 	size_t len = strlen(name);
 	if (len == 0)
@@ -539,7 +416,7 @@ static int rename_check(struct inode *src, struct inode *dst, struct inode *ndir
 	return 0;
 }
 
-int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname)
+static int ram_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname)
 {
 	size_t olen = strlen(oname), nlen = strlen(nname);
 	if (!LX_S_ISDIR(ndir->mode))
@@ -586,7 +463,7 @@ int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const c
 	return 0;
 }
 
-long fs_readlink(struct inode *ip, char *buf, size_t n)
+static long ram_readlink(struct inode *ip, char *buf, size_t n)
 {
 	if (!LX_S_ISLNK(ip->mode))
 		return -LX_EINVAL;
@@ -633,7 +510,7 @@ static void *block_get(struct inode *ip, uint64_t idx)
 	return ip->blocks[idx];
 }
 
-long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
+static long ram_read(struct inode *ip, uint64_t off, void *buf, size_t n)
 {
 	int r = check_reg(ip);
 	if (r < 0)
@@ -658,7 +535,7 @@ long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
 }
 
 /* Writes what memory allows: a short count, or ENOMEM if not one byte fit. */
-long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
+static long ram_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 {
 	int r = check_reg(ip);
 	if (r < 0)
@@ -693,7 +570,7 @@ static void zero_tail(struct inode *ip, uint64_t size)
 		memset((char *)ip->blocks[idx] + in, 0, LX_PAGE_SIZE - in);
 }
 
-int fs_truncate(struct inode *ip, uint64_t size)
+static int ram_truncate(struct inode *ip, uint64_t size)
 {
 	int r = check_reg(ip);
 	if (r < 0)
@@ -707,7 +584,7 @@ int fs_truncate(struct inode *ip, uint64_t size)
 	return 0;
 }
 
-void *fs_page(struct inode *ip, uint64_t off, bool alloc)
+void *ram_page(struct inode *ip, uint64_t off, bool alloc)
 {
 	if (!LX_S_ISREG(ip->mode) || off >= ip->size)
 		return NULL;
@@ -766,7 +643,7 @@ static uint64_t first_from(struct inode *dir, uint64_t seq)
 }
 
 /* Positions: 0 is ".", 1 "..", seq + 2 the entry of that sequence number. */
-long fs_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n)
+static long ram_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n)
 {
 	if (!LX_S_ISDIR(dir->mode))
 		return -LX_ENOTDIR;
@@ -805,76 +682,23 @@ static uint64_t pages_held(const struct inode *ip)
 	return n;
 }
 
-void fs_stat(const struct inode *ip, struct lx_stat *st)
+static uint64_t ram_blocks(const struct inode *ip)
 {
-	memset(st, 0, sizeof(*st));
-	st->st_dev = 1;
-	st->st_ino = ip->ino;
-	st->st_nlink = ip->nlink;
-	st->st_mode = ip->mode;
-	st->st_uid = ip->uid;
-	st->st_gid = ip->gid;
-	st->st_rdev = ip->rdev;
-	st->st_size = (int64_t)ip->size;
-	st->st_blksize = LX_PAGE_SIZE;
-	st->st_blocks = (int64_t)(pages_held(ip) * (LX_PAGE_SIZE / 512));
-	st->st_atim = ip->atime;
-	st->st_mtim = ip->mtime;
-	st->st_ctim = ip->ctime;
+	return pages_held(ip) * (LX_PAGE_SIZE / 512);
 }
 
-/* The name dir has in its parent. */
-static const char *name_in_parent(struct inode *dir)
+/* One component of dir for the VFS's walk. */
+static int ram_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
 {
-	struct inode *p = dir->parent;
-	for (uint64_t i = 0; i < p->nentries; i++)
-		if (p->entries[i].ip == dir)
-			return p->entries[i].name;
-	return NULL;
+	return dir_lookup(dir, name, len, out);
 }
 
-/* Built from the end of buf backwards, then moved to its start. */
-long fs_path(struct inode *dir, char *buf, size_t n)
+static void ram_evict(struct inode *ip)
 {
-	if (!LX_S_ISDIR(dir->mode))
-		return -LX_ENOTDIR;
-	if (dir->nlink == 0)
-		return -LX_ENOENT;
-	if (n < 2)
-		return -LX_ERANGE;
-	size_t at = n - 1;
-	buf[at] = 0;
-	for (struct inode *d = dir; d != root && d->parent; d = d->parent) {
-		const char *name = name_in_parent(d);
-		size_t len = name ? strlen(name) : 0;
-		if (!name)
-			return -LX_ENOENT;
-		if (len + 1 > at)
-			return -LX_ERANGE;
-		at -= len;
-		memcpy(buf + at, name, len);
-		buf[--at] = '/';
-	}
-	if (at == n - 1)
-		buf[--at] = '/';
-	size_t len = n - 1 - at;
-	memmove(buf, buf + at, len + 1);
-	return (long)len;
+	maybe_free(ip);
 }
 
 /* --- the tree --- */
-
-struct inode *fs_root(void)
-{
-	return root;
-}
-
-void fs_init(void)
-{
-	root = inode_new(LX_S_IFDIR | 0755);
-	if (root)
-		root->nlink = 2;
-}
 
 static void destroy(struct inode *ip)
 {
@@ -888,11 +712,53 @@ static void destroy(struct inode *ip)
 	inode_free(ip);
 }
 
+static void ram_kill(struct super *sb)
+{
+	if (sb->root)
+		destroy(sb->root);
+	sb->root = NULL;
+}
+
+static const struct fs_ops ramfs_ops = {
+	.lookup = ram_lookup, .create = ram_create, .link = ram_link, .symlink = ram_symlink,
+	.unlink = ram_unlink, .rmdir = ram_rmdir, .rename = ram_rename, .readlink = ram_readlink,
+	.read = ram_read, .write = ram_write, .truncate = ram_truncate, .page = ram_page,
+	.getdents = ram_getdents, .blocks = ram_blocks, .evict = ram_evict, .kill = ram_kill,
+};
+
+struct super *ramfs_new(const char *type)
+{
+	struct super *sb = vfs_super_new(&ramfs_ops, type);
+	if (!sb)
+		return NULL;
+	sb->root = inode_new(sb, LX_S_IFDIR | 0755);
+	if (!sb->root) {
+		lx_free(sb);
+		return NULL;
+	}
+	sb->root->nlink = 2;
+	sb->root->refs = 1;     /* the mount's */
+	return sb;
+}
+
+struct super *tmpfs_new(void)
+{
+	struct super *sb = ramfs_new("tmpfs");
+	if (sb)
+		sb->root->mode = LX_S_IFDIR | 01777;
+	return sb;
+}
+
+void fs_init(void)
+{
+	struct super *sb = ramfs_new("ramfs");
+	if (sb)
+		vfs_mount_root(sb);
+}
+
 void fs_destroy(void)
 {
-	if (root)
-		destroy(root);
-	root = NULL;
+	vfs_destroy();
 }
 
 /* --- the cpio (newc) archive --- */
@@ -960,7 +826,7 @@ static size_t next_component(const char **path)
 /* The directory holding name's last component, made as needed; *last gets that component. */
 static int cpio_parent(const char *name, struct inode **dir, const char **last)
 {
-	struct inode *d = root;
+	struct inode *d = fs_root();
 	fs_get(d);
 	const char *p = name;
 	for (size_t len = next_component(&p);; len = next_component(&p)) {
@@ -976,7 +842,7 @@ static int cpio_parent(const char *name, struct inode **dir, const char **last)
 		int r = dir_lookup(d, p, len, &sub);
 		if (r == -LX_ENOENT) {
 			char *n = name_dup(p, len);
-			r = n ? fs_create(d, n, LX_S_IFDIR | 0755, 0, &sub) : -LX_ENOMEM;
+			r = n ? ram_create(d, n, LX_S_IFDIR | 0755, 0, &sub) : -LX_ENOMEM;
 			lx_free(n);
 		}
 		fs_put(d);
@@ -1017,7 +883,7 @@ static int cpio_clear(struct inode *dir, const char *name, const struct cpio_hdr
 	fs_put(old);
 	if (old_dir && LX_S_ISDIR(h->mode))
 		return 1;
-	return old_dir ? fs_rmdir(dir, name) : fs_unlink(dir, name);
+	return old_dir ? ram_rmdir(dir, name) : ram_unlink(dir, name);
 }
 
 static struct inode **link_slot(struct cpio_links *lk, const struct cpio_hdr *h)
@@ -1047,10 +913,10 @@ static int cpio_file(struct inode *dir, const char *name, const struct cpio_hdr 
 	if (slot && *slot) {
 		ip = *slot;
 		fs_get(ip);
-		if ((r = fs_link(dir, name, ip)) < 0)
+		if ((r = ram_link(dir, name, ip)) < 0)
 			fs_put(ip);
 	} else {
-		r = fs_create(dir, name, LX_S_IFREG, 0, &ip);
+		r = ram_create(dir, name, LX_S_IFREG, 0, &ip);
 	}
 	if (r < 0)
 		return r;
@@ -1059,8 +925,8 @@ static int cpio_file(struct inode *dir, const char *name, const struct cpio_hdr 
 		fs_get(ip);
 	}
 	if (h->filesize) {
-		fs_truncate(ip, 0);
-		long w = fs_write(ip, 0, data, h->filesize);
+		ram_truncate(ip, 0);
+		long w = ram_write(ip, 0, data, h->filesize);
 		r = w == (long)h->filesize ? 0 : -LX_ENOMEM;
 	}
 	set_attrs(ip, h);
@@ -1080,7 +946,7 @@ static int cpio_node(struct inode *dir, const char *name, const struct cpio_hdr 
 	if (LX_S_ISLNK(mode))
 		r = symlink_len(dir, name, data, h->filesize, &ip);
 	else if (mode & LX_S_IFMT)
-		r = fs_create(dir, name, mode & LX_S_IFMT, encode_dev(h->rdevmajor, h->rdevminor), &ip);
+		r = ram_create(dir, name, mode & LX_S_IFMT, encode_dev(h->rdevmajor, h->rdevminor), &ip);
 	else
 		return -LX_EINVAL;      /* no file type */
 	if (r == 0) {
@@ -1100,7 +966,7 @@ static int cpio_entry(const char *name, const struct cpio_hdr *h, const char *da
 		name++;
 	if (name[0] == 0 || (name[0] == '.' && name[1] == 0)) {
 		if (LX_S_ISDIR(mode))
-			set_attrs(root, h);
+			set_attrs(fs_root(), h);
 		return 0;
 	}
 	struct inode *dir;

@@ -290,7 +290,21 @@ struct mb_mod { uint32_t start, end, string, reserved; };
 
 #define BOOT_WINDOW 0x0000200000000000UL
 
-/* The boot modules after sigma0 and lx: the file-system archive, and lx's command line. */
+/* Is word one of the words of lx's command line? */
+static bool boot_option(const char *cmdline, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *s = cmdline; *s; s++)
+		if ((s == cmdline || s[-1] == ' ') && !memcmp(s, word, n) && (s[n] == ' ' || !s[n]))
+			return true;
+	return false;
+}
+
+/*
+ * The boot modules after sigma0 and lx: lx's command line, then the
+ * file-system archives, loaded into a RAM root unless lx.root=disk asks
+ * for the disk's ext2 file system as the root.
+ */
 static void load_modules(char *cmdline, size_t cmdmax)
 {
 	u64 mbi_pa = *(L4_Word_t *)((char *)__L4_KIP + KIP_OFF_BOOT_INFO);
@@ -309,6 +323,9 @@ static void load_modules(char *cmdline, size_t cmdmax)
 	window += 0x1000;
 	if (s)
 		snfmt(cmdline, cmdmax, "%s", s);
+	if (boot_option(cmdline, "lx.root=disk"))
+		return;
+	fs_init();
 	for (unsigned i = 2; i < n; i++) {
 		u64 first = m[i].start & ~0xfffUL, base = window;
 		for (u64 pa = first; pa < m[i].end; pa += 0x1000, window += 0x1000)
@@ -321,25 +338,34 @@ static void load_modules(char *cmdline, size_t cmdmax)
 	}
 }
 
-static void make_nodes(void)
+/* The disk's ext2 file system as "/" (lx.root=disk). */
+static void mount_disk_root(void)
 {
-	static const struct { const char *name; u64 rdev; } devs[] = {
-		{ "null", DEV_NULL }, { "zero", DEV_ZERO }, { "full", DEV_FULL },
-		{ "random", DEV_RANDOM }, { "urandom", DEV_URANDOM }, { "tty", DEV_TTY },
-		{ "console", DEV_CONSOLE },
-	};
-	struct inode *dev, *ip;
+	int err;
+	struct super *sb = ext2_mount_disk(&err);
+	if (!sb)
+		lx_panic("lx: lx.root=disk: no ext2 file system on the disk (error %d)\n", err);
+	vfs_mount_root(sb);
+}
+
+/* The directories every root has, then devfs on /dev, procfs on /proc, tmpfs on /tmp and /dev/shm. */
+static void mount_all(bool ram_root)
+{
 	static const char *const dirs[] = { "dev", "proc", "tmp", "bin", "sbin", "usr", "etc" };
-	for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (!fs_create(fs_root(), dirs[i], LX_S_IFDIR | 0755, 0, &ip))
+	static const struct { const char *path; struct super *(*make)(void); } mnt[] = {
+		{ "/dev", devfs_new }, { "/proc", procfs_new }, { "/tmp", tmpfs_new },
+		{ "/dev/shm", tmpfs_new },
+	};
+	struct inode *ip;
+	for (unsigned i = 0; i < (ram_root ? 7 : 3); i++)
+		if (!fs_create(fs_root(), dirs[i], LX_S_IFDIR | (i == 2 ? 01777 : 0755), 0, &ip))
 			fs_put(ip);
-	if (fs_dir_lookup(fs_root(), "dev", &dev))
-		lx_panic("lx: no /dev\n");
-	for (unsigned i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
-		if (!fs_create(dev, devs[i].name, LX_S_IFCHR | 0666, devs[i].rdev, &ip))
-			fs_put(ip);
-	fs_put(dev);
-	proc_fs_init();
+	for (unsigned i = 0; i < sizeof(mnt) / sizeof(mnt[0]); i++) {
+		struct super *sb = mnt[i].make();
+		int r = sb ? vfs_mount(mnt[i].path, sb) : -LX_ENOMEM;
+		if (r < 0)
+			lx_panic("lx: cannot mount %s (error %d)\n", mnt[i].path, r);
+	}
 }
 
 void lx_init_exited(int status)
@@ -373,10 +399,12 @@ int main(void)
 	fast_init(stub_page);
 	signal_init();
 	fs_now = now_stamp;
-	fs_init();
 	char cmdline[512] = "";
 	load_modules(cmdline, sizeof(cmdline));
-	make_nodes();
+	bool ram_root = fs_root() != NULL;
+	if (!ram_root)
+		mount_disk_root();
+	mount_all(ram_root);
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
 	lx_log("lx: Linux personality on Pecan: %lu MiB for processes\n", pool_bytes() >> 20);

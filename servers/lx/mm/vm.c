@@ -630,6 +630,8 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 	struct mm *mm = p->mm;
 	if (!len || (addr & (LX_PAGE_SIZE - 1)) || (off & (LX_PAGE_SIZE - 1)))
 		return -LX_EINVAL;
+	if ((flags & LX_MAP_SHARED) && file && !fs_can_share(file))
+		return -LX_ENODEV;      /* its file system has no pages to share (ext2) */
 	len = PAGE_UP(len);
 	if (len > LX_USER_END)
 		return -LX_ENOMEM;

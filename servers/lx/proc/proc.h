@@ -41,7 +41,6 @@ void vfork_forget(struct thread *t);
 void futex_forget(struct thread *t);
 int proc_new_tid(void);                            /* a Linux thread ID, from the pid space */
 bool start_init(const char *cmdline);              /* the first process, from lx's command line */
-void proc_fs_init(void);                           /* /proc */
 extern struct thread *lx_current;                  /* whose call runs now */
 void futex_wake_addr(struct proc *p, u64 uaddr, int n);
 

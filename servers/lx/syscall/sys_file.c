@@ -826,16 +826,27 @@ static long fd_ok(struct thread *t, u64 fd)
 	return fd_get(t->proc, (int)fd) ? 0 : -LX_EBADF;
 }
 
+/* fsync and fdatasync: the file's data and record reach its medium (ext2's disk). */
+static long fd_sync(struct thread *t, u64 fd)
+{
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	if (!f->ip || file_is_pipe(f))
+		return -LX_EINVAL;      /* pipes and sockets, as Linux */
+	return fs_fsync(f->ip);
+}
+
 long sys_fsync(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-	return fd_ok(t, fd);
+	return fd_sync(t, fd);
 }
 
 long sys_fdatasync(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-	return fd_ok(t, fd);
+	return fd_sync(t, fd);
 }
 
 /* Locks are granted at once: lx has no second holder to make anyone wait. */

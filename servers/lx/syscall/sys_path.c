@@ -717,8 +717,9 @@ static long set_mode(struct inode *ip, u64 mode)
 {
 	ip->mode = (ip->mode & LX_S_IFMT) | ((u32)mode & 07777);
 	stamp_ctime(ip);
+	long r = fs_setattr(ip);
 	fs_put(ip);
-	return 0;
+	return r;
 }
 
 long sys_chmod(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -753,8 +754,9 @@ static long set_owner(struct inode *ip, u64 uid, u64 gid)
 	if ((u32)gid != ~0U)
 		ip->gid = (u32)gid;
 	stamp_ctime(ip);
+	long r = fs_setattr(ip);
 	fs_put(ip);
-	return 0;
+	return r;
 }
 
 long sys_chown(struct thread *t, u64 path, u64 uid, u64 gid, u64 a3, u64 a4, u64 a5)
@@ -816,8 +818,9 @@ static long set_times(struct inode *ip, const struct lx_timespec *ts)
 			*dst[i] = ts[i];
 	}
 	ip->ctime = now;
+	long r = fs_setattr(ip);
 	fs_put(ip);
-	return 0;
+	return r;
 }
 
 static bool times_valid(const struct lx_timespec *ts)
@@ -995,5 +998,6 @@ long sys_fstatfs(struct thread *t, u64 fd, u64 buf, u64 a2, u64 a3, u64 a4, u64 
 long sys_sync(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)t, (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	vfs_sync();             /* sync(2) cannot fail; an I/O error shows at the next fsync */
 	return 0;
 }

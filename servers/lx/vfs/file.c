@@ -4,7 +4,7 @@
 // dup or fork; it holds a reference to its inode, so an unlinked file stays
 // readable while open.  Objects that can make a reader or writer wait
 // (pipes, the tty) follow lx.h's contract: -EAGAIN now, wake(wchan) later.
-#include "vfs.h"
+#include "../lx.h"
 #include "../../../lib/c/string.h"
 
 /* --- struct file --- */
