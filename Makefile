@@ -161,7 +161,7 @@ $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
 $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
-$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ)
+$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o

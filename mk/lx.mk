@@ -17,6 +17,12 @@ $(LXFS): tools/mklxfs.sh bench/lx/init $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
 	@mkdir -p $(dir $@) $(BUILD)/lx/tests $(BENCH_OUT)/posix
 	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests bench/lx/init
 
-lx: $(LX) $(LXFS)
+# the same tree as an ext2 disk image (lx.root=disk; tests copy it before they write)
+LXDISK := $(BUILD)/lx/rootfs.img
+$(LXDISK): tools/mklxfs.sh bench/lx/init $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | deps
+	@mkdir -p $(dir $@) $(BUILD)/lx/tests $(BENCH_OUT)/posix
+	tools/mklxfs.sh $@ $(BENCH_BUSYBOX) $(BENCH_OUT)/posix $(BUILD)/lx/tests bench/lx/init
+
+lx: $(LX) $(LXFS) $(LXDISK)
 .PHONY: lx
-test: $(LXFS)
+test: $(LXFS) $(LXDISK)
