@@ -290,14 +290,26 @@ struct mb_mod { uint32_t start, end, string, reserved; };
 
 #define BOOT_WINDOW 0x0000200000000000UL
 
-/* Is word one of the words of lx's command line? */
+/* The rest of the word of lx's command line that starts with key (into val), or false. */
+static bool boot_value(const char *cmdline, const char *key, char *val, size_t max)
+{
+	size_t n = strlen(key);
+	for (const char *s = cmdline; *s; s++) {
+		if ((s != cmdline && s[-1] != ' ') || memcmp(s, key, n))
+			continue;
+		size_t i = 0;
+		for (s += n; *s && *s != ' ' && i + 1 < max; s++)
+			val[i++] = *s;
+		val[i] = 0;
+		return true;
+	}
+	return false;
+}
+
 static bool boot_option(const char *cmdline, const char *word)
 {
-	size_t n = strlen(word);
-	for (const char *s = cmdline; *s; s++)
-		if ((s == cmdline || s[-1] == ' ') && !memcmp(s, word, n) && (s[n] == ' ' || !s[n]))
-			return true;
-	return false;
+	char rest[2];
+	return boot_value(cmdline, word, rest, sizeof(rest)) && !rest[0];
 }
 
 /*
@@ -346,6 +358,19 @@ static void mount_disk_root(void)
 	if (!sb)
 		lx_panic("lx: lx.root=disk: no ext2 file system on the disk (error %d)\n", err);
 	vfs_mount_root(sb);
+}
+
+/* lx.disk=PATH: the disk's ext2 on PATH of the RAM root; a disk lx refuses is only logged. */
+static void mount_disk_at(const char *cmdline)
+{
+	char path[128];
+	int err;
+	if (!boot_value(cmdline, "lx.disk=", path, sizeof(path)))
+		return;
+	struct super *sb = ext2_mount_disk(&err);
+	if (sb && (err = vfs_mount(path, sb)) == 0)
+		return;
+	lx_log("lx: lx.disk=%s: not mounted (error %d)\n", path, err);
 }
 
 /* The directories every root has, then devfs on /dev, procfs on /proc, tmpfs on /tmp and /dev/shm. */
@@ -405,6 +430,8 @@ int main(void)
 	if (!ram_root)
 		mount_disk_root();
 	mount_all(ram_root);
+	if (ram_root)
+		mount_disk_at(cmdline);
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
 	lx_log("lx: Linux personality on Pecan: %lu MiB for processes\n", pool_bytes() >> 20);
