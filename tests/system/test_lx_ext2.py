@@ -81,6 +81,29 @@ def small_image(tmp_path, name, mb, with_work):
     return img
 
 
+def metadata_ranges(img):
+    """Byte ranges of the superblock and descriptors, the bitmaps, the used part of
+    the inode table and every directory block of the image (one group)."""
+    out = subprocess.run(["dumpe2fs", img], capture_output=True, text=True, env=env).stdout
+    used_inodes = int(re.search(r"Inode count:\s+(\d+)", out).group(1)) - \
+        int(re.search(r"Free inodes:\s+(\d+)", out).group(1))
+    ranges = [(1024, 2 * 4096)]
+    for key in ("Block bitmap at", "Inode bitmap at"):
+        b = int(re.search(key + r" (\d+)", out).group(1))
+        ranges.append((b * 4096, b * 4096 + 512))
+    table = int(re.search(r"Inode table at (\d+)", out).group(1))
+    ranges.append((table * 4096, table * 4096 + (used_inodes + 12) * 128))
+    dirs = subprocess.run(["debugfs", "-R", "ls -p /work", img], capture_output=True, text=True,
+                          env=env).stdout
+    subdirs = [f[5] for f in (l.split("/") for l in dirs.splitlines())
+               if len(f) > 6 and f[2].startswith("040") and f[5] not in (".", "..")]
+    for path in ["/", "/work"] + ["/work/" + d for d in subdirs]:
+        blks = subprocess.run(["debugfs", "-R", "blocks " + path, img], capture_output=True,
+                              text=True, env=env).stdout.split()
+        ranges += [(int(b) * 4096, int(b) * 4096 + 4096) for b in blks]
+    return ranges
+
+
 def free_blocks(img):
     out = subprocess.run(["dumpe2fs", "-h", img], capture_output=True, text=True, env=env).stdout
     return int(re.search(r"Free blocks:\s+(\d+)", out).group(1))
@@ -130,17 +153,45 @@ def test_full_disk_gives_enospc(tmp_path):
     assert free_blocks(img) == before
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+def debugfs_w(img, *cmds):
+    for c in cmds:
+        subprocess.run(["debugfs", "-w", "-R", c, img], check=True, capture_output=True, env=env)
+
+
+def first_block(img, path):
+    out = subprocess.run(["debugfs", "-R", "blocks " + path, img], capture_output=True, text=True,
+                         env=env).stdout
+    return int(out.split()[0])
+
+
+def test_cross_linked_image_gives_eio(tmp_path):
+    """Two damages that would show one file's data under another's name: a
+    block named by two files, and a directory entry the target's link count
+    does not know.  lx refuses those inodes (EIO); the rest reads."""
+    img = small_image(str(tmp_path), "cross", 16, True)
+    debugfs_w(img, f"set_inode_field /work/renamed block[0] {first_block(img, '/work/shrunk')}",
+              "ln /work/indirect /work/sub/alias")
+    sh = boot(img, "lx.disk=/mnt")
+    out = run(sh, "/tests/fsops /mnt/work verify; cat /mnt/work/renamed /mnt/work/shrunk "
+                  "/mnt/work/sub/alias >/dev/null; echo status $?")
+    assert "verify good 103 bad 4 wrong 0" in out and "status 1" in out, out
+    assert "3 damaged inodes refused" in close(sh)    # alias is indirect
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_damaged_image_never_hurts(tmp_path, seed):
-    """Random bytes flipped in the used part of the image (superblock, group
-    descriptors, bitmaps, inode table, directories, data): lx refuses the
-    disk or answers EIO; it never halts, and no file shows another's data."""
+    """Random bits flipped in the image's metadata (superblock, group
+    descriptors, bitmaps, the used inodes, every directory block): lx
+    refuses the disk or answers EIO; it never halts, and no file shows
+    another's data.  (Flips in a file's own data blocks are not detectable
+    without checksums, which ext2 does not have; those blocks are spared.)"""
     img = small_image(str(tmp_path), "bad", 16, True)
-    used = 16 * 256 - free_blocks(img)
+    meta = metadata_ranges(img)
     rnd = random.Random(seed)
     with open(img, "r+b") as f:
-        for _ in range(400):
-            f.seek(rnd.randrange(1024, used * 4096))
+        for _ in range(12 if seed > 1 else 400):     # a few flips; seed 1: many
+            lo, hi = rnd.choice(meta if seed < 3 else meta[1:])
+            f.seek(rnd.randrange(lo, hi))
             b = f.read(1)
             f.seek(-1, 1)
             f.write(bytes([b[0] ^ (1 << rnd.randrange(8))]))

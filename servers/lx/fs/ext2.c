@@ -80,11 +80,28 @@ struct ext2 {
 	struct dgroup *groups;
 	u32 ngroups, bs, ptrs;          /* block size; block numbers per block */
 	u32 gdt_block;                  /* where the descriptors start */
-	struct inode *live;             /* in-memory inodes (fs_priv->next links them) */
+	struct inode *incore;           /* in-memory inodes (fs_priv->next links them) */
 	struct { u32 blk; u64 used; void *data; } cache[CACHE_BLOCKS];
 	u64 clock;
 	void *scratch;                  /* one block for read-modify-write */
+	/* the mount's check (check_all): in-memory truth over the on-disk bitmaps */
+	uint8_t *claimed;               /* blocks in use: metadata or some live inode's */
+	uint8_t *live;                  /* inodes in use */
+	uint8_t *bad;                   /* inodes refused with EIO: their blocks or names clash */
 };
+
+static bool bit(const uint8_t *m, u64 i)
+{
+	return m[i / 8] & (1 << (i % 8));
+}
+
+static void bit_set(uint8_t *m, u64 i, bool on)
+{
+	if (on)
+		m[i / 8] |= (uint8_t)(1 << (i % 8));
+	else
+		m[i / 8] &= (uint8_t)~(1 << (i % 8));
+}
 
 /* The in-memory part of an ext2 inode (inode->fs_priv). */
 struct einode {
@@ -208,15 +225,20 @@ static int group_write(struct ext2 *fs, u32 g)
 
 /* --- bitmaps: allocation of blocks and inodes --- */
 
-/* Finds a clear bit below n in group g's bitmap at blk, sets it and writes it back. */
-static long bitmap_take(struct ext2 *fs, u32 blk, u32 n)
+/*
+ * Finds a clear bit below n in the bitmap at blk whose object (number
+ * first + i) the in-memory map `used` does not hold either, sets it and
+ * writes the bitmap back; the map gets the bit too.
+ */
+static long bitmap_take(struct ext2 *fs, u32 blk, u32 n, uint8_t *used, u64 first)
 {
 	uint8_t *b = fs->scratch;
 	int r = blk_read(fs, blk, b);
 	if (r < 0)
 		return r;
 	for (u32 i = 0; i < n; i++)
-		if (!(b[i / 8] & (1 << (i % 8)))) {
+		if (!(b[i / 8] & (1 << (i % 8))) && !bit(used, first + i)) {
+			bit_set(used, first + i, true);
 			b[i / 8] |= (uint8_t)(1 << (i % 8));
 			r = blk_write(fs, blk, b);
 			return r < 0 ? r : (long)i;
@@ -251,7 +273,8 @@ static int block_alloc(struct ext2 *fs, u32 goal_group, bool zero, u32 *out)
 		u32 g = (goal_group + k) % fs->ngroups;
 		if (!fs->groups[g].free_blocks)
 			continue;
-		long i = bitmap_take(fs, fs->groups[g].block_bitmap, group_blocks(fs, g));
+		long i = bitmap_take(fs, fs->groups[g].block_bitmap, group_blocks(fs, g), fs->claimed,
+				     fs->ds.first_data_block + (u64)g * fs->ds.blocks_per_group);
 		if (i == -LX_ENOSPC)
 			continue;
 		if (i < 0)
@@ -273,6 +296,7 @@ static int block_free(struct ext2 *fs, u32 blk)
 {
 	if (!blk_valid(fs, blk))
 		return -LX_EIO;
+	bit_set(fs->claimed, blk, false);
 	u32 g = (blk - fs->ds.first_data_block) / fs->ds.blocks_per_group;
 	int r = bitmap_drop(fs, fs->groups[g].block_bitmap,
 			    (blk - fs->ds.first_data_block) % fs->ds.blocks_per_group);
@@ -290,7 +314,8 @@ static int inode_alloc(struct ext2 *fs, u32 goal_group, bool dir, u32 *out)
 		u32 g = (goal_group + k) % fs->ngroups;
 		if (!fs->groups[g].free_inodes)
 			continue;
-		long i = bitmap_take(fs, fs->groups[g].inode_bitmap, fs->ds.inodes_per_group);
+		long i = bitmap_take(fs, fs->groups[g].inode_bitmap, fs->ds.inodes_per_group, fs->live,
+				     (u64)g * fs->ds.inodes_per_group + 1);
 		if (i == -LX_ENOSPC)
 			continue;
 		if (i < 0)
@@ -307,6 +332,7 @@ static int inode_alloc(struct ext2 *fs, u32 goal_group, bool dir, u32 *out)
 
 static int inode_free(struct ext2 *fs, u32 ino, bool dir)
 {
+	bit_set(fs->live, ino, false);
 	u32 g = (ino - 1) / fs->ds.inodes_per_group;
 	int r = bitmap_drop(fs, fs->groups[g].inode_bitmap, (ino - 1) % fs->ds.inodes_per_group);
 	if (r < 0)
@@ -421,15 +447,15 @@ static struct inode *inode_mem(struct super *sb, u64 ino)
 	ip->refs = 1;
 	ip->fs_priv = e;
 	struct ext2 *fs = sb->priv;
-	e->next = fs->live;
-	fs->live = ip;
+	e->next = fs->incore;
+	fs->incore = ip;
 	return ip;
 }
 
 static void inode_forget(struct inode *ip)
 {
 	struct ext2 *fs = FS(ip);
-	for (struct inode **pp = &fs->live; *pp; pp = &((struct einode *)(*pp)->fs_priv)->next)
+	for (struct inode **pp = &fs->incore; *pp; pp = &((struct einode *)(*pp)->fs_priv)->next)
 		if (*pp == ip) {
 			*pp = ((struct einode *)ip->fs_priv)->next;
 			break;
@@ -442,7 +468,7 @@ static void inode_forget(struct inode *ip)
 static int iget(struct super *sb, u64 ino, struct inode **out)
 {
 	struct ext2 *fs = sb->priv;
-	for (struct inode *ip = fs->live; ip; ip = ((struct einode *)ip->fs_priv)->next)
+	for (struct inode *ip = fs->incore; ip; ip = ((struct einode *)ip->fs_priv)->next)
 		if (ip->ino == ino) {
 			fs_get(ip);
 			*out = ip;
@@ -450,8 +476,8 @@ static int iget(struct super *sb, u64 ino, struct inode **out)
 		}
 	u32 blk, off;
 	int r = inode_where(fs, ino, &blk, &off);
-	if (r == 0 && ino < fs->ds.first_ino && ino != ROOT_INO)
-		r = -LX_EIO;            /* reserved inodes are no files */
+	if (r == 0 && ((ino < fs->ds.first_ino && ino != ROOT_INO) || bit(fs->bad, ino)))
+		r = -LX_EIO;            /* reserved inodes are no files; bad ones failed the check */
 	if (r == 0)
 		r = blk_read(fs, blk, fs->scratch);
 	if (r < 0)
@@ -1372,6 +1398,222 @@ static const struct fs_ops ext2_ops = {
 	.setattr = ext2_setattr, .fsync = ext2_fsync, .evict = ext2_evict, .sync = ext2_sync,
 };
 
+/* --- the mount's check: who owns which block, and who names which inode --- */
+
+/*
+ * What e2fsck's passes 1, 2 and 4 check, done once at mount so that a
+ * damaged image cannot show one file's data as another's: every block a
+ * live inode names lies in the file system, is named once, not by the
+ * metadata, and is in use in its bitmap; every live inode is named by as
+ * many directory entries as it has links, and is in use in its bitmap.  An
+ * inode that breaks a rule is refused (EIO), and so is every inode it
+ * clashes with.  The in-memory maps of used blocks and inodes it leaves
+ * behind also keep allocation away from anything in use, whatever the
+ * on-disk bitmaps say.
+ */
+struct scan {
+	struct ext2 *fs;
+	u32 *owner;                     /* per block: 0 free, META, or the inode naming it */
+	uint16_t *names;                /* per inode: directory entries naming it */
+	struct dinode *rec;             /* per inode: its record */
+};
+#define META 0xffffffffu
+
+static void refuse(struct scan *sc, u32 ino)
+{
+	if (ino && ino != META)
+		bit_set(sc->fs->bad, ino, true);
+}
+
+/* Block b is named by owner (an inode or META): a clash refuses both. */
+static int claim(struct scan *sc, u64 b, u32 owner)
+{
+	if (!blk_valid(sc->fs, b)) {
+		refuse(sc, owner);
+		return owner == META ? -LX_EINVAL : 0;
+	}
+	if (sc->owner[b]) {             /* metadata over metadata: no file system lx can use */
+		refuse(sc, owner);
+		refuse(sc, sc->owner[b]);
+		return owner == META ? -LX_EINVAL : 0;
+	}
+	sc->owner[b] = owner;
+	bit_set(sc->fs->claimed, b, true);
+	return 0;
+}
+
+static bool has_super(u32 g)
+{
+	if (g <= 1)
+		return true;
+	for (u32 p = 3; p <= 7; p += 2) {
+		u64 x = p;
+		while (x < g)
+			x *= p;
+		if (x == g)
+			return true;
+	}
+	return false;
+}
+
+/* The superblocks, descriptors, bitmaps and inode tables: META's. */
+static int claim_meta(struct scan *sc)
+{
+	struct ext2 *fs = sc->fs;
+	u32 per = fs->bs / sizeof(struct dgroup), gdt = (fs->ngroups + per - 1) / per;
+	u32 itb = (fs->ds.inodes_per_group * fs->ds.inode_size + fs->bs - 1) / fs->bs;
+	int r = 0;
+	for (u32 g = 0; r == 0 && g < fs->ngroups; g++) {
+		u64 base = fs->ds.first_data_block + (u64)g * fs->ds.blocks_per_group;
+		bool sup = !(fs->ds.feature_ro_compat & FT_RO_SPARSE) || has_super(g);
+		for (u32 i = 0; r == 0 && sup && i <= gdt; i++)
+			r = claim(sc, base + i, META);
+		struct dgroup *d = &fs->groups[g];
+		if (r == 0)
+			r = claim(sc, d->block_bitmap, META);
+		if (r == 0)
+			r = claim(sc, d->inode_bitmap, META);
+		for (u32 i = 0; r == 0 && i < itb; i++)
+			r = claim(sc, (u64)d->inode_table + i, META);
+	}
+	return r;
+}
+
+/* Claims the tree under pointer b (depth 0: a data block) for ino. */
+static int claim_tree(struct scan *sc, u32 b, int depth, u32 ino)
+{
+	if (!b)
+		return 0;
+	int r = claim(sc, b, ino);
+	if (r < 0 || depth == 0 || bit(sc->fs->bad, ino))
+		return r;
+	u32 *p = lx_malloc(sc->fs->bs);
+	if (!p)
+		return -LX_ENOMEM;
+	r = blk_read(sc->fs, b, p);
+	for (u32 i = 0; r == 0 && i < sc->fs->ptrs && !bit(sc->fs->bad, ino); i++)
+		r = claim_tree(sc, p[i], depth - 1, ino);
+	lx_free(p);
+	return r;
+}
+
+static bool rec_live(const struct dinode *d)
+{
+	return d->links && !d->dtime;
+}
+
+/* Does this record keep block pointers in i_block (not a device, fast link or FIFO)? */
+static bool rec_has_blocks(const struct dinode *d, u32 bs)
+{
+	u32 t = d->mode & LX_S_IFMT, acl = d->file_acl ? bs / 512 : 0;
+	return t == LX_S_IFREG || t == LX_S_IFDIR || (t == LX_S_IFLNK && d->blocks != acl);
+}
+
+/* Pass 1: every live inode's records read, its blocks claimed. */
+static int scan_inodes(struct scan *sc)
+{
+	struct ext2 *fs = sc->fs;
+	int r = 0;
+	for (u32 ino = 1; r == 0 && ino <= fs->ds.inodes_count; ino++) {
+		u32 blk, off;
+		r = inode_where(fs, ino, &blk, &off);
+		if (r == 0 && (off == 0 || ino == 1))
+			r = blk_read(fs, blk, fs->scratch);
+		if (r < 0)
+			break;
+		struct dinode *d = &sc->rec[ino];
+		memcpy(d, (char *)fs->scratch + off, sizeof(*d));
+		if (!rec_live(d) || (ino < fs->ds.first_ino && ino != ROOT_INO && ino != 7))
+			continue;
+		bit_set(fs->live, ino, true);   /* (extended-attribute blocks may be shared: unchecked) */
+		for (int i = 0; r == 0 && i < 15 && rec_has_blocks(d, fs->bs); i++)
+			r = claim_tree(sc, d->block[i], i < NDIR ? 0 : i - NDIR + 1, ino);
+	}
+	return r;
+}
+
+/* Pass 2: directory entries counted per inode they name. */
+static int count_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
+{
+	(void)dir, (void)blk;
+	struct scan *sc = arg;
+	struct ddirent *e = (void *)(b + off);
+	if (e->inode && sc->names[e->inode] < 0xffff)
+		sc->names[e->inode]++;
+	return 0;
+}
+
+static int scan_dirs(struct scan *sc, struct super *sb)
+{
+	for (u32 ino = 1; ino <= sc->fs->ds.inodes_count; ino++) {
+		struct inode *ip;
+		if (!bit(sc->fs->live, ino) || !LX_S_ISDIR(sc->rec[ino].mode) || bit(sc->fs->bad, ino) ||
+		    iget(sb, ino, &ip) < 0)
+			continue;
+		if (dir_walk(ip, count_fn, sc) < 0)
+			refuse(sc, ino);
+		fs_put(ip);
+	}
+	return 0;
+}
+
+/* Pass 4 and the bitmaps: links against names, claims against the bitmaps. */
+static int scan_counts(struct scan *sc)
+{
+	struct ext2 *fs = sc->fs;
+	for (u32 ino = fs->ds.first_ino; ino <= fs->ds.inodes_count; ino++)
+		if (bit(fs->live, ino) && sc->names[ino] != sc->rec[ino].links)
+			refuse(sc, ino);
+	uint8_t *b = fs->scratch;
+	for (u32 g = 0; g < fs->ngroups; g++) {
+		u64 first = fs->ds.first_data_block + (u64)g * fs->ds.blocks_per_group;
+		int r = blk_read(fs, fs->groups[g].block_bitmap, b);
+		for (u32 i = 0; r == 0 && i < group_blocks(fs, g); i++)
+			if (sc->owner[first + i] && !bit(b, i)) {
+				if (sc->owner[first + i] == META)
+					return -LX_EINVAL;
+				refuse(sc, sc->owner[first + i]);
+			}
+		if (r == 0)
+			r = blk_read(fs, fs->groups[g].inode_bitmap, b);
+		for (u32 i = 0; r == 0 && i < fs->ds.inodes_per_group; i++)
+			if (bit(fs->live, (u64)g * fs->ds.inodes_per_group + i + 1) && !bit(b, i))
+				refuse(sc, g * fs->ds.inodes_per_group + i + 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int check_all(struct super *sb)
+{
+	struct ext2 *fs = sb->priv;
+	u64 nb = fs->ds.blocks_count, ni = (u64)fs->ds.inodes_count + 1;
+	struct scan sc = { fs, lx_zalloc(nb * sizeof(u32)), lx_zalloc(ni * sizeof(uint16_t)),
+			   lx_zalloc(ni * sizeof(struct dinode)) };
+	fs->claimed = lx_zalloc(nb / 8 + 1);
+	fs->live = lx_zalloc(ni / 8 + 1);
+	fs->bad = lx_zalloc(ni / 8 + 1);
+	int r = sc.owner && sc.names && sc.rec && fs->claimed && fs->live && fs->bad ? 0 : -LX_ENOMEM;
+	if (r == 0)
+		r = claim_meta(&sc);
+	if (r == 0)
+		r = scan_inodes(&sc);
+	if (r == 0)
+		r = scan_dirs(&sc, sb);
+	if (r == 0)
+		r = scan_counts(&sc);
+	u32 nbad = 0;
+	for (u64 i = 1; r == 0 && i < ni; i++)
+		nbad += bit(fs->bad, i);
+	if (nbad)
+		lx_log("lx: ext2: %u damaged inodes refused (EIO); e2fsck can repair them\n", nbad);
+	lx_free(sc.owner);
+	lx_free(sc.names);
+	lx_free(sc.rec);
+	return r;
+}
+
 /* --- mounting --- */
 
 /* The superblock's values are sane and its features ones lx handles. */
@@ -1444,6 +1686,9 @@ static void ext2_free(struct ext2 *fs)
 		lx_free(fs->cache[i].data);
 	lx_free(fs->groups);
 	lx_free(fs->scratch);
+	lx_free(fs->claimed);
+	lx_free(fs->live);
+	lx_free(fs->bad);
 	lx_free(fs);
 }
 
@@ -1461,8 +1706,10 @@ struct super *ext2_mount_disk(int *err)
 		r = (fs->scratch = lx_malloc(fs->bs)) ? groups_read(fs) : -LX_ENOMEM;
 	if (r == 0) {
 		sb->priv = fs;
-		r = iget(sb, ROOT_INO, &sb->root);
+		r = check_all(sb);
 	}
+	if (r == 0)
+		r = iget(sb, ROOT_INO, &sb->root);
 	if (r == 0 && !LX_S_ISDIR(sb->root->mode))
 		r = -LX_EINVAL;
 	if (r < 0) {
