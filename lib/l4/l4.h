@@ -70,6 +70,7 @@ static inline void L4_SetTcr(int byte_offset, L4_Word_t v)
 static inline L4_ThreadId_t L4_MyGlobalId(void) { return L4_Tcr(UTCB_MY_GLOBAL_ID); }
 static inline L4_ThreadId_t L4_MyLocalId(void) { return (L4_Word_t)L4_Utcb(); }
 static inline L4_Word_t L4_ErrorCode(void) { return L4_Tcr(UTCB_ERROR_CODE); }
+static inline L4_Word_t L4_IntendedReceiver(void) { return L4_Tcr(UTCB_INTENDED_RECV); }
 
 static inline void L4_ThreadSwitch(L4_ThreadId_t dest)
 {

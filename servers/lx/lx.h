@@ -52,9 +52,10 @@ typedef uint32_t u32;
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
-#ifndef PECAN_EXC_REPLY_FSBASE
-#define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
-#endif
+#define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
+#define LX_LAST_TNO      2047
+#define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)
+#define LX_KMEM_PER_PROC (64UL << 10)            /* kernel memory a small process takes */
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {
@@ -172,6 +173,7 @@ struct proc {
 	struct inode *cwd, *root;
 	u32 umask;
 	bool zombie;
+	bool warned_state;              /* a message out of turn was logged once */
 	int exit_status;                /* wait status once a zombie */
 	u64 start_time;
 	char comm[16];
@@ -195,6 +197,11 @@ extern L4_ThreadId_t lx_id;
 
 u64 lx_now_us(void);
 void lx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Resources whose exhaustion makes fork, clone, mmap or exec fail: lx_exhausted
+ * logs once, for each, which one ran out and its limit (l4/main.c). */
+enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS, RES_PROC_TABLE,
+		   RES_UTCB_SLOTS, RES_COUNT };
+void lx_exhausted(enum lx_resource r);
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Each folder's interface (docs/lx.md, "Which file owns what"). */

@@ -177,6 +177,9 @@ def test_segv_status_seen_by_parent(sh):
 def test_fork_bomb_stopped_with_eagain(sh):
     out = run(sh, "/tests/forkbomb", timeout=600)
     assert "EAGAIN" in out, out
+    # lx says once which resource ran out, and its limit
+    assert re.search(r"lx: (the process table is full \(\d+ processes\)|out of kernel memory: \d+ of \d+ KiB"
+                     r"|all \d+ L4 thread numbers)", out), out
     assert "alive" in run(sh, "echo alive")
 
 

@@ -30,6 +30,45 @@ void lx_log(const char *fmt, ...)
 	console_out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+static u64 kip_word(unsigned off)
+{
+	return *(const L4_Word_t *)((const char *)__L4_KIP + off);
+}
+
+void lx_exhausted(enum lx_resource r)
+{
+	static bool said[RES_COUNT];
+	if (said[r])
+		return;
+	said[r] = true;
+	u64 ksize = kip_word(KIP_OFF_KMEM_SIZE), kfree = kip_word(KIP_OFF_KMEM_FREE);
+	switch (r) {
+	case RES_KMEM_POOL:
+		lx_log("lx: out of kernel memory: %lu of %lu KiB free, the last %lu KiB are kept from "
+		       "processes\n", kfree >> 10, ksize >> 10, (ksize / 8 + LX_KMEM_PER_PROC * 4) >> 10);
+		break;
+	case RES_KMEM_QUOTA:
+		lx_log("lx: the kernel refused memory (a space's quota, %lu KiB, or the pool: %lu KiB "
+		       "free)\n", (ksize / 16) >> 10, kfree >> 10);
+		break;
+	case RES_PAGE_POOL:
+		lx_log("lx: lx's page pool is empty (%lu MiB in all)\n", pool_bytes() >> 20);
+		break;
+	case RES_THREAD_NOS:
+		lx_log("lx: all %d L4 thread numbers lx gives out are in use\n", LX_MAX_THREADS);
+		break;
+	case RES_PROC_TABLE:
+		lx_log("lx: the process table is full (%d processes)\n", LX_MAX_PROCS);
+		break;
+	case RES_UTCB_SLOTS:
+		lx_log("lx: a process has %lu threads, all its UTCB slots\n",
+		       (1UL << LX_UTCB_LOG2) / UTCB_SIZE);
+		break;
+	default:
+		break;
+	}
+}
+
 void lx_panic(const char *fmt, ...)
 {
 	char buf[256];
@@ -200,6 +239,52 @@ static void exception(struct thread *t)
 		thread_reply(t);
 }
 
+/*
+ * Confinement (docs/lx.md, trust model): every IPC a Linux process sends
+ * leaves its space only to lx (lx is its redirector), so lx sees all of it.
+ * lx's protocol is the fast call, page faults and exceptions; a message that
+ * was meant for someone else (r), sent on another thread's behalf (p), or
+ * has any other shape kills the process with SIGSYS, as seccomp would.
+ */
+static bool protocol_message(L4_MsgTag_t tag)
+{
+	L4_Word_t label = L4_TAG_LABEL(tag);
+	if (tag & (L4_TAG_REDIRECTED | L4_TAG_PROPAGATE))
+		return false;
+	if (label == LX_FAST_LABEL)
+		return L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag);
+	if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
+		return L4_TAG_U(tag) == 2 && !L4_TAG_T(tag);
+	return label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19 && !L4_TAG_T(tag);
+}
+
+static void protocol_violation(struct thread *t, L4_MsgTag_t tag)
+{
+	struct proc *p = t->proc;
+	L4_Word_t intended = (tag & L4_TAG_REDIRECTED) ? L4_IntendedReceiver() : 0;
+	lx_log("lx: %s[%d]: IPC outside lx's protocol (tag %lx, meant for %lx): killed\n",
+	       p->comm, p->pid, tag, intended);
+	proc_exit(p, LX_SIGSYS);
+}
+
+/*
+ * A message is acted on only while its thread runs its own code or the
+ * start stub.  One that waits for lx already (in a call, parked) must have
+ * sent something without waiting for the answer before: the earlier
+ * message keeps the thread's one place in lx, this one is dropped.
+ */
+static bool state_allows(struct thread *t)
+{
+	if (t->state == T_RUNNING || t->state == T_STARTING)
+		return true;
+	if (!t->proc->warned_state) {
+		t->proc->warned_state = true;
+		lx_log("lx: %s[%d]: thread %d sent a message while it waits for lx: dropped\n",
+		       t->proc->comm, t->proc->pid, t->tid_linux);
+	}
+	return false;
+}
+
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
@@ -211,20 +296,26 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			clock_message();
 		return;                         /* a thread lx no longer knows: no answer */
 	}
-	if (t->is_sigthread) {
+	if (t->is_sigthread && !(tag & (L4_TAG_REDIRECTED | L4_TAG_PROPAGATE))) {
 		sigthread_message(t, label, tag);
 		return;
 	}
+	if (!protocol_message(tag)) {
+		protocol_violation(t, tag);
+		return;
+	}
+	if (!state_allows(t))
+		return;
 	if (t->kick == KICK_COMING)
 		t->kick = KICK_NONE;
 	if (t->state == T_RUNNING)
 		t->state = T_INCALL;
-	if (label == LX_FAST_LABEL && L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag))
+	if (label == LX_FAST_LABEL)
 		fast_call(t);
-	else if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
-		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
-	else if (label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19)
+	else if (label == L4_LABEL_EXCEPTION)
 		exception(t);
+	else
+		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
 }
 
 /*
@@ -434,7 +525,8 @@ int main(void)
 		mount_disk_at(cmdline);
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
-	lx_log("lx: Linux personality on Pecan: %lu MiB for processes\n", pool_bytes() >> 20);
+	lx_log("lx: Linux personality on Pecan: %lu MiB for processes, kernel pool %lu of %lu KiB free\n",
+	       pool_bytes() >> 20, kip_word(KIP_OFF_KMEM_FREE) >> 10, kip_word(KIP_OFF_KMEM_SIZE) >> 10);
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
 	loop();

@@ -66,6 +66,7 @@ static void *take(void)
 		p = (void *)bump;
 		bump += LX_PAGE_SIZE;
 	} else {
+		lx_exhausted(RES_PAGE_POOL);
 		return NULL;
 	}
 	nfree--;

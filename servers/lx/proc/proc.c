@@ -8,11 +8,10 @@
 #include <l4/kip.h>
 #include "../../../lib/c/string.h"
 
-#define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
-#define LAST_TNO    2047                /* kernel/config.h CONFIG_MAX_THREADS - 1 */
+#define FIRST_TNO   LX_FIRST_TNO
+#define LAST_TNO    LX_LAST_TNO
 #define PROC_PRIO   100                 /* below lx (255) and its drivers (250) */
 /* a generous estimate of the kernel memory one process's space and thread take */
-#define KMEM_PER_PROC (64UL << 10)
 
 struct proc *procs;
 struct proc *init_proc;
@@ -74,14 +73,16 @@ static void utcb_release(struct mm *mm, u64 utcb)
 static int l4_create(struct thread *t, struct mm *mm)
 {
 	int slot = utcb_alloc(mm);
-	if (slot < 0)
+	if (slot < 0) {
+		lx_exhausted(RES_UTCB_SLOTS);
 		return -LX_EAGAIN;
+	}
 	t->utcb = LX_UTCB_AREA + (u64)slot * UTCB_SIZE;
 	bool fresh = mm->space_tid == L4_NILTHREAD;
 	L4_ThreadId_t space = fresh ? t->tid : mm->space_tid;
 	if (fresh && (!L4_ThreadControl(t->tid, t->tid, lx_id, L4_NILTHREAD, ~0UL) ||
-		      !L4_SpaceControl(t->tid, 0, L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
-				       L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0), L4_NILTHREAD, 0)))
+		      !L4_SpaceControl(t->tid, PECAN_SPACE_STRICT, L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
+				       L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0), lx_id, 0)))
 		goto fail;
 	if (!L4_ThreadControl(t->tid, space, lx_id, lx_id, t->utcb))
 		goto fail;
@@ -94,7 +95,10 @@ fail:
 	if (fresh)
 		L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
 	utcb_release(mm, t->utcb);
-	return L4_ErrorCode() == 8 ? -LX_ENOMEM : -LX_EAGAIN;
+	if (L4_ErrorCode() != 8)
+		return -LX_EAGAIN;
+	lx_exhausted(RES_KMEM_QUOTA);
+	return -LX_ENOMEM;
 }
 
 /* A new thread of p in p->mm, not yet started; NULL with *err set. */
@@ -107,6 +111,7 @@ struct thread *thread_new(struct proc *p, int *err)
 	t->tid = tno_alloc();
 	*err = -LX_EAGAIN;
 	if (t->tid == L4_NILTHREAD) {
+		lx_exhausted(RES_THREAD_NOS);
 		lx_free(t);
 		return NULL;
 	}
@@ -238,7 +243,15 @@ static bool room_for_process(void)
 	const char *kip = (const char *)__L4_KIP;
 	u64 size = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_SIZE);
 	u64 free = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_FREE);
-	return nprocs < LX_MAX_PROCS && free > size / 8 + KMEM_PER_PROC * 4;
+	if (nprocs >= LX_MAX_PROCS) {
+		lx_exhausted(RES_PROC_TABLE);
+		return false;
+	}
+	if (free <= size / 8 + LX_KMEM_PER_PROC * 4) {
+		lx_exhausted(RES_KMEM_POOL);
+		return false;
+	}
+	return true;
 }
 
 struct proc *proc_new(struct proc *parent)

@@ -72,6 +72,7 @@ void sigthread_delete(struct mm *mm);
 #define LX_SIGTTIN 21
 #define LX_SIGTTOU 22
 #define LX_SIGWINCH 28
+#define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1
 #define SIGBIT(s) (1UL << ((s) - 1))

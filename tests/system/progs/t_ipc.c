@@ -659,6 +659,68 @@ TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, Int
 	tt_kill(e);
 }
 
+/*
+ * Strict confinement (PECAN_SPACE_STRICT, docs/abi.md): a confined thread's
+ * page fault and its int3 go to the redirector although its Pager and
+ * ExceptionHandler TCRs name a thread outside (here: ours).
+ */
+static char st_untouched[2 * 4096] __attribute__((aligned(4096)));
+static volatile L4_Word_t st_phase, st_tag[2], st_from[2], st_mr1[2], st_seen;
+
+static void strict_monitor(void)
+{
+	for (int i = 0; i < 2; i++) {
+		L4_ThreadId_t from = 0;
+		L4_MsgTag_t tag = L4_Wait(&from);
+		st_tag[i] = tag;
+		st_from[i] = from;
+		st_mr1[i] = L4_MR(1);
+		st_seen = (L4_Word_t)i + 1;
+	}
+	tt_park();                      /* neither is answered: the thread stays where it is */
+}
+
+static void strict_thread(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, main_id);
+	while (st_phase == 0)
+		L4_ThreadSwitch(L4_NILTHREAD);
+	L4_KDB_Enter("a strictly confined thread must not reach the kernel debugger");
+}
+
+static void strict_faulter(void)
+{
+	while (st_phase == 0)
+		L4_ThreadSwitch(L4_NILTHREAD);
+	st_untouched[4096] = 1;
+	tt_park();
+}
+
+TEST_CASE("ipc.strict_confinement", "a strictly confined space's page faults and int3 go to its redirector, not to the pager or exception handler its TCRs name")
+{
+	main_id = L4_MyGlobalId();
+	st_phase = 0;
+	st_seen = 0;
+	L4_ThreadId_t m = fresh(), x = fresh(), y = fresh();
+	EXPECT(tt_start_local(m, strict_monitor), "start failed");
+	EXPECT(tt_start_space(x, strict_faulter) && tt_start_space(y, strict_thread), "start failed");
+	L4_Sleep(20000);                /* both wait for the phase, their start-up faults served */
+	for (L4_ThreadId_t s = x; s; s = s == x ? y : 0)
+		EXPECT(L4_SpaceControl(s, PECAN_SPACE_STRICT, 0, 0, m, 0) == 1, "SpaceControl: ErrorCode %lx",
+		       L4_ErrorCode());
+	st_phase = 1;
+	TT_WAIT(st_seen == 2, 300);
+	int fi = st_from[0] == x ? 0 : 1, ei = 1 - fi;
+	EXPECT(st_from[fi] == x && (L4_TAG_LABEL(st_tag[fi]) >> 4) == (L4_LABEL_PAGEFAULT >> 4) &&
+	       st_mr1[fi] == (L4_Word_t)&st_untouched[4096] && !(st_tag[fi] & L4_TAG_REDIRECTED),
+	       "the monitor saw from %lx tag %lx MR1 %lx", st_from[fi], st_tag[fi], st_mr1[fi]);
+	EXPECT(st_from[ei] == y && L4_TAG_LABEL(st_tag[ei]) == L4_LABEL_EXCEPTION,
+	       "the int3: from %lx tag %lx", st_from[ei], st_tag[ei]);
+	tt_kill(x);
+	tt_kill(y);
+	tt_kill(m);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
