@@ -9,7 +9,8 @@
  *                      size, mtime if set by utimes, content hash or link target
  *   fsops DIR verify   every file's content is its own (pattern of its name):
  *                      "verify good G bad B wrong W" (B: a read that failed)
- *   fsops DIR fill     write DIR/fill until the disk is full: "fill errno NAME"
+ *   fsops DIR fill     write DIR/fill until the disk is full ("fill N MiB" after
+ *                      each MiB): "fill errno NAME"
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -261,8 +262,11 @@ static void fill(const char *d)
 		die("open", p);
 	memset(buf, 0x5a, sizeof(buf));
 	ssize_t w;
-	while ((w = write(fd, buf, sizeof(buf))) > 0)
-		;
+	for (long n = 1; (w = write(fd, buf, sizeof(buf))) > 0; n++)
+		if (n % 16 == 0) {      /* progress, for a test that kills the machine mid-write */
+			printf("fill %ld MiB\n", n / 16);
+			fflush(stdout);
+		}
 	printf("fill errno %s\n", w < 0 && errno == ENOSPC ? "ENOSPC" : strerror(errno));
 	close(fd);
 }

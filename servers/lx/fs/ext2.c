@@ -123,6 +123,9 @@ static struct dinode *DI(struct inode *ip)
 
 /* --- blocks on the disk, through a small write-through cache --- */
 
+/* Block buffers are pool pages (a block is at most a page): lx_malloc would take
+ * a run of two fresh pages for each, and runs are never reused (mm/page.c). */
+
 static int disk_io(struct ext2 *fs, u32 blk, void *buf, bool write)
 {
 	u32 spb = fs->bs / 512;
@@ -167,7 +170,7 @@ static int blk_read(struct ext2 *fs, u32 blk, void *buf)
 		int r = disk_io(fs, blk, buf, false);
 		if (r < 0)
 			return r;
-		if (!fs->cache[i].data && !(fs->cache[i].data = lx_malloc(fs->bs)))
+		if (!fs->cache[i].data && !(fs->cache[i].data = page_alloc()))
 			return 0;       /* no cache slot: the read itself worked */
 		memcpy(fs->cache[i].data, buf, fs->bs);
 		fs->cache[i].blk = blk;
@@ -501,7 +504,7 @@ static int iget(struct super *sb, u64 ino, struct inode **out)
 static int ind_slot(struct inode *ip, u32 blk, u32 i, bool alloc, bool zero, u32 *out)
 {
 	struct ext2 *fs = FS(ip);
-	u32 *p = lx_malloc(fs->bs);
+	u32 *p = page_alloc();
 	if (!p)
 		return -LX_ENOMEM;
 	int r = blk_read(fs, blk, p);
@@ -515,7 +518,7 @@ static int ind_slot(struct inode *ip, u32 blk, u32 i, bool alloc, bool zero, u32
 	*out = p[i];
 	if (r == 0 && p[i] && !blk_valid(fs, p[i]))
 		r = -LX_EIO;
-	lx_free(p);
+	page_free(p);
 	return r;
 }
 
@@ -571,7 +574,7 @@ static int free_tree(struct inode *ip, u32 *p, int depth, u64 base, u64 from)
 		return 0;
 	int r = 0;
 	if (depth > 0) {
-		u32 *b = lx_malloc(fs->bs);
+		u32 *b = page_alloc();
 		if (!b)
 			return -LX_ENOMEM;
 		bool any = false;
@@ -582,7 +585,7 @@ static int free_tree(struct inode *ip, u32 *p, int depth, u64 base, u64 from)
 		}
 		if (r == 0 && any)
 			r = blk_write(fs, *p, b);
-		lx_free(b);
+		page_free(b);
 		if (r < 0 || any)
 			return r;
 	}
@@ -763,7 +766,7 @@ typedef int (*dirent_fn)(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *
 static int dir_walk(struct inode *dir, dirent_fn fn, void *arg)
 {
 	struct ext2 *fs = FS(dir);
-	uint8_t *b = lx_malloc(fs->bs);
+	uint8_t *b = page_alloc();
 	if (!b)
 		return -LX_ENOMEM;
 	int r = 0;
@@ -777,7 +780,7 @@ static int dir_walk(struct inode *dir, dirent_fn fn, void *arg)
 		for (u32 off = 0; r == 0 && off < fs->bs; off += ((struct ddirent *)(b + off))->rec_len)
 			r = dirent_ok(fs, b, off) ? fn(dir, b, blk, off, arg) : -LX_EIO;
 	}
-	lx_free(b);
+	page_free(b);
 	return r;
 }
 
@@ -878,9 +881,9 @@ static int dir_add(struct inode *dir, const char *name, u32 ino, uint8_t type)
 	struct ext2 *fs = FS(dir);
 	struct slot s = { .need = rec_need((u32)strlen(name)) };
 	int r = dir_walk(dir, slot_fn, &s);
-	uint8_t *b = lx_malloc(fs->bs);
+	uint8_t *b = page_alloc();
 	if (r < 0 || !b) {
-		lx_free(b);
+		page_free(b);
 		return r < 0 ? r : -LX_ENOMEM;
 	}
 	if (s.found) {
@@ -895,7 +898,7 @@ static int dir_add(struct inode *dir, const char *name, u32 ino, uint8_t type)
 	}
 	if (r == 0)
 		r = entry_put(dir, b, s.blk, s.off, name, ino, type);
-	lx_free(b);
+	page_free(b);
 	int w = dir_changed(dir);
 	return r ? r : w;
 }
@@ -904,7 +907,7 @@ static int dir_add(struct inode *dir, const char *name, u32 ino, uint8_t type)
 static int dir_remove(struct inode *dir, const struct find *f)
 {
 	struct ext2 *fs = FS(dir);
-	uint8_t *b = lx_malloc(fs->bs);
+	uint8_t *b = page_alloc();
 	if (!b)
 		return -LX_ENOMEM;
 	int r = blk_read(fs, f->blk, b);
@@ -916,7 +919,7 @@ static int dir_remove(struct inode *dir, const struct find *f)
 			e->inode = 0;
 		r = blk_write(fs, f->blk, b);
 	}
-	lx_free(b);
+	page_free(b);
 	int w = dir_changed(dir);
 	return r ? r : w;
 }
@@ -925,7 +928,7 @@ static int dir_remove(struct inode *dir, const struct find *f)
 static int dir_retarget(struct inode *dir, const struct find *f, u32 ino, uint8_t type)
 {
 	struct ext2 *fs = FS(dir);
-	uint8_t *b = lx_malloc(fs->bs);
+	uint8_t *b = page_alloc();
 	if (!b)
 		return -LX_ENOMEM;
 	int r = blk_read(fs, f->blk, b);
@@ -935,7 +938,7 @@ static int dir_retarget(struct inode *dir, const struct find *f, u32 ino, uint8_
 		e->file_type = type;
 		r = blk_write(fs, f->blk, b);
 	}
-	lx_free(b);
+	page_free(b);
 	int w = dir_changed(dir);
 	return r ? r : w;
 }
@@ -1050,9 +1053,9 @@ static int dir_init(struct inode *ip, struct inode *parent)
 	struct ext2 *fs = FS(ip);
 	u32 blk;
 	int r = bmap(ip, 0, true, &blk);
-	uint8_t *b = lx_zalloc(fs->bs);
+	uint8_t *b = page_alloc();
 	if (r < 0 || !b) {
-		lx_free(b);
+		page_free(b);
 		return r < 0 ? r : -LX_ENOMEM;
 	}
 	struct ddirent *dot = (void *)b, *dotdot = (void *)(b + 12);
@@ -1061,7 +1064,7 @@ static int dir_init(struct inode *ip, struct inode *parent)
 	*dotdot = (struct ddirent){ (u32)parent->ino, (uint16_t)(fs->bs - 12), 2, 2 };
 	dotdot->name[0] = dotdot->name[1] = '.';
 	r = blk_write(fs, blk, b);
-	lx_free(b);
+	page_free(b);
 	ip->size = fs->bs;
 	return r;
 }
@@ -1487,13 +1490,13 @@ static int claim_tree(struct scan *sc, u32 b, int depth, u32 ino)
 	int r = claim(sc, b, ino);
 	if (r < 0 || depth == 0 || bit(sc->fs->bad, ino))
 		return r;
-	u32 *p = lx_malloc(sc->fs->bs);
+	u32 *p = page_alloc();
 	if (!p)
 		return -LX_ENOMEM;
 	r = blk_read(sc->fs, b, p);
 	for (u32 i = 0; r == 0 && i < sc->fs->ptrs && !bit(sc->fs->bad, ino); i++)
 		r = claim_tree(sc, p[i], depth - 1, ino);
-	lx_free(p);
+	page_free(p);
 	return r;
 }
 
@@ -1683,9 +1686,11 @@ static int super_read(struct ext2 *fs)
 static void ext2_free(struct ext2 *fs)
 {
 	for (int i = 0; i < CACHE_BLOCKS; i++)
-		lx_free(fs->cache[i].data);
+		if (fs->cache[i].data)
+			page_free(fs->cache[i].data);
 	lx_free(fs->groups);
-	lx_free(fs->scratch);
+	if (fs->scratch)
+		page_free(fs->scratch);
 	lx_free(fs->claimed);
 	lx_free(fs->live);
 	lx_free(fs->bad);
@@ -1703,7 +1708,7 @@ struct super *ext2_mount_disk(int *err)
 	if (r == 0 && (u64)fs->ds.blocks_count * (fs->bs / 512) > sectors)
 		r = -LX_EINVAL;         /* the file system is bigger than the disk */
 	if (r == 0)
-		r = (fs->scratch = lx_malloc(fs->bs)) ? groups_read(fs) : -LX_ENOMEM;
+		r = (fs->scratch = page_alloc()) ? groups_read(fs) : -LX_ENOMEM;
 	if (r == 0) {
 		sb->priv = fs;
 		r = check_all(sb);

@@ -152,13 +152,13 @@ static int follow(struct inode *dir, struct inode **ip, int flags, int *links)
 {
 	if (++*links > LX_SYMLOOP_MAX)
 		return -LX_ELOOP;
-	char *target = lx_malloc(LX_PATH_MAX);
+	char *target = page_alloc();    /* LX_PATH_MAX: a page (not lx_malloc's page runs) */
 	if (!target)
 		return -LX_ENOMEM;
 	long n = fs_readlink(*ip, target, LX_PATH_MAX - 1);
 	struct inode *to;
 	int r = n < 0 ? (int)n : resolve(dir, target, (size_t)n, flags, links, &to);
-	lx_free(target);
+	page_free(target);
 	if (r < 0)
 		return r;
 	fs_put(*ip);
