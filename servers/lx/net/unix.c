@@ -15,13 +15,6 @@
 #include "../syscall/syscall.h"
 #include "../../../lib/c/string.h"
 
-#define LX_AF_UNIX        1
-#define LX_SOCK_STREAM    1
-#define LX_SOCK_DGRAM     2
-#define LX_SOCK_SEQPACKET 5
-#define LX_SOCK_TYPES     11           /* Linux's SOCK_MAX: beyond it, EINVAL */
-#define LX_SOCK_NONBLOCK  LX_O_NONBLOCK
-#define LX_SOCK_CLOEXEC   LX_O_CLOEXEC
 
 #define LX_MSG_PEEK       0x2
 #define LX_MSG_TRUNC      0x20
@@ -654,9 +647,8 @@ static long check_create(u64 domain, u64 type, u64 proto)
 	return (long)base;
 }
 
-long sys_socket(struct thread *t, u64 domain, u64 type, u64 proto, u64 a3, u64 a4, u64 a5)
+static long unix_socket(struct thread *t, u64 domain, u64 type, u64 proto)
 {
-	(void)a3, (void)a4, (void)a5;
 	long base = check_create(domain, type, proto);
 	if (base < 0)
 		return base;
@@ -669,9 +661,8 @@ long sys_socket(struct thread *t, u64 domain, u64 type, u64 proto, u64 a3, u64 a
 	return fd;
 }
 
-long sys_socketpair(struct thread *t, u64 domain, u64 type, u64 proto, u64 usv, u64 a4, u64 a5)
+static long unix_socketpair(struct thread *t, u64 domain, u64 type, u64 proto, u64 usv)
 {
-	(void)a4, (void)a5;
 	long base = check_create(domain, type, proto);
 	if (base < 0)
 		return base;
@@ -1182,3 +1173,7 @@ long sys_getsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 uval, u64
 		return -LX_EFAULT;
 	return 0;
 }
+
+const struct sock_family unix_family = {
+	.domain = LX_AF_UNIX, .socket = unix_socket, .socketpair = unix_socketpair,
+};

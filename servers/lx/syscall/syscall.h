@@ -64,7 +64,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(128, rt_sigtimedwait) X(130, rt_sigsuspend) X(131, sigaltstack) X(200, tkill) \
 	X(234, tgkill)
 
-/* net/unix.c: AF_UNIX sockets */
+/* net/: sockets (socket.c picks the family, unix.c has AF_UNIX and every later call) */
 #define SYSCALLS_NET(X) \
 	X(41, socket) X(42, connect) X(43, accept) X(44, sendto) X(45, recvfrom) X(46, sendmsg) \
 	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \

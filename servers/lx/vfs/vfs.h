@@ -218,7 +218,11 @@ struct fdtable {
 #define LX_PIPE_BUF   4096          /* writes up to this size are atomic */
 #define LX_PIPE_SIZE  (64 * 1024)   /* a pipe's capacity, Linux's default */
 
-extern const struct file_ops reg_ops, dir_ops, pipe_ops;
+extern const struct file_ops reg_ops, dir_ops;
+/* Operations a simple file_ops may share: always ready, waits on itself, no ioctl (ENOTTY). */
+int file_always_ready(struct file *f);
+void *file_no_wchan(struct file *f);
+long file_no_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg);
 
 /* f's access mode allows reading / writing (O_PATH allows neither). */
 bool file_readable(const struct file *f);
@@ -230,15 +234,8 @@ bool file_is_pipe(const struct file *f);
 void file_unread(struct file *f, size_t n);
 /* fstat of any open file; anonymous pipe ends get a FIFO's answer. */
 void file_stat(const struct file *f, struct lx_stat *st);
-/* A new pipe: two files, the read end and the write end (refs = 1 each). */
-int pipe_new(u32 flags, struct file **rd, struct file **wr);
 /* Bytes a read would get now (FIONREAD); -ENOTTY when the file has no such notion. */
 long file_nread(struct file *f);
-/*
- * file_open_inode returns -EAGAIN for a FIFO opened for writing alone while
- * it has no reader; the open waits on this channel (the FIFO's inode).
- */
-void *fifo_open_wchan(struct inode *ip);
 
 /* Close one descriptor: 0, or -EBADF. */
 int fd_close(struct proc *p, int fd);
