@@ -52,6 +52,7 @@ typedef uint32_t u32;
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
+#define LX_CMDLINE_MAX   4096                    /* lx's boot command line, NUL included */
 #define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
 #define LX_LAST_TNO      2047
 #define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)

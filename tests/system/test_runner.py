@@ -52,7 +52,10 @@ def test_gdb_and_modules():
     cmd = dry_run("--gdb", "--module", "build/servers/root.elf", "arg1", "arg2")
     assert " -gdb tcp:127.0.0.1:1234 -S" in cmd
     assert " -s " not in cmd + " "          # -s listens on every interface
-    assert "build/servers/root.elf arg1 arg2'" in cmd
+    # the guest sees base names, never host paths (two root.elf: numbered by position)
+    assert "2-root.elf arg1 arg2'" in cmd and "1-root.elf," in cmd
+    initrd = cmd.split("-initrd ")[1].split(" -")[0]
+    assert "/" not in initrd, initrd
     assert "-icount" not in cmd
     assert "-gdb tcp:127.0.0.1:4321 -S" in dry_run("--gdb", "--gdb-port", "4321")
 

@@ -42,9 +42,9 @@ static bool ring_copy(struct pipe *pp, u32 at, void *buf, size_t n, bool to_ring
 		}
 		char *p = (char *)pp->page[pg] + off;
 		if (to_ring)
-			copy_fast(p, b, chunk);
+			memcpy(p, b, chunk);
 		else
-			copy_fast(b, p, chunk);
+			memcpy(b, p, chunk);
 		b += chunk;
 		at += (u32)chunk;
 		n -= chunk;

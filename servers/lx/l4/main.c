@@ -404,6 +404,24 @@ static bool boot_option(const char *cmdline, const char *word)
 }
 
 /*
+ * The boot string at physical pa (lx's command line) into buf, at most max
+ * bytes with the NUL: the string may run into the next page, which is mapped
+ * too (max is at most a page).
+ */
+static void copy_boot_string(u64 pa, u64 window, char *buf, size_t max)
+{
+	const char *s = map_phys(pa, window);
+	size_t in_page = 0x1000 - (pa & 0xfff), n = 0;
+	bool next = map_phys(pa + in_page, window + 0x1000) != NULL;
+	size_t avail = next ? in_page + 0x1000 : in_page;
+	for (; s && n + 1 < max && n < avail && s[n]; n++)
+		buf[n] = s[n];
+	buf[n] = 0;
+	if (s && n + 1 == max && n < avail && s[n])
+		lx_log("lx: the command line is longer than %lu bytes: cut\n", max - 1);
+}
+
+/*
  * The boot modules after sigma0 and lx: lx's command line, then the
  * file-system archives, loaded into a RAM root unless lx.root=disk asks
  * for the disk's ext2 file system as the root.
@@ -422,10 +440,8 @@ static void load_modules(char *cmdline, size_t cmdmax)
 	struct mb_mod m[16];
 	unsigned n = mb->mods_count < 16 ? mb->mods_count : 16;
 	memcpy(m, mods, n * sizeof(m[0]));
-	const char *s = map_phys(m[1].string, window);
-	window += 0x1000;
-	if (s)
-		snfmt(cmdline, cmdmax, "%s", s);
+	copy_boot_string(m[1].string, window, cmdline, cmdmax);
+	window += 0x2000;
 	if (boot_option(cmdline, "lx.root=disk"))
 		return;
 	fs_init();
@@ -515,7 +531,7 @@ int main(void)
 	fast_init(stub_page);
 	signal_init();
 	fs_now = now_stamp;
-	char cmdline[512] = "";
+	static char cmdline[LX_CMDLINE_MAX];
 	load_modules(cmdline, sizeof(cmdline));
 	bool ram_root = fs_root() != NULL;
 	if (!ram_root)
@@ -525,8 +541,9 @@ int main(void)
 		mount_disk_at(cmdline);
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
-	lx_log("lx: Linux personality on Pecan: %lu MiB for processes, kernel pool %lu of %lu KiB free\n",
-	       pool_bytes() >> 20, kip_word(KIP_OFF_KMEM_FREE) >> 10, kip_word(KIP_OFF_KMEM_SIZE) >> 10);
+	lx_log("lx: Linux personality on Pecan: %lu MiB (%lu KiB) for processes, kernel pool %lu of %lu KiB "
+	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, kip_word(KIP_OFF_KMEM_FREE) >> 10,
+	       kip_word(KIP_OFF_KMEM_SIZE) >> 10);
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
 	loop();
