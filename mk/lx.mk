@@ -12,7 +12,7 @@ $(BUILD)/lx/tests/%: tests/lx/%.c tests/lx/check.h mk/lx.mk | deps
 $(BUILD)/lx/tests/l4_%: tests/lx/l4_%.c lib/l4/l4.c mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -Iinclude -Ilib -o $@ $< lib/l4/l4.c
-# dyn_*: dynamically linked on purpose (lx refuses them with ENOEXEC)
+# dyn_*: dynamically linked on purpose (musl's loader is in the ext2 image, not the cpio)
 $(BUILD)/lx/tests/dyn_%: tests/lx/dyn_%.c mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -o $@ $<

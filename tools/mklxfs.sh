@@ -43,6 +43,18 @@ chmod 1777 "$stage/tmp"
 find "$stage" -exec touch -h -d @0 {} +
 case "$out" in
 *.img)
+	# the host's dynamic programs and what their loaders need (docs/lx.md, dynamic ELF):
+	# /host/true and /host/ls with glibc's loader and libraries, and musl's loader
+	mkdir -p "$stage/host"
+	for prog in /bin/true /bin/ls; do
+		cp "$prog" "$stage/host/"
+		for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
+			mkdir -p "$stage$(dirname "$lib")"
+			cp -L "$lib" "$stage$lib"
+		done
+	done
+	[ -e /lib/ld-musl-x86_64.so.1 ] && cp -L /lib/ld-musl-x86_64.so.1 "$stage/lib/"
+	find "$stage" -exec touch -h -d @0 {} +
 	# 4 KiB blocks (lx's page), 128-byte inodes, no htree index: what fs/ext2.c writes
 	rm -f "$out.tmp"
 	PATH="$PATH:/sbin:/usr/sbin" mke2fs -q -F -t ext2 -b 4096 -I 128 -O ^dir_index \

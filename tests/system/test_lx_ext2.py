@@ -225,3 +225,23 @@ def test_kill_mid_write_then_e2fsck_repairs(tmp_path):
                              env=env).stdout
         with open(os.path.join(str(tmp_path), "work", name), "rb") as f:
             assert got == f.read(), name
+
+
+def test_dynamic_programs_run(tmp_path):
+    """The host's dynamic /bin/true and /bin/ls (glibc's ld-linux-x86-64.so.2 and
+    libraries, copied into the image by tools/mklxfs.sh) and a dynamic musl
+    program (musl's loader) run unmodified; ls lists what the host's ls lists."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    run(sh, "/host/true")
+    out = run(sh, "/host/ls -l /host /lib64")
+    assert "not implemented" not in out, out
+    assert re.search(r"^-rwxr-xr-x +1 root +root +\d+ .* true$", out, re.M), out
+    assert "ld-linux-x86-64.so.2" in out, out
+    want = subprocess.run(["ls", "-a", "/lib/x86_64-linux-gnu"], capture_output=True,
+                          text=True).stdout.split()
+    got = run(sh, "/host/ls -a /lib/x86_64-linux-gnu").split()
+    assert set(got) <= set(want) and "libc.so.6" in got, got
+    assert "a dynamic binary ran" in run(sh, "/tests/dyn_hello")
+    close(sh)

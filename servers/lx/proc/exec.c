@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// execve: a static ELF (or a `#!` script) from lx's file system becomes the
-// calling process's new memory, in a new L4 space with a new L4 thread.
-// Everything that can fail is done before the old image is touched.
+// execve: an ELF program (static, or dynamic with its PT_INTERP loader) or a
+// `#!` script from lx's file systems becomes the calling process's new
+// memory, in a new L4 space with a new L4 thread.  Everything that can fail
+// is done before the old image is touched.
 #include "../lx.h"
 #include "proc.h"
 #include "../../../lib/c/string.h"
@@ -59,6 +60,8 @@ struct image {
 	struct elf_phdr ph[MAX_PHDRS];
 	u64 bias;                           /* load address of an ET_DYN program */
 	u64 phdr_addr, entry, brk;
+	int interp;                         /* index of the PT_INTERP header, or -1 */
+	u64 interp_base, start;             /* the loader's bias (AT_BASE); where the thread starts */
 };
 
 /* Check the ELF header and read the program headers; -ENOEXEC for anything we cannot run. */
@@ -74,9 +77,10 @@ static int read_elf(struct inode *ip, struct image *im)
 	if (fs_read(ip, im->eh.phoff, im->ph, (size_t)n) != n)
 		return -LX_ENOEXEC;
 	im->bias = im->eh.type == ET_DYN ? LX_PIE_BASE : 0;
+	im->interp = -1;
 	for (int i = 0; i < im->eh.phnum; i++)
 		if (im->ph[i].type == PT_INTERP)
-			return -LX_ENOEXEC;         /* dynamically linked: no loader here */
+			im->interp = i;             /* dynamically linked: its loader comes too */
 	return 0;
 }
 
@@ -120,6 +124,77 @@ static int map_segments(struct mm *mm, struct inode *ip, struct image *im)
 	return im->brk ? 0 : -LX_ENOEXEC;
 }
 
+/* The loader's path from the program's PT_INTERP, looked up from the root; *ipp: a reference. */
+static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp)
+{
+	if (ph->filesz < 2 || ph->filesz > LX_PATH_MAX)
+		return -LX_ENOEXEC;
+	char *path = page_alloc();              /* LX_PATH_MAX: a page */
+	if (!path)
+		return -LX_ENOMEM;
+	int err = fs_read(prog, ph->offset, path, ph->filesz) == (long)ph->filesz &&
+		  path[ph->filesz - 1] == 0 ? 0 : -LX_ENOEXEC;
+	if (!err)
+		err = fs_lookup(fs_root(), path, FS_FOLLOW, ipp);   /* missing: ENOENT, as Linux */
+	page_free(path);
+	if (!err && !LX_S_ISREG((*ipp)->mode)) {
+		fs_put(*ipp);
+		err = -LX_EACCES;
+	}
+	return err;
+}
+
+/* The span of an image's PT_LOAD segments: [lo, hi) before its bias. */
+static void load_span(const struct image *im, u64 *lo, u64 *hi)
+{
+	*lo = ~0UL;
+	*hi = 0;
+	for (int i = 0; i < im->eh.phnum; i++) {
+		const struct elf_phdr *ph = &im->ph[i];
+		if (ph->type != PT_LOAD || !ph->memsz)
+			continue;
+		if (PAGE_DOWN(ph->vaddr) < *lo)
+			*lo = PAGE_DOWN(ph->vaddr);
+		if (PAGE_UP(ph->vaddr + ph->memsz) > *hi)
+			*hi = PAGE_UP(ph->vaddr + ph->memsz);
+	}
+}
+
+/*
+ * The dynamic loader (ld-linux-x86-64.so.2, musl's ld-musl) of im, an
+ * ET_DYN image itself, mapped at the top of the mmap area as Linux puts it;
+ * later mmaps go below it.  The thread starts at the loader's entry, which
+ * finds the program through AT_PHDR, AT_ENTRY and AT_BASE.
+ */
+static int map_interp(struct mm *mm, struct inode *prog, struct image *im)
+{
+	struct inode *ip;
+	int err = interp_lookup(prog, &im->ph[im->interp], &ip);
+	if (err)
+		return err;
+	struct image *li = lx_zalloc(sizeof(*li));
+	err = li ? read_elf(ip, li) : -LX_ENOMEM;
+	if (!err && (li->eh.type != ET_DYN || li->interp >= 0))
+		err = -LX_ELIBBAD;
+	u64 lo, hi;
+	if (!err) {
+		load_span(li, &lo, &hi);
+		err = hi > lo && hi - lo < (1UL << 32) ? 0 : -LX_ELIBBAD;
+	}
+	if (!err) {
+		li->bias = PAGE_DOWN(mm->mmap_top - (hi - lo)) - lo;
+		err = map_segments(mm, ip, li);
+	}
+	if (!err) {
+		mm->mmap_top = li->bias + lo;
+		im->interp_base = li->bias;
+		im->start = li->entry;
+	}
+	lx_free(li);
+	fs_put(ip);
+	return err;
+}
+
 /* Push n bytes onto the new stack at *sp (in the new memory, through lx's tables). */
 static bool push(struct proc *tmp, u64 *sp, const void *data, size_t n)
 {
@@ -151,7 +226,8 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 	push(tmp, &sp, random, 16);
 	rnd = sp;
 	u64 aux[] = { AT_PHDR, im->phdr_addr, AT_PHENT, sizeof(struct elf_phdr),
-		      AT_PHNUM, im->eh.phnum, AT_PAGESZ, LX_PAGE_SIZE, AT_BASE, 0, AT_FLAGS, 0,
+		      AT_PHNUM, im->eh.phnum, AT_PAGESZ, LX_PAGE_SIZE, AT_BASE, im->interp_base,
+		      AT_FLAGS, 0,
 		      AT_ENTRY, im->entry, AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0,
 		      AT_SECURE, 0, AT_RANDOM, rnd, AT_HWCAP, 0, AT_HWCAP2, 0, AT_CLKTCK, 100,
 		      AT_PLATFORM, platform, AT_EXECFN, execfn, AT_NULL, 0 };
@@ -217,6 +293,9 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 		return -LX_ENOMEM;
 	struct proc tmp = { .mm = mm };
 	err = map_segments(mm, ip, im);
+	im->start = im->entry;
+	if (!err && im->interp >= 0)
+		err = map_interp(mm, ip, im);
 	if (!err)
 		err = (int)vm_map_fixed(mm, LX_STACK_TOP - LX_STACK_SIZE, LX_STACK_TOP,
 					VM_READ | VM_WRITE | VM_STACK, NULL, 0, 0);
@@ -272,5 +351,5 @@ long do_execve(struct thread *t, struct exec_args *a)
 	fs_put(ip);
 	if (err)
 		return err;
-	return exec_commit(t, mm, im.entry, sp, a);
+	return exec_commit(t, mm, im.start, sp, a);
 }

@@ -1001,3 +1001,41 @@ long sys_sync(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	vfs_sync();             /* sync(2) cannot fail; an I/O error shows at the next fsync */
 	return 0;
 }
+
+/* --- extended attributes: none on any file system (ext2's are not read) --- */
+
+/* The file must exist (ENOENT, EBADF...), then there are no attributes: EOPNOTSUPP. */
+static long xattr_path(struct thread *t, u64 path, u64 flags)
+{
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, flags, &ip);
+	if (r < 0)
+		return r;
+	fs_put(ip);
+	return -LX_EOPNOTSUPP;
+}
+
+static long xattr_fd(struct thread *t, u64 fd)
+{
+	return fd_get(t->proc, (int)fd) ? -LX_EOPNOTSUPP : -LX_EBADF;
+}
+
+#define XATTR_PATH(name, flags) \
+	long sys_##name(struct thread *t, u64 path, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
+	{ (void)a1, (void)a2, (void)a3, (void)a4, (void)a5; return xattr_path(t, path, flags); }
+#define XATTR_FD(name) \
+	long sys_##name(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
+	{ (void)a1, (void)a2, (void)a3, (void)a4, (void)a5; return xattr_fd(t, fd); }
+
+XATTR_PATH(setxattr, 0)
+XATTR_PATH(getxattr, 0)
+XATTR_PATH(listxattr, 0)
+XATTR_PATH(removexattr, 0)
+XATTR_PATH(lsetxattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_PATH(lgetxattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_PATH(llistxattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_PATH(lremovexattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_FD(fsetxattr)
+XATTR_FD(fgetxattr)
+XATTR_FD(flistxattr)
+XATTR_FD(fremovexattr)

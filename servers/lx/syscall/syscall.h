@@ -55,7 +55,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(91, fchmod) X(268, fchmodat) X(92, chown) X(93, fchown) X(94, lchown) \
 	X(260, fchownat) X(95, umask) X(280, utimensat) X(235, utimes) X(132, utime) \
 	X(76, truncate) X(77, ftruncate) X(133, mknod) X(259, mknodat) X(137, statfs) \
-	X(138, fstatfs) X(162, sync)
+	X(138, fstatfs) X(162, sync) X(188, setxattr) X(189, lsetxattr) X(190, fsetxattr) \
+	X(191, getxattr) X(192, lgetxattr) X(193, fgetxattr) X(194, listxattr) X(195, llistxattr) \
+	X(196, flistxattr) X(197, removexattr) X(198, lremovexattr) X(199, fremovexattr)
 
 /* proc/signal.c */
 #define SYSCALLS_SIGNAL(X) \
