@@ -229,8 +229,9 @@ def test_kill_mid_write_then_e2fsck_repairs(tmp_path):
 
 def test_dynamic_programs_run(tmp_path):
     """The host's dynamic /bin/true and /bin/ls (glibc's ld-linux-x86-64.so.2 and
-    libraries, copied into the image by tools/mklxfs.sh) and a dynamic musl
-    program (musl's loader) run unmodified; ls lists what the host's ls lists."""
+    libraries, copied into the image by tools/mklxfs.sh) and dynamic musl
+    programs (musl's loader) run unmodified; ls lists what the host's ls
+    lists; a PIE program and its library land at random bases."""
     img = str(tmp_path / "root.img")
     shutil.copy(IMG, img)
     sh = boot(img, "lx.root=disk")
@@ -244,4 +245,7 @@ def test_dynamic_programs_run(tmp_path):
     got = run(sh, "/host/ls -a /lib/x86_64-linux-gnu").split()
     assert set(got) <= set(want) and "libc.so.6" in got, got
     assert "a dynamic binary ran" in run(sh, "/tests/dyn_hello")
+    where = [run(sh, "/tests/dyn_where") for _ in range(2)]
+    assert all(re.match(r"main 0x[0-9a-f]+ printf 0x[0-9a-f]+", w) for w in where), where
+    assert where[0] != where[1], where      # the program and libc at random bases
     close(sh)

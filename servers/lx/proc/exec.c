@@ -282,6 +282,21 @@ static int shebang(struct inode *ip, struct exec_args *a)
 	return exec_args_interp(a, interp, arg);
 }
 
+/*
+ * A dynamically linked program's bases, as Linux's ASLR picks them: a PIE
+ * program anywhere in 256 MiB above LX_PIE_BASE, its loader and the mmap
+ * area up to 256 MiB below LX_MMAP_TOP.  Static programs keep fixed
+ * addresses, so that the benchmarks' runs repeat instruction for instruction.
+ */
+static void randomise(struct mm *mm, struct image *im)
+{
+	uint32_t r[2];
+	lx_random(r, sizeof(r));
+	if (im->eh.type == ET_DYN)
+		im->bias += (u64)(r[0] & 0xffff) * LX_PAGE_SIZE;
+	mm->mmap_top -= (u64)(r[1] & 0xffff) * LX_PAGE_SIZE;
+}
+
 static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, struct exec_args *a,
 		      u64 *sp)
 {
@@ -292,6 +307,8 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	if (!mm)
 		return -LX_ENOMEM;
 	struct proc tmp = { .mm = mm };
+	if (im->interp >= 0)
+		randomise(mm, im);
 	err = map_segments(mm, ip, im);
 	im->start = im->entry;
 	if (!err && im->interp >= 0)
