@@ -53,6 +53,9 @@ typedef uint32_t u32;
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
 #define LX_CMDLINE_MAX   4096                    /* lx's boot command line, NUL included */
+#define LX_RLIMIT_FSIZE  1
+#define LX_RLIMIT_NLIMITS 16
+#define LX_RLIM_INFINITY (~0UL)
 #define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
 #define LX_LAST_TNO      2047
 #define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)
@@ -154,6 +157,8 @@ struct thread {
 	int vfork_child;                /* pid of the vfork child it waits for */
 	u64 robust_list;
 	int fault_sig;                  /* redirected to the signal stub: a fault's signal, or 0 */
+	u64 last_fault;                 /* page | access of its last fault (main.c map_refused) */
+	u32 fault_repeats;
 	u64 fault_rip, fault_flags, fault_addr;
 	u64 deadline;                   /* µs of SystemClock, 0 = none */
 	struct thread *next_blocked;
@@ -177,6 +182,7 @@ struct proc {
 	bool warned_state;              /* a message out of turn was logged once */
 	int exit_status;                /* wait status once a zombie */
 	u64 start_time;
+	u64 rlim[LX_RLIMIT_NLIMITS][2];   /* getrlimit(2): soft and hard, inherited */
 	char comm[16];
 	char *cmdline;                  /* argv NUL-separated, for /proc */
 	size_t cmdline_len;
@@ -203,6 +209,7 @@ void lx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS, RES_PROC_TABLE,
 		   RES_UTCB_SLOTS, RES_COUNT };
 void lx_exhausted(enum lx_resource r);
+void rlimits_default(struct proc *p);           /* syscall/sys_misc.c: init's limits */
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Each folder's interface (docs/lx.md, "Which file owns what"). */

@@ -6,6 +6,7 @@
 #include "../../../lib/c/string.h"
 #include "../../../lib/drivers/client.h"
 #include "../../drivers/drivers.h"
+#include "../../disk/disk.h"
 #include <l4/kip.h>
 #include <stdarg.h>
 
@@ -136,6 +137,29 @@ void map_stub(struct thread *t)
 	t->state = t->state == T_INCALL ? T_RUNNING : t->state;
 }
 
+/*
+ * The kernel maps nothing for a page it cannot charge to the space or the
+ * pool (docs/abi.md, Kernel memory) and the thread faults again at once.
+ * The same fault FAULT_REPEATS times in a row, with no call between, is
+ * that: kernel memory has run out, and the OOM killer must make room.
+ */
+#define FAULT_REPEATS 4
+
+static bool map_refused(struct thread *t, u64 addr, u32 access)
+{
+	u64 key = (addr & ~(LX_PAGE_SIZE - 1)) | access;
+	if (key != t->last_fault) {
+		t->last_fault = key;
+		t->fault_repeats = 0;
+		return false;
+	}
+	if (++t->fault_repeats < FAULT_REPEATS)
+		return false;
+	t->fault_repeats = 0;
+	lx_exhausted(RES_KMEM_POOL);
+	return true;
+}
+
 static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 {
 	u64 page = addr & ~(LX_PAGE_SIZE - 1);
@@ -148,15 +172,21 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 		lx_log("lx: %lu page faults, %lu us\n", nfaults, lx_now_us());
 	u32 access = (rwx & 2) ? VM_WRITE : (rwx & 1) ? VM_EXEC : VM_READ;
 	u32 rights;
+	if (map_refused(t, addr, access) && !oom_kill(t->proc))
+		return;
 	int err = vm_fault(t->proc, addr, access, &page, &rights);
+	while (err == -LX_ENOMEM) {
+		if (!oom_kill(t->proc))
+			return;                 /* t's process was the one killed: t is gone */
+		err = vm_fault(t->proc, addr, access, &page, &rights);
+	}
 	if (!err) {
 		map_reply(t->tid, addr, page, rights);
 		t->state = T_RUNNING;
 		return;
 	}
 	t->fault_rip = rip;
-	signal_fault(t, err == -LX_ENOMEM ? LX_SIGKILL : err == -LX_EIO ? LX_SIGBUS : LX_SIGSEGV, addr,
-		     false);
+	signal_fault(t, err == -LX_EIO ? LX_SIGBUS : LX_SIGSEGV, addr, false);
 }
 
 /* CPU exceptions other than page faults become signals. */
@@ -226,6 +256,7 @@ static void exception(struct thread *t)
 		return;
 	}
 	memcpy(&t->regs, &mr[1], sizeof(t->regs));
+	t->last_fault = 0;                      /* map_refused counts faults with nothing between */
 	if (vec == PECAN_VEC_SYSCALL) {
 		if (t->mm->fast)
 			fast_patch(t);
@@ -294,6 +325,8 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			tty_message();
 		else if (clock_is(from))
 			clock_message();
+		else if (!drivers_supervise(from, tag))   /* a driver of lx's space died: */
+			disk_supervise(from, tag);      /* restart it */
 		return;                         /* a thread lx no longer knows: no answer */
 	}
 	if (t->is_sigthread && !(tag & (L4_TAG_REDIRECTED | L4_TAG_PROPAGATE))) {

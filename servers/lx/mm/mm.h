@@ -45,6 +45,10 @@ struct proc;
 struct mm;
 struct inode;
 /* mm/vm.c */
+/* The RAM file system's pages count against the same commit limit as writable
+ * mappings: false when the pool has no page left to promise (ENOSPC). */
+bool mem_charge_file_page(void);
+void mem_uncharge_file_page(void);
 struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */

@@ -69,6 +69,17 @@ static void utcb_release(struct mm *mm, u64 utcb)
 	mm->utcb_used[slot / 64] &= ~(1UL << (slot % 64));
 }
 
+/*
+ * A process space's kernel-memory quota, in pages: the whole pool, so that
+ * a big process is bounded by the pool's shared reserve (the kernel keeps an
+ * eighth from every unprivileged space) and lx's OOM killer, not by the
+ * default sixteenth (1.75 MiB at 256 MiB: mapping nodes for 80 MiB).
+ */
+static L4_Word_t kmem_quota(void)
+{
+	return *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_SIZE) / LX_PAGE_SIZE;
+}
+
 /* Create the L4 thread t in mm's space (a new space if mm has none yet). */
 static int l4_create(struct thread *t, struct mm *mm)
 {
@@ -81,7 +92,7 @@ static int l4_create(struct thread *t, struct mm *mm)
 	bool fresh = mm->space_tid == L4_NILTHREAD;
 	L4_ThreadId_t space = fresh ? t->tid : mm->space_tid;
 	if (fresh && (!L4_ThreadControl(t->tid, t->tid, lx_id, L4_NILTHREAD, ~0UL) ||
-		      !L4_SpaceControl(t->tid, PECAN_SPACE_STRICT, L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
+		      !L4_SpaceControl(t->tid, PECAN_SPACE_STRICT | kmem_quota(), L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
 				       L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0), lx_id, 0)))
 		goto fail;
 	if (!L4_ThreadControl(t->tid, space, lx_id, lx_id, t->utcb))
@@ -274,9 +285,11 @@ struct proc *proc_new(struct proc *parent)
 		p->sibling = parent->children;
 		parent->children = p;
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
+		memcpy(p->rlim, parent->rlim, sizeof(p->rlim));
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
+		rlimits_default(p);
 	}
 	p->start_time = lx_now_us();
 	p->next_all = procs;
@@ -362,6 +375,28 @@ void proc_exit(struct proc *p, int status)
 		if (sigchld_ignored(p->parent))
 			proc_free(p);
 	}
+}
+
+/*
+ * The out-of-memory killer, for a page fault lx cannot serve: it kills the
+ * process with the most resident pages, as Linux's chooses by size, and
+ * never init while another process holds memory; it logs its choice.  True
+ * if the victim was another process (the faulter may try again); false if
+ * the faulter itself died, whose threads are then gone.
+ */
+bool oom_kill(struct proc *faulter)
+{
+	struct proc *victim = NULL;
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (!p->zombie && p->mm && p->mm->pages && p != init_proc &&
+		    (!victim || p->mm->pages > victim->mm->pages))
+			victim = p;
+	if (!victim)
+		victim = faulter;
+	lx_log("lx: out of memory: killed process %d (%s), %lu KiB resident\n", victim->pid,
+	       victim->comm, (unsigned long)(victim->mm->pages * (LX_PAGE_SIZE >> 10)));
+	proc_exit(victim, LX_SIGKILL);
+	return victim != faulter;
 }
 
 /* One thread leaves (exit, not exit_group): the last one ends the process. */

@@ -35,6 +35,7 @@ struct thread *thread_new(struct proc *p, int *err); /* an L4 thread in p->mm's 
 int thread_start(struct thread *t);                /* it runs the stub, then t->regs */
 void thread_destroy(struct thread *t);
 void proc_exit(struct proc *p, int status);        /* status: a wait status */
+bool oom_kill(struct proc *faulter);                /* false: the faulter was the victim */
 void thread_exit(struct thread *t, int code);
 void vfork_release(struct proc *child);            /* a vfork parent may go on */
 void vfork_forget(struct thread *t);
@@ -72,6 +73,7 @@ void sigthread_delete(struct mm *mm);
 #define LX_SIGTTIN 21
 #define LX_SIGTTOU 22
 #define LX_SIGWINCH 28
+#define LX_SIGXFSZ 25
 #define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1
