@@ -75,6 +75,8 @@ static void utcb_release(struct mm *mm, u64 utcb)
  * eighth from every unprivileged space) and lx's OOM killer, not by the
  * default sixteenth (1.75 MiB at 256 MiB: mapping nodes for 80 MiB).
  */
+bool lx_confine = true;
+
 static L4_Word_t kmem_quota(void)
 {
 	return *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_SIZE) / LX_PAGE_SIZE;
@@ -92,8 +94,9 @@ static int l4_create(struct thread *t, struct mm *mm)
 	bool fresh = mm->space_tid == L4_NILTHREAD;
 	L4_ThreadId_t space = fresh ? t->tid : mm->space_tid;
 	if (fresh && (!L4_ThreadControl(t->tid, t->tid, lx_id, L4_NILTHREAD, ~0UL) ||
-		      !L4_SpaceControl(t->tid, PECAN_SPACE_STRICT | kmem_quota(), L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
-				       L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0), lx_id, 0)))
+		      !L4_SpaceControl(t->tid, (lx_confine ? PECAN_SPACE_STRICT : 0) | kmem_quota(),
+				       L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0), L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0),
+				       lx_confine ? lx_id : L4_NILTHREAD, 0)))
 		goto fail;
 	if (!L4_ThreadControl(t->tid, space, lx_id, lx_id, t->utcb))
 		goto fail;
@@ -452,6 +455,10 @@ static int init_args(struct exec_args *a, const char *cmdline)
 			continue;                       /* file systems (l4/main.c) */
 		if (!a->argc && !strcmp(word, "lx.trace")) {
 			lx_trace = true;                /* log every system call (docs/lx.md) */
+			continue;
+		}
+		if (!a->argc && (!strcmp(word, "lx.confine=0") || !strcmp(word, "lx.confine=1"))) {
+			lx_confine = word[11] == '1';   /* only to measure confinement (docs/lx.md) */
 			continue;
 		}
 		if (!a->argc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {

@@ -36,6 +36,7 @@ int thread_start(struct thread *t);                /* it runs the stub, then t->
 void thread_destroy(struct thread *t);
 void proc_exit(struct proc *p, int status);        /* status: a wait status */
 bool oom_kill(struct proc *faulter);                /* false: the faulter was the victim */
+extern bool lx_confine;                             /* lx.confine=0: no redirector (to measure its cost) */
 void thread_exit(struct thread *t, int code);
 void vfork_release(struct proc *child);            /* a vfork parent may go on */
 void vfork_forget(struct thread *t);

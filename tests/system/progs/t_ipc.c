@@ -144,9 +144,12 @@ TEST_CASE("ipc.send_timeout_zero", "Send with a zero timeout to a thread not rec
 	EXPECT(tt_start_local(r, tt_park), "start failed");
 	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);    /* now parked: waiting for itself */
 	L4_SetMR(0, 0);
+	L4_Word_t t0 = L4_SystemClock();
 	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TIMEOUT_ZERO);
+	L4_Word_t dt = L4_SystemClock() - t0;
 	EXPECT(L4_IpcFailed(tag), "send succeeded");
 	EXPECT(L4_ErrorCode() == L4_IPC_TIMEOUT, "ErrorCode %lx, want send-phase timeout", L4_ErrorCode());
+	EXPECT(dt < 1000, "a zero send timeout waited %lu us", dt);
 	tt_kill(r);
 }
 
@@ -168,12 +171,14 @@ TEST_CASE("ipc.receive_timeout", "receive timeouts: zero fails at once, 10 ms af
 {
 	L4_Word_t t0 = L4_SystemClock();
 	L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TIMEOUT_ZERO, 0);
+	L4_Word_t dt = L4_SystemClock() - t0;
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
 	       "zero: ErrorCode %lx", L4_ErrorCode());
 	EXPECT(tag == L4_TAG_ERROR, "zero: tag %lx", tag);
+	EXPECT(dt < 1000, "zero: waited %lu us", dt);
 	t0 = L4_SystemClock();
 	tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(10000), 0);
-	L4_Word_t dt = L4_SystemClock() - t0;
+	dt = L4_SystemClock() - t0;
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
 	       "10 ms: ErrorCode %lx", L4_ErrorCode());
 	EXPECT(dt >= 10000 && dt < 12500, "10 ms: took %lu us", dt);
@@ -293,6 +298,8 @@ TEST_CASE("ipc.bad_partner", "nonexistent, stale, nil-version and own IDs fail w
 	tag = L4_Receive_Timeout(stale, L4_TIMEOUT_NEVER, 0);
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV),
 	       "receive from stale: %lx", L4_ErrorCode());
+	tag = L4_Send_Timeout(l4_global_id(l4_thread_no(t), 0), L4_TIMEOUT_NEVER);   /* t's number, nil version */
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "nil version: %lx", L4_ErrorCode());
 	tag = L4_Send_Timeout(L4_MyGlobalId(), L4_TIMEOUT_NEVER);
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "self: %lx", L4_ErrorCode());
 	tag = L4_Send_Timeout(0x12345640UL, L4_TIMEOUT_NEVER);   /* a local ID that is no UTCB */
