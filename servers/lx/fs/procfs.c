@@ -136,7 +136,7 @@ static void update_self(struct inode *root)
 static void root_refresh(struct inode *root)
 {
 	prune(root);
-	char name[12], buf[256];
+	char name[12], buf[512];
 	for (struct proc *p = procs; p; p = p->next_all) {
 		struct inode *d;
 		if (p->zombie)
@@ -159,7 +159,7 @@ static void root_refresh(struct inode *root)
 		      "Shmem:                 0 kB\nSReclaimable:          0 kB\n"
 		      "PecanKernelPoolFree: %8lu kB\n",
 		      total, free, free, *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_FREE) >> 10);
-	put_file(root, "meminfo", buf, (size_t)n);
+	put_file(root, "meminfo", buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 	u64 up = lx_now_us();
 	n = snfmt(buf, sizeof(buf), "%lu.%02lu 0.00\n", up / 1000000, (up / 10000) % 100);
 	put_file(root, "uptime", buf, (size_t)n);
