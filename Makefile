@@ -63,7 +63,7 @@ VARIANT_KERNELS := $(foreach k,$(TEST_KERNELS) $(OTHER_TEST_KERNELS),$(BUILD)/ke
 SERVERS := $(BUILD)/servers/sigma0.elf $(BUILD)/servers/root.elf
 # lx, the Linux personality (docs/lx.md), and the file system it boots with
 LX      := $(BUILD)/servers/lx.elf
-LX_SRC  := $(wildcard servers/lx/*.c servers/lx/*.S)
+LX_SRC  := $(wildcard servers/lx/*/*.c servers/lx/*/*.S)
 LX_OBJ  := $(patsubst %,$(BUILD)/u/%.o,$(LX_SRC))
 LXFS    := $(BUILD)/lx/rootfs.cpio
 # In-guest test programs: t_* run as the root task; s_* run in sigma0's slot.
@@ -159,10 +159,10 @@ $(eval $(call kernel_variant,bench-dslq-fast-bigpool,$(PRESET_dslq) -DCONFIG_COU
 # --- user programs ---
 $(BUILD)/u/%.c.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -MMD -c $< -o $@
+	$(CC) $(UCFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/u/%.S.o: %.S Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -MMD -c $< -o $@
+	$(CC) $(UCFLAGS) -MMD -MP -c $< -o $@
 ULINK = $(LD) -static -nostdlib -z max-page-size=4096 -e _start -Ttext-segment=$(1) -o $@ $(filter %.o,$^)
 
 $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
@@ -171,7 +171,7 @@ $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
 $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
-$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ)
+$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
@@ -243,7 +243,7 @@ $(BUILD)/host/test_madt: tests/host/test_madt.c kernel/arch/x86_64/acpi.c $(HOST
 $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
-$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs.c servers/lx/malloc.c $(HOST_COMMON)
+$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs/ramfs.c servers/lx/vfs/namei.c servers/lx/mm/malloc.c $(HOST_COMMON)
 $(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h lib/store/store.h $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)
