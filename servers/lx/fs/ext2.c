@@ -1108,12 +1108,9 @@ static int ext2_create(struct inode *dir, const char *name, uint32_t mode, uint6
 	return 0;
 }
 
+/* fs_link checked the target: not a directory, still linked. */
 static int ext2_link(struct inode *dir, const char *name, struct inode *target)
 {
-	if (LX_S_ISDIR(target->mode))
-		return -LX_EPERM;
-	if (target->nlink == 0)
-		return -LX_ENOENT;
 	if (target->nlink >= 65000)
 		return -LX_EMLINK;
 	int r = new_name_check(dir, name);

@@ -276,12 +276,9 @@ static int ram_create(struct inode *dir, const char *name, uint32_t mode, uint64
 	return 0;
 }
 
+/* fs_link checked the target: not a directory, still linked. */
 static int ram_link(struct inode *dir, const char *name, struct inode *target)
 {
-	if (LX_S_ISDIR(target->mode))
-		return -LX_EPERM;
-	if (target->nlink == 0)
-		return -LX_ENOENT;      /* an unlinked file cannot come back */
 	int r = check_new_name(dir, name, strlen(name));
 	return r < 0 ? r : dir_link(dir, name, target);
 }

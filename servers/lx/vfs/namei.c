@@ -286,6 +286,10 @@ int fs_link(struct inode *dir, const char *name, struct inode *target)
 	const struct fs_ops *o = dir->sb->ops;
 	if (LX_S_ISDIR(dir->mode) && target->sb != dir->sb)
 		return -LX_EXDEV;
+	if (LX_S_ISDIR(target->mode))
+		return -LX_EPERM;       /* link(2): no hard links to directories */
+	if (target->nlink == 0)
+		return -LX_ENOENT;      /* an unlinked file cannot come back */
 	return o->link ? o->link(dir, name, target) : -LX_EPERM;
 }
 
