@@ -103,6 +103,34 @@ static void anon_shared(void)
 	check("anon_child_reprotects", in_child(child_reprotects, m), 0, 0);
 	check("anon_still_shared", strcmp(m, "after mprotect"), 0, 0);
 	munmap(m, PAGE);
+	/* pages first touched after the fork are shared too, both ways (mmap(2): "updates
+	 * to the mapping are visible to other processes mapping the same region") */
+	m = mmap(0, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	check("anon_untouched_child_store", in_child(child_writes, m + PAGE), 0, 0);
+	check("anon_untouched_parent_sees", strcmp(m + PAGE, "from child"), 0, 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 1000 && ((volatile char *)m)[2 * PAGE] != 'p'; i++)
+			usleep(1000);
+		_exit(((volatile char *)m)[2 * PAGE] == 'p' ? 0 : 1);
+	}
+	m[2 * PAGE] = 'p';
+	int st;
+	waitpid(pid, &st, 0);
+	check("anon_untouched_child_sees_parent", WIFEXITED(st) ? WEXITSTATUS(st) : 2, 0, 0);
+	munmap(m, 3 * PAGE);
+	/* /dev/zero mapped shared is the same kind of memory */
+	int fd = open("/dev/zero", O_RDWR);
+	m = mmap(0, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	check("devzero_shared_map", m != MAP_FAILED, 1, 0);
+	if (m != MAP_FAILED) {
+		check("devzero_child_store", in_child(child_writes, m + PAGE), 0, 0);
+		check("devzero_parent_sees", strcmp(m + PAGE, "from child"), 0, 0);
+		munmap(m, 2 * PAGE);
+	}
+	char *z = mmap(0, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	check("devzero_private_zero", z != MAP_FAILED && z[100] == 0, 1, 0);
+	close(fd);
 }
 
 static int child_shm(void *p)

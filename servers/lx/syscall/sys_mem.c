@@ -7,6 +7,48 @@
 #define LX_MAP_PRIVATE   0x02
 #define LX_MAP_TYPE      0x0f
 
+/*
+ * MAP_SHARED anonymous memory, and /dev/zero mapped shared, is an unnamed
+ * file of the area's size, as Linux's shmem: its pages belong to the file,
+ * so every process that inherited the area shares every page, touched
+ * before the fork or after.  Mapped like a shared file; the area holds it.
+ */
+static long map_shared_anon(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags)
+{
+	struct inode *ip = len ? fs_new_unnamed(0600) : NULL;
+	if (len && !ip)
+		return -LX_ENOMEM;
+	if (ip && fs_truncate(ip, (len + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1)) < 0) {
+		fs_put(ip);
+		return -LX_ENOMEM;
+	}
+	long r = vm_mmap(t->proc, addr, len, (u32)prot, (u32)flags & ~LX_MAP_ANONYMOUS, ip, 0, true);
+	if (ip)
+		fs_put(ip);
+	return r;
+}
+
+/* The file behind a mapping of fd: a regular file, or NULL for /dev/zero (anonymous memory). */
+static long map_file(struct thread *t, u64 fd, u32 type, u64 prot, struct inode **ip, bool *writable)
+{
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	if ((f->flags & LX_O_ACCMODE) == LX_O_WRONLY)
+		return -LX_EACCES;
+	*writable = (f->flags & LX_O_ACCMODE) == LX_O_RDWR;
+	if (f->ip && LX_S_ISCHR(f->ip->mode) && f->ip->rdev == DEV_ZERO) {
+		*ip = NULL;
+		return 0;
+	}
+	if (!f->ip || !LX_S_ISREG(f->ip->mode))
+		return -LX_ENODEV;
+	if (type == LX_MAP_SHARED && (prot & 2) && !*writable)
+		return -LX_EACCES;
+	*ip = f->ip;
+	return 0;
+}
+
 long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	u32 type = (u32)flags & LX_MAP_TYPE;
@@ -15,18 +57,14 @@ long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, 
 	struct inode *ip = NULL;
 	bool writable = false;
 	if (!(flags & LX_MAP_ANONYMOUS)) {
-		struct file *f = fd_get(t->proc, (int)fd);
-		if (!f)
-			return -LX_EBADF;
-		if (!f->ip || !LX_S_ISREG(f->ip->mode))
-			return -LX_ENODEV;
-		if ((f->flags & LX_O_ACCMODE) == LX_O_WRONLY)
-			return -LX_EACCES;
-		writable = (f->flags & LX_O_ACCMODE) == LX_O_RDWR;
-		if (type == LX_MAP_SHARED && (prot & 2) && !writable)
-			return -LX_EACCES;
-		ip = f->ip;
+		long r = map_file(t, fd, type, prot, &ip, &writable);
+		if (r)
+			return r;
+		if (!ip)
+			flags |= LX_MAP_ANONYMOUS;      /* /dev/zero */
 	}
+	if (!ip && type == LX_MAP_SHARED)
+		return map_shared_anon(t, addr, len, prot, flags);
 	return vm_mmap(t->proc, addr, len, (u32)prot, (u32)flags, ip, off, writable);
 }
 
