@@ -78,11 +78,18 @@ pub struct StackConfig {
 
 pub type TxFn = extern "C" fn(frame: *const u8, len: usize);
 
+/// The receive ring's frames: static, as the server's stack is small.
+static mut RX_RING: [[u8; FRAME]; RX_SLOTS] = [[0; FRAME]; RX_SLOTS];
+
+fn ring() -> &'static mut [[u8; FRAME]; RX_SLOTS] {
+    // SAFETY: one thread uses the stack, and only Dev touches the ring.
+    unsafe { &mut *addr_of_mut!(RX_RING) }
+}
+
 /// The device: received frames wait in a ring; loopback frames join them.
 struct Dev {
     mac: [u8; 6],
     tx: TxFn,
-    ring: [[u8; FRAME]; RX_SLOTS],
     lens: [usize; RX_SLOTS],
     head: usize,
     count: usize,
@@ -96,7 +103,7 @@ impl Dev {
             return false;
         }
         let slot = (self.head + self.count) % RX_SLOTS;
-        self.ring[slot][..frame.len()].copy_from_slice(frame);
+        ring()[slot][..frame.len()].copy_from_slice(frame);
         self.lens[slot] = frame.len();
         self.count += 1;
         true
@@ -125,7 +132,7 @@ impl RxToken for Rx<'_> {
         d.head = (d.head + 1) % RX_SLOTS;
         d.count -= 1;
         let len = d.lens[slot];
-        f(&d.ring[slot][..len])
+        f(&ring()[slot][..len])
     }
 }
 
@@ -291,7 +298,7 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
     if st().is_some() || !mac.is_unicast() {
         return -NET_ERR_INVAL;
     }
-    let mut dev = Dev { mac: c.mac, tx, ring: [[0; FRAME]; RX_SLOTS], lens: [0; RX_SLOTS], head: 0, count: 0, dropped: 0 };
+    let mut dev = Dev { mac: c.mac, tx, lens: [0; RX_SLOTS], head: 0, count: 0, dropped: 0 };
     let now = Instant::from_millis(now_ms as i64);
     let mut config = Config::new(HardwareAddress::Ethernet(mac));
     config.random_seed = c.seed;
@@ -482,21 +489,24 @@ pub extern "C" fn stack_socket(family: u16, ty: u32) -> i64 {
     }
 }
 
-fn port_in_use(s: &State, port: u16) -> bool {
+/// Is the port taken among sockets of the same protocol (TCP and UDP ports are apart)?
+fn port_in_use(s: &State, port: u16, tcp_side: bool) -> bool {
+    if !tcp_side {
+        return s.udp.iter().any(|h| s.sockets.get::<udp::Socket>(*h).endpoint().port == port);
+    }
     s.handles.iter().any(|k| match *k {
         Kind::Tcp { bound: Some(ep), .. } | Kind::Listen { ep, .. } => ep.port == port,
-        Kind::Udp { i } => s.sockets.get::<udp::Socket>(s.udp[i]).endpoint().port == port,
         _ => false,
     }) || s.tcp.iter().any(|h| {
         s.sockets.get::<tcp::Socket>(*h).local_endpoint().is_some_and(|e| e.port == port)
     })
 }
 
-fn ephemeral(s: &mut State) -> Result<u16, i64> {
+fn ephemeral(s: &mut State, tcp_side: bool) -> Result<u16, i64> {
     for _ in 0..(65535 - EPHEMERAL_FIRST) {
         let p = s.next_port;
         s.next_port = if p == 65535 { EPHEMERAL_FIRST } else { p + 1 };
-        if !port_in_use(s, p) {
+        if !port_in_use(s, p, tcp_side) {
             return Ok(p);
         }
     }
@@ -509,9 +519,10 @@ fn bind(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
         return Err(-NET_ERR_AFNOSUPPORT);
     }
     let mut ep = to_listen(a)?;
+    let tcp_side = matches!(k, Kind::Tcp { .. } | Kind::Listen { .. });
     if ep.port == 0 && !matches!(k, Kind::Icmp { .. }) {
-        ep.port = ephemeral(s)?;
-    } else if port_in_use(s, ep.port) && !matches!(k, Kind::Icmp { .. }) {
+        ep.port = ephemeral(s, tcp_side)?;
+    } else if port_in_use(s, ep.port, tcp_side) && !matches!(k, Kind::Icmp { .. }) {
         return Err(-NET_ERR_ADDRINUSE);
     }
     match k {
@@ -634,7 +645,7 @@ fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
         Kind::Tcp { i, bound } => {
             let local = match bound {
                 Some(ep) => ep,
-                None => IpListenEndpoint { addr: None, port: ephemeral(s)? },
+                None => IpListenEndpoint { addr: None, port: ephemeral(s, true)? },
             };
             s.handles[h as usize] = Kind::Tcp { i, bound: Some(local) };
             let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);

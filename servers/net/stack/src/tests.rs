@@ -53,6 +53,10 @@ fn udp_echo(t: &mut u64, family: u16, to: NetAddr) {
     assert_eq!(&buf[..4], b"ping");
     assert_eq!(from.family, family);
     assert_eq!(stack_recv(a, buf.as_mut_ptr(), 64, &mut from), -NET_ERR_AGAIN);
+    // TCP has ports of its own
+    let t = stack_socket(family, NET_SOCK_STREAM);
+    assert_eq!(stack_bind(t, &any), 0, "TCP port of a bound UDP one");
+    assert_eq!(stack_close(t), 0);
     assert_eq!(stack_close(a), 0);
     assert_eq!(stack_close(b), 0);
 }

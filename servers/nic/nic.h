@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* The user-level NIC driver (include/l4/nic.h for its protocol, docs/net.md). */
+#ifndef PECAN_NIC_H
+#define PECAN_NIC_H
+
+#include <stdint.h>
+#include "../../lib/l4/l4.h"
+
+struct pci_dev {
+	uint8_t bus, dev, fn;
+};
+
+/* Configuration space (the caller must hold ports 0xCF8-0xCFF). */
+uint32_t pci_read(struct pci_dev d, unsigned off);
+void pci_write(struct pci_dev d, unsigned off, uint32_t v);
+/* The first function with these IDs: 1 and *out, or 0. */
+int pci_find(uint16_t vendor, uint16_t device, struct pci_dev *out);
+
+/* What nic_start found and set up for the driver thread. */
+struct nic_hw {
+	int present;
+	uint16_t io;                 /* BAR0: the legacy virtio registers */
+	unsigned irq;                /* the interrupt line; 0: none (the driver is polled) */
+	char *dma_va;                /* DMA memory: here in our space, dma_pa for the device */
+	uint64_t dma_pa, dma_size;
+	uint64_t mac;
+};
+extern struct nic_hw nic_hw;
+
+void nic_driver(void);
+/*
+ * Find a virtio-net device by PCI enumeration, take its ports, 512 KiB of
+ * DMA memory from sigma0 and its interrupt, and start the driver as thread
+ * `driver` of the calling task (the root task: sigma0 and the IRQ threads
+ * answer only it).  Returns 0 on failure; no device is not a failure (the
+ * driver then answers NIC_ERR_NODEV).
+ */
+int nic_start(L4_ThreadId_t driver);
+
+#endif
