@@ -23,6 +23,8 @@ have musl-gcc || need="$need musl-tools"
 have cpio || need="$need cpio"
 # the static busybox: the dynamic one (package busybox) cannot run in the initramfs
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need="$need busybox-static"
+# the network server's TCP/IP stack (smoltcp, servers/net/stack): Debian's Rust toolchain
+have cargo || need="$need cargo-web"
 # gcc's sanitizer runtimes for the host unit tests
 if have gcc && [ -e /usr/include/stdio.h ] && ! echo 'int main(void){return 0;}' | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1; then
 	need="$need libasan8 libubsan1"

@@ -48,10 +48,10 @@
  *            or NET_EV_HUP, or the time is up: MR i+1 = the handle's events
  *            now (NET_EV_NVAL for a handle that is not open).  One POLL may
  *            wait per client thread.
- *   INFO     u = 0.  Reply u = 7: MR1 = MAC address (byte 0 in bits 0-7),
+ *   INFO     u = 0.  Reply u = 8: MR1 = MAC address (byte 0 in bits 0-7),
  *            MR2 = IPv4 address (byte 0 in bits 0-7) | prefix << 32, MR3-4 =
  *            IPv6 address, MR5 = IPv6 prefix, MR6 = frames received, MR7 =
- *            frames dropped (receive ring full).
+ *            frames dropped (receive ring full), MR8 = frames the NIC refused.
  * A failed request is answered with DRIVER_ERROR (include/l4/drivers.h),
  * u = 1, MR1 = a reason: DRIVER_ERR_REQUEST, DRIVER_ERR_BUSY (too many
  * POLLs waiting) or one of NET_ERR_* (the errno a personality gives in

@@ -161,6 +161,7 @@ long net_info(struct net_info *out)
 	out->ip6_prefix = (unsigned)L4_MR(5);
 	out->frames_in = L4_MR(6);
 	out->dropped = L4_MR(7);
+	out->refused = L4_MR(8);
 	return 0;
 }
 

@@ -22,7 +22,7 @@ extern L4_ThreadId_t pecan_net;
 struct net_info {
 	uint8_t mac[6], ip4[4], ip6[16];
 	unsigned ip4_prefix, ip6_prefix;
-	uint64_t frames_in, dropped;
+	uint64_t frames_in, dropped, refused;
 };
 
 /* An address from its parts: ip4 4 bytes, ip6 16 bytes (NULL: unspecified). */

@@ -28,7 +28,7 @@ static uint8_t io[NET_IO_MAX] __attribute__((aligned(16)));
 static uint8_t frame[NIC_FRAME_MAX] __attribute__((aligned(16)));
 static struct stack_config config;
 static int have_nic;
-static uint64_t frames_in;
+static uint64_t frames_in, frames_refused;
 
 static uint64_t now_ms(void)
 {
@@ -37,8 +37,8 @@ static uint64_t now_ms(void)
 
 static void tx(const uint8_t *f, size_t len)
 {
-	if (have_nic)
-		(void)nic_send(f, (uint32_t)len);
+	if (have_nic && nic_send(f, (uint32_t)len) < 0)
+		frames_refused++;
 }
 
 /*
@@ -168,7 +168,7 @@ static void do_info(L4_ThreadId_t from)
 		mac |= (L4_Word_t)config.mac[i] << (8 * i);
 	memcpy(&ip4, config.ip4, 4);
 	memcpy(ip6, config.ip6, 16);
-	L4_SetMR(0, L4_TAG_MAKE(NET_INFO, 7, 0));
+	L4_SetMR(0, L4_TAG_MAKE(NET_INFO, 8, 0));
 	L4_SetMR(1, mac);
 	L4_SetMR(2, ip4 | (L4_Word_t)config.ip4_prefix << 32);
 	L4_SetMR(3, ip6[0]);
@@ -176,6 +176,7 @@ static void do_info(L4_ThreadId_t from)
 	L4_SetMR(5, config.ip6_prefix);
 	L4_SetMR(6, frames_in);
 	L4_SetMR(7, stack_dropped());
+	L4_SetMR(8, frames_refused);
 	L4_Reply(from);
 }
 

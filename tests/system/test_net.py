@@ -11,6 +11,7 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -57,9 +58,13 @@ def tcp_echo(port, deadline):
             if time.time() > deadline:
                 raise
             time.sleep(1)
-    with s:
+    def send():                  # while we read: an echo fills both ways' buffers otherwise
         s.sendall(STREAM)
         s.shutdown(socket.SHUT_WR)
+
+    with s:
+        sender = threading.Thread(target=send, daemon=True)
+        sender.start()
         got = bytearray()
         while True:
             chunk = s.recv(65536)

@@ -210,7 +210,15 @@ TEST_CASE("net.host_echo", "the host reaches an echo service (TCP and UDP port 7
 	EXPECT(s >= 0, "no connection: %ld", s);
 	unsigned long total = 0;
 	while ((n = net_wait_recv(s, buf, sizeof(buf), NULL, 30 * SECOND)) > 0) {
-		EXPECT(net_wait_send(s, buf, (unsigned long)n, NULL, 10 * SECOND) == n, "TCP echo");
+		long sent = net_wait_send(s, buf, (unsigned long)n, NULL, 10 * SECOND);
+		if (sent != n) {
+			unsigned want = NET_EV_IN | NET_EV_OUT, ev = 0;
+			net_poll(&s, &want, &ev, 1, 0);
+			net_info(&info);
+			EXPECT(0, "TCP echo: %ld of %ld bytes after %lu (events %x; frames in %lu, dropped %lu, "
+			       "refused by the NIC %lu)", sent, n, total, ev, (unsigned long)info.frames_in,
+			       (unsigned long)info.dropped, (unsigned long)info.refused);
+		}
 		total += (unsigned long)n;
 	}
 	EXPECT(n == 0, "the stream ended with %ld after %lu bytes", n, total);

@@ -51,6 +51,11 @@ const SOCKETS: usize = MAX_TCP + MAX_UDP + MAX_ICMP;
 const FRAME: usize = 1514;
 const RX_SLOTS: usize = 64;
 const EPHEMERAL_FIRST: u16 = 49152;
+/// smoltcp 0.12 has no persist timer: a peer whose window closed and whose window
+/// update got lost (QEMU's slirp sends none) would stall a connection for good.  An
+/// idle connection's keep-alive makes the peer answer with its window, so every TCP
+/// socket has one unless its client turns it off (NET_OPT_KEEPALIVE_MS 0).
+const KEEPALIVE_MS: u64 = 500;
 
 /// An address as the protocol carries it (include/l4/net.h, struct net_addr).
 #[repr(C)]
@@ -457,7 +462,7 @@ fn take_tcp(s: &mut State) -> Option<usize> {
     s.tcp_busy[i] = true;
     let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
     sock.set_nagle_enabled(true);
-    sock.set_keep_alive(None);
+    sock.set_keep_alive(Some(Duration::from_millis(KEEPALIVE_MS)));
     Some(i)
 }
 
