@@ -53,7 +53,8 @@ STORE_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(STORE_SRC))
 DISK_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/disk/ata servers/disk/start lib/disk/client)
 # the NIC driver, the network server and their client libraries (docs/net.md)
 NIC_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/nic/pci servers/nic/virtio servers/nic/start lib/nic/client)
-NET_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/net/net servers/net/config servers/net/start lib/net/client)
+NET_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/net/net servers/net/config servers/net/start lib/net/client \
+	lib/task/task)
 # The network server's TCP/IP stack: smoltcp (crates.io, pinned by Cargo.lock) as a no_std
 # static library.  It is built for the host target, whose core library Debian's rustc-web
 # ships (it has no freestanding target); nothing in it calls the OS, relocations are static

@@ -10,9 +10,10 @@ void net_server(void);
 /* Take the static configuration from a command line (config.h); 0, or -1 if malformed. */
 int net_set_config(const char *args);
 /*
- * Start the server as thread `server` of the calling task, over the NIC
- * driver (lib/nic's pecan_nic; nil: loopback only), configured from args
- * (the boot command line's net.* words).  Returns 0 on failure.
+ * Start the server as thread `server` in a space of its own (lib/task: the
+ * caller, a root task, must have started the pager with task_pager_start),
+ * over the NIC driver (lib/nic's pecan_nic; nil: loopback only), configured
+ * from args (the boot command line's net.* words).  Returns 0 on failure.
  */
 int net_start(L4_ThreadId_t server, const char *args);
 

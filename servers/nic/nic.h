@@ -31,9 +31,10 @@ void nic_driver(void);
 /*
  * Find a virtio-net device by PCI enumeration, take its ports, 512 KiB of
  * DMA memory from sigma0 and its interrupt, and start the driver as thread
- * `driver` of the calling task (the root task: sigma0 and the IRQ threads
- * answer only it).  Returns 0 on failure; no device is not a failure (the
- * driver then answers NIC_ERR_NODEV).
+ * `driver` in a space of its own (lib/task; the caller, the root task, has
+ * started the pager with task_pager_start and owns what the driver gets).
+ * Returns 0 on failure; no device is not a failure (the driver then answers
+ * NIC_ERR_NODEV).
  */
 int nic_start(L4_ThreadId_t driver);
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Starting the NIC driver as a thread of the root task: PCI enumeration, the
-// device's ports and interrupt, and DMA memory whose physical address sigma0's
-// reply tells.
+// Starting the NIC driver in a space of its own (lib/task): the root task
+// does the PCI enumeration, takes the device's ports, its interrupt and DMA
+// memory whose physical address sigma0's reply tells, and the driver's space
+// gets the ports (by I/O page faults) and the DMA memory (shared) from it.
 #include "nic.h"
-#include "../drivers/drivers.h"
 #include "../../lib/nic/client.h"
+#include "../../lib/task/task.h"
 
 #define STACK 8192
 #define VIRTIO_VENDOR 0x1af4
@@ -59,7 +60,8 @@ int nic_start(L4_ThreadId_t driver)
 		return 0;
 	if (pci_find(VIRTIO_VENDOR, VIRTIO_NET_LEGACY, &d) && claim(d) && dma_memory())
 		nic_hw.present = 1;
-	if (!drivers_thread_start(driver, nic_driver, stack, STACK, 250))
+	if ((nic_hw.present && !task_share(DMA_VA, 1UL << DMA_LOG2)) ||
+	    !task_start(driver, nic_driver, stack, STACK, 250))
 		return 0;
 	if (nic_hw.present && nic_hw.irq) {
 		L4_ThreadId_t irq = l4_global_id(nic_hw.irq, 1);

@@ -13,6 +13,7 @@
 #include "../../../lib/drivers/client.h"
 #include "../../../lib/nic/client.h"
 #include "../../../lib/net/client.h"
+#include "../../../lib/task/task.h"
 #include "../../../servers/drivers/drivers.h"
 #include "../../../servers/nic/nic.h"
 #include "../../../servers/net/net.h"
@@ -47,6 +48,16 @@ TEST_CASE("net.info", "the server is up on the NIC: the MAC is the device's, the
 	EXPECT(info.ip4[0] == 10 && info.ip4[3] == 15 && info.ip4_prefix == 24, "ipv4 %d.%d.%d.%d/%u",
 	       info.ip4[0], info.ip4[1], info.ip4[2], info.ip4[3], info.ip4_prefix);
 	EXPECT(info.ip6[0] == 0xfe && info.ip6_prefix == 64, "ipv6 not configured");
+}
+
+TEST_CASE("net.own_space", "the server runs in a space of its own: its memory is a private copy, our later writes do not reach it")
+{
+	EXPECT(task_faults > 0, "the server's pager answered no page fault");
+	EXPECT(net_set_config("net.ip4=1.2.3.4/8") == 0, "parse");     /* our copy of its configuration */
+	struct net_info now;
+	EXPECT(net_info(&now) == 0, "NET_INFO");
+	EXPECT(now.ip4[0] == 10 && now.ip4_prefix == 24, "the server saw our write: %d.%d.%d.%d/%u", now.ip4[0],
+	       now.ip4[1], now.ip4[2], now.ip4[3], now.ip4_prefix);
 }
 
 TEST_CASE("net.bad_nic", "the NIC driver refuses bad frames and requests and goes on")
@@ -239,7 +250,8 @@ int main(void)
 	L4_Word_t me = l4_thread_no(L4_MyGlobalId());
 	pecan_boot_args(args, sizeof(args));
 	if (!drivers_start(l4_global_id(me + 1, 1), l4_global_id(me + 2, 1)) ||
-	    !nic_start(l4_global_id(me + 3, 1)) || !net_start(l4_global_id(me + 4, 1), args)) {
+	    !task_pager_start(l4_global_id(me + 5, 1)) || !nic_start(l4_global_id(me + 3, 1)) ||
+	    !net_start(l4_global_id(me + 4, 1), args)) {
 		printf("t_net: the drivers did not start\n");
 		pecan_kdb_power_off(2);
 	}
