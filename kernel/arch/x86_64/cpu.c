@@ -188,8 +188,11 @@ static void io_load(const struct space *s)
 	word_t top = s ? s->io_top : 0;
 	if (top)
 		arch_copy(cpu_tss.iomap, s->io_deny, top);
-	for (word_t i = top; i < io_loaded_top; i++)
-		cpu_tss.iomap[i] = 0xff;
+	if (io_loaded_top > top) {             /* deny what the previous space had beyond ours */
+		u8 *d = cpu_tss.iomap + top;
+		word_t n = io_loaded_top - top;
+		__asm__ __volatile__("rep stosb" : "+D"(d), "+c"(n) : "a"(0xff) : "memory");
+	}
 	io_loaded_top = top;
 	arch_io_loaded = s;
 }

@@ -17,6 +17,7 @@
 #include "../../../servers/drivers/drivers.h"
 #include "../../../servers/nic/nic.h"
 #include "../../../servers/net/net.h"
+#include "../../../lib/c/portio.h"
 #include <l4/drivers.h>
 #include <l4/nic.h>
 
@@ -58,6 +59,62 @@ TEST_CASE("net.own_space", "the server runs in a space of its own: its memory is
 	EXPECT(net_info(&now) == 0, "NET_INFO");
 	EXPECT(now.ip4[0] == 10 && now.ip4_prefix == 24, "the server saw our write: %d.%d.%d.%d/%u", now.ip4[0],
 	       now.ip4[1], now.ip4[2], now.ip4[3], now.ip4_prefix);
+}
+
+/* ---- ports above the ISA range follow the space (kernel: the TSS bitmap's used part) ---- */
+
+static volatile L4_Word_t probe_stage, probe_io_faults, probe_last_fpage;
+
+/* In a space of its own: a COM2 port (so the space has a bitmap), then PCI's data port. */
+static void port_probe(void)
+{
+	probe_stage = 1;
+	(void)inb(0x2ff);
+	probe_stage = 2;
+	(void)inl(0xcfc);                    /* never granted: this must fault, and stay blocked */
+	probe_stage = 3;
+	tt_park();
+}
+
+/* The probe's pager: our own pages (so it shares probe_*), and COM2's ports; PCI's never. */
+static void probe_pager(void)
+{
+	L4_ThreadId_t from;
+	for (;;) {
+		L4_MsgTag_t tag = L4_Wait(&from);
+		L4_Word_t label = L4_TAG_LABEL(tag) & ~0xfUL, a = L4_MR(1);
+		if (L4_IpcFailed(tag))
+			continue;
+		if (label == (L4_LABEL_IO_PAGEFAULT & ~0xfUL)) {
+			probe_io_faults++;
+			probe_last_fpage = a;
+			if (((a >> 16) & 0xffff) != 0x2ff)
+				continue;            /* no reply: the prober waits for good */
+			L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+			L4_SetMR(1, L4_ITEM_MAP);
+			L4_SetMR(2, L4_IO_FPAGE(0x2f8, 3, 7));
+		} else {
+			L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
+			L4_SetMR(1, (a & ~0xfffUL) | L4_ITEM_MAP);
+			L4_SetMR(2, L4_FPAGE_MAKE(a & ~0xfffUL, 12, 7));
+		}
+		L4_Reply(from);
+	}
+}
+
+TEST_CASE("net.high_ports", "a space with only ISA ports cannot use PCI's ports (0xCFC) that the task switched from held")
+{
+	L4_ThreadId_t pager = tt_id(1, 1), probe = tt_id(2, 1);
+	(void)inl(0xcfc);                    /* ours: the TSS bitmap now has our high ports loaded */
+	EXPECT(tt_start_local(pager, probe_pager), "pager");
+	L4_Set_Priority(pager, 254);
+	EXPECT(tt_start_space_paged(probe, port_probe, pager), "probe");
+	TT_WAIT(probe_stage >= 2 && probe_io_faults >= 2, 2000);
+	L4_Word_t stage = probe_stage, faults = probe_io_faults, fp = probe_last_fpage;
+	tt_kill(probe);
+	tt_kill(pager);
+	EXPECT(stage == 2, "the probe got to stage %lu (3: it read port 0xCFC)", stage);
+	EXPECT(faults == 2 && ((fp >> 16) & 0xffff) == 0xcfc, "%lu I/O faults, the last for %lx", faults, fp);
 }
 
 TEST_CASE("net.bad_nic", "the NIC driver refuses bad frames and requests and goes on")

@@ -3,8 +3,9 @@
 //! TCP, UDP) behind the C interface of servers/net/stack.h.  One Ethernet
 //! interface; frames come in through `stack_input` and go out through the
 //! transmit function given to `stack_init`.  Loopback (127.0.0.0/8 and the
-//! interface's own addresses; not ::1, which smoltcp 0.12 does not route) is done in the device: frames for our own MAC
-//! address never leave, broadcasts and multicasts are also looped back.
+//! interface's own addresses; not ::1, which smoltcp 0.12 does not route) is
+//! done in the device: frames for our own MAC address never leave, broadcasts
+//! and multicasts are also looped back.
 //!
 //! Sockets are numbered handles (0..MAX_HANDLES) into a table; every call
 //! checks its handle and arguments and returns a negative NET_ERR_* code
