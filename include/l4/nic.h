@@ -5,8 +5,9 @@
  * Requests are Calls; labels are the request type; frames are whole
  * Ethernet frames without the FCS (14..NIC_FRAME_MAX bytes).
  *
- *   INFO    u = 0.  Reply u = 3: MR1 = MAC address (byte 0 in bits 0-7),
- *           MR2 = NIC_FRAME_MAX, MR3 = frames received so far.
+ *   INFO    u = 0.  Reply u = 4: MR1 = MAC address (byte 0 in bits 0-7),
+ *           MR2 = NIC_FRAME_MAX, MR3 = frames received so far, MR4 = the
+ *           device's interrupts so far.
  *   SEND    t = 2: one string item with the frame.  Reply u = 1: MR1 = its
  *           length, once the frame is in the transmit ring.
  *   RECV    u = 0; the caller's BR0-BR2 accept one string of NIC_FRAME_MAX

@@ -26,6 +26,17 @@ long nic_info(uint8_t mac[6])
 	return err;
 }
 
+long nic_counts(uint64_t *frames, uint64_t *interrupts)
+{
+	L4_SetMR(0, L4_TAG_MAKE(NIC_INFO, 0, 0));
+	long err = call(NIC_INFO);
+	if (!err && frames)
+		*frames = L4_MR(3);
+	if (!err && interrupts)
+		*interrupts = L4_MR(4);
+	return err;
+}
+
 long nic_send(const void *frame, uint32_t len)
 {
 	L4_SetMR(0, L4_TAG_MAKE(NIC_SEND, 0, 2));

@@ -18,6 +18,8 @@ extern L4_ThreadId_t pecan_nic;
  * buf must hold NIC_FRAME_MAX bytes.
  */
 long nic_info(uint8_t mac[6]);
+/* Frames received and interrupts taken so far (either pointer may be NULL). */
+long nic_counts(uint64_t *frames, uint64_t *interrupts);
 long nic_send(const void *frame, uint32_t len);
 long nic_recv(void *buf);
 long nic_notify(void);

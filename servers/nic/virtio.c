@@ -48,7 +48,7 @@ struct vq {
 struct nic_hw nic_hw;                     /* filled by nic_start */
 static struct vq rxq, txq;
 static unsigned tx_free = NBUF;
-static uint64_t rx_count;
+static uint64_t rx_count, irq_count;
 static L4_ThreadId_t notify_to;
 static char frame[NIC_FRAME_MAX];
 
@@ -194,10 +194,11 @@ static void do_recv(L4_ThreadId_t from)
 
 static void reply_info(L4_ThreadId_t from)
 {
-	L4_SetMR(0, L4_TAG_MAKE(NIC_INFO, 3, 0));
+	L4_SetMR(0, L4_TAG_MAKE(NIC_INFO, 4, 0));
 	L4_SetMR(1, nic_hw.mac);
 	L4_SetMR(2, NIC_FRAME_MAX);
 	L4_SetMR(3, rx_count);
+	L4_SetMR(4, irq_count);
 	L4_Reply(from);
 }
 
@@ -226,6 +227,7 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 static void interrupt(L4_ThreadId_t irq)
 {
 	(void)inb((uint16_t)(nic_hw.io + VIO_ISR));
+	irq_count++;
 	tx_reap();
 	if (notify_to && rxq.last_used != ring_used_idx(&rxq)) {
 		L4_SetMR(0, L4_TAG_MAKE(NIC_RX_READY, 0, 0));

@@ -260,6 +260,14 @@ TEST_CASE("net.gateway_icmp", "an ICMP echo over the NIC to QEMU's user-network 
 	EXPECT(ping(NET_AF_INET, &to, 0x103), "no echo reply from 10.0.2.2");
 }
 
+TEST_CASE("net.nic_interrupts", "the device's interrupts reach the driver as IPC, and frames came in")
+{
+	uint64_t frames = 0, irqs = 0;
+	EXPECT(nic_counts(&frames, &irqs) == 0, "NIC_INFO");
+	EXPECT(frames > 0, "no frame received");
+	EXPECT(irqs > 0, "no interrupt in %lu frames: the driver was only polled", (unsigned long)frames);
+}
+
 /* Serve one TCP connection (echo until the peer's FIN) and one UDP datagram (echo it). */
 TEST_CASE("net.host_echo", "the host reaches an echo service (TCP and UDP port 7) through forwarded ports; data comes back unchanged")
 {
