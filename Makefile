@@ -43,7 +43,7 @@ KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \
 KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 
 ULIB := lib/l4/crt0.S lib/l4/l4.c lib/l4/boot.c lib/c/string.c lib/c/printf.c lib/fmt/fmt.c lib/drivers/client.c
-DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start)
+DRIVERS_OBJ := $(patsubst %,$(BUILD)/u/servers/drivers/%.c.o,serial timersvc start clients)
 ULIB_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(ULIB))
 TLIB_OBJ := $(BUILD)/u/lib/test/test.c.o $(BUILD)/u/lib/test/tthread.c.o
 # the checkpointed page store (docs/store.md): pure C, also built for the host tests
@@ -200,6 +200,10 @@ $(BUILD)/tests/t_%.elf: $(BUILD)/u/tests/system/progs/t_%.c.o $(ULIB_OBJ) $(TLIB
 	$(call ULINK,$(ROOT_BASE))
 # the disk driver and the store, on a disk image (tests/system/test_store.py)
 $(BUILD)/tests/t_store.elf: $(DISK_OBJ) $(STORE_OBJ)
+# hostile clients of sigma0 and the drivers, the disk driver included (tests/system/test_hostile.py)
+$(BUILD)/tests/t_hostile.elf: $(DISK_OBJ)
+# drivers that crash or are deleted, and restarted (tests/system/test_isolate.py)
+$(BUILD)/tests/t_isolate.elf: $(DISK_OBJ)
 # the NIC driver and the network server over smoltcp (tests/system/test_net.py)
 $(NETSTACK): $(NETSTACK_SRC)
 	cd $(NETSTACK_DIR) && CARGO_TARGET_DIR=$(abspath $(BUILD))/net/cargo \

@@ -105,6 +105,22 @@ static word_t kernel_call(word_t dest, word_t label, word_t w1, word_t w2, word_
 }
 
 /*
+ * The thread a kernel-generated Call of t goes to, given the handler its TCR
+ * names.  In a strictly confined space (PECAN_SPACE_STRICT) a handler outside the
+ * space other than the redirector is replaced by the redirector: the TCRs
+ * are user-writable, and a thread that rewrites them must not reach anyone
+ * its redirector did not choose (abi.md, Redirection).  0: no handler.
+ */
+word_t handler_of(struct tcb *t, word_t handler)
+{
+	word_t r = t->space->redirector;
+	if (!handler || !r || handler == r || !t->space->strict)
+		return handler;
+	struct tcb *h = tcb_resolve(t, handler);
+	return h && h->space == t->space ? handler : r;
+}
+
+/*
  * A user page fault (or I/O page fault) becomes a Call to the thread's
  * pager: label -2<<4 | rwx (-8<<4 | rwx), MR1 = address (I/O fpage), MR2 =
  * RIP; the pager's map items land through a receive window of the whole
@@ -114,7 +130,7 @@ static word_t kernel_call(word_t dest, word_t label, word_t w1, word_t w2, word_
 static bool fault_ipc_at(word_t rip, word_t label, word_t what)
 {
 	struct tcb *t = current;
-	word_t pager = utcb_get(t, UTCB_PAGER);
+	word_t pager = handler_of(t, utcb_get(t, UTCB_PAGER));
 	if (!pager || !tcb_resolve(t, pager))
 		return false;
 	word_t err = kernel_call(pager, label, what, rip, L4_COMPLETE_SPACE);
@@ -130,7 +146,7 @@ static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
 word_t pager_fault(word_t addr, unsigned rwx)
 {
 	struct tcb *t = current;
-	word_t pager = utcb_get(t, UTCB_PAGER);
+	word_t pager = handler_of(t, utcb_get(t, UTCB_PAGER));
 	if (!pager || !tcb_resolve(t, pager))
 		return L4_IPC_NOPARTNER;
 	return kernel_call(pager, L4_LABEL_PAGEFAULT | rwx, addr, ~0UL, L4_COMPLETE_SPACE);
@@ -234,7 +250,7 @@ word_t exception_transfer(struct tcb *snd, struct tcb *rcv)
 enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code)
 {
 	struct tcb *t = current;
-	word_t handler = utcb_get(t, UTCB_EXC_HANDLER);
+	word_t handler = handler_of(t, utcb_get(t, UTCB_EXC_HANDLER));
 	if (!handler || !tcb_resolve(t, handler))
 		return EXC_NO_HANDLER;
 	exception_message(tf, vector, code, utcb_mrs(t));

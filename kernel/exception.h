@@ -18,6 +18,7 @@ struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
  * the pager replied; L4_IPC_NOPARTNER also when there is no pager).
  */
 word_t pager_fault(word_t addr, unsigned rwx);
+word_t handler_of(struct tcb *t, word_t handler);   /* the pager or handler a confined space reaches */
 /* The preemption message to the current thread's scheduler, from the tick. */
 void preemption_ipc(struct trapframe *tf);
 /* Continuation of a thread whose exception IPC was answered on the slowpath. */

@@ -361,7 +361,7 @@ int ipc_xfer_resolve(struct tcb *snd, struct tcb *rcv, struct tcb *who, word_t a
 	if (snd->xfer_aborted)
 		return XF_ABORTED;
 	/* a pager that is the other side of the transfer could never answer (X.2): no deadlock */
-	struct tcb *pager = tcb_resolve(who, utcb_get(who, UTCB_PAGER));
+	struct tcb *pager = tcb_resolve(who, handler_of(who, utcb_get(who, UTCB_PAGER)));
 	if (!pager || pager == (who == snd ? rcv : snd) || (who == rcv && rcv->ipc_kind != IPC_USER))
 		return XF_UNRESOLVED;
 	word_t err;

@@ -271,8 +271,9 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 		return NULL;
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
-	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER))
-		return NULL;
+	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
+	    unlikely(self->space->strict && self->space->redirector != hid && h->space != self->space))
+		return NULL;    /* confined: the slowpath sends it to the redirector (handler_of) */
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */

@@ -185,14 +185,19 @@ static void describe_memory(u64 kmem)
 				ALIGN_UP(bi.mods[i].end, PAGE_SIZE));
 }
 
-/* The pool's size: a share of the RAM, within the configured bounds, in 2 MiB steps. */
+/*
+ * The pool's size: a share of the RAM for threads, spaces and their page
+ * tables, plus the mapping cost of every RAM page (a root pager such as lx
+ * maps all of it from sigma0 at start), within the configured bounds, in
+ * 2 MiB steps.
+ */
 static u64 kmem_wanted(void)
 {
 	u64 ram = 0;
 	for (int i = 0; i < bi.fw.n; i++)
 		if (bi.fw.r[i].type == MEM_RAM)
 			ram += bi.fw.r[i].end - bi.fw.r[i].base;
-	u64 size = ram >> CONFIG_KMEM_RAM_SHIFT;
+	u64 size = (ram >> CONFIG_KMEM_RAM_SHIFT) + (ram >> 12) * CONFIG_KMEM_MAP_PER_PAGE;
 	if (size < CONFIG_KMEM_MIN)
 		size = CONFIG_KMEM_MIN;
 	if (size > CONFIG_KMEM_MAX)

@@ -6,6 +6,7 @@
 #include "mapping.h"
 #include "sched.h"
 #include <l4/errors.h>
+#include <l4/pecan.h>
 #include <l4/ipc.h>
 #include <l4/thread.h>
 #include <l4/utcb.h>
@@ -159,6 +160,8 @@ static void set_quota(struct space *s, word_t control)
 {
 	if (CONTROL_QUOTA_PAGES(control))
 		s->acct.quota = CONTROL_QUOTA_PAGES(control) * PAGE_SIZE;
+	if (control != ~0UL && (control & PECAN_SPACE_STRICT))
+		s->strict = true;       /* sticky: nothing unconfines a space */
 }
 
 /* SpaceControl(space, control, kip area, utcb area, redirector) (abi.md §5.7). */

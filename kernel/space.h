@@ -31,6 +31,7 @@ struct space {
 	int nthreads;
 	struct tcb *threads;     /* its threads, linked through space_next (thread.c) */
 	word_t redirector;       /* IPC leaving the space goes to this thread (X.2); 0: none */
+	bool strict;             /* PECAN_SPACE_STRICT: kernel IPC confined too, no KDB */
 	struct kmem_acct acct;   /* the kernel memory held for it (frame.h) */
 };
 

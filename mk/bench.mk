@@ -65,6 +65,8 @@ bench-lx: deps $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS)
 		$(BENCH_OUT)/pecan-lx-scale.results only=lat_scale
 	LX_OPTS=lx.fast=0 RESULT_TAG=path=trap bench/lx/boot.sh $(BENCH_LX_KERNEL) $(LX) $(LXFS) \
 		$(BENCH_SCALE) $(BENCH_OUT)/pecan-lx-trap.results only=lat_syscall
+	LX_OPTS=lx.confine=0 RESULT_TAG=confine=off bench/lx/boot.sh $(BENCH_LX_KERNEL) $(LX) $(LXFS) \
+		$(BENCH_SCALE) $(BENCH_OUT)/pecan-lx-unconfined.results only=lat_syscall
 
 bench-report:
 	$(PYTHON) bench/report/report.py --out docs/report.md --svg-dir docs/report $(BENCH_OUT)/*.results

@@ -8,6 +8,10 @@ LX_TEST_BIN := $(patsubst tests/lx/%.c,$(BUILD)/lx/tests/%,$(LX_TEST_SRC))
 $(BUILD)/lx/tests/%: tests/lx/%.c tests/lx/check.h mk/lx.mk | deps
 	@mkdir -p $(dir $@)
 	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -pthread -o $@ $<
+# l4_*: Linux programs that also use Pecan's L4 interface (lib/l4), to attack lx's confinement
+$(BUILD)/lx/tests/l4_%: tests/lx/l4_%.c lib/l4/l4.c mk/lx.mk | deps
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) -std=gnu11 -O2 -Wall -static -Iinclude -Ilib -o $@ $< lib/l4/l4.c
 # dyn_*: dynamically linked on purpose (lx refuses them with ENOEXEC)
 $(BUILD)/lx/tests/dyn_%: tests/lx/dyn_%.c mk/lx.mk | deps
 	@mkdir -p $(dir $@)

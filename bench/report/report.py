@@ -404,6 +404,9 @@ def sec_lx(t, plots):
             tv, tt, _ = t.cell("pecan", name, exact=True, path="trap", **params)
             rows.append([label + ", every call trapping (`lx.fast=0`)", lt, tt,
                          compare(lv, tv, unit or "instructions")[0], DASH, DASH])
+            uv, ut, _ = t.cell("pecan", name, exact=True, confine="off", **params)
+            rows.append([label + ", processes not confined (`lx.confine=0`, the cost of confinement)",
+                         lt, ut, compare(lv, uv, unit or "instructions")[0], DASH, DASH])
     for task, _ in seeds.REAIM_TASKS:
         lv, lt, _ = t.cell("linux", "reaim." + task)
         pv, pt, _ = t.cell("pecan", "reaim." + task, exact=True)

@@ -20,6 +20,10 @@
  *          (the drive's FLUSH CACHE).
  * A failed request is answered with DRIVER_ERROR (include/l4/drivers.h),
  * u = 1, MR1 = a reason: DRIVER_ERR_REQUEST or one of DISK_ERR_*.
+ * As every driver, it serves only the threads of the space that started it
+ * and those named at start (disk_start_for); others get DRIVER_ERR_DENIED.
+ * Its transfer timeouts are 100 ms: a string or receive buffer that faults
+ * to a pager that does not answer in time fails the request, not the driver.
  */
 #ifndef L4_DISK_H
 #define L4_DISK_H

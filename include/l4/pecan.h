@@ -29,6 +29,15 @@
 enum pecan_counter { PECAN_COUNTER_TABLE(PECAN_COUNTER_ENUM) PECAN_NUM_COUNTERS };
 #undef PECAN_COUNTER_ENUM
 
+/*
+ * SpaceControl control bit 32 (docs/abi.md): the space is strictly confined
+ * while it has a redirector.
+ * Its page faults and exceptions go to its redirector whenever their handler
+ * lies outside the space (the Pager and ExceptionHandler TCRs are
+ * user-writable), and it reaches no kernel debugger.  Once set it stays set.
+ */
+#define PECAN_SPACE_STRICT    (1UL << 32)
+
 /* Word 1 of the %gs page: the scheduler variant the kernel was built with. */
 #define PECAN_VARIANT_ADDR    (USER_GS_PAGE + 0x8)
 #define PECAN_VARIANT_DSLQ    1

@@ -85,6 +85,8 @@ enum mungi_request {
 	MUNGI_STATS,            /* -> counter (MUNGI_STAT_*) values in MR1.. */
 	MUNGI_CONFIG,           /* -> dt in microseconds */
 	MUNGI_CHECKPOINT,       /* bank base, bank password -> pages written to the page store */
+	MUNGI_TEST_CRASH,       /* the server faults through a wild pointer, if booted with test_crash=1
+				   (fault-isolation tests); otherwise MUNGI_ENOSYS */
 	/* between the server and the runtime in each task; no user code sends these */
 	MUNGI_PDX_READY = 0x40, /* a new PDX worker or t0 waits for work */
 	MUNGI_PDX_RET,          /* a worker's results: 2 words */

@@ -10,11 +10,14 @@ struct linebuf {
 	int len;
 };
 
-/* Through the user-level console driver once it runs, the kernel debugger before. */
+/*
+ * Through the user-level console driver once it runs, the kernel debugger
+ * before, when the driver fails (dead), and for the driver itself.
+ */
 static void flush(struct linebuf *lb)
 {
 	lb->buf[lb->len] = '\0';
-	if (!pecan_console || console_write(lb->buf, lb->len) < 0)
+	if (!pecan_console || pecan_console == L4_MyGlobalId() || console_write(lb->buf, lb->len) < 0)
 		L4_KDB_PrintString(lb->buf);
 	lb->len = 0;
 }

@@ -6,10 +6,15 @@
 
 L4_ThreadId_t pecan_disk;
 
-/* Call the driver with the message in the MRs: 0, or minus the reason. */
+/*
+ * Call the driver with the message in the MRs: 0, or minus the reason.  It
+ * waits at most DISK_CALL_US in each phase: a dead or stuck driver is
+ * -DISK_ERR_IPC, never a hang.
+ */
 static long call(L4_Word_t label)
 {
-	L4_MsgTag_t tag = L4_Call(pecan_disk);
+	L4_Word_t t = L4_TimePeriod(DISK_CALL_US);
+	L4_MsgTag_t tag = L4_Ipc(pecan_disk, pecan_disk, L4_TIMEOUTS(t, t), 0);
 	if (L4_IpcFailed(tag))
 		return -DISK_ERR_IPC;
 	if (L4_TAG_LABEL(tag) == DRIVER_ERROR && L4_TAG_U(tag) == 1)
@@ -61,9 +66,9 @@ const char *disk_strerror(long err)
 {
 	static const char *const names[] = {
 		"ok", "malformed request", "busy", "sectors outside the disk", "buffer does not match the count",
-		"no disk", "drive error", "IPC failed",
+		"no disk", "drive error", "IPC failed (no driver, or it did not answer)", "not a client of the driver",
 	};
-	return err <= 0 && err >= -DISK_ERR_IPC ? names[-err] : "unknown error";
+	return err <= 0 && err >= -DRIVER_ERR_DENIED ? names[-err] : "unknown error";
 }
 
 /* lib/store's requests are at most a block (8 sectors), well under DISK_MAX_SECTORS. */

@@ -12,6 +12,13 @@ extern L4_ThreadId_t pecan_disk;
 
 /* Beyond include/l4/disk.h's reasons: the IPC itself failed (ErrorCode says why). */
 #define DISK_ERR_IPC 7
+/*
+ * The longest a call waits for the driver to take it, and then for the
+ * reply: beyond the drive's own 30 s limit, so a slow drive is an I/O
+ * error from the driver; a dead driver is DISK_ERR_IPC at once, a hung one
+ * after this long.
+ */
+#define DISK_CALL_US 60000000
 
 /* The driver's waiting so far: status polls, and TSC ticks spent polling. */
 struct disk_wait {

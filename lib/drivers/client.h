@@ -5,6 +5,13 @@
 
 #include "../l4/l4.h"
 
+/*
+ * Every call below waits at most DRIVER_CALL_US for the driver to take the
+ * request and, beyond the time asked for (a sleep) or for input (a read,
+ * which may wait for ever), as long for its reply: a dead driver is an error.
+ */
+#define DRIVER_CALL_US 10000000
+
 /* The driver threads; nil until drivers_start (then printf goes to the console). */
 extern L4_ThreadId_t pecan_console, pecan_timer;
 

@@ -11,6 +11,7 @@
 #include <l4/errors.h>
 #include <l4/ipc.h>
 #include <l4/pecan.h>
+#include <l4/sigma0.h>
 
 typedef L4_Word_t L4_ThreadId_t;
 
@@ -70,6 +71,7 @@ static inline void L4_SetTcr(int byte_offset, L4_Word_t v)
 static inline L4_ThreadId_t L4_MyGlobalId(void) { return L4_Tcr(UTCB_MY_GLOBAL_ID); }
 static inline L4_ThreadId_t L4_MyLocalId(void) { return (L4_Word_t)L4_Utcb(); }
 static inline L4_Word_t L4_ErrorCode(void) { return L4_Tcr(UTCB_ERROR_CODE); }
+static inline L4_Word_t L4_IntendedReceiver(void) { return L4_Tcr(UTCB_INTENDED_RECV); }
 
 static inline void L4_ThreadSwitch(L4_ThreadId_t dest)
 {
@@ -307,6 +309,23 @@ static inline L4_Word_t pecan_sigma0_request(L4_Word_t fpage, L4_Word_t window)
 	if (L4_IpcFailed(tag) || L4_TAG_T(tag) != 2)
 		return 0;
 	return L4_MR(2);
+}
+
+/*
+ * Pecan's sigma0 extension (include/l4/sigma0.h): make threads numbered
+ * [first, first + count) sigma0's clients.  Only the root task's first
+ * thread may; 1 if sigma0 admitted them.  It waits a second at most for the
+ * answer: a sigma0 that does not know the extension (Pistachio's) gives none.
+ */
+static inline int pecan_sigma0_admit(L4_Word_t first, L4_Word_t count)
+{
+	L4_ThreadId_t s0 = l4_global_id(L4_USER_BASE, 1);
+	L4_SetMR(0, L4_TAG_MAKE(SIGMA0_LABEL_EXT, 3, 0));
+	L4_SetMR(1, SIGMA0_EXT_ADMIT);
+	L4_SetMR(2, first);
+	L4_SetMR(3, count);
+	L4_MsgTag_t tag = L4_Ipc(s0, s0, L4_TIMEOUTS(L4_TIMEOUT_NEVER, L4_TimePeriod(1000000)), 0);
+	return !L4_IpcFailed(tag) && L4_MR(1) == 1;
 }
 
 /* Pecan KDB op 0xF5: check the mapping database; returns 0 if consistent (privileged). */

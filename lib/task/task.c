@@ -115,7 +115,9 @@ int task_pager_start(L4_ThreadId_t t)
 {
 	if (pager_id)
 		return 1;
-	if (!start_thread(t, L4_MyGlobalId(), L4_MyGlobalId(), pager, (L4_Word_t)pager_stack + sizeof(pager_stack) - 8) ||
+	/* the pager asks sigma0 for the pages it copies into: sigma0 serves admitted threads only */
+	if (!pecan_sigma0_admit(l4_thread_no(t), 1) ||
+	    !start_thread(t, L4_MyGlobalId(), L4_MyGlobalId(), pager, (L4_Word_t)pager_stack + sizeof(pager_stack) - 8) ||
 	    !L4_Set_Priority(t, 254))
 		return 0;
 	pager_id = t;

@@ -14,7 +14,10 @@
 
 #include "../l4/l4.h"
 
-/* Start the pager of such spaces as thread `pager` of the calling (root) task; 0 on failure. */
+/*
+ * Start the pager of such spaces as thread `pager` of the calling task, which must
+ * be the root task's first thread (it makes the pager sigma0's client); 0 on failure.
+ */
 int task_pager_start(L4_ThreadId_t pager);
 /* Map [base, base + size) (page-aligned, the root task's) into every such space as it is. */
 int task_share(L4_Word_t base, L4_Word_t size);

@@ -6,6 +6,7 @@
 // but nothing is left to an interrupt, and under QEMU icount polling adds
 // only instructions, never idle time that would warp the clock.
 #include "disk.h"
+#include "../drivers/drivers.h"
 #include <l4/disk.h>
 #include <l4/drivers.h>
 #include "../../lib/c/portio.h"
@@ -255,6 +256,10 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag), u = L4_TAG_U(tag), t = L4_TAG_T(tag);
 	int err;
+	if (!driver_client_ok(&disk_clients, from))
+		return driver_refuse("disk", from, tag);
+	if (label == DRIVER_TEST_CRASH && disk_clients.test_requests)
+		driver_test_crash();
 	if (label == DISK_READ && u == 2 && t == 0)
 		do_read(from);
 	else if (label == DISK_WRITE && u == 2 && t == 2)
@@ -274,7 +279,7 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 void disk_driver(void)
 {
 	/* a client whose buffer faults and whose pager never answers cannot hold us */
-	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TimePeriod(100000), L4_TimePeriod(100000)));
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TimePeriod(DRIVER_XFER_US), L4_TimePeriod(DRIVER_XFER_US)));
 	identify();
 	for (;;) {
 		L4_ThreadId_t from;

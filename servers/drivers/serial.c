@@ -58,7 +58,7 @@ static void serve_reader(void)
 	L4_SetMR(0, L4_TAG_MAKE(CONSOLE_READ, 0, 2));
 	L4_SetMR(1, L4_STRING_MAKE(n, 1, 0, 0));
 	L4_SetMR(2, (L4_Word_t)chunk);
-	L4_Reply(reader);
+	L4_Reply(reader);         /* a reader whose buffer faults loses the bytes, after DRIVER_XFER_US at most */
 	reader = 0;
 }
 
@@ -79,6 +79,10 @@ static void reply_error(L4_ThreadId_t to, L4_Word_t code)
 static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
+	if (!driver_client_ok(&serial_clients, from))
+		return driver_refuse("console", from, tag);
+	if (label == DRIVER_TEST_CRASH && serial_clients.test_requests)
+		driver_test_crash();
 	if (label == CONSOLE_WRITE && L4_TAG_T(tag) == 2) {
 		L4_Word_t n = L4_STRING_LEN(L4_MR(1));
 		for (L4_Word_t i = 0; i < n && i < CONSOLE_BUF; i++)
@@ -113,6 +117,8 @@ static void interrupt(void)
 void serial_driver(void)
 {
 	L4_ThreadId_t irq = l4_global_id(CONSOLE_IRQ, 1), from;
+	/* a client whose string faults and whose pager never answers cannot hold us */
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TimePeriod(DRIVER_XFER_US), L4_TimePeriod(DRIVER_XFER_US)));
 	/*
 	 * The FIFO control stays as the firmware left it: switching the FIFOs on
 	 * clears them, and input piped into the console may already be waiting.

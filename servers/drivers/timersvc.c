@@ -4,7 +4,8 @@
 #include "drivers.h"
 #include <l4/drivers.h>
 
-#define MAX_WAITERS 32
+#define TIMER_MAX_US (1UL << 40)   /* about 12 days */
+#define MAX_WAITERS 64            /* all clients together; each has TIMER_SLOTS_PER_CLIENT */
 
 struct waiter {
 	L4_Word_t deadline;      /* µs, SystemClock; 0 = free slot */
@@ -43,8 +44,21 @@ static void fire_due(void)
 		fire(w);
 }
 
+/* Slots client holds now. */
+static int slots_of(L4_ThreadId_t client)
+{
+	int n = 0;
+	for (int i = 0; i < MAX_WAITERS; i++)
+		n += waiters[i].deadline && waiters[i].client == client;
+	return n;
+}
+
 static int add(L4_ThreadId_t client, L4_Word_t us, L4_Word_t cookie, int alarm)
 {
+	if (slots_of(client) >= TIMER_SLOTS_PER_CLIENT)
+		return 0;
+	if (us > TIMER_MAX_US)
+		us = TIMER_MAX_US;        /* the deadline must not wrap to "free" or "due" */
 	for (int i = 0; i < MAX_WAITERS; i++)
 		if (!waiters[i].deadline) {
 			waiters[i] = (struct waiter){ L4_SystemClock() + us + 1, client, cookie, alarm };
@@ -56,6 +70,10 @@ static int add(L4_ThreadId_t client, L4_Word_t us, L4_Word_t cookie, int alarm)
 static void request(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag), u = L4_TAG_U(tag);
+	if (!driver_client_ok(&timer_clients, from))
+		return driver_refuse("timer", from, tag);
+	if (label == DRIVER_TEST_CRASH && timer_clients.test_requests)
+		driver_test_crash();
 	int ok = (label == TIMER_SLEEP && u == 1) || (label == TIMER_ALARM && u == 2);
 	if (ok && add(from, L4_MR(1), L4_MR(2), label == TIMER_ALARM)) {
 		if (label == TIMER_ALARM) {
@@ -81,6 +99,8 @@ static L4_Word_t wait_timeout(void)
 
 void timer_service(void)
 {
+	/* it accepts no strings; bounded anyway, as every driver */
+	L4_SetTcr(UTCB_XFER_TIMEOUTS, L4_TIMEOUTS(L4_TimePeriod(DRIVER_XFER_US), L4_TimePeriod(DRIVER_XFER_US)));
 	for (;;) {
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYTHREAD, wait_timeout(), &from);

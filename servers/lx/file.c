@@ -164,11 +164,33 @@ static long reg_read(struct file *f, void *buf, size_t n)
 	return r;
 }
 
+/*
+ * RLIMIT_FSIZE (setrlimit(2)): a write that would end past the writer's limit
+ * stores what lies below it; one that starts at or past it fails with EFBIG
+ * and raises SIGXFSZ.  0, or -EFBIG.
+ */
+static long fsize_limit(u64 pos, size_t *n)
+{
+	struct thread *t = lx_current;
+	u64 lim = t ? t->proc->rlim[LX_RLIMIT_FSIZE][0] : LX_RLIM_INFINITY;
+	if (lim == LX_RLIM_INFINITY || pos + *n <= lim)
+		return 0;
+	if (pos >= lim) {
+		signal_send_thread(t, LX_SIGXFSZ);
+		return -LX_EFBIG;
+	}
+	*n = lim - pos;
+	return 0;
+}
+
 static long reg_write(struct file *f, const void *buf, size_t n)
 {
 	if (f->flags & LX_O_APPEND)
 		f->pos = f->ip->size;
-	long r = fs_write(f->ip, f->pos, buf, n);
+	long r = fsize_limit(f->pos, &n);
+	if (r)
+		return r;
+	r = fs_write(f->ip, f->pos, buf, n);
 	if (r > 0)
 		f->pos += (u64)r;
 	return r;
@@ -316,9 +338,9 @@ static bool ring_copy(struct pipe *pp, u32 at, void *buf, size_t n, bool to_ring
 		}
 		char *p = (char *)pp->page[pg] + off;
 		if (to_ring)
-			copy_fast(p, b, chunk);
+			memcpy(p, b, chunk);
 		else
-			copy_fast(b, p, chunk);
+			memcpy(b, p, chunk);
 		b += chunk;
 		at += (u32)chunk;
 		n -= chunk;

@@ -42,9 +42,6 @@ void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec);
 #define BOUNCE_SIZE (64 * 1024)
 extern char file_bounce[BOUNCE_SIZE];
 
-/* memcpy eight bytes a step (lib/c's goes a byte a step): for bulk data. */
-void copy_fast(void *d, const void *s, size_t n);
-
 /* Copy up to n bytes page by page; the count that could be copied before a bad address. */
 size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n);
 size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n);

@@ -69,8 +69,10 @@ static struct inode *inode_new(uint32_t mode)
 static void free_pages_from(struct inode *ip, uint64_t first)
 {
 	for (uint64_t i = first; i < ip->nblocks; i++) {
-		if (ip->blocks[i])
+		if (ip->blocks[i]) {
 			page_free(ip->blocks[i]);
+			mem_uncharge_file_page();
+		}
 		ip->blocks[i] = NULL;
 	}
 }
@@ -623,14 +625,25 @@ static int blocks_reserve(struct inode *ip, uint64_t idx)
 	return 0;
 }
 
-/* The page of index idx, allocated if missing; NULL without memory. */
-static void *block_get(struct inode *ip, uint64_t idx)
+/*
+ * The page of index idx in *page, allocated (and charged) if missing: 0,
+ * -ENOSPC when the commit limit leaves no page for files (tmpfs is full),
+ * -ENOMEM when lx itself has no memory.
+ */
+static int block_get(struct inode *ip, uint64_t idx, char **page)
 {
 	if (blocks_reserve(ip, idx) < 0)
-		return NULL;
-	if (!ip->blocks[idx])
-		ip->blocks[idx] = page_alloc();
-	return ip->blocks[idx];
+		return -LX_ENOMEM;
+	if (!ip->blocks[idx]) {
+		if (!mem_charge_file_page())
+			return -LX_ENOSPC;
+		if (!(ip->blocks[idx] = page_alloc())) {
+			mem_uncharge_file_page();
+			return -LX_ENOMEM;
+		}
+	}
+	*page = ip->blocks[idx];
+	return 0;
 }
 
 long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
@@ -657,7 +670,7 @@ long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
 	return (long)n;
 }
 
-/* Writes what memory allows: a short count, or ENOMEM if not one byte fit. */
+/* Writes what memory allows: a short count, or ENOSPC if not one byte fit (tmpfs full). */
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 {
 	int r = check_reg(ip);
@@ -666,19 +679,20 @@ long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 	if (off > FS_MAX_SIZE || n > FS_MAX_SIZE - off)
 		return -LX_EFBIG;
 	size_t done = 0;
+	int err = 0;
 	while (done < n) {
 		uint64_t idx = (off + done) / LX_PAGE_SIZE, in = (off + done) % LX_PAGE_SIZE;
 		size_t chunk = LX_PAGE_SIZE - in;
 		if (chunk > n - done)
 			chunk = n - done;
-		char *page = block_get(ip, idx);
-		if (!page)
+		char *page;
+		if ((err = block_get(ip, idx, &page)))
 			break;
 		memcpy(page + in, (const char *)buf + done, chunk);
 		done += chunk;
 	}
 	if (done == 0 && n > 0)
-		return -LX_ENOMEM;
+		return err;
 	if (off + done > ip->size)
 		ip->size = off + done;
 	touch(ip);
@@ -712,8 +726,9 @@ void *fs_page(struct inode *ip, uint64_t off, bool alloc)
 	if (!LX_S_ISREG(ip->mode) || off >= ip->size)
 		return NULL;
 	uint64_t idx = off / LX_PAGE_SIZE;
+	char *page;
 	if (alloc)
-		return block_get(ip, idx);
+		return block_get(ip, idx, &page) ? NULL : page;
 	return idx < ip->nblocks ? ip->blocks[idx] : NULL;
 }
 

@@ -52,9 +52,14 @@ typedef uint32_t u32;
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (stub.S) */
 #define LX_MAX_PROCS     1200
-#ifndef PECAN_EXC_REPLY_FSBASE
-#define PECAN_EXC_REPLY_FSBASE 1                 /* until include/l4 has it */
-#endif
+#define LX_CMDLINE_MAX   4096                    /* lx's boot command line, NUL included */
+#define LX_RLIMIT_FSIZE  1
+#define LX_RLIMIT_NLIMITS 16
+#define LX_RLIM_INFINITY (~0UL)
+#define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
+#define LX_LAST_TNO      2047
+#define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)
+#define LX_KMEM_PER_PROC (64UL << 10)            /* kernel memory a small process takes */
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {
@@ -197,6 +202,8 @@ struct thread {
 	int vfork_child;                /* pid of the vfork child it waits for */
 	u64 robust_list;
 	int fault_sig;                  /* redirected to the signal stub: a fault's signal, or 0 */
+	u64 last_fault;                 /* page | access of its last fault (main.c map_refused) */
+	u32 fault_repeats;
 	u64 fault_rip, fault_flags, fault_addr;
 	u64 deadline;                   /* µs of SystemClock, 0 = none */
 	struct thread *next_blocked;
@@ -217,8 +224,10 @@ struct proc {
 	struct inode *cwd, *root;
 	u32 umask;
 	bool zombie;
+	bool warned_state;              /* a message out of turn was logged once */
 	int exit_status;                /* wait status once a zombie */
 	u64 start_time;
+	u64 rlim[LX_RLIMIT_NLIMITS][2];   /* getrlimit(2): soft and hard, inherited */
 	char comm[16];
 	char *cmdline;                  /* argv NUL-separated, for /proc */
 	size_t cmdline_len;
@@ -240,9 +249,19 @@ extern L4_ThreadId_t lx_id;
 
 u64 lx_now_us(void);
 void lx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Resources whose exhaustion makes fork, clone, mmap or exec fail: lx_exhausted
+ * logs once, for each, which one ran out and its limit (main.c). */
+enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS, RES_PROC_TABLE,
+		   RES_UTCB_SLOTS, RES_COUNT };
+void lx_exhausted(enum lx_resource r);
+void rlimits_default(struct proc *p);           /* sys_misc.c: init's limits */
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* vm.c */
+/* The RAM file system's pages count against the same commit limit as writable
+ * mappings: false when the pool has no page left to promise (ENOSPC). */
+bool mem_charge_file_page(void);
+void mem_uncharge_file_page(void);
 struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
@@ -279,6 +298,7 @@ struct thread *thread_new(struct proc *p, int *err); /* an L4 thread in p->mm's 
 int thread_start(struct thread *t);                /* it runs the stub, then t->regs */
 void thread_destroy(struct thread *t);
 void proc_exit(struct proc *p, int status);        /* status: a wait status */
+bool oom_kill(struct proc *faulter);                /* false: the faulter was the victim */
 void thread_exit(struct thread *t, int code);
 void vfork_release(struct proc *child);            /* a vfork parent may go on */
 void vfork_forget(struct thread *t);
@@ -317,6 +337,7 @@ void sigthread_delete(struct mm *mm);
 
 /* fast.c: the fast library path */
 extern bool lx_fast_on;                    /* the lx.fast option (default on) */
+extern bool lx_confine;                    /* lx.confine=0: no redirector (to measure its cost) */
 struct fastimg *fast_new(void);
 void fast_put(struct fastimg *f);
 struct fastimg *fast_get(struct fastimg *f);
@@ -361,6 +382,8 @@ void lx_init_exited(int status) __attribute__((noreturn));
 #define LX_SIGTTIN 21
 #define LX_SIGTTOU 22
 #define LX_SIGWINCH 28
+#define LX_SIGXFSZ 25
+#define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1
 #define SIGBIT(s) (1UL << ((s) - 1))

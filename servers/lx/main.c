@@ -31,6 +31,45 @@ void lx_log(const char *fmt, ...)
 	console_out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+static u64 kip_word(unsigned off)
+{
+	return *(const L4_Word_t *)((const char *)__L4_KIP + off);
+}
+
+void lx_exhausted(enum lx_resource r)
+{
+	static bool said[RES_COUNT];
+	if (said[r])
+		return;
+	said[r] = true;
+	u64 ksize = kip_word(KIP_OFF_KMEM_SIZE), kfree = kip_word(KIP_OFF_KMEM_FREE);
+	switch (r) {
+	case RES_KMEM_POOL:
+		lx_log("lx: out of kernel memory: %lu of %lu KiB free, the last %lu KiB are kept from "
+		       "processes\n", kfree >> 10, ksize >> 10, (ksize / 8 + LX_KMEM_PER_PROC * 4) >> 10);
+		break;
+	case RES_KMEM_QUOTA:
+		lx_log("lx: the kernel refused memory (a space's quota, %lu KiB, or the pool: %lu KiB "
+		       "free)\n", (ksize / 16) >> 10, kfree >> 10);
+		break;
+	case RES_PAGE_POOL:
+		lx_log("lx: lx's page pool is empty (%lu MiB in all)\n", pool_bytes() >> 20);
+		break;
+	case RES_THREAD_NOS:
+		lx_log("lx: all %d L4 thread numbers lx gives out are in use\n", LX_MAX_THREADS);
+		break;
+	case RES_PROC_TABLE:
+		lx_log("lx: the process table is full (%d processes)\n", LX_MAX_PROCS);
+		break;
+	case RES_UTCB_SLOTS:
+		lx_log("lx: a process has %lu threads, all its UTCB slots\n",
+		       (1UL << LX_UTCB_LOG2) / UTCB_SIZE);
+		break;
+	default:
+		break;
+	}
+}
+
 void lx_panic(const char *fmt, ...)
 {
 	char buf[256];
@@ -98,6 +137,29 @@ void map_stub(struct thread *t)
 	t->state = t->state == T_INCALL ? T_RUNNING : t->state;
 }
 
+/*
+ * The kernel maps nothing for a page it cannot charge to the space or the
+ * pool (docs/abi.md, Kernel memory) and the thread faults again at once.
+ * The same fault FAULT_REPEATS times in a row, with no call between, is
+ * that: kernel memory has run out, and the OOM killer must make room.
+ */
+#define FAULT_REPEATS 4
+
+static bool map_refused(struct thread *t, u64 addr, u32 access)
+{
+	u64 key = (addr & ~(LX_PAGE_SIZE - 1)) | access;
+	if (key != t->last_fault) {
+		t->last_fault = key;
+		t->fault_repeats = 0;
+		return false;
+	}
+	if (++t->fault_repeats < FAULT_REPEATS)
+		return false;
+	t->fault_repeats = 0;
+	lx_exhausted(RES_KMEM_POOL);
+	return true;
+}
+
 static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 {
 	u64 page = addr & ~(LX_PAGE_SIZE - 1);
@@ -110,15 +172,21 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 		lx_log("lx: %lu page faults, %lu us\n", nfaults, lx_now_us());
 	u32 access = (rwx & 2) ? VM_WRITE : (rwx & 1) ? VM_EXEC : VM_READ;
 	u32 rights;
+	if (map_refused(t, addr, access) && !oom_kill(t->proc))
+		return;
 	int err = vm_fault(t->proc, addr, access, &page, &rights);
+	while (err == -LX_ENOMEM) {
+		if (!oom_kill(t->proc))
+			return;                 /* t's process was the one killed: t is gone */
+		err = vm_fault(t->proc, addr, access, &page, &rights);
+	}
 	if (!err) {
 		map_reply(t->tid, addr, page, rights);
 		t->state = T_RUNNING;
 		return;
 	}
 	t->fault_rip = rip;
-	signal_fault(t, err == -LX_ENOMEM ? LX_SIGKILL : err == -LX_EIO ? LX_SIGBUS : LX_SIGSEGV, addr,
-		     false);
+	signal_fault(t, err == -LX_EIO ? LX_SIGBUS : LX_SIGSEGV, addr, false);
 }
 
 /* CPU exceptions other than page faults become signals. */
@@ -188,6 +256,7 @@ static void exception(struct thread *t)
 		return;
 	}
 	memcpy(&t->regs, &mr[1], sizeof(t->regs));
+	t->last_fault = 0;                      /* map_refused counts faults with nothing between */
 	if (vec == PECAN_VEC_SYSCALL) {
 		if (t->mm->fast)
 			fast_patch(t);
@@ -201,6 +270,52 @@ static void exception(struct thread *t)
 		thread_reply(t);
 }
 
+/*
+ * Confinement (docs/lx.md, trust model): every IPC a Linux process sends
+ * leaves its space only to lx (lx is its redirector), so lx sees all of it.
+ * lx's protocol is the fast call, page faults and exceptions; a message that
+ * was meant for someone else (r), sent on another thread's behalf (p), or
+ * has any other shape kills the process with SIGSYS, as seccomp would.
+ */
+static bool protocol_message(L4_MsgTag_t tag)
+{
+	L4_Word_t label = L4_TAG_LABEL(tag);
+	if (tag & (L4_TAG_REDIRECTED | L4_TAG_PROPAGATE))
+		return false;
+	if (label == LX_FAST_LABEL)
+		return L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag);
+	if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
+		return L4_TAG_U(tag) == 2 && !L4_TAG_T(tag);
+	return label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19 && !L4_TAG_T(tag);
+}
+
+static void protocol_violation(struct thread *t, L4_MsgTag_t tag)
+{
+	struct proc *p = t->proc;
+	L4_Word_t intended = (tag & L4_TAG_REDIRECTED) ? L4_IntendedReceiver() : 0;
+	lx_log("lx: %s[%d]: IPC outside lx's protocol (tag %lx, meant for %lx): killed\n",
+	       p->comm, p->pid, tag, intended);
+	proc_exit(p, LX_SIGSYS);
+}
+
+/*
+ * A message is acted on only while its thread runs its own code or the
+ * start stub.  One that waits for lx already (in a call, parked) must have
+ * sent something without waiting for the answer before: the earlier
+ * message keeps the thread's one place in lx, this one is dropped.
+ */
+static bool state_allows(struct thread *t)
+{
+	if (t->state == T_RUNNING || t->state == T_STARTING)
+		return true;
+	if (!t->proc->warned_state) {
+		t->proc->warned_state = true;
+		lx_log("lx: %s[%d]: thread %d sent a message while it waits for lx: dropped\n",
+		       t->proc->comm, t->proc->pid, t->tid_linux);
+	}
+	return false;
+}
+
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
@@ -210,22 +325,30 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			tty_message();
 		else if (clock_is(from))
 			clock_message();
+		else
+			drivers_supervise(from, tag);   /* a driver of lx's space died: restart it */
 		return;                         /* a thread lx no longer knows: no answer */
 	}
-	if (t->is_sigthread) {
+	if (t->is_sigthread && !(tag & (L4_TAG_REDIRECTED | L4_TAG_PROPAGATE))) {
 		sigthread_message(t, label, tag);
 		return;
 	}
+	if (!protocol_message(tag)) {
+		protocol_violation(t, tag);
+		return;
+	}
+	if (!state_allows(t))
+		return;
 	if (t->kick == KICK_COMING)
 		t->kick = KICK_NONE;
 	if (t->state == T_RUNNING)
 		t->state = T_INCALL;
-	if (label == LX_FAST_LABEL && L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag))
+	if (label == LX_FAST_LABEL)
 		fast_call(t);
-	else if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
-		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
-	else if (label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19)
+	else if (label == L4_LABEL_EXCEPTION)
 		exception(t);
+	else
+		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
 }
 
 /*
@@ -291,6 +414,24 @@ struct mb_mod { uint32_t start, end, string, reserved; };
 
 #define BOOT_WINDOW 0x0000200000000000UL
 
+/*
+ * The boot string at physical pa (lx's command line) into buf, at most max
+ * bytes with the NUL: the string may run into the next page, which is mapped
+ * too (max is at most a page).
+ */
+static void copy_boot_string(u64 pa, u64 window, char *buf, size_t max)
+{
+	const char *s = map_phys(pa, window);
+	size_t in_page = 0x1000 - (pa & 0xfff), n = 0;
+	bool next = map_phys(pa + in_page, window + 0x1000) != NULL;
+	size_t avail = next ? in_page + 0x1000 : in_page;
+	for (; s && n + 1 < max && n < avail && s[n]; n++)
+		buf[n] = s[n];
+	buf[n] = 0;
+	if (s && n + 1 == max && n < avail && s[n])
+		lx_log("lx: the command line is longer than %lu bytes: cut\n", max - 1);
+}
+
 /* The boot modules after sigma0 and lx: the file-system archive, and lx's command line. */
 static void load_modules(char *cmdline, size_t cmdmax)
 {
@@ -306,10 +447,8 @@ static void load_modules(char *cmdline, size_t cmdmax)
 	struct mb_mod m[16];
 	unsigned n = mb->mods_count < 16 ? mb->mods_count : 16;
 	memcpy(m, mods, n * sizeof(m[0]));
-	const char *s = map_phys(m[1].string, window);
-	window += 0x1000;
-	if (s)
-		snfmt(cmdline, cmdmax, "%s", s);
+	copy_boot_string(m[1].string, window, cmdline, cmdmax);
+	window += 0x2000;
 	for (unsigned i = 2; i < n; i++) {
 		u64 first = m[i].start & ~0xfffUL, base = window;
 		for (u64 pa = first; pa < m[i].end; pa += 0x1000, window += 0x1000)
@@ -375,12 +514,14 @@ int main(void)
 	signal_init();
 	fs_now = now_stamp;
 	fs_init();
-	char cmdline[512] = "";
+	static char cmdline[LX_CMDLINE_MAX];
 	load_modules(cmdline, sizeof(cmdline));
 	make_nodes();
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
-	lx_log("lx: Linux personality on Pecan: %lu MiB for processes\n", pool_bytes() >> 20);
+	lx_log("lx: Linux personality on Pecan: %lu MiB (%lu KiB) for processes, kernel pool %lu of %lu KiB "
+	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, kip_word(KIP_OFF_KMEM_FREE) >> 10,
+	       kip_word(KIP_OFF_KMEM_SIZE) >> 10);
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
 	loop();

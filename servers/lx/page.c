@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // lx's page pool: all the memory sigma0 will give, mapped contiguously at
 // POOL_BASE, handed out as 4 KiB pages with reference counts (pages shared
-// copy-on-write between processes are freed by their last user).
+// copy-on-write between processes are freed by their last user).  Freed
+// pages go on a doubly linked list (its links in the page itself), so that
+// runs of contiguous pages for large blocks (pages_alloc) can be taken out
+// of it once the never-used part of the pool is gone: before, the first
+// time memory ran out left lx unable to allocate any run again.
 #include "lx.h"
 #include "page.h"
 #include "../../lib/c/string.h"
@@ -10,7 +14,9 @@
 
 static u64 pool_end;                 /* POOL_BASE + bytes mapped */
 static u64 bump;                     /* never handed out above this */
-static void *free_list;
+static u64 first;                    /* the first page handed out (the counts lie below) */
+struct free_page { struct free_page *next, *prev; };
+static struct free_page *free_list;
 static size_t nfree;
 uint16_t *page_refs;                 /* one per pool page */
 
@@ -41,6 +47,7 @@ void pool_init(void)
 	page_refs = (uint16_t *)bump;
 	bump += (pages * sizeof(uint16_t) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1);
 	memset(page_refs, 0, bump - POOL_BASE);
+	first = bump;
 	nfree = (pool_end - bump) >> 12;
 }
 
@@ -57,16 +64,27 @@ static inline uint16_t *ref(const void *p)
 	return &page_refs[((u64)p - POOL_BASE) >> 12];
 }
 
+static void unlink_free(struct free_page *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		free_list = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+}
+
 static void *take(void)
 {
 	void *p;
 	if (free_list) {
 		p = free_list;
-		free_list = *(void **)p;
+		unlink_free(free_list);
 	} else if (bump < pool_end) {
 		p = (void *)bump;
 		bump += LX_PAGE_SIZE;
 	} else {
+		lx_exhausted(RES_PAGE_POOL);
 		return NULL;
 	}
 	nfree--;
@@ -114,20 +132,50 @@ void page_free(void *p)
 		return;
 	if (--*ref(p))
 		return;
-	*(void **)p = free_list;
-	free_list = p;
+	struct free_page *f = p;
+	f->prev = NULL;
+	f->next = free_list;
+	if (free_list)
+		free_list->prev = f;
+	free_list = f;
 	nfree++;
 }
 
 size_t page_free_count(void) { return nfree; }
 
-/* n contiguous pages from the never-used part of the pool. */
+/*
+ * The first run of n free pages below the bump line, taken off the free
+ * list; NULL if there is none.  A walk over the reference counts: used only
+ * for large blocks once the never-used part of the pool is spent.
+ */
+static void *run_from_free_list(size_t n)
+{
+	u64 len = 0;
+	for (u64 a = first; a < bump; a += LX_PAGE_SIZE) {
+		len = *ref((void *)a) ? 0 : len + 1;
+		if (len < n)
+			continue;
+		char *run = (char *)a - ((n - 1) << 12);
+		for (size_t k = 0; k < n; k++)
+			unlink_free((struct free_page *)(run + (k << 12)));
+		return run;
+	}
+	return NULL;
+}
+
+/* n contiguous pages: from the never-used part of the pool, else from freed pages. */
 void *pages_alloc(size_t n)
 {
-	if (bump + n * LX_PAGE_SIZE > pool_end || n > nfree)
+	if (n > nfree)
 		return NULL;
-	void *p = (void *)bump;
-	bump += n * LX_PAGE_SIZE;
+	void *p;
+	if (bump + n * LX_PAGE_SIZE <= pool_end) {
+		p = (void *)bump;
+		bump += n * LX_PAGE_SIZE;
+	} else if (!(p = run_from_free_list(n))) {
+		lx_exhausted(RES_PAGE_POOL);
+		return NULL;
+	}
 	nfree -= n;
 	memset(p, 0, n * LX_PAGE_SIZE);
 	for (size_t i = 0; i < n; i++)

@@ -9,11 +9,10 @@
 #include <l4/kip.h>
 #include "../../lib/c/string.h"
 
-#define FIRST_TNO   64                  /* L4 thread numbers lx gives out */
-#define LAST_TNO    2047                /* kernel/config.h CONFIG_MAX_THREADS - 1 */
+#define FIRST_TNO   LX_FIRST_TNO
+#define LAST_TNO    LX_LAST_TNO
 #define PROC_PRIO   100                 /* below lx (255) and its drivers (250) */
 /* a generous estimate of the kernel memory one process's space and thread take */
-#define KMEM_PER_PROC (64UL << 10)
 
 struct proc *procs;
 struct proc *init_proc;
@@ -71,18 +70,34 @@ static void utcb_release(struct mm *mm, u64 utcb)
 	mm->utcb_used[slot / 64] &= ~(1UL << (slot % 64));
 }
 
+/*
+ * A process space's kernel-memory quota, in pages: the whole pool, so that
+ * a big process is bounded by the pool's shared reserve (the kernel keeps an
+ * eighth from every unprivileged space) and lx's OOM killer, not by the
+ * default sixteenth (1.75 MiB at 256 MiB: mapping nodes for 80 MiB).
+ */
+bool lx_confine = true;
+
+static L4_Word_t kmem_quota(void)
+{
+	return *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_SIZE) / LX_PAGE_SIZE;
+}
+
 /* Create the L4 thread t in mm's space (a new space if mm has none yet). */
 static int l4_create(struct thread *t, struct mm *mm)
 {
 	int slot = utcb_alloc(mm);
-	if (slot < 0)
+	if (slot < 0) {
+		lx_exhausted(RES_UTCB_SLOTS);
 		return -LX_EAGAIN;
+	}
 	t->utcb = LX_UTCB_AREA + (u64)slot * UTCB_SIZE;
 	bool fresh = mm->space_tid == L4_NILTHREAD;
 	L4_ThreadId_t space = fresh ? t->tid : mm->space_tid;
 	if (fresh && (!L4_ThreadControl(t->tid, t->tid, lx_id, L4_NILTHREAD, ~0UL) ||
-		      !L4_SpaceControl(t->tid, 0, L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0),
-				       L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0), L4_NILTHREAD, 0)))
+		      !L4_SpaceControl(t->tid, (lx_confine ? PECAN_SPACE_STRICT : 0) | kmem_quota(),
+				       L4_FPAGE_MAKE(LX_KIP_AREA, 12, 0), L4_FPAGE_MAKE(LX_UTCB_AREA, LX_UTCB_LOG2, 0),
+				       lx_confine ? lx_id : L4_NILTHREAD, 0)))
 		goto fail;
 	if (!L4_ThreadControl(t->tid, space, lx_id, lx_id, t->utcb))
 		goto fail;
@@ -95,7 +110,10 @@ fail:
 	if (fresh)
 		L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
 	utcb_release(mm, t->utcb);
-	return L4_ErrorCode() == 8 ? -LX_ENOMEM : -LX_EAGAIN;
+	if (L4_ErrorCode() != 8)
+		return -LX_EAGAIN;
+	lx_exhausted(RES_KMEM_QUOTA);
+	return -LX_ENOMEM;
 }
 
 /* A new thread of p in p->mm, not yet started; NULL with *err set. */
@@ -108,6 +126,7 @@ struct thread *thread_new(struct proc *p, int *err)
 	t->tid = tno_alloc();
 	*err = -LX_EAGAIN;
 	if (t->tid == L4_NILTHREAD) {
+		lx_exhausted(RES_THREAD_NOS);
 		lx_free(t);
 		return NULL;
 	}
@@ -239,7 +258,15 @@ static bool room_for_process(void)
 	const char *kip = (const char *)__L4_KIP;
 	u64 size = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_SIZE);
 	u64 free = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_FREE);
-	return nprocs < LX_MAX_PROCS && free > size / 8 + KMEM_PER_PROC * 4;
+	if (nprocs >= LX_MAX_PROCS) {
+		lx_exhausted(RES_PROC_TABLE);
+		return false;
+	}
+	if (free <= size / 8 + LX_KMEM_PER_PROC * 4) {
+		lx_exhausted(RES_KMEM_POOL);
+		return false;
+	}
+	return true;
 }
 
 struct proc *proc_new(struct proc *parent)
@@ -262,9 +289,11 @@ struct proc *proc_new(struct proc *parent)
 		p->sibling = parent->children;
 		parent->children = p;
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
+		memcpy(p->rlim, parent->rlim, sizeof(p->rlim));
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
+		rlimits_default(p);
 	}
 	p->start_time = lx_now_us();
 	p->next_all = procs;
@@ -352,6 +381,28 @@ void proc_exit(struct proc *p, int status)
 	}
 }
 
+/*
+ * The out-of-memory killer, for a page fault lx cannot serve: it kills the
+ * process with the most resident pages, as Linux's chooses by size, and
+ * never init while another process holds memory; it logs its choice.  True
+ * if the victim was another process (the faulter may try again); false if
+ * the faulter itself died, whose threads are then gone.
+ */
+bool oom_kill(struct proc *faulter)
+{
+	struct proc *victim = NULL;
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (!p->zombie && p->mm && p->mm->pages && p != init_proc &&
+		    (!victim || p->mm->pages > victim->mm->pages))
+			victim = p;
+	if (!victim)
+		victim = faulter;
+	lx_log("lx: out of memory: killed process %d (%s), %lu KiB resident\n", victim->pid,
+	       victim->comm, (unsigned long)(victim->mm->pages * (LX_PAGE_SIZE >> 10)));
+	proc_exit(victim, LX_SIGKILL);
+	return victim != faulter;
+}
+
 /* One thread leaves (exit, not exit_group): the last one ends the process. */
 void thread_exit(struct thread *t, int code)
 {
@@ -403,6 +454,10 @@ static int init_args(struct exec_args *a, const char *cmdline)
 		}
 		if (!a->argc && !strcmp(word, "lx.trace")) {
 			lx_trace = true;                /* log every system call (docs/lx.md) */
+			continue;
+		}
+		if (!a->argc && (!strcmp(word, "lx.confine=0") || !strcmp(word, "lx.confine=1"))) {
+			lx_confine = word[11] == '1';   /* only to measure confinement (docs/lx.md) */
 			continue;
 		}
 		if (!a->argc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {

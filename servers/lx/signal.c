@@ -359,6 +359,7 @@ bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
 		t->fault_sig = sig;
 		L4_SetMR(0, 0);                     /* no mapping: it runs into the stub */
 		L4_Reply(t->tid);
+		t->state = T_RUNNING;               /* its #UD at the stub comes next */
 		return false;
 	}
 	t->sigpending |= SIGBIT(sig);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lx's system-call table: (number, name) pairs, one list per file that
- * implements them (sys_<list>.c defines sys_<name>).  Numbers are Linux
- * x86-64's.  A call not listed returns -ENOSYS and is logged once.
+ * lx's system-call table: (number, name) pairs in lists by subject; each
+ * list's comment names the file that defines its sys_<name> functions.
+ * Numbers are Linux x86-64's.  A call not listed returns -ENOSYS and is logged once.
  */
 #ifndef LX_SYS_H
 #define LX_SYS_H
@@ -15,7 +15,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 #define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
 					    u64 a4, u64 a5);
 
-/* sys_proc.c: processes, threads, identity, time */
+/* sys_proc.c (processes, threads) and sys_misc.c (identity, time, limits, the rest) */
 #define SYSCALLS_PROC(X) \
 	X(24, sched_yield) X(35, nanosleep) X(39, getpid) X(56, clone) X(57, fork) X(58, vfork) \
 	X(59, execve) X(60, exit) X(61, wait4) X(63, uname) X(96, gettimeofday) \
@@ -57,7 +57,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(76, truncate) X(77, ftruncate) X(133, mknod) X(259, mknodat) X(137, statfs) \
 	X(138, fstatfs) X(162, sync)
 
-/* sys_signal.c */
+/* signal.c */
 #define SYSCALLS_SIGNAL(X) \
 	X(13, rt_sigaction) X(14, rt_sigprocmask) X(15, rt_sigreturn) X(34, pause) \
 	X(36, getitimer) X(37, alarm) X(38, setitimer) X(62, kill) X(127, rt_sigpending) \

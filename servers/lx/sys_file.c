@@ -22,13 +22,6 @@ static size_t page_chunk(u64 addr, size_t n)
 	return min_sz(n, LX_PAGE_SIZE - (addr & (LX_PAGE_SIZE - 1)));
 }
 
-void copy_fast(void *d, const void *s, size_t n)
-{
-	size_t words = n >> 3, bytes = n & 7;
-	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(words) : : "memory");
-	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(bytes) : : "memory");
-}
-
 #define FAST_MIN 256        /* below this, copyin/copyout's own copy costs less than a second walk */
 
 /*
@@ -58,7 +51,7 @@ size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n)
 			if (!copyin(p, d, src + done, c))
 				break;
 		} else if ((from = user_byte(p, src + done, false, NULL))) {
-			copy_fast(d, from, c);
+			memcpy(d, from, c);
 		} else {
 			break;
 		}
@@ -78,7 +71,7 @@ size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n)
 			if (!copyout(p, dst + done, s, c))
 				break;
 		} else if ((to = user_byte(p, dst + done, true, s))) {
-			copy_fast(to, s, c);
+			memcpy(to, s, c);
 		} else {
 			break;
 		}

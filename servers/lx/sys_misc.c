@@ -163,12 +163,13 @@ long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u
 
 /* --- limits --- */
 
-#define RLIM_INFINITY (~0UL)
+#define RLIM_INFINITY LX_RLIM_INFINITY
 #define RLIMIT_STACK  3
 #define RLIMIT_NPROC  6
 #define RLIMIT_NOFILE 7
-#define RLIMIT_NLIMITS 16
+#define RLIMIT_NLIMITS LX_RLIMIT_NLIMITS
 
+/* What lx can give: the ceiling of each hard limit. */
 static void limit_of(int res, u64 lim[2])
 {
 	lim[0] = lim[1] = RLIM_INFINITY;
@@ -180,24 +181,39 @@ static void limit_of(int res, u64 lim[2])
 		lim[0] = lim[1] = LX_MAX_PROCS;
 }
 
+void rlimits_default(struct proc *p)
+{
+	for (int r = 0; r < RLIMIT_NLIMITS; r++)
+		limit_of(r, p->rlim[r]);
+}
+
+/*
+ * Limits are kept per process and inherited (RLIMIT_FSIZE is enforced on
+ * writes); the others are reported as set.  A hard limit is never raised
+ * past what lx can give (EPERM), nor a soft one past its hard one (EINVAL).
+ */
 long sys_prlimit64(struct thread *t, u64 pid, u64 res, u64 nlim, u64 olim, u64 a4, u64 a5)
 {
 	(void)a4; (void)a5;
 	if (res >= RLIMIT_NLIMITS)
 		return -LX_EINVAL;
-	if (pid && !proc_by_pid((int)pid))
+	struct proc *p = pid ? proc_by_pid((int)pid) : t->proc;
+	if (!p)
 		return -LX_ESRCH;
-	u64 lim[2];
-	limit_of((int)res, lim);
-	if (olim && put(t, olim, lim, sizeof(lim)))
+	u64 want[2], ceiling[2];
+	if (nlim && !copyin(t->proc, want, nlim, sizeof(want)))
 		return -LX_EFAULT;
-	if (nlim) {
-		u64 want[2];
-		if (!copyin(t->proc, want, nlim, sizeof(want)))
-			return -LX_EFAULT;
-		if (want[0] > want[1] || want[1] > lim[1])
-			return -LX_EPERM;        /* limits cannot be raised; lowering is not kept */
-	}
+	if (olim && put(t, olim, p->rlim[res], sizeof(p->rlim[res])))
+		return -LX_EFAULT;
+	if (!nlim)
+		return 0;
+	limit_of((int)res, ceiling);
+	if (want[0] > want[1])
+		return -LX_EINVAL;
+	if (want[1] > p->rlim[res][1] && want[1] > ceiling[1])
+		return -LX_EPERM;
+	p->rlim[res][0] = want[0];
+	p->rlim[res][1] = want[1];
 	return 0;
 }
 

@@ -114,9 +114,9 @@ static bool skb_copy(struct skb *b, u32 at, char *buf, size_t n, bool to_skb)
 		if (!b->page[pg] && (!to_skb || !(b->page[pg] = page_alloc_nozero())))
 			return false;
 		if (to_skb)
-			copy_fast((char *)b->page[pg] + off, buf, c);
+			memcpy((char *)b->page[pg] + off, buf, c);
 		else
-			copy_fast(buf, (char *)b->page[pg] + off, c);
+			memcpy(buf, (char *)b->page[pg] + off, c);
 		buf += c;
 		at += (u32)c;
 		n -= c;

@@ -19,10 +19,12 @@
 
 /*
  * Commit accounting: writable private and shared areas (stacks aside,
- * which grow page by page) are counted when they are made, and a request
- * that would take the count past the pool's pages (less a reserve for lx
- * itself) fails with ENOMEM for the one asking, instead of a page fault
- * that cannot be served later killing someone.
+ * which grow page by page) are counted when they are made, and the RAM
+ * file system's pages when they are written; a request that would take
+ * the count past the pool's pages (less a reserve for lx itself: page
+ * tables, copies on write, exit and wait) fails for the one asking, with
+ * ENOMEM from mmap and ENOSPC from a write, instead of a page fault that
+ * cannot be served later killing someone.
  */
 static u64 committed;
 
@@ -45,6 +47,28 @@ static void uncharge(struct mm *mm, u64 pages)
 {
 	committed -= pages;
 	mm->committed -= pages;
+}
+
+/*
+ * The RAM file systems together hold at most half the pool, Linux's default
+ * size for a tmpfs: a full /tmp leaves the other half to processes (fork,
+ * exec and the shell that would remove the file still work).
+ */
+static u64 file_pages;
+
+bool mem_charge_file_page(void)
+{
+	if (committed + 1 > commit_limit() || file_pages + 1 > pool_total_bytes() / LX_PAGE_SIZE / 2)
+		return false;
+	committed++;
+	file_pages++;
+	return true;
+}
+
+void mem_uncharge_file_page(void)
+{
+	committed--;
+	file_pages--;
 }
 
 static bool chargeable(u32 prot)
@@ -405,7 +429,8 @@ static void *fill_page(struct vma *v, u64 va)
 
 /*
  * The file's own page for va in a shared file mapping, with a reference for
- * the mapping: 0, -EIO past the file's end (SIGBUS, as Linux), -ENOMEM.
+ * the mapping: 0, or -EIO past the file's end or without room for the page
+ * (SIGBUS, as Linux).
  * Stores reach the file; a later truncation leaves this page to the mapping.
  */
 static int shared_file_page(struct vma *v, u64 va, void **out)
@@ -415,7 +440,7 @@ static int shared_file_page(struct vma *v, u64 va, void **out)
 		return -LX_EIO;
 	void *pg = fs_page(v->file, off, true);
 	if (!pg)
-		return -LX_ENOMEM;
+		return -LX_EIO;         /* no page for the file (the RAM fs is full): SIGBUS, as Linux */
 	page_get(pg);
 	*out = pg;
 	return 0;
@@ -615,6 +640,7 @@ static u64 find_free(struct mm *mm, u64 len)
 #define LX_MAP_FIXED     0x10
 #define LX_MAP_ANONYMOUS 0x20
 #define LX_MAP_FIXED_NOREPLACE 0x100000
+#define LX_MAP_NORESERVE 0x4000
 #define LX_PROT_READ  1
 #define LX_PROT_WRITE 2
 #define LX_PROT_EXEC  4
@@ -653,8 +679,9 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 	bool shared = flags & LX_MAP_SHARED;
 	u32 vprot = prot_bits(prot) | (shared ? VM_SHARED : 0) |
 		    (shared && file && !file_writable ? VM_NOWRITE : 0);
-	/* a shared file's pages belong to the file, not to this area */
-	bool c = chargeable(vprot) && !(shared && file);
+	/* a shared file's pages belong to the file, not to this area; MAP_NORESERVE
+	 * promises nothing, as on Linux: a fault past the pool meets the OOM killer */
+	bool c = chargeable(vprot) && !(shared && file) && !(flags & LX_MAP_NORESERVE);
 	if (c && !charge(mm, len / LX_PAGE_SIZE))
 		return -LX_ENOMEM;
 	struct vma *v = lx_zalloc(sizeof(*v));

@@ -7,7 +7,10 @@
 #include "../../lib/fmt/fmt.h"
 #include "../../lib/drivers/client.h"
 #include "../drivers/drivers.h"
+#include "../disk/disk.h"
 #include <l4/drivers.h>
+
+static bool test_crash;   /* test_crash=1: MUNGI_TEST_CRASH kills the server (tests only) */
 
 L4_ThreadId_t mungi_id;
 u64 now, dt = 100000;
@@ -125,6 +128,12 @@ static void request(struct mthread *t, u64 label)
 	case MUNGI_SEM_CREATE: case MUNGI_SEM_P: case MUNGI_SEM_V: case MUNGI_SEM_DELETE:
 		sem_requests(t, label);
 		break;
+	case MUNGI_TEST_CRASH:
+		if (!test_crash)
+			bad_request(t);
+		else
+			driver_test_crash();     /* a wild pointer: the server's fault goes to sigma0, which refuses it */
+		break;
 	case MUNGI_ACCT_CREATE: case MUNGI_ACCT_INFO: case MUNGI_ACCT_DEPOSIT: case MUNGI_OT_ENUM:
 		bank_requests(t, label);
 		break;
@@ -136,16 +145,40 @@ static void request(struct mthread *t, u64 label)
 	}
 }
 
+/*
+ * A sender that is no thread of a Mungi task (docs/mungi.md, "Who may call
+ * the server"): MUNGI_EPERM at once, zero timeout (a send that waits for no
+ * reply loses it), and one console line per sender (the last few remembered).
+ */
+static void stranger(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	static L4_ThreadId_t seen[16];
+	static unsigned next;
+	int known = 0;
+	for (unsigned i = 0; i < 16; i++)
+		known |= seen[i] == from;
+	if (!known) {
+		seen[next++ % 16] = from;
+		printf("mungi: refusing label %lx from %lx (no Mungi thread)\n", L4_TAG_LABEL(tag), from);
+	}
+	mr_set(0, L4_TAG_MAKE(MUNGI_EPERM, 0, 0));
+	send_now(from);
+}
+
 static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
-	if (l4_is_local_id(from)) {     /* a thread of ours: only the timer sends to us unasked */
+	if (l4_is_local_id(from)) {     /* a thread of ours: the timer's alarm, or a driver's death */
 		if (L4_TAG_LABEL(tag) == TIMER_ALARM_FIRED)
 			tick();
+		else if (drivers_supervise(from, tag))   /* we are the drivers' pager: restart a dead one */
+			timer_alarm(tick_us, 0);         /* the tick, in case it was the timer that died */
+		else
+			disk_supervise(from, tag);
 		return;
 	}
 	struct mthread *t = thread_of(from);
 	if (!t)
-		return;                 /* not a Mungi thread (any more): no answer */
+		return stranger(from, tag);
 	u64 label = L4_TAG_LABEL(tag);
 	if (tag & L4_TAG_REDIRECTED)
 		refused(t);
@@ -200,6 +233,7 @@ static u64 option(const char *args, const char *name)
 
 static void options(const char *args)
 {
+	test_crash = option(args, "test_crash") == 1;
 	if (option(args, "dt_ms"))
 		dt = option(args, "dt_ms") * 1000;
 	tick_us = dt / 4 > 1000 ? dt / 4 : 1000;

@@ -75,6 +75,32 @@ def test_every_report_figure_present():
     assert_every_figure(res, "pecan")
 
 
+def test_figures_independent_of_checkout_path(tmp_path):
+    """The same images booted from a short and a long directory give the same
+    figures: the guest sees modules by base name (tools/run), so nothing of the
+    host's layout moves the boot's instruction count and with it the tick
+    phase (lat_ctx's figures and its 40th fork once depended on it)."""
+    import shutil
+    images = {"pecan.bin": os.path.join(BUILD, "kernels", BOOTS[0][0], "pecan.bin"),
+              "sigma0.elf": os.path.join(BUILD, "servers", "sigma0.elf"), "lx.elf": LX, "rootfs.cpio": LXFS}
+    dirs = [tmp_path / "a", tmp_path / ("a-long-directory-name-" + "x" * 60)]
+    cmds = []
+    for d in dirs:
+        d.mkdir()
+        for name, src in images.items():
+            shutil.copy(src, d / name)
+        cmds.append([os.path.join(TOP, "tools", "run"), "--icount", "--mem", "256", "--timeout", "900",
+                     "--kernel", str(d / "pecan.bin"), "--sigma0", str(d / "sigma0.elf"),
+                     "--root", str(d / "lx.elf"), "--module", str(d / "rootfs.cpio"),
+                     "--root-args", "/bench/init scale=1 only=lat_ctx"])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outs = list(pool.map(lambda c: run_group(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                                 stdin=subprocess.DEVNULL, errors="replace").stdout, cmds))
+    figures = [[l for l in out.splitlines() if l.startswith("RESULT ")] for out in outs]
+    assert len(figures[0]) > 10 and "BENCH DONE" in outs[0], outs[0][-2000:]
+    assert figures[0] == figures[1]
+
+
 def test_unfinished_run_fails(tmp_path):
     """A suite that does not reach BENCH DONE (here: stopped after 5 s, with lat_ctx at a
     thousand times its full iteration counts, hours of guest time) must fail boot.sh."""

@@ -86,6 +86,11 @@ TEST_CASE("frame.alloc_too_big", "a request larger than the free frames or the p
 	struct snap s = snapshot();
 	EXPECT(fpool_alloc(&pool, NFRAMES + 1, 1) == 0, "allocation larger than the pool succeeded");
 	EXPECT(unchanged(&s), "pool changed");
+	paddr_t u = fpool_alloc(&pool, 3, 1);
+	s = snapshot();
+	EXPECT(u && fpool_alloc(&pool, NFRAMES - 2, 1) == 0, "allocation larger than the free frames succeeded");
+	EXPECT(unchanged(&s), "pool changed");
+	EXPECT(fpool_free(&pool, u, 3), "free");
 	paddr_t a = fpool_alloc(&pool, NFRAMES, 1);
 	EXPECT(a == POOL_BASE, "whole-pool allocation gave %lx", a);
 	EXPECT(pool.nfree == 0, "nfree %lu", pool.nfree);

@@ -52,6 +52,22 @@ void page_free(void *page)
 	pages_free(page, 1);
 }
 
+/* The commit limit's share for file pages (vm.c): -1 unlimited. */
+static long file_quota = -1, file_pages;
+
+bool mem_charge_file_page(void)
+{
+	if (file_quota >= 0 && file_pages >= file_quota)
+		return false;
+	file_pages++;
+	return true;
+}
+
+void mem_uncharge_file_page(void)
+{
+	file_pages--;
+}
+
 size_t page_free_count(void)
 {
 	return page_limit < 0 ? 1UL << 20 : (size_t)(page_limit - pages_out);
@@ -62,7 +78,7 @@ size_t page_free_count(void)
 /* A fresh, empty tree. */
 static void fresh(void)
 {
-	page_limit = fail_in = -1;
+	page_limit = fail_in = file_quota = -1;
 	fs_destroy();
 	fs_init();
 }
@@ -973,6 +989,23 @@ static int exhaust_step(const char *archive, size_t len)
 	if ((r = rename_path("/d", "/e")) < 0)
 		return r;
 	return fs_load_cpio(archive, len);
+}
+
+TEST_CASE("lxfs.enospc", "with the commit limit's room for file pages used up a write stores what fits, then fails with ENOSPC; unlinking gives every charged page back") {
+	fresh();
+	file_quota = 3;
+	EXPECT(make("/full", LX_S_IFREG | 0644) == 0, "create");
+	struct inode *ip;
+	EXPECT(fs_lookup(R, "/full", 0, &ip) == 0, "lookup");
+	static char buf[5 * LX_PAGE_SIZE];
+	memset(buf, 'x', sizeof(buf));
+	long w = fs_write(ip, 0, buf, sizeof(buf));
+	EXPECT(w == 3 * LX_PAGE_SIZE && ip->size == 3 * LX_PAGE_SIZE, "short write: %ld", w);
+	EXPECT(fs_write(ip, ip->size, buf, 1) == -LX_ENOSPC, "then ENOSPC");
+	EXPECT(fs_write(ip, 0, buf, LX_PAGE_SIZE) == LX_PAGE_SIZE, "pages it has take writes");
+	fs_put(ip);
+	EXPECT(fs_unlink(R, "full") == 0 && file_pages == 0, "unlink: %ld pages still charged", file_pages);
+	EXPECT(make_file("/again", "after") == 0, "room again");
 }
 
 TEST_CASE("lxfs.enomem", "with too few pages every step fails with ENOMEM, files stay consistent, nothing leaks") {

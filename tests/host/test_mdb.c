@@ -684,8 +684,10 @@ TEST_CASE("mdb.frame_nodes", "51 nodes to a 4 KiB frame; a full heap gives MDB_E
 	EXPECT(PER_FRAME == 51, "node size %zu", sizeof(struct mdb_node));
 	mdb_insert_root(&m, SP(0), 0, PA(0), MDB_RWX);
 	word_t i = 1;
-	while (mdb_map(&m, SP(0), 0, SP(1), VA(i), MDB_RWX) == MDB_OK)
+	int e;
+	while ((e = mdb_map(&m, SP(0), 0, SP(1), VA(i), MDB_RWX)) == MDB_OK)
 		i++;
+	EXPECT(e == MDB_ERR_NOMEM, "the map after %lu nodes gave %d, not MDB_ERR_NOMEM", i, e);
 	EXPECT(i == FRAMES * PER_FRAME && h.nframes == FRAMES, "%lu nodes in %d frames", i, h.nframes);
 	EXPECT(mdb_check(&m) == NULL, "%s", mdb_check(&m));
 	EXPECT(mdb_unmap(&m, SP(0), 0, MDB_R, true, NULL) == MDB_OK && mdb_count(&m) == 0, "flush");

@@ -142,6 +142,7 @@ TEST_CASE("pmem.remove_exact_range", "removing exactly a range drops just that r
 	pmem_add(&m, 0x2000, 0x3000, MEM_RAM);
 	pmem_add(&m, 0x3000, 0x4000, MEM_RAM);
 	EXPECT(pmem_remove(&m, 0x2000, 0x3000), "remove failed");
+	EXPECT(m.n == 2, "%d ranges after the remove, not 2 (normalize would hide an empty one)", m.n);
 	pmem_normalize(&m);
 	EXPECT(MAP_IS(&m, { 0x1000, 0x2000, MEM_RAM }, { 0x3000, 0x4000, MEM_RAM }), "%s", why);
 }

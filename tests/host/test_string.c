@@ -36,16 +36,18 @@ static int direction_flag(void)
 }
 
 TEST_CASE("string.memcpy", "every length 0..96 at every alignment, nothing outside touched") {
-	for (int off = 0; off < 9; off++)
-		for (int n = 0; n <= N; n++) {
-			fill(buf);
-			fill(ref);
-			for (int i = 0; i < n; i++)
-				ref[N + off + i] = ref[off + i];
-			void *r = pc_memcpy(buf + N + off, buf + off, (size_t)n);
-			EXPECT(r == buf + N + off, "return value, n %d", n);
-			EXPECT(!memcmp(buf, ref, sizeof(buf)), "off %d n %d", off, n);
-		}
+	/* source and destination each at every offset in a word, so at every alignment to each other */
+	for (int src = 0; src < 9; src++)
+		for (int dst = 0; dst < 9; dst++)
+			for (int n = 0; n <= N; n++) {
+				fill(buf);
+				fill(ref);
+				for (int i = 0; i < n; i++)
+					ref[N + dst + i] = ref[src + i];
+				void *r = pc_memcpy(buf + N + dst, buf + src, (size_t)n);
+				EXPECT(r == buf + N + dst, "return value, n %d", n);
+				EXPECT(!memcmp(buf, ref, sizeof(buf)), "src %d dst %d n %d", src, dst, n);
+			}
 }
 
 TEST_CASE("string.memset", "every length 0..96 at every alignment, the byte value masked") {

@@ -148,7 +148,7 @@ static void polling(void)
 	long t0 = now_ms();
 	check("poll_timeout", poll(pf, 1, 200), 0, 0);
 	long dt = now_ms() - t0;
-	check("poll_waited", dt >= 190 && dt < 5000, 1, 0);
+	check("poll_waited", dt >= 200, 1, 0);           /* at least the timeout (poll(2)) */
 	struct pollfd bad = {123, POLLIN, 0};
 	check("poll_nval", poll(&bad, 1, 0) == 1 && bad.revents == POLLNVAL, 1, 0);
 	fd_set r;
@@ -158,7 +158,7 @@ static void polling(void)
 	t0 = now_ms();
 	check("select_timeout", select(p[0] + 1, &r, NULL, NULL, &tv), 0, 0);
 	dt = now_ms() - t0;
-	check("select_waited", dt >= 140 && dt < 5000, 1, 0);
+	check("select_waited", dt >= 150, 1, 0);
 	pid_t c = fork();
 	if (!c) {
 		usleep(100000);

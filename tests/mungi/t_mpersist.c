@@ -182,7 +182,8 @@ TEST_CASE("check.addresses", "new objects never land on a recovered object's ran
 		EXPECT(made[i], "create %d", i);
 		for (int k = 0; k < 5; k++) {
 			mw_t base = 0, pages = 0, rights = 0;
-			mungi_obj_info(kept[k]->base, &base, &pages, &rights);
+			EXPECT(mungi_obj_info(kept[k]->base, &base, &pages, &rights) == 0 && pages,
+			       "recovered object %lx: no range to compare with", kept[k]->base);
 			EXPECT(made[i] + sizes[i] * PG <= base || made[i] >= base + pages * PG,
 			       "new object %lx overlaps %lx", made[i], base);
 		}

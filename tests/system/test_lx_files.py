@@ -29,19 +29,6 @@ def run(sh, command, timeout=120):
     return out, status
 
 
-def test_redirect_and_append(sh):
-    out, st = run(sh, "echo one > /tmp/r; echo two >> /tmp/r; cat /tmp/r; echo three > /tmp/r; "
-                      "cat /tmp/r")
-    assert (out, st) == ("one\ntwo\nthree\n", 0)
-
-
-def test_stderr_redirect_and_here_document(sh):
-    out, st = run(sh, "cat /nonexistent 2>/tmp/err; cat /tmp/err | wc -l")
-    assert out.strip() == "1"
-    out, st = run(sh, "cat <<EOF > /tmp/hd\nalpha\nbeta\nEOF\nwc -l < /tmp/hd")
-    assert out.strip().endswith("2")
-
-
 def test_missing_file_is_an_error_and_the_shell_goes_on(sh):
     out, st = run(sh, "cat /no/such/file")
     assert st == 1 and "No such file or directory" in out

@@ -52,7 +52,10 @@ def test_gdb_and_modules():
     cmd = dry_run("--gdb", "--module", "build/servers/root.elf", "arg1", "arg2")
     assert " -gdb tcp:127.0.0.1:1234 -S" in cmd
     assert " -s " not in cmd + " "          # -s listens on every interface
-    assert "build/servers/root.elf arg1 arg2'" in cmd
+    # the guest sees base names, never host paths (two root.elf: numbered by position)
+    assert "2-root.elf arg1 arg2'" in cmd and "1-root.elf," in cmd
+    initrd = cmd.split("-initrd ")[1].split(" -")[0]
+    assert "/" not in initrd, initrd
     assert "-icount" not in cmd
     assert "-gdb tcp:127.0.0.1:4321 -S" in dry_run("--gdb", "--gdb-port", "4321")
 
@@ -106,8 +109,8 @@ def test_missing_kernel_is_102(tmp_path):
 
 
 def test_timeout_is_124_and_kills_qemu():
-    """-S keeps the guest stopped forever; the timeout must end it and QEMU."""
-    start = time.time()
+    """-S keeps the guest stopped forever; the timeout must end it and QEMU
+    (its message says it did; no wall-clock bound is asserted)."""
     p = subprocess.Popen([RUN, "--timeout", "2", "--qemu-arg=-S"], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
@@ -115,7 +118,6 @@ def test_timeout_is_124_and_kills_qemu():
         _, err = p.communicate(timeout=60)
         assert p.returncode == 124, err
         assert "timeout after 2 s" in err
-        assert time.time() - start < 30
         assert_group_gone(p.pid)
     finally:
         kill_group(p.pid)
@@ -200,7 +202,10 @@ def test_keys_piped_before_boot_arrive():
 def test_qemu_exit_decoding(tmp_path, script, status, message):
     p = run("--timeout", "30", env=fake_qemu(tmp_path, script))
     assert p.returncode == status, p.stderr
-    assert message in p.stderr
+    if message:
+        assert message in p.stderr, p.stderr
+    else:                                                 # a guest's status: nothing to say
+        assert p.stderr == "", p.stderr
 
 
 def test_qemu_missing_is_101(tmp_path):

@@ -165,8 +165,10 @@ def test_run_disk_option():
     r = subprocess.run([RUN, "--timeout", "30", "--disk", img, "--disk-mb", "3"],
                        capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert r.returncode == 0 and os.path.getsize(img) == 3 << 20, (r.returncode, r.stderr)
-    for bad in (["--disk", DISK_DIR], ["--disk", img + ".new", "--disk-mb", "0"]):
+    for bad, why in ((["--disk", DISK_DIR], f"disk image {DISK_DIR} is not a regular file"),
+                     (["--disk", img + ".new", "--disk-mb", "0"], "--disk-mb must be positive, not 0")):
         r = subprocess.run([RUN, "--timeout", "30"] + bad, capture_output=True, text=True,
                            stdin=subprocess.DEVNULL)
-        assert r.returncode == 102 and "disk" in r.stderr, (bad, r.returncode, r.stderr)
+        assert r.returncode == 102 and why in r.stderr, (bad, r.returncode, r.stderr)
+        assert not os.path.exists(img + ".new"), "a refused image was created"
     os.unlink(img)

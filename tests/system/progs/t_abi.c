@@ -398,20 +398,43 @@ TEST_CASE("abi.ipc_timeouts_register", "Ipc: R8 carries the timeouts (snd << 16 
 	struct regs in, out;
 	fill(&in, 6);
 	in.r[RSI] = 0;
-	in.r[RDX] = 0x7fff00000001UL;     /* nobody: a zero timeout must not wait */
-	in.r[R8] = L4_TIMEOUTS(0, L4_TIMEOUT_ZERO);
+	in.r[RDX] = me();                 /* receive from self: only the timeout ends it */
+	in.r[R8] = L4_TIMEOUTS(L4_TimePeriod(50000), L4_TIMEOUT_ZERO);
 	in.r[RDI] = utcb();
+	w_t t0 = L4_SystemClock();
 	EXPECT(rcall(entry_of(KIP_IPC), &in, &out), "stack moved or written");
-	EXPECT(out.r[R9] & L4_TAG_ERROR, "no error: tag %lx", out.r[R9]);
+	w_t dt = L4_SystemClock() - t0;
+	EXPECT((out.r[R9] & L4_TAG_ERROR) && tcr(-0x48) == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
+	       "zero: tag %lx ErrorCode %lx", out.r[R9], tcr(-0x48));
+	EXPECT(dt < 1000, "a zero receive timeout waited %lu us", dt);
 	EXPECT(out.r[RDI] == utcb(), "RDI %lx", out.r[RDI]);
 	fill(&in, 7);
 	in.r[RSI] = 0;
-	in.r[RDX] = me();                 /* receive from self: only the timeout ends it */
-	in.r[R8] = L4_TIMEOUTS(0, L4_TimePeriod(2000));
+	in.r[RDX] = me();
+	in.r[R8] = L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TimePeriod(2000));
 	in.r[RDI] = utcb();
+	t0 = L4_SystemClock();
 	EXPECT(rcall(entry_of(KIP_IPC), &in, &out), "stack moved or written");
+	dt = L4_SystemClock() - t0;
 	EXPECT((out.r[R9] & L4_TAG_ERROR) && tcr(-0x48) == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
 	       "sleep: tag %lx ErrorCode %lx", out.r[R9], tcr(-0x48));
+	EXPECT(dt >= 2000 && dt < 4500, "a 2 ms receive timeout took %lu us", dt);
+	/* the send timeout is the upper half: a parked thread receives only from itself */
+	w_t t = fresh();
+	EXPECT(tt_start_local(t, tt_park), "thread");
+	fill(&in, 9);
+	in.r[RSI] = t;
+	in.r[RDX] = 0;                    /* no receive phase */
+	in.r[R8] = L4_TIMEOUTS(L4_TimePeriod(2000), L4_TIMEOUT_ZERO);
+	in.r[R9] = L4_TAG_MAKE(0, 0, 0);
+	in.r[RDI] = utcb();
+	t0 = L4_SystemClock();
+	EXPECT(rcall(entry_of(KIP_IPC), &in, &out), "stack moved or written");
+	dt = L4_SystemClock() - t0;
+	EXPECT((out.r[R9] & L4_TAG_ERROR) && tcr(-0x48) == L4_IPC_TIMEOUT,
+	       "send: tag %lx ErrorCode %lx", out.r[R9], tcr(-0x48));
+	EXPECT(dt >= 2000 && dt < 4500, "a 2 ms send timeout took %lu us", dt);
+	EXPECT(tt_kill(t), "delete");
 }
 
 /* ---------------------------------------------------------------------- */

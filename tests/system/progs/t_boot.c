@@ -17,24 +17,31 @@ TEST_CASE("kip.kernel_interface", "KernelInterface returns the KIP address, API 
 	EXPECT(id == KIP_KERNEL_ID, "kernel ID %lx", id);
 }
 
+L4_Word_t kip_regs_out[11];          /* addressed by name: every general register is under test */
+
 TEST_CASE("kip.preserves_registers", "KernelInterface changes only RAX, RCX, RDX and RSI")
 {
-	L4_Word_t out[9];
 	__asm__ __volatile__(
 		"push %%rbp\n"
 		"mov $0x1111, %%rbx; mov $0x2222, %%rdi; mov $0x3333, %%rbp\n"
-		"mov $0x8888, %%r8; mov $0x9999, %%r9; mov $0xaaaa, %%r10\n"
-		"mov $0xcccc, %%r12; mov $0xdddd, %%r13; mov $0xeeee, %%r14\n"
+		"mov $0x8888, %%r8; mov $0x9999, %%r9; mov $0xaaaa, %%r10; mov $0xbbbb, %%r11\n"
+		"mov $0xcccc, %%r12; mov $0xdddd, %%r13; mov $0xeeee, %%r14; mov $0xffff, %%r15\n"
 		".byte 0xf0, 0x90\n"
-		"mov %%rbx, 0(%0); mov %%rdi, 8(%0); mov %%rbp, 16(%0)\n"
-		"mov %%r8, 24(%0); mov %%r9, 32(%0); mov %%r10, 40(%0)\n"
-		"mov %%r12, 48(%0); mov %%r13, 56(%0); mov %%r14, 64(%0)\n"
+		"mov %%rbx, kip_regs_out(%%rip); mov %%rdi, kip_regs_out+8(%%rip)\n"
+		"mov %%rbp, kip_regs_out+16(%%rip); mov %%r8, kip_regs_out+24(%%rip)\n"
+		"mov %%r9, kip_regs_out+32(%%rip); mov %%r10, kip_regs_out+40(%%rip)\n"
+		"mov %%r11, kip_regs_out+48(%%rip); mov %%r12, kip_regs_out+56(%%rip)\n"
+		"mov %%r13, kip_regs_out+64(%%rip); mov %%r14, kip_regs_out+72(%%rip)\n"
+		"mov %%r15, kip_regs_out+80(%%rip)\n"
 		"pop %%rbp\n"
-		: : "r"(out)
-		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r12", "r13", "r14", "memory");
-	static const L4_Word_t want[9] = { 0x1111, 0x2222, 0x3333, 0x8888, 0x9999, 0xaaaa, 0xcccc, 0xdddd, 0xeeee };
-	for (int i = 0; i < 9; i++)
-		EXPECT(out[i] == want[i], "register %d is %lx after KernelInterface, was %lx", i, out[i], want[i]);
+		: : : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+		      "memory");
+	static const L4_Word_t want[11] = { 0x1111, 0x2222, 0x3333, 0x8888, 0x9999, 0xaaaa, 0xbbbb, 0xcccc, 0xdddd,
+					    0xeeee, 0xffff };
+	static const char *const name[11] = { "rbx", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+	for (int i = 0; i < 11; i++)
+		EXPECT(kip_regs_out[i] == want[i], "%s is %lx after KernelInterface, was %lx", name[i], kip_regs_out[i],
+		       want[i]);
 }
 
 TEST_CASE("kip.layout", "KIP magic, UTCB and thread info, kernel descriptor")
@@ -104,12 +111,34 @@ TEST_CASE("syscall.unknown_number", "an unassigned system-call slot returns an e
 	}
 }
 
+L4_Word_t foreign_regs_out[13];      /* RAX, then the registers a foreign syscall must keep */
+
 TEST_CASE("syscall.foreign", "a syscall outside the stub page fails with -ENOSYS, other registers kept")
 {
-	L4_Word_t rax = 39, rbx = 0x1234, r12 = 0x5678, rdi = 0x9abc;   /* Linux getpid */
-	__asm__ __volatile__("syscall" : "+a"(rax), "+b"(rbx), "+r"(r12), "+D"(rdi) : : "rcx", "r11", "memory");
-	EXPECT((long)rax == PECAN_FOREIGN_NOSYS, "RAX %lx", rax);
-	EXPECT(rbx == 0x1234 && r12 == 0x5678 && rdi == 0x9abc, "registers changed");
+	__asm__ __volatile__(
+		"push %%rbp\n"
+		"mov $39, %%eax\n"                                       /* Linux getpid */
+		"mov $0x1111, %%rbx; mov $0x2222, %%rdx; mov $0x3333, %%rsi; mov $0x4444, %%rdi\n"
+		"mov $0x5555, %%rbp; mov $0x8888, %%r8; mov $0x9999, %%r9; mov $0xaaaa, %%r10\n"
+		"mov $0xcccc, %%r12; mov $0xdddd, %%r13; mov $0xeeee, %%r14; mov $0xffff, %%r15\n"
+		"syscall\n"
+		"mov %%rax, foreign_regs_out(%%rip); mov %%rbx, foreign_regs_out+8(%%rip)\n"
+		"mov %%rdx, foreign_regs_out+16(%%rip); mov %%rsi, foreign_regs_out+24(%%rip)\n"
+		"mov %%rdi, foreign_regs_out+32(%%rip); mov %%rbp, foreign_regs_out+40(%%rip)\n"
+		"mov %%r8, foreign_regs_out+48(%%rip); mov %%r9, foreign_regs_out+56(%%rip)\n"
+		"mov %%r10, foreign_regs_out+64(%%rip); mov %%r12, foreign_regs_out+72(%%rip)\n"
+		"mov %%r13, foreign_regs_out+80(%%rip); mov %%r14, foreign_regs_out+88(%%rip)\n"
+		"mov %%r15, foreign_regs_out+96(%%rip)\n"
+		"pop %%rbp\n"
+		: : : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+		      "memory");
+	static const L4_Word_t want[13] = { (L4_Word_t)PECAN_FOREIGN_NOSYS, 0x1111, 0x2222, 0x3333, 0x4444, 0x5555,
+					    0x8888, 0x9999, 0xaaaa, 0xcccc, 0xdddd, 0xeeee, 0xffff };
+	static const char *const name[13] = { "rax", "rbx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r12",
+					      "r13", "r14", "r15" };
+	for (int i = 0; i < 13; i++)
+		EXPECT(foreign_regs_out[i] == want[i], "%s is %lx after the syscall, want %lx", name[i],
+		       foreign_regs_out[i], want[i]);
 	EXPECT(L4_ErrorCode() == L4_ERR_NO_SYSCALL, "ErrorCode %lu", L4_ErrorCode());
 }
 

@@ -340,7 +340,7 @@ TEST_CASE("entry.exc_message_queued", "faulter queued, plain reply: the same mes
 
 /* ---- KDB input: never busy-waits, and only for privileged spaces ---- */
 
-static volatile L4_Word_t kdb_reading, kdb_unpriv_result, kdb_unpriv_done;
+static volatile L4_Word_t kdb_reading, kdb_unpriv_result, kdb_unpriv_done, kdb_unpriv_us;
 
 static void kdb_reader(void)
 {
@@ -352,7 +352,9 @@ static void kdb_reader(void)
 
 static void kdb_unprivileged(void)
 {
+	L4_Word_t t0 = L4_SystemClock();
 	kdb_unpriv_result = (L4_Word_t)(long)L4_KDB_ReadChar_Blocked();
+	kdb_unpriv_us = L4_SystemClock() - t0;
 	kdb_unpriv_done = 1;
 	tt_park();
 }
@@ -379,6 +381,7 @@ TEST_CASE("entry.kdb_read_unprivileged", "ReadChar_Blocked from an unprivileged 
 	TT_WAIT(kdb_unpriv_done, 1000);
 	EXPECT(kdb_unpriv_done && kdb_unpriv_result == ~0UL, "done %lu result %lx",
 	       kdb_unpriv_done, kdb_unpriv_result);
+	EXPECT(kdb_unpriv_us < 1000, "ReadChar_Blocked took %lu us", kdb_unpriv_us);
 	tt_kill(t);
 }
 

@@ -110,11 +110,24 @@ TEST_CASE("exc.garbage_reply", "a reply that is no register state fails for the 
 	tt_kill(t);
 }
 
+L4_Word_t foreign_rsp;                  /* addressed by name from the asm below */
+
+/* A foreign syscall with a known value in every register it does not use (abi.md §7.4). */
 static void foreign(void)
 {
 	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
 	L4_Word_t rax = 39, rbx = 7;       /* Linux getpid */
-	__asm__ __volatile__("syscall" : "+a"(rax), "+b"(rbx) : : "rcx", "r11", "memory");
+	__asm__ __volatile__(
+		"push %%rbp\n\t"
+		"mov $0x10, %%r10; mov $0x12, %%r12; mov $0x13, %%r13; mov $0x14, %%r14; mov $0x15, %%r15\n\t"
+		"mov $0xd, %%rdx; mov $0x51, %%rsi; mov $0xd1, %%rdi; mov $0xb9, %%rbp\n\t"
+		"mov $0x8, %%r8; mov $0x9, %%r9\n\t"
+		"mov %%rsp, foreign_rsp(%%rip)\n\t"
+		"syscall\n\t"
+		"pop %%rbp"
+		: "+a"(rax), "+b"(rbx)
+		:
+		: "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory");
 	got_rax = rax;
 	got_rbx = rbx;
 	tt_park();
@@ -127,8 +140,13 @@ TEST_CASE("exc.foreign_syscall", "a foreign syscall reaches the handler with all
 	L4_ThreadId_t t = fresh();
 	EXPECT(tt_start_space(t, foreign), "start");
 	EXPECT(wait_exception(t, PECAN_VEC_SYSCALL), "no foreign-syscall message (ErrorCode %lx)", L4_ErrorCode());
-	EXPECT(L4_MR(8) == 39 && L4_MR(2) == 7, "RAX %lx RBX %lx", L4_MR(8), L4_MR(2));
+	/* MR2 RBX, MR3 R10, MR4..7 R12..R15, MR8 RAX, MR10 RDX, MR11 RSI, MR12 RDI, MR13 RBP, MR14 R8, MR15 R9 */
+	static const L4_Word_t want[16] = { [2] = 7, 0x10, 0x12, 0x13, 0x14, 0x15, 39, 0, 0xd, 0x51, 0xd1, 0xb9, 8, 9 };
+	for (int i = 2; i <= 15; i++)
+		EXPECT(i == 9 || L4_MR(i) == want[i], "MR%d %lx, the thread had %lx", i, L4_MR(i), want[i]);
 	EXPECT(L4_MR(9) == L4_MR(1), "RCX %lx is not the return address %lx", L4_MR(9), L4_MR(1));
+	EXPECT(L4_MR(16) == L4_MR(18) && (L4_MR(18) & 0x200), "R11 %lx is not the flags %lx", L4_MR(16), L4_MR(18));
+	EXPECT(L4_MR(17) == foreign_rsp, "RSP %lx, the thread had %lx", L4_MR(17), foreign_rsp);
 	L4_SetMR(8, 4242);      /* RAX: the result */
 	L4_SetMR(2, 99);        /* RBX: any register may change */
 	EXPECT(!L4_IpcFailed(reply_state(t)), "reply failed");

@@ -684,7 +684,7 @@ static void check_probe(void)
 	tt_park();
 }
 
-TEST_CASE("fuzz.check_refused", "an unprivileged task may not run the kernel checks, nor learn the pool's size")
+TEST_CASE("fuzz.check_refused", "an unprivileged task may not run the kernel checks: refused (~0), its free-frames word left as it was")
 {
 	L4_ThreadId_t t = tt_id(41, 1);
 	refused_answer = 0;

@@ -144,9 +144,12 @@ TEST_CASE("ipc.send_timeout_zero", "Send with a zero timeout to a thread not rec
 	EXPECT(tt_start_local(r, tt_park), "start failed");
 	TT_WAIT(state(r) == L4_SCHED_WAITING, 200);    /* now parked: waiting for itself */
 	L4_SetMR(0, 0);
+	L4_Word_t t0 = L4_SystemClock();
 	L4_MsgTag_t tag = L4_Send_Timeout(r, L4_TIMEOUT_ZERO);
+	L4_Word_t dt = L4_SystemClock() - t0;
 	EXPECT(L4_IpcFailed(tag), "send succeeded");
 	EXPECT(L4_ErrorCode() == L4_IPC_TIMEOUT, "ErrorCode %lx, want send-phase timeout", L4_ErrorCode());
+	EXPECT(dt < 1000, "a zero send timeout waited %lu us", dt);
 	tt_kill(r);
 }
 
@@ -168,12 +171,14 @@ TEST_CASE("ipc.receive_timeout", "receive timeouts: zero fails at once, 10 ms af
 {
 	L4_Word_t t0 = L4_SystemClock();
 	L4_MsgTag_t tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TIMEOUT_ZERO, 0);
+	L4_Word_t dt = L4_SystemClock() - t0;
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
 	       "zero: ErrorCode %lx", L4_ErrorCode());
 	EXPECT(tag == L4_TAG_ERROR, "zero: tag %lx", tag);
+	EXPECT(dt < 1000, "zero: waited %lu us", dt);
 	t0 = L4_SystemClock();
 	tag = L4_Receive_Timeout(L4_ANYTHREAD, L4_TimePeriod(10000), 0);
-	L4_Word_t dt = L4_SystemClock() - t0;
+	dt = L4_SystemClock() - t0;
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_TIMEOUT | L4_IPC_PHASE_RECV),
 	       "10 ms: ErrorCode %lx", L4_ErrorCode());
 	EXPECT(dt >= 10000 && dt < 12500, "10 ms: took %lu us", dt);
@@ -293,6 +298,8 @@ TEST_CASE("ipc.bad_partner", "nonexistent, stale, nil-version and own IDs fail w
 	tag = L4_Receive_Timeout(stale, L4_TIMEOUT_NEVER, 0);
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == (L4_IPC_NOPARTNER | L4_IPC_PHASE_RECV),
 	       "receive from stale: %lx", L4_ErrorCode());
+	tag = L4_Send_Timeout(l4_global_id(l4_thread_no(t), 0), L4_TIMEOUT_NEVER);   /* t's number, nil version */
+	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "nil version: %lx", L4_ErrorCode());
 	tag = L4_Send_Timeout(L4_MyGlobalId(), L4_TIMEOUT_NEVER);
 	EXPECT(L4_IpcFailed(tag) && L4_ErrorCode() == L4_IPC_NOPARTNER, "self: %lx", L4_ErrorCode());
 	tag = L4_Send_Timeout(0x12345640UL, L4_TIMEOUT_NEVER);   /* a local ID that is no UTCB */
@@ -657,6 +664,68 @@ TEST_CASE("ipc.redirection", "a space's redirector gets its outgoing IPC (r, Int
 	       "a redirector that is no thread: ErrorCode %lx", L4_ErrorCode());
 	tt_kill(x);
 	tt_kill(e);
+}
+
+/*
+ * Strict confinement (PECAN_SPACE_STRICT, docs/abi.md): a confined thread's
+ * page fault and its int3 go to the redirector although its Pager and
+ * ExceptionHandler TCRs name a thread outside (here: ours).
+ */
+static char st_untouched[2 * 4096] __attribute__((aligned(4096)));
+static volatile L4_Word_t st_phase, st_tag[2], st_from[2], st_mr1[2], st_seen;
+
+static void strict_monitor(void)
+{
+	for (int i = 0; i < 2; i++) {
+		L4_ThreadId_t from = 0;
+		L4_MsgTag_t tag = L4_Wait(&from);
+		st_tag[i] = tag;
+		st_from[i] = from;
+		st_mr1[i] = L4_MR(1);
+		st_seen = (L4_Word_t)i + 1;
+	}
+	tt_park();                      /* neither is answered: the thread stays where it is */
+}
+
+static void strict_thread(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, main_id);
+	while (st_phase == 0)
+		L4_ThreadSwitch(L4_NILTHREAD);
+	L4_KDB_Enter("a strictly confined thread must not reach the kernel debugger");
+}
+
+static void strict_faulter(void)
+{
+	while (st_phase == 0)
+		L4_ThreadSwitch(L4_NILTHREAD);
+	st_untouched[4096] = 1;
+	tt_park();
+}
+
+TEST_CASE("ipc.strict_confinement", "a strictly confined space's page faults and int3 go to its redirector, not to the pager or exception handler its TCRs name")
+{
+	main_id = L4_MyGlobalId();
+	st_phase = 0;
+	st_seen = 0;
+	L4_ThreadId_t m = fresh(), x = fresh(), y = fresh();
+	EXPECT(tt_start_local(m, strict_monitor), "start failed");
+	EXPECT(tt_start_space(x, strict_faulter) && tt_start_space(y, strict_thread), "start failed");
+	L4_Sleep(20000);                /* both wait for the phase, their start-up faults served */
+	for (L4_ThreadId_t s = x; s; s = s == x ? y : 0)
+		EXPECT(L4_SpaceControl(s, PECAN_SPACE_STRICT, 0, 0, m, 0) == 1, "SpaceControl: ErrorCode %lx",
+		       L4_ErrorCode());
+	st_phase = 1;
+	TT_WAIT(st_seen == 2, 300);
+	int fi = st_from[0] == x ? 0 : 1, ei = 1 - fi;
+	EXPECT(st_from[fi] == x && (L4_TAG_LABEL(st_tag[fi]) >> 4) == (L4_LABEL_PAGEFAULT >> 4) &&
+	       st_mr1[fi] == (L4_Word_t)&st_untouched[4096] && !(st_tag[fi] & L4_TAG_REDIRECTED),
+	       "the monitor saw from %lx tag %lx MR1 %lx", st_from[fi], st_tag[fi], st_mr1[fi]);
+	EXPECT(st_from[ei] == y && L4_TAG_LABEL(st_tag[ei]) == L4_LABEL_EXCEPTION,
+	       "the int3: from %lx tag %lx", st_from[ei], st_tag[ei]);
+	tt_kill(x);
+	tt_kill(y);
+	tt_kill(m);
 }
 
 int main(void)

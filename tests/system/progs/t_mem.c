@@ -136,7 +136,7 @@ static int setup(void)
 	return tt_start_space_paged(b_id, worker, pager_id) && tt_start_space_paged(c_id, worker, pager_id);
 }
 
-TEST_CASE("mem.sigma0_request", "sigma0 hands out a page once: to its first requester, never to a second")
+TEST_CASE("mem.sigma0_request", "sigma0 hands out a page to its first requester, again to it on a repeat, never the kernel's, a boot image's or memory that does not exist")
 {
 	L4_Word_t fp = pecan_sigma0_request(L4_FPAGE_MAKE(P_ADDR, 12, 7), L4_COMPLETE_SPACE);
 	EXPECT(L4_FPAGE_BASE(fp) == P_ADDR && L4_FPAGE_LOG2(fp) == 12, "reply fpage %lx", fp);

@@ -34,7 +34,8 @@ TEST_CASE("progs.sigma0_request", "sigma0: a request for a physical page far abo
 	/* l4test asks for pages at 32 MiB and up, phys == virt */
 	L4_Word_t page = 0x2400000UL;
 	L4_MsgTag_t tag = sigma0_ask(page, 0x10);
-	EXPECT(!L4_IpcFailed(tag) && L4_TAG_T(tag) == 2 && (L4_MR(2) & ~0x3ffUL) == page,
+	EXPECT(!L4_IpcFailed(tag) && L4_TAG_T(tag) == 2 && L4_ITEM_TYPE(L4_MR(1)) == L4_ITEM_MAP &&
+	       (L4_MR(2) & ~0x3ffUL) == page,
 	       "tag %lx ErrorCode %lx MR1 %lx MR2 %lx", tag, L4_ErrorCode(), L4_MR(1), L4_MR(2));
 	*(volatile char *)page = 1;      /* mapped: no fault */
 }

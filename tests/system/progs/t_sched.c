@@ -135,7 +135,9 @@ TEST_CASE("sched.timeslice", "two endless loops of one priority share the CPU th
 	spins[0] = spins[1] = 0;
 	L4_ThreadId_t a = fresh(), b = fresh();
 	EXPECT(start(a, spinner0, 100) && start(b, spinner1, 100), "start");
-	TT_WAIT(spins[0] > 0 && spins[1] > 0, 500);
+	/* one sleep of five time slices (CONFIG_TIMESLICE_US): no wake-up of ours in between
+	 * could make room for the second loop, only the end of the first one's slice can */
+	L4_Sleep(50000);
 	EXPECT(spins[0] > 0 && spins[1] > 0, "spins %lu %lu", spins[0], spins[1]);
 	tt_kill(a);
 	tt_kill(b);

@@ -13,6 +13,7 @@ TEST_CASE("sse.xmm_preserved", "XMM0-15 survive switches to a thread that overwr
 	for (int r = 0; r < 16; r++)
 		for (int b = 0; b < 16; b++)
 			sse_pattern[r][b] = (unsigned char)(r * 16 + b + 1);
+	L4_Word_t switches = pecan_counter(PECAN_CTR_context_switches);
 	__asm__ __volatile__(
 		"movdqa sse_pattern+0(%%rip), %%xmm0\n"
 		"movdqa sse_pattern+16(%%rip), %%xmm1\n"
@@ -52,6 +53,9 @@ TEST_CASE("sse.xmm_preserved", "XMM0-15 survive switches to a thread that overwr
 		: "rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
 		  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
 		  "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+	switches = pecan_counter(PECAN_CTR_context_switches) - switches;
+	/* the clobbering thread (the only other one of our priority) ran after each yield */
+	EXPECT(switches >= 4, "%lu context switches in two yields", switches);
 	for (int r = 0; r < 16; r++)
 		for (int b = 0; b < 16; b++)
 			EXPECT(sse_after[r][b] == sse_pattern[r][b], "xmm%d byte %d is %02x, expected %02x",
@@ -61,10 +65,13 @@ TEST_CASE("sse.xmm_preserved", "XMM0-15 survive switches to a thread that overwr
 TEST_CASE("sse.mxcsr_preserved", "MXCSR survives switches to a thread that changes it")
 {
 	unsigned mine = 0x1f80 | (1 << 13), now = 0;   /* round down */
+	L4_Word_t switches = pecan_counter(PECAN_CTR_context_switches);
 	__asm__ __volatile__("ldmxcsr %0" : : "m"(mine));
 	L4_ThreadSwitch(L4_NILTHREAD);
 	L4_ThreadSwitch(L4_NILTHREAD);
 	__asm__ __volatile__("stmxcsr %0" : "=m"(now));
+	switches = pecan_counter(PECAN_CTR_context_switches) - switches;
+	EXPECT(switches >= 4, "%lu context switches in two yields", switches);
 	EXPECT(now == mine, "MXCSR %x, expected %x", now, mine);
 }
 

@@ -472,6 +472,8 @@ static void other_owner(void)
 TEST_CASE("nodisk.sigma0_ports", "sigma0 hands out each port once, like memory: another owner is refused the driver's and the serial ports")
 {
 	L4_ThreadId_t t = tt_id(0, 1);
+	/* sigma0 serves only the threads the root task names (docs/architecture.md, "Trust model") */
+	EXPECT(pecan_sigma0_admit(l4_thread_no(t), 1), "sigma0 did not admit the thread");
 	EXPECT(tt_start_local(t, other_owner), "start a thread");
 	TT_WAIT(io_done, 2000);
 	tt_kill(t);

@@ -30,6 +30,13 @@ TEST_CASE("thread.create_run_delete", "a created thread runs; deleted, it is gon
 	EXPECT(pecan_exregs(t, &x) == L4_NILTHREAD && L4_ErrorCode() == L4_ERR_INVALID_THREAD,
 	       "deleted thread still answers ExchangeRegisters");
 	EXPECT(!tt_kill(t) && L4_ErrorCode() == L4_ERR_INVALID_THREAD, "deleted twice");
+	counter = 0;
+	EXPECT(tt_start_local(t, spin), "the number is not reusable: ErrorCode %lx", L4_ErrorCode());
+	L4_Set_Priority(t, 255);
+	L4_ThreadSwitch(t);
+	L4_Set_Priority(t, 100);
+	EXPECT(counter > 0, "the re-created thread did not run");
+	EXPECT(tt_kill(t), "delete the re-created thread: ErrorCode %lx", L4_ErrorCode());
 }
 
 TEST_CASE("thread.new_version", "re-created with a new version, the stale ID is rejected everywhere")
@@ -189,13 +196,15 @@ TEST_CASE("exregs.read_set", "ExchangeRegisters reads and sets SP, IP, flags, ha
 	EXPECT(x.ip > 0x1000000 && x.sp, "ip %lx sp %lx", x.ip, x.sp);
 	EXPECT(x.pager == L4_MyGlobalId(), "pager %lx", x.pager);
 	result[6] = 0;
+	L4_Word_t sp = tt_stack();
 	x = (struct L4_ExRegs){ .control = L4_EXREG_SET_IP | L4_EXREG_SET_SP | L4_EXREG_SET_FLAGS |
 				L4_EXREG_SET_HANDLE | L4_EXREG_SET_PAGER | L4_EXREG_HALT_VALID,
-				.ip = (L4_Word_t)landing, .sp = tt_stack(), .flags = ~0UL, .handle = 0xabc,
+				.ip = (L4_Word_t)landing, .sp = sp, .flags = ~0UL, .handle = 0xabc,
 				.pager = tt_id(143, 1) };
 	pecan_exregs(t, &x);
 	x = (struct L4_ExRegs){ 0 };
-	pecan_exregs(t, &x);
+	pecan_exregs(t, &x);            /* before it runs: it has priority 100, we 255 and do not block */
+	EXPECT(x.ip == (L4_Word_t)landing && x.sp == sp, "ip %lx sp %lx, set %p %lx", x.ip, x.sp, landing, sp);
 	EXPECT(x.handle == 0xabc && x.pager == tt_id(143, 1), "handle %lx pager %lx", x.handle, x.pager);
 	EXPECT((x.flags & 0x8d5) == 0x8d5 && (x.flags & 0x200), "flags %lx: user flags set, IF kept", x.flags);
 	EXPECT(!(x.flags & 0x3000), "flags %lx: IOPL is not the user's to set", x.flags);
