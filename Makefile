@@ -90,7 +90,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
+.PHONY: all deps run test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -111,6 +111,13 @@ test: deps all
 
 clean:
 	rm -rf $(BUILD)
+
+# `make soak` (not part of `make test`): lx's workloads, the benchmark suite and
+# the Mungi tests in a loop for SOAK_MINUTES with the fuzzer beside them; checks
+# that lx's free pages and the kernel pool come back exactly (tools/soak.py).
+SOAK_MINUTES ?= 10
+soak: deps all lx $(BUILD)/mungi/t_mungi.elf
+	SOAK_MINUTES=$(SOAK_MINUTES) $(PYTHON) tools/soak.py
 
 # `make fuzz` (not part of `make test`): t_fuzz with FUZZ_CALLS hostile calls
 # on FUZZ_KERNELS, printing the kernel's invariant checks (docs/testing.md).

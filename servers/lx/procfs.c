@@ -157,8 +157,9 @@ static void root_refresh(struct inode *root)
 		      "MemTotal:       %8lu kB\nMemFree:        %8lu kB\nMemAvailable:   %8lu kB\n"
 		      "Buffers:               0 kB\nCached:                0 kB\n"
 		      "SwapTotal:             0 kB\nSwapFree:              0 kB\n"
-		      "Shmem:                 0 kB\nSReclaimable:          0 kB\n",
-		      total, free, free);
+		      "Shmem:                 0 kB\nSReclaimable:          0 kB\n"
+		      "PecanKernelPoolFree: %8lu kB\n",
+		      total, free, free, *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_FREE) >> 10);
 	put_file(root, "meminfo", buf, (size_t)n);
 	u64 up = lx_now_us();
 	n = snfmt(buf, sizeof(buf), "%lu.%02lu 0.00\n", up / 1000000, (up / 10000) % 100);
