@@ -278,8 +278,6 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 		return do_poll(from, u);
 	case NET_INFO:
 		return u != 0 ? reply_error(from, DRIVER_ERR_REQUEST) : do_info(from);
-	case NIC_RX_READY:
-		return;                        /* the NIC's notification: the loop drains it */
 	}
 	reply_error(from, DRIVER_ERR_REQUEST);
 }
@@ -338,7 +336,11 @@ void net_server(void)
 		 * would overwrite (it sends frames to the NIC by IPC).  No stack_*
 		 * call but stack_poll sends.
 		 */
-		if (!L4_IpcFailed(tag))
+		if (L4_IpcFailed(tag) || (from == pecan_nic && L4_TAG_LABEL(tag) == NIC_RX_READY))
+			;                          /* nothing, or the NIC's notification: drained below */
+		else if (!driver_client_ok(&net_clients, from))
+			driver_refuse("net", from, tag);
+		else
 			handle(from, tag);
 		drain_nic();
 		stack_poll(now_ms());

@@ -10,8 +10,11 @@
 
 static char stack[STACK] __attribute__((aligned(16)));
 
-int net_start(L4_ThreadId_t server, const char *args)
+struct driver_clients net_clients;
+
+int net_start(L4_ThreadId_t server, const char *args, const struct driver_clients *c)
 {
+	net_clients = c ? *c : (struct driver_clients){ 0 };
 	if (net_set_config(args) != 0 || !task_start(server, net_server, stack, STACK, 240))
 		return 0;
 	pecan_net = server;

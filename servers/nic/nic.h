@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "../../lib/l4/l4.h"
+#include "../drivers/drivers.h"
 
 struct pci_dev {
 	uint8_t bus, dev, fn;
@@ -26,6 +27,8 @@ struct nic_hw {
 	uint64_t mac;
 };
 extern struct nic_hw nic_hw;
+/* Who may call the driver (set by nic_start): the thread-number ranges the root task named. */
+extern struct driver_clients nic_clients;
 
 void nic_driver(void);
 /*
@@ -33,9 +36,10 @@ void nic_driver(void);
  * DMA memory from sigma0 and its interrupt, and start the driver as thread
  * `driver` in a space of its own (lib/task; the caller, the root task, has
  * started the pager with task_pager_start and owns what the driver gets).
- * Returns 0 on failure; no device is not a failure (the driver then answers
- * NIC_ERR_NODEV).
+ * It serves the threads whose numbers c names (its own space holds only
+ * itself), anyone else gets DRIVER_ERR_DENIED.  Returns 0 on failure; no
+ * device is not a failure (the driver then answers NIC_ERR_NODEV).
  */
-int nic_start(L4_ThreadId_t driver);
+int nic_start(L4_ThreadId_t driver, const struct driver_clients *c);
 
 #endif

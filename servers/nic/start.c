@@ -53,9 +53,12 @@ static int claim(struct pci_dev d)
 	return ports(nic_hw.io, log2);
 }
 
-int nic_start(L4_ThreadId_t driver)
+struct driver_clients nic_clients;
+
+int nic_start(L4_ThreadId_t driver, const struct driver_clients *c)
 {
 	struct pci_dev d;
+	nic_clients = c ? *c : (struct driver_clients){ 0 };
 	if (!ports(0xcf8, 3))
 		return 0;
 	if (pci_find(VIRTIO_VENDOR, VIRTIO_NET_LEGACY, &d) && claim(d) && dma_memory())

@@ -254,6 +254,8 @@ void nic_driver(void)
 			continue;             /* e.g. a client's frame too long for the buffer */
 		if (irq && from == irq)
 			interrupt(irq);
+		else if (!driver_client_ok(&nic_clients, from))
+			driver_refuse("nic", from, tag);
 		else
 			handle(from, tag);
 	}

@@ -117,6 +117,30 @@ TEST_CASE("net.high_ports", "a space with only ISA ports cannot use PCI's ports 
 	EXPECT(faults == 2 && ((fp >> 16) & 0xffff) == 0xcfc, "%lu I/O faults, the last for %lx", faults, fp);
 }
 
+/* A thread of another space that is no client: what NET_INFO and NIC_INFO answer it. */
+static volatile L4_Word_t stranger_net, stranger_nic, stranger_done;
+
+static void stranger(void)
+{
+	stranger_net = raw_call(pecan_net, L4_TAG_MAKE(NET_INFO, 0, 0), 0, 0) == DRIVER_ERROR ? L4_MR(1) : 0;
+	stranger_nic = raw_call(pecan_nic, L4_TAG_MAKE(NIC_INFO, 0, 0), 0, 0) == DRIVER_ERROR ? L4_MR(1) : 0;
+	stranger_done = 1;
+	tt_park();
+}
+
+TEST_CASE("net.strangers_refused", "a thread the root task did not name gets DRIVER_ERR_DENIED from the server and the NIC driver")
+{
+	L4_ThreadId_t t = tt_id(3, 1);
+	EXPECT(tt_start_space(t, stranger), "start the stranger");
+	TT_WAIT(stranger_done, 3000);
+	tt_kill(t);
+	EXPECT(stranger_done, "the stranger did not finish");
+	EXPECT(stranger_net == DRIVER_ERR_DENIED, "the server answered %lu", stranger_net);
+	EXPECT(stranger_nic == DRIVER_ERR_DENIED, "the NIC driver answered %lu", stranger_nic);
+	struct net_info i;
+	EXPECT(net_info(&i) == 0, "we were refused too");
+}
+
 TEST_CASE("net.bad_nic", "the NIC driver refuses bad frames and requests and goes on")
 {
 	EXPECT(nic_send(buf, 5) == -NIC_ERR_LENGTH, "a 5-byte frame was sent");
@@ -314,9 +338,12 @@ int main(void)
 {
 	L4_Word_t me = l4_thread_no(L4_MyGlobalId());
 	pecan_boot_args(args, sizeof(args));
-	if (!drivers_start(l4_global_id(me + 1, 1), l4_global_id(me + 2, 1)) ||
-	    !task_pager_start(l4_global_id(me + 5, 1)) || !nic_start(l4_global_id(me + 3, 1)) ||
-	    !net_start(l4_global_id(me + 4, 1), args)) {
+	/* the NIC driver (me + 3) and the server (me + 4) print; the server calls the NIC; we call both */
+	struct driver_clients printers = { 1, { { me + 3, me + 4 } }, 0 };
+	struct driver_clients nic = { 2, { { me, me }, { me + 4, me + 4 } }, 0 }, net = { 1, { { me, me } }, 0 };
+	if (!drivers_start_for(l4_global_id(me + 1, 1), l4_global_id(me + 2, 1), &printers) ||
+	    !task_pager_start(l4_global_id(me + 5, 1)) || !nic_start(l4_global_id(me + 3, 1), &nic) ||
+	    !net_start(l4_global_id(me + 4, 1), args, &net)) {
 		printf("t_net: the drivers did not start\n");
 		pecan_kdb_power_off(2);
 	}
