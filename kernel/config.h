@@ -60,6 +60,29 @@
 #ifndef CONFIG_CHECK
 #define CONFIG_CHECK          1              /* KDB op 0xF6: whole-kernel consistency checks */
 #endif
+/*
+ * Processors (docs/architecture.md, "Several processors"): with SMP on, the
+ * kernel starts every processor the ACPI MADT lists, up to MAX_CPUS (the
+ * KIP has room for that many processor descriptors).
+ */
+#ifndef CONFIG_SMP
+#define CONFIG_SMP            1              /* start the other processors when there are some */
+#endif
+#ifndef CONFIG_MAX_CPUS
+#define CONFIG_MAX_CPUS       8              /* processors used, the boot CPU included */
+#endif
+/*
+ * With several processors, the I/O APIC in place of the 8259s for the ISA
+ * lines.  Off, the 8259 stays (through the boot CPU's LINT0) whatever the
+ * number of processors: every line goes to processor 0 either way, and the
+ * check of which controller is in use costs each arch_irq_* call (also on
+ * one processor) a compare and a call out of line: irq.latency +12 and
+ * vm.map +1.7 instructions a page (docs/architecture.md).  The kernel
+ * `dslq-ioapic` is built with it on and tested on several processors.
+ */
+#ifndef CONFIG_IOAPIC
+#define CONFIG_IOAPIC         0
+#endif
 #ifndef CONFIG_COM1_BAUD_DIV
 #define CONFIG_COM1_BAUD_DIV  1              /* 115200 baud */
 #endif

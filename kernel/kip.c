@@ -2,6 +2,7 @@
 // Builds the KIP: fields, system-call pointers (from the one table), descriptors.
 #include "kip.h"
 #include "config.h"
+#include "types.h"
 #include <arch.h>
 #include <l4/syscalls.h>
 #include <l4/thread.h>
@@ -46,10 +47,29 @@ void kip_init(void)
 	kernel_descriptor();
 }
 
+static unsigned nproc = 1;
+
+/*
+ * n processors (ProcessorInfo holds n - 1).  One keeps its descriptor at
+ * KIP_PROC_DESC_OFF, as Pistachio's; several need more room than lies
+ * there, so theirs end the page (abi.md: ProcDescPtr is KIP-relative).
+ */
+void kip_set_processors(unsigned n)
+{
+	_Static_assert(KIP_PROC_DESC_SMP_OFF + CONFIG_MAX_CPUS * 32 <= 4096, "processor descriptors fit");
+	nproc = n;
+	set(KIP_OFF_PROC_DESC, n == 1 ? KIP_PROC_DESC_OFF : KIP_PROC_DESC_SMP_OFF);
+	set(KIP_OFF_PROC_INFO, 5UL << 60 | (n - 1));
+}
+
+/* Every processor runs at the boot CPU's calibrated rate (QEMU gives them one clock). */
 void kip_set_clock(word_t cpu_khz, word_t tick_us)
 {
-	kip[KIP_PROC_DESC_OFF / 8] = 1193;                 /* external: the PIT's 1.193 MHz */
-	kip[KIP_PROC_DESC_OFF / 8 + 1] = cpu_khz;          /* internal: the calibrated TSC */
+	word_t *d = &kip[kip[KIP_OFF_PROC_DESC / 8] / 8];
+	for (unsigned i = 0; i < nproc; i++, d += 4) {
+		d[0] = 1193;                               /* external: the PIT's 1.193 MHz */
+		d[1] = cpu_khz;                            /* internal: the calibrated TSC */
+	}
 	set(KIP_OFF_CLOCK_INFO, (tick_us << 16) | 1);      /* schedule / read precision, µs */
 }
 

@@ -9,6 +9,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "space.h"
+#include "smp.h"
 #include "config.h"
 #include <l4/utcb.h>
 #include <arch.h>
@@ -276,6 +277,7 @@ void kmain(u32 mbi)
 	start_server(0, "sigma0", L4_USER_BASE, &s0, L4_NILTHREAD, root_id);
 	start_server(1, "root", L4_USER_BASE + 2, &root, sigma0_id, root_id);
 	arch_timer_init(CONFIG_TICK_US);
+	smp_init(CONFIG_TICK_US);
 	kip_set_clock(arch_tsc_per_us() * 1000, CONFIG_TICK_US);
 	printk("pecan: %d module(s), kernel pool %lu KiB at %lx; starting sigma0 and the root task\n",
 	       bi.nmods, kmem_size >> 10, kmem);

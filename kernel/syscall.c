@@ -4,6 +4,7 @@
 #include "ipc.h"
 #include "printk.h"
 #include "sched.h"
+#include "smp.h"
 #include "space.h"
 #include "mapping.h"
 #include "timer.h"
@@ -87,9 +88,9 @@ static void sys_processor_control(struct trapframe *tf)
 {
 	if (!current->space->privileged)
 		return sys_error(tf, L4_ERR_NO_PRIVILEGE);
-	if (tf->rdi != 0)
+	if (tf->rdi >= cpu_count)
 		return sys_error(tf, L4_ERR_INVALID_PARAM);
-	tf->rax = 1;       /* one processor, nothing to tune under emulation */
+	tf->rax = 1;       /* a processor online; nothing to tune under emulation */
 }
 
 /*

@@ -25,7 +25,7 @@ PATHS = {"fast": "", "trap": "lx.fast=0 /bin/sh"}
 
 
 class Shell:
-    def __init__(self, timeout=600, mem=None, root_args="", path="fast"):
+    def __init__(self, timeout=600, mem=None, root_args="", path="fast", disk=None):
         self.path = path
         root_args = root_args or PATHS[path]
         cmd = [RUN, "--eof-ctrl-d", "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
@@ -33,6 +33,8 @@ class Shell:
             cmd += ["--mem", str(mem)]
         if root_args:
             cmd += ["--root-args", root_args]
+        if disk:
+            cmd += ["--disk", disk]
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, start_new_session=True)
         self.buf = ""

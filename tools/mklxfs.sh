@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Usage: mklxfs.sh OUT.cpio BUSYBOX BENCH_DIR TEST_DIR BENCH_INIT
-# Packs lx's root file system (an uncompressed newc cpio, lx's boot module):
+# Usage: mklxfs.sh OUT.cpio|OUT.img BUSYBOX BENCH_DIR TEST_DIR BENCH_INIT
+# Packs lx's root file system: an uncompressed newc cpio (lx's boot module,
+# the RAM root), or for OUT.img a disk image holding an ext2 file system of
+# LX_EXT2_MB MiB (default 64) made by Debian's mke2fs -d (lx.root=disk):
 # the static BUSYBOX as /bin/busybox with a link for every applet where
 # `busybox --list-full` puts it, the benchmark programs of BENCH_DIR in
 # /bench (with /bench/LIST, as the Linux guest has it), the test programs of
@@ -12,7 +14,7 @@ out=$1 busybox=$2 benchdir=$3 testdir=$4 benchinit=$5
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" "$stage/etc" \
-	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/bench" "$stage/tests"
+	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/mnt" "$stage/bench" "$stage/tests"
 cp "$busybox" "$stage/bin/busybox"
 chmod 755 "$stage/bin/busybox"
 for applet in $("$busybox" --list-full); do
@@ -39,5 +41,27 @@ echo "pecan" > "$stage/etc/hostname"
 chmod 1777 "$stage/tmp"
 # fixed timestamps and owners: the image depends only on its inputs
 find "$stage" -exec touch -h -d @0 {} +
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out.tmp"
+case "$out" in
+*.img)
+	# the host's dynamic programs and what their loaders need (docs/lx.md, dynamic ELF):
+	# /host/true and /host/ls with glibc's loader and libraries, and musl's loader
+	mkdir -p "$stage/host"
+	for prog in /bin/true /bin/ls; do
+		cp "$prog" "$stage/host/"
+		for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
+			mkdir -p "$stage$(dirname "$lib")"
+			cp -L "$lib" "$stage$lib"
+		done
+	done
+	[ -e /lib/ld-musl-x86_64.so.1 ] && cp -L /lib/ld-musl-x86_64.so.1 "$stage/lib/"
+	find "$stage" -exec touch -h -d @0 {} +
+	# 4 KiB blocks (lx's page), 128-byte inodes, no htree index: what fs/ext2.c writes
+	rm -f "$out.tmp"
+	PATH="$PATH:/sbin:/usr/sbin" mke2fs -q -F -t ext2 -b 4096 -I 128 -O ^dir_index \
+		-E root_owner=0:0 -d "$stage" "$out.tmp" "${LX_EXT2_MB:-64}M"
+	;;
+*)
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out.tmp"
+	;;
+esac
 mv "$out.tmp" "$out"

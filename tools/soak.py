@@ -7,11 +7,12 @@ check that nothing leaked.
 - lx: one long boot of lx's shell runs rounds of lx's test programs (files,
   sockets, threads, shared memory, the ABI checks, the hostile L4 caller, a
   fork bomb, a memory hog the OOM killer ends) and the benchmark suite at
-  scale 1.  After the first round (which warms lx's caches and the shell) it
-  records lx's free pages and the kernel pool's free bytes (/proc/meminfo:
-  MemFree, PecanKernelPoolFree); after every later round both must be what
-  they were, exactly.
-- Mungi: its test image boots again and again; every boot must pass.
+  scale 1.  After the first round it records lx's free pages and the kernel
+  pool's free bytes (/proc/meminfo: MemFree, PecanKernelPoolFree); after
+  every later round both must be back within SLACK_KIB of them (a page or
+  two of /proc and shell state; a leak per round grows past it).
+- Mungi: its test image boots again and again; every boot must pass.  (Its
+  store's figures are not read: the Mungi server reports none yet.)
 - beside them, t_fuzz boots again and again (hostile L4 calls on the kernel,
   with its invariant checks); every boot must pass.
 
@@ -36,10 +37,15 @@ LX_ROUND = ("cd /tmp && /tests/files >/dev/null && /tests/sockets >/dev/null && 
             " && grep -q 'BENCH DONE' /tmp/bench.out && ! grep -v 'status=0' /tmp/bench.out | grep -q STATUS"
             " && rm -f /tmp/bench.out && cd /")
 FIGURES = ("MemFree", "PecanKernelPoolFree")
+# How far a figure may stand from the first round's: lx's /proc keeps a few
+# directories of processes gone (pruned 64 a refresh) and the shell's own
+# heap moves by a page or two; a leak of anything per round grows past this.
+SLACK_KIB = {"MemFree": 64, "PecanKernelPoolFree": 32}
 
 
 def figures(sh):
-    out, st = sh.run("cat /proc/meminfo", 60)
+    """After the round's stragglers (children of killed processes) are gone."""
+    out, st = sh.run("sleep 2; cat /proc/meminfo", 60)
     return {k: int(v) for k, v in re.findall(r"^(\w+): +(\d+) kB", out, re.M) if k in FIGURES}
 
 
@@ -52,7 +58,8 @@ def soak_lx(deadline, report):
         n += 1
         now = figures(sh)
         start = start or now
-        good = st == 0 and now == start
+        good = st == 0 and set(now) == set(FIGURES) and \
+            all(abs(now[k] - start[k]) <= SLACK_KIB[k] for k in FIGURES)
         report(f"lx round {n}: status {st}, {now}" + ("" if good else f" (start {start})"))
         ok &= good
     sh.close(60)

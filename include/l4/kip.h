@@ -40,7 +40,9 @@
 #define KIP_PROC_DESC_OFF      0x240
 #define KIP_KERNEL_DESC_OFF    0x260
 #define KIP_MEM_DESC_OFF       0x2E0
-#define KIP_MEM_DESC_MAX       ((0x1000 - KIP_MEM_DESC_OFF) / 16)
+/* With several processors their descriptors (32 bytes each, up to 8) end the page. */
+#define KIP_PROC_DESC_SMP_OFF  0xF00
+#define KIP_MEM_DESC_MAX       ((KIP_PROC_DESC_SMP_OFF - KIP_MEM_DESC_OFF) / 16)
 
 /* Memory-descriptor types (word0 bits 0-3; subtype in bits 4-7). */
 #define MEMDESC_UNDEFINED      0x0

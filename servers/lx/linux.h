@@ -19,6 +19,7 @@
 #define LX_ENXIO    6
 #define LX_E2BIG    7
 #define LX_ENOEXEC  8
+#define LX_ELIBBAD  80          /* a broken ELF interpreter */
 #define LX_EBADF    9
 #define LX_ECHILD   10
 #define LX_EAGAIN   11

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests of lx's in-memory file system (servers/lx/fs.c) and allocator (servers/lx/malloc.c).
+// Host tests of lx's in-memory file system (servers/lx/fs/ramfs.c) and allocator (servers/lx/mm/malloc.c).
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdint.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "../../servers/lx/fs.h"
-#include "../../servers/lx/mem.h"
+#include "../../servers/lx/fs/fs.h"
+#include "../../servers/lx/mm/mm.h"
 #include "../../lib/test/test.h"
 
 /* --- lx's page source, from the host heap: counted, and made to fail on demand --- */

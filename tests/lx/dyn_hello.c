@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Built dynamically linked on purpose: lx has no dynamic loader, so execve says ENOEXEC.
+// Built dynamically linked on purpose: it runs where musl's loader is (the ext2 image),
+// and execve says ENOENT where it is not (the RAM root), as on Linux.
 #include <stdio.h>
 
 int main(void)

@@ -154,6 +154,15 @@ static inline void arch_irq_window(void)
 {
 	__asm__ __volatile__("sti; nop; cli" : : : "memory");
 }
+/*
+ * In a spin-wait loop: `pause`, which also makes QEMU's TCG let another
+ * virtual CPU run (under -icount all share one host thread round-robin,
+ * and a spinning CPU would otherwise keep it for its whole time slice).
+ */
+static inline void arch_cpu_relax(void)
+{
+	__asm__ __volatile__("pause" : : : "memory");
+}
 u64 arch_clock_us(void);                 /* monotonic microseconds since boot */
 u64 arch_tsc_per_us(void);               /* the calibrated time-stamp counter rate */
 void arch_timer_init(word_t tick_us);    /* periodic tick calling timer_tick() */
@@ -166,6 +175,18 @@ void arch_irq_unmask(unsigned irq);
 bool arch_irq_ack(unsigned irq);          /* EOI; false if the interrupt was spurious */
 /* Is an unmasked interrupt waiting for the CPU (the kernel runs with interrupts off)? */
 bool arch_irq_pending(void);
+/*
+ * Several processors (kernel/smp.c).  Processor 0 is the boot CPU; the
+ * others are numbered 1..n-1 as the firmware lists them.
+ */
+unsigned arch_cpus_probe(void);          /* processors to use; sets up their interrupt controllers when > 1 */
+unsigned arch_cpu_hw_id(unsigned index); /* the firmware's ID of processor index (its local APIC ID) */
+void arch_cpu_start(unsigned index);     /* start it; it calls smp_ap_main(index) */
+unsigned arch_cpu_index(void);           /* the processor running this code */
+void arch_cpu_wake(unsigned index);      /* an inter-processor interrupt: smp_wakeup() there */
+void arch_cpu_timer_start(word_t tick_us);   /* this processor's own periodic smp_tick() */
+void arch_cpu_timer_stop(void);
+
 /* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
 

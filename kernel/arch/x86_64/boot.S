@@ -82,6 +82,7 @@ start64_low:
 
 	.section .boot.data, "aw"
 	.align 4096
+	.globl boot_pml4
 boot_pml4:      .fill 512, 8, 0
 boot_pdpt_low:  .fill 512, 8, 0
 boot_pdpt_high: .fill 512, 8, 0

@@ -6,6 +6,8 @@
 #include "../../sched.h"
 #include "../../space.h"
 #include "arch_switch.h"
+#include "lapic.h"
+#include "../../config.h"
 #include <l4/syscalls.h>
 
 #define IOMAP_BYTES   (IO_PORTS / 8)
@@ -37,38 +39,48 @@ struct desc_ptr {
 #define IST_NMI          2
 
 static u64 gdt[9];
-/* The one TSS; entry.S reads RSP0 (at byte 4) as the current thread's kernel stack top. */
+/* The boot CPU's TSS; entry.S reads RSP0 (at byte 4) as the current thread's kernel stack top. */
 struct tss cpu_tss;
 static struct idt_gate idt[256];
 static u8 ist_stacks[2][4096] __attribute__((aligned(16)));
+/*
+ * The other processors' tables and exception stacks (index 0 is the boot
+ * CPU's, above).  They run no user thread yet, so their TSS has no ports
+ * and no RSP0 (docs/architecture.md, "Several processors").
+ */
+static u64 ap_gdt[CONFIG_MAX_CPUS][9];
+static struct tss ap_tss[CONFIG_MAX_CPUS];
+static u8 ap_ist[CONFIG_MAX_CPUS][2][4096] __attribute__((aligned(16)));
 /* The page user code reads through %gs: word 0 is the current UTCB pointer. */
 u64 user_gs_page[512] __attribute__((aligned(4096), section(".bss.pagealigned")));
 
 extern char isr_table[];
 extern char syscall_entry[], syscall32_entry[];
+extern char lapic_isr_timer[], lapic_isr_wake[], lapic_isr_spurious[];
 
 static void io_enable(const struct space *s);
 
-static void gdt_init(void)
+/* One processor's GDT with its TSS (IST stacks for #DF and NMI, every port denied), loaded. */
+static void gdt_init(u64 *g, struct tss *tss, u8 (*ist)[4096])
 {
-	gdt[0] = 0;
-	gdt[1] = 0x00af9a000000ffffUL;   /* 0x08 kernel code, 64-bit */
-	gdt[2] = 0x00cf92000000ffffUL;   /* 0x10 kernel data */
-	gdt[3] = 0x00cffa000000ffffUL;   /* 0x18 user code, 32-bit (sysret base) */
-	gdt[4] = 0x00cff2000000ffffUL;   /* 0x20 user data */
-	gdt[5] = 0x00affa000000ffffUL;   /* 0x28 user code, 64-bit */
-	gdt[6] = 0x00cff2000000ffffUL;   /* 0x30 user data for %gs */
-	u64 base = (u64)&cpu_tss, limit = sizeof(cpu_tss) - 1;
-	gdt[7] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89UL << 40) |
-		 ((limit >> 16 & 0xf) << 48) | ((base >> 24 & 0xff) << 56);
-	gdt[8] = base >> 32;
-	cpu_tss.ist[IST_DOUBLE_FAULT - 1] = (u64)&ist_stacks[0][4096];
-	cpu_tss.ist[IST_NMI - 1] = (u64)&ist_stacks[1][4096];
+	g[0] = 0;
+	g[1] = 0x00af9a000000ffffUL;   /* 0x08 kernel code, 64-bit */
+	g[2] = 0x00cf92000000ffffUL;   /* 0x10 kernel data */
+	g[3] = 0x00cffa000000ffffUL;   /* 0x18 user code, 32-bit (sysret base) */
+	g[4] = 0x00cff2000000ffffUL;   /* 0x20 user data */
+	g[5] = 0x00affa000000ffffUL;   /* 0x28 user code, 64-bit */
+	g[6] = 0x00cff2000000ffffUL;   /* 0x30 user data for %gs */
+	u64 base = (u64)tss, limit = sizeof(*tss) - 1;
+	g[7] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89UL << 40) |
+	       ((limit >> 16 & 0xf) << 48) | ((base >> 24 & 0xff) << 56);
+	g[8] = base >> 32;
+	tss->ist[IST_DOUBLE_FAULT - 1] = (u64)&ist[0][4096];
+	tss->ist[IST_NMI - 1] = (u64)&ist[1][4096];
 	for (int i = 0; i <= IOMAP_BYTES; i++)
-		cpu_tss.iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
-	io_enable(NULL);
+		tss->iomap[i] = 0xff;     /* ring 3 has no ports unless its space is given some */
+	tss->iomap_base = sizeof(*tss);
 
-	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
+	struct desc_ptr p = { 9 * sizeof(u64) - 1, (u64)g };
 	__asm__ __volatile__(
 		"lgdt %0\n"
 		"pushq $0x08\n"
@@ -99,6 +111,12 @@ static void idt_set(int vec, word_t handler, int dpl, int ist)
 	};
 }
 
+static void idt_load(void)
+{
+	struct desc_ptr p = { sizeof(idt) - 1, (u64)idt };
+	__asm__ __volatile__("lidt %0" : : "m"(p));
+}
+
 static void idt_init(void)
 {
 	for (int v = 0; v < 48; v++)
@@ -106,8 +124,11 @@ static void idt_init(void)
 	idt_set(3, (word_t)isr_table + 16 * 3, 3, 0);         /* int3 from user: KDB */
 	idt_set(2, (word_t)isr_table + 16 * 2, 0, IST_NMI);
 	idt_set(8, (word_t)isr_table + 16 * 8, 0, IST_DOUBLE_FAULT);
-	struct desc_ptr p = { sizeof(idt) - 1, (u64)idt };
-	__asm__ __volatile__("lidt %0" : : "m"(p));
+	/* the local APIC's vectors (lapic.h): only ever raised when several processors run */
+	idt_set(VEC_LAPIC_TIMER, (word_t)lapic_isr_timer, 0, 0);
+	idt_set(VEC_IPI_WAKE, (word_t)lapic_isr_wake, 0, 0);
+	idt_set(VEC_LAPIC_SPURIOUS, (word_t)lapic_isr_spurious, 0, 0);
+	idt_load();
 }
 
 static void fpu_init(void)
@@ -149,9 +170,20 @@ static void syscall_init(void)
 
 void arch_cpu_init(void)
 {
-	gdt_init();
+	gdt_init(gdt, &cpu_tss, ist_stacks);
+	io_enable(NULL);
 	idt_init();
 	arch_pic_init();
+	fpu_init();
+	smep_init();
+	syscall_init();
+}
+
+/* Processor index (> 0) as it starts (mp.c): its own GDT, TSS and IST stacks, the shared IDT. */
+void arch_cpu_init_ap(unsigned index)
+{
+	gdt_init(ap_gdt[index], &ap_tss[index], ap_ist[index]);
+	idt_load();
 	fpu_init();
 	smep_init();
 	syscall_init();

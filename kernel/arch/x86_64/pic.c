@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The legacy 8259 PIC pair: vectors 32-47, per-line masks, end of interrupt, spurious lines.
+// With several processors the I/O APIC takes over the same lines (ioapic.c, pic_hand_over).
 #include <arch.h>
 #include "io.h"
+#include "ioapic.h"
+#include "../../config.h"
 
 #define PIC1_CMD  0x20
 #define PIC1_DATA 0x21
@@ -30,14 +33,31 @@ void arch_pic_init(void)
 	write_mask();
 }
 
+/* The I/O APIC takes the lines: returns those unmasked now, and masks them all here. */
+u16 pic_hand_over(void)
+{
+	u16 unmasked = ~mask & ~(1u << CASCADE);
+	mask = 0xffff;
+	write_mask();
+	return unmasked;
+}
+
 void arch_irq_mask(unsigned irq)
 {
+	if (CONFIG_IOAPIC && unlikely(ioapic_on)) {
+		ioapic_mask(irq);
+		return;
+	}
 	mask |= 1u << irq;
 	write_mask();
 }
 
 void arch_irq_unmask(unsigned irq)
 {
+	if (CONFIG_IOAPIC && unlikely(ioapic_on)) {
+		ioapic_unmask(irq);
+		return;
+	}
 	mask &= ~(1u << irq);
 	if (irq >= 8)
 		mask &= ~(1u << CASCADE);
@@ -51,6 +71,8 @@ void arch_irq_unmask(unsigned irq)
  */
 bool arch_irq_ack(unsigned irq)
 {
+	if (CONFIG_IOAPIC && unlikely(ioapic_on))
+		return ioapic_ack(irq);
 	if (irq == 7 || irq == 15) {
 		u16 cmd = irq == 7 ? PIC1_CMD : PIC2_CMD;
 		outb(cmd, PIC_READ_ISR);
@@ -70,6 +92,8 @@ bool arch_irq_ack(unsigned irq)
 /* The request registers, read through OCW3 (arch_irq_ack selects the ISR again before it reads). */
 bool arch_irq_pending(void)
 {
+	if (CONFIG_IOAPIC && unlikely(ioapic_on))
+		return ioapic_pending();
 	outb(PIC1_CMD, PIC_READ_IRR);
 	outb(PIC2_CMD, PIC_READ_IRR);
 	u16 irr = inb(PIC1_CMD) | (u16)inb(PIC2_CMD) << 8;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lx's file-system types, each behind vfs/vfs.h's struct fs_ops and none
+ * knowing another: ramfs (the in-memory file system, also tmpfs, filled at
+ * boot from a cpio archive), procfs (/proc from the process table, on
+ * ramfs's nodes), devfs (/dev's character devices), pipefs (pipes and
+ * FIFOs) and ext2 (on the disk).
+ * ramfs is pure data structures: the host tests run it against the host's heap.
+ */
+#ifndef LX_FS_H
+#define LX_FS_H
+
+#include "../vfs/vfs.h"
+
+/* fs/ramfs.c: a new, empty in-memory file system; NULL without memory */
+struct super *ramfs_new(const char *type);
+/* An empty ramfs for /tmp and /dev/shm (sticky, writable by all) */
+struct super *tmpfs_new(void);
+/* An empty ramfs as the root (lx's RAM root; the host tests' tree). */
+void fs_init(void);
+/* Unmounts and frees everything; no reference may be used afterwards (leak checks). */
+void fs_destroy(void);
+/* Fill the root file system (a ramfs) from a cpio (newc) archive. */
+int fs_load_cpio(const void *archive, size_t len);
+/* A regular file with no name (System V shared memory): freed with its last reference. */
+struct inode *fs_new_unnamed(uint32_t mode);
+
+/* fs/procfs.c: /proc, a ramfs whose directories refresh from the process table */
+struct super *procfs_new(void);
+
+/* fs/devfs.c: /dev with lx's character devices, and their operations */
+struct super *devfs_new(void);
+const struct file_ops *devfs_chr_ops(u64 rdev);     /* NULL: no such device (ENXIO) */
+extern const struct file_ops devfs_null_ops;        /* also O_PATH descriptors' */
+
+/* fs/pipefs.c: pipes and FIFOs */
+extern const struct file_ops pipe_ops;
+/* A new pipe: two files, the read end and the write end (refs = 1 each). */
+int pipe_new(u32 flags, struct file **rd, struct file **wr);
+/* Open a FIFO's inode: -EAGAIN for a writer alone while it has no reader, and
+ * the open waits on fifo_open_wchan(ip). */
+int fifo_open(struct inode *ip, u32 flags, struct file **out);
+void *fifo_open_wchan(struct inode *ip);
+long pipe_nread(struct file *f);                    /* bytes a read would get now */
+
+/* fs/ext2.c: the ext2 file system on the disk (lib/disk); NULL and *err if it is none */
+struct super *ext2_mount_disk(int *err);
+
+#endif

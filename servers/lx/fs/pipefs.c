@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+// Pipes and FIFOs: a ring of pages between a read end and a write end, and
+// named pipes whose inode (on any file system) points to their ring.  They
+// follow lx.h's contract for waiting: -EAGAIN now, wake(wchan) later.
+#include "../lx.h"
+#include "../../../lib/c/string.h"
+
+/* --- pipes --- */
+
+#define PIPE_PAGES (LX_PIPE_SIZE / LX_PAGE_SIZE)
+
+/*
+ * A ring of PIPE_PAGES pages, allocated as first written.  The pipe itself
+ * is the wait channel of both ends: any change wakes readers and writers.
+ */
+struct pipe {
+	void *page[PIPE_PAGES];
+	u32 head;                       /* ring index of the next byte to read */
+	u32 count;                      /* bytes held */
+	u32 readers, writers;
+	u32 w_opens;                    /* writers ever opened: a FIFO reader's EOF waits for one */
+	struct inode *fifo;             /* a named pipe's inode, which points back here */
+};
+
+/* wake() also runs every poll/select waiting on poll_any again */
+static void pipe_changed(struct pipe *pp)
+{
+	wake(pp);
+}
+
+/* Copy between buf and the ring at ring index `at`, n bytes, allocating pages when writing. */
+static bool ring_copy(struct pipe *pp, u32 at, void *buf, size_t n, bool to_ring)
+{
+	char *b = buf;
+	while (n) {
+		u32 i = at % LX_PIPE_SIZE;
+		u32 pg = i / LX_PAGE_SIZE, off = i % LX_PAGE_SIZE;
+		size_t chunk = LX_PAGE_SIZE - off < n ? LX_PAGE_SIZE - off : n;
+		if (!pp->page[pg]) {
+			if (!to_ring || !(pp->page[pg] = page_alloc()))
+				return false;
+		}
+		char *p = (char *)pp->page[pg] + off;
+		if (to_ring)
+			memcpy(p, b, chunk);
+		else
+			memcpy(b, p, chunk);
+		b += chunk;
+		at += (u32)chunk;
+		n -= chunk;
+	}
+	return true;
+}
+
+/* A FIFO reader opened before any writer waits for one instead of seeing EOF (f->pos). */
+static bool awaiting_writer(struct file *f, struct pipe *pp)
+{
+	return f->pos && f->pos == (u64)pp->w_opens + 1;
+}
+
+static long pipe_read(struct file *f, void *buf, size_t n)
+{
+	struct pipe *pp = f->priv;
+	if (!n)
+		return 0;
+	if (!pp->count)
+		return pp->writers || awaiting_writer(f, pp) ? -LX_EAGAIN : 0;
+	size_t m = n < pp->count ? n : pp->count;
+	ring_copy(pp, pp->head, buf, m, false);
+	pp->head = (u32)((pp->head + m) % LX_PIPE_SIZE);
+	pp->count -= (u32)m;
+	pipe_changed(pp);
+	return (long)m;
+}
+
+/* Writes up to PIPE_BUF go in whole or wait; larger ones take what fits. */
+static long pipe_write(struct file *f, const void *buf, size_t n)
+{
+	struct pipe *pp = f->priv;
+	if (!pp->readers)
+		return -LX_EPIPE;
+	if (!n)
+		return 0;
+	size_t room = LX_PIPE_SIZE - pp->count;
+	if (room == 0 || (n <= LX_PIPE_BUF && room < n))
+		return -LX_EAGAIN;
+	size_t m = n < room ? n : room;
+	if (!ring_copy(pp, pp->head + pp->count, (void *)buf, m, true))
+		return pp->count ? -LX_EAGAIN : -LX_ENOMEM;
+	pp->count += (u32)m;
+	pipe_changed(pp);
+	return (long)m;
+}
+
+static int pipe_poll(struct file *f)
+{
+	struct pipe *pp = f->priv;
+	int ev = 0;
+	u32 acc = f->flags & LX_O_ACCMODE;
+	if (acc != LX_O_WRONLY) {
+		if (pp->count)
+			ev |= LX_POLLIN;
+		if (!pp->writers && !awaiting_writer(f, pp))
+			ev |= LX_POLLHUP;
+	}
+	if (acc != LX_O_RDONLY) {
+		if (LX_PIPE_SIZE - pp->count >= LX_PIPE_BUF)
+			ev |= LX_POLLOUT;
+		if (!pp->readers)
+			ev |= LX_POLLERR;
+	}
+	return ev;
+}
+
+static void *pipe_wchan(struct file *f)
+{
+	return f->priv;
+}
+
+#define LX_FIONREAD 0x541b
+
+/* Give back the last n bytes a read took (they could not reach the process). */
+static void pipe_unread(struct file *f, size_t n)
+{
+	struct pipe *pp = f->priv;
+	pp->head = (u32)((pp->head + LX_PIPE_SIZE - n) % LX_PIPE_SIZE);
+	pp->count += (u32)n;
+}
+
+long pipe_nread(struct file *f)
+{
+	return ((struct pipe *)f->priv)->count;
+}
+
+static long pipe_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
+{
+	struct pipe *pp = f->priv;
+	if (cmd != LX_FIONREAD)
+		return -LX_ENOTTY;
+	int n = (int)pp->count;
+	return copyout(t->proc, arg, &n, sizeof(n)) ? 0 : -LX_EFAULT;
+}
+
+static void pipe_free(struct pipe *pp)
+{
+	for (unsigned i = 0; i < PIPE_PAGES; i++)
+		if (pp->page[i])
+			page_free(pp->page[i]);
+	if (pp->fifo)
+		pp->fifo->priv = NULL;
+	lx_free(pp);
+}
+
+static void pipe_release(struct file *f)
+{
+	struct pipe *pp = f->priv;
+	u32 acc = f->flags & LX_O_ACCMODE;
+	if (acc != LX_O_WRONLY)
+		pp->readers--;
+	if (acc != LX_O_RDONLY)
+		pp->writers--;
+	if (!pp->readers && !pp->writers)
+		pipe_free(pp);
+	else
+		pipe_changed(pp);
+}
+
+const struct file_ops pipe_ops = {
+	.read = pipe_read, .write = pipe_write, .poll = pipe_poll, .wchan = pipe_wchan,
+	.ioctl = pipe_ioctl, .release = pipe_release, .unread = pipe_unread,
+};
+
+/* An end of pp with access mode flags, counted among its readers/writers. */
+static struct file *pipe_end(struct pipe *pp, u32 flags)
+{
+	struct file *f = file_new(&pipe_ops, flags);
+	if (!f)
+		return NULL;
+	f->priv = pp;
+	u32 acc = flags & LX_O_ACCMODE;
+	if (acc != LX_O_WRONLY)
+		pp->readers++;
+	if (acc != LX_O_RDONLY) {
+		pp->writers++;
+		pp->w_opens++;
+	}
+	return f;
+}
+
+int pipe_new(u32 flags, struct file **rd, struct file **wr)
+{
+	struct pipe *pp = lx_zalloc(sizeof(*pp));
+	if (!pp)
+		return -LX_ENOMEM;
+	flags &= LX_O_NONBLOCK;
+	*rd = pipe_end(pp, flags | LX_O_RDONLY);
+	if (!*rd) {
+		lx_free(pp);
+		return -LX_ENFILE;
+	}
+	*wr = pipe_end(pp, flags | LX_O_WRONLY);
+	if (!*wr) {
+		file_put(*rd);
+		return -LX_ENFILE;
+	}
+	return 0;
+}
+
+void *fifo_open_wchan(struct inode *ip)
+{
+	return ip;
+}
+
+/*
+ * A named pipe: its ends share the pipe hanging from the inode.  A reader
+ * does not wait in open (its first read waits for a writer instead), so a
+ * writer, which waits in open for a reader as Linux's does, always finds one.
+ */
+int fifo_open(struct inode *ip, u32 flags, struct file **out)
+{
+	struct pipe *pp = ip->priv;
+	u32 acc = flags & LX_O_ACCMODE;
+	if (acc == LX_O_WRONLY && (!pp || !pp->readers))
+		return flags & LX_O_NONBLOCK ? -LX_ENXIO : -LX_EAGAIN;
+	bool fresh = !pp;
+	if (fresh) {
+		if (!(pp = lx_zalloc(sizeof(*pp))))
+			return -LX_ENOMEM;
+		pp->fifo = ip;
+		ip->priv = pp;
+	}
+	bool wait_writer = acc == LX_O_RDONLY && !pp->writers && !(flags & LX_O_NONBLOCK);
+	struct file *f = pipe_end(pp, flags);
+	if (!f) {
+		if (fresh)
+			pipe_free(pp);
+		return -LX_ENOMEM;
+	}
+	if (wait_writer)
+		f->pos = (u64)pp->w_opens + 1;
+	fs_get(ip);
+	f->ip = ip;
+	wake(ip);
+	pipe_changed(pp);
+	*out = f;
+	return 0;
+}

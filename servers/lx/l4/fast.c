@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// The fast library path (docs/lx.md "The fast library path"): a system call
+// made through a rewritten site reaches lx as a plain L4 IPC from l4/stub.S's
+// lx_fast instead of as a foreign-syscall exception.
+//
+// A site is rewritten only once a `syscall` has trapped there with RAX equal
+// to the immediate of the `mov $n,%eax` right before it, in a private,
+// read-only, executable file mapping: the `syscall` is then known to be code,
+// and the five bytes before it decode as that mov.  The site's seven bytes
+// become `jmp *slot`; the slot (in the process's fast area, shared by every
+// fork of the image, as the text pages are) holds the trampoline's address
+// and the trampoline `mov $n,%eax; movabs $site+7,%rcx; jmp lx_fast`.
+#include "../lx.h"
+#include "../../../lib/c/string.h"
+
+bool lx_fast_on = true;
+
+#define NO_CACHE 64
+
+struct fastimg {
+	u32 refs;
+	u32 nsites, cap;
+	u64 *site;                      /* the rewritten sites, slot i for site[i] */
+	u64 no[NO_CACHE];               /* `syscall`s seen not to be sites (by address) */
+};
+
+extern const char lx_stub_start[], lx_fast[], lx_fast_call[], lx_fast_trap[], lx_stub_ipc[],
+	lx_stub_exregs[];
+extern L4_Word_t __L4_Ipc, __L4_ExchangeRegisters;
+
+#define OFF(sym) ((u64)((sym) - lx_stub_start))
+
+u64 fast_trap_ip;
+
+/* The stub page's copy: the kernel's stubs its code calls, and where lx_fast_trap is. */
+void fast_init(void *stub_page)
+{
+	*(u64 *)((char *)stub_page + OFF(lx_stub_ipc)) = __L4_Ipc;
+	*(u64 *)((char *)stub_page + OFF(lx_stub_exregs)) = __L4_ExchangeRegisters;
+	fast_trap_ip = LX_FAST_BASE + OFF(lx_fast_trap);
+}
+
+struct fastimg *fast_new(void)
+{
+	struct fastimg *f = lx_zalloc(sizeof(*f));
+	if (f)
+		f->refs = 1;
+	return f;
+}
+
+struct fastimg *fast_get(struct fastimg *f)
+{
+	if (f)
+		f->refs++;
+	return f;
+}
+
+void fast_put(struct fastimg *f)
+{
+	if (f && !--f->refs) {
+		lx_free(f->site);
+		lx_free(f);
+	}
+}
+
+/* The fast area of a new image, unless its segments or the option leave no room. */
+int fast_map(struct mm *mm)
+{
+	if (!lx_fast_on)
+		return 0;
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		if (v->start < LX_FAST_END && v->end > LX_FAST_BASE)
+			return 0;                   /* the program lives there: no fast path */
+	mm->fast = fast_new();
+	if (!mm->fast)
+		return -LX_ENOMEM;
+	return (int)vm_map_fixed(mm, LX_FAST_BASE, LX_FAST_END,
+				 VM_READ | VM_EXEC | VM_SHARED | VM_FAST, NULL, 0, 0);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Fill slot `s` (at user address `slot`) for site `a` making system call n. */
+static void write_slot(uint8_t *s, u64 slot, u64 a, uint32_t n)
+{
+	u64 entry = LX_FAST_BASE + OFF(lx_fast), tramp = slot + 8;
+	memset(s, 0xcc, LX_FAST_SLOT_SIZE);         /* int3 in the padding */
+	memcpy(s, &tramp, 8);                       /* what `jmp *slot` reads */
+	s[8] = 0xb8;                                /* movl $n, %eax */
+	put32(s + 9, n);
+	s[13] = 0x48;                               /* movabs $a + 7, %rcx */
+	s[14] = 0xb9;
+	u64 ret = a + 7;
+	memcpy(s + 15, &ret, 8);
+	s[23] = 0xe9;                               /* jmp lx_fast */
+	put32(s + 24, (uint32_t)(entry - (slot + 28)));
+}
+
+static bool room_for_site(struct fastimg *f)
+{
+	if (f->nsites < f->cap)
+		return true;
+	u32 cap = f->cap ? f->cap * 2 : 16;
+	u64 *n = lx_realloc(f->site, cap * sizeof(u64));
+	if (!n)
+		return false;
+	f->site = n;
+	f->cap = cap;
+	return true;
+}
+
+/* Rewrite site a (the `syscall` of `mov $n,%eax; syscall` ends at a + 7) if it is one. */
+static __attribute__((noinline)) void patch(struct thread *t, struct fastimg *f, u64 a, u64 *no)
+{
+	uint8_t *c = NULL;
+	if (t->regs.rax <= 0xffffffffUL && (a >> 12) == ((a + 6) >> 12) && vm_is_text(t->mm, a))
+		c = vm_kaddr(t->mm, a);
+	if (!c || c[0] != 0xb8 || get32(c + 1) != t->regs.rax || c[5] != 0x0f || c[6] != 0x05) {
+		*no = a + 7;                        /* (a site whose RAX differed is tried again) */
+		return;
+	}
+	u64 slot = LX_FAST_SLOTS_START + f->nsites * LX_FAST_SLOT_SIZE;
+	uint8_t *s = vm_kaddr(t->mm, slot);
+	if (f->nsites >= LX_FAST_SLOTS || !s || !room_for_site(f))
+		return;
+	write_slot(s, slot, a, (uint32_t)t->regs.rax);
+	f->site[f->nsites++] = a;
+	if (lx_trace)
+		lx_log("lx: %d: site %lx (system call %lu) rewritten\n", t->tid_linux, a, t->regs.rax);
+	/* in place: whoever shares this text page shares the fast area too */
+	c[0] = 0xff;                                /* jmp *slot */
+	c[1] = 0x24;
+	c[2] = 0x25;
+	put32(c + 3, (uint32_t)slot);
+}
+
+/* t trapped with a `syscall` that ends at t->regs.rip: rewrite its site if it is one. */
+void fast_patch(struct thread *t)
+{
+	struct fastimg *f = t->mm->fast;
+	u64 rip = t->regs.rip, *no = &f->no[(rip >> 1) % NO_CACHE];
+	if (*no != rip)
+		patch(t, f, rip - 7, no);
+}
+
+/*
+ * A #UD at t->regs.rip: a jump straight to where a rewritten site's
+ * `syscall` was (its byte is now 0x06, invalid).  Run that system call.
+ */
+bool fast_ud(struct thread *t)
+{
+	struct fastimg *f = t->mm->fast;
+	for (u32 i = 0; f && i < f->nsites; i++)
+		if (f->site[i] + 5 == t->regs.rip) {
+			t->regs.rip += 2;
+			syscall_dispatch(t);
+			return true;
+		}
+	return false;
+}
+
+/* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (l4/stub.S). */
+void fast_call(struct thread *t)
+{
+	const L4_Word_t *mr = L4_Utcb();
+	memcpy(&t->regs, &mr[1], 7 * sizeof(u64));                  /* rip rbx r10 r12..r15 */
+	memcpy(&t->regs.rax, &mr[21], (REGS_WORDS - 7) * sizeof(u64));
+	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
+		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
+		       t->regs.rip);
+		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		return;
+	}
+	t->fast = true;
+	t->regs_dirty = false;
+	syscall_dispatch(t);
+}
+
+/*
+ * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
+ * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
+ * FS.base), the trap label: t then traps at lx_fast_trap and gets t->regs.
+ */
+void fast_reply(struct thread *t)
+{
+	L4_Word_t *mr = L4_Utcb();
+	t->fast = false;
+	if (t->regs_dirty || t->fs_dirty) {
+		t->fast_trap = true;
+		mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 0, 0);
+		return;
+	}
+	mr[0] = L4_TAG_MAKE(0, 7, 0);
+	mr[1] = t->regs.rax;
+	memcpy(&mr[2], &t->regs.rbx, 6 * sizeof(u64));  /* rbx r10 r12 r13 r14 r15 */
+}
+
+
+/*
+ * A thread stopped (by a redirection) at ip: before its fast call reaches
+ * lx (it will come: let it run on), after it (the registers lx answered
+ * with are the thread's real state), or elsewhere.
+ */
+enum fast_where fast_where(u64 ip)
+{
+	u64 ipc = __L4_Ipc;
+	if (ip >= LX_FAST_SLOTS_START && ip < LX_FAST_END)
+		return FAST_BEFORE;                 /* a trampoline */
+	if (ip == ipc)
+		return FAST_BEFORE;                 /* only lx_fast calls the Ipc stub */
+	if (ip > ipc && ip < ipc + 128)
+		return FAST_AFTER;
+	if (ip < LX_FAST_BASE + OFF(lx_fast) || ip > LX_FAST_BASE + OFF(lx_fast_trap))
+		return FAST_NONE;
+	return ip <= LX_FAST_BASE + OFF(lx_fast_call) ? FAST_BEFORE : FAST_AFTER;
+}

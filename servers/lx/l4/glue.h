@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The L4 glue: lx's server loop and replies (main.c), the start and signal
+ * stub (stub.S), the fast library path (fast.c), each space's signal thread
+ * (sigthread.c), the clock thread (clock.c) and the console (tty.c).
+ */
+#ifndef LX_L4_GLUE_H
+#define LX_L4_GLUE_H
+
+#include "../lx.h"
+
+/* l4/sigthread.c: redirection of running threads by each space's signal thread */
+void kick(struct thread *t);               /* get a thread running its own code to lx */
+void kick_forget(struct thread *t);
+void sigthread_message(struct thread *st, L4_Word_t label, L4_MsgTag_t tag);
+bool kick_early(struct thread *t);         /* t reached the stub's #UD before the report */
+void redirect_direct(struct thread *t);    /* lx redirects t itself (a thread that waits in lx) */
+
+/* l4/fast.c: the fast library path */
+extern bool lx_fast_on;                    /* the lx.fast option (default on) */
+struct fastimg *fast_new(void);
+void fast_put(struct fastimg *f);
+struct fastimg *fast_get(struct fastimg *f);
+int fast_map(struct mm *mm);               /* give a new image its fast area */
+void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite its site (mm->fast) */
+bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
+void fast_call(struct thread *t);          /* the fast call message */
+void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
+extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
+enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER };
+enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
+void fast_init(void *stub_page);
+
+/* l4/main.c */
+void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
+void map_stub(struct thread *t);           /* answer a page fault on the stub page */
+/* t was redirected to the stub's #UD; msg: its registers there */
+void redirected(struct thread *t, const struct regs *msg);
+void reply_flush(void);                    /* send a deferred reply before using the MRs */
+void lx_init_exited(int status) __attribute__((noreturn));
+
+/* l4/tty.c: the console through the user-level serial driver, with a line discipline */
+void tty_init(L4_ThreadId_t reader);         /* starts the console reader thread */
+L4_ThreadId_t tty_reader_id(void);
+void tty_message(void);                      /* the reader's message: input bytes */
+
+/* l4/main.c: a thread of lx's own space; returns its local ID */
+L4_ThreadId_t lx_thread_start(L4_ThreadId_t tid, void (*ip)(void), char *stack, size_t size,
+			      L4_Word_t prio);
+
+/* l4/clock.c: the thread that wakes lx at the earliest deadline */
+void clock_init(L4_ThreadId_t c);
+L4_Word_t clock_update(u64 deadline);       /* 0: none; the receive timeout lx needs */
+bool clock_is(L4_ThreadId_t from);
+void clock_message(void);                   /* its tick */
+int tty_fg_pgrp(void);
+void tty_set_fg_pgrp(int pgrp);
+extern const struct file_ops tty_ops;        /* /dev/console and /dev/tty */
+long console_out(const void *buf, size_t n);
+
+#endif

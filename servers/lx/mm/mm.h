@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lx's own memory: 4 KiB pages it got from sigma0 (page_alloc) and a
+ * general allocator on top of them (lx_malloc).  Both return NULL when
+ * memory is exhausted; callers turn that into ENOMEM for the one asking.
+ * In the host tests (PECAN_HOST_TEST) pages come from the host's heap.
+ */
+#ifndef LX_MEM_H
+#define LX_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define LX_PAGE_SIZE 4096UL
+
+void *page_alloc(void);            /* a zeroed page, or NULL */
+void page_free(void *page);
+size_t page_free_count(void);      /* pages still available */
+/* n contiguous zeroed pages, or NULL (lx_malloc's large blocks); freed with the same n */
+void *pages_alloc(size_t n);
+void pages_free(void *p, size_t n);
+
+void *lx_malloc(size_t n);         /* 16-byte aligned, or NULL */
+void *lx_zalloc(size_t n);         /* zeroed */
+void *lx_realloc(void *p, size_t n);
+void lx_free(void *p);             /* NULL is fine */
+char *lx_strdup(const char *s);
+
+
+/* The page pool beyond page_alloc: reference counts for pages shared between processes. */
+void pool_init(void);
+uint64_t pool_bytes(void);
+uint64_t pool_total_bytes(void);
+bool page_in_pool(const void *p);
+void *page_alloc_nozero(void);
+void page_get(void *p);              /* one more user; page_free drops one */
+unsigned page_refcount(const void *p);
+
+
+/* mm/vm.c: processes' memory (the types are lx.h's) */
+typedef uint64_t u64;
+typedef uint32_t u32;
+struct proc;
+struct mm;
+struct inode;
+/* mm/vm.c */
+/* The RAM file system's pages count against the same commit limit as writable
+ * mappings: false when the pool has no page left to promise (ENOSPC). */
+bool mem_charge_file_page(void);
+void mem_uncharge_file_page(void);
+struct mm *mm_new(void);
+void mm_put(struct mm *mm);
+struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
+int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
+/* lx's address of user byte va, made present for reading; NULL if not mapped readable */
+uint8_t *vm_kaddr(struct mm *mm, u64 va);
+bool vm_is_text(struct mm *mm, u64 va);     /* in a private, read-only, executable file mapping */
+/* file: NULL for anonymous memory; file_writable: its descriptor was opened for writing */
+long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file,
+	     u64 off, bool file_writable);
+/* Unmap the areas in [addr, addr + len) that map file (System V detach). */
+long vm_unmap_file(struct proc *p, u64 addr, u64 len, struct inode *file);
+/* The file an area starting at addr maps, or NULL. */
+struct inode *vm_file_at(struct proc *p, u64 addr);
+long vm_msync(struct proc *p, u64 addr, u64 len);
+long vm_munmap(struct proc *p, u64 addr, u64 len);
+long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
+long vm_brk(struct proc *p, u64 brk);
+/* copy to/from a process's memory through lx's tables; false on a bad address */
+bool copyin(struct proc *p, void *dst, u64 src, size_t n);
+bool copyout(struct proc *p, u64 dst, const void *src, size_t n);
+long copyin_str(struct proc *p, char *dst, u64 src, size_t max);  /* length, or -errno */
+void vm_unmap_all(struct mm *mm);
+long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
+		  u64 file_end);
+
+#endif

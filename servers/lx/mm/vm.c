@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: MIT
+// Processes' memory.  lx keeps each process's logical page table (a radix
+// tree of pool pages) and its areas; the L4 space only ever holds pages
+// mapped from these tables on page faults, so lx can always rebuild it, and
+// copyin/copyout translate addresses here in software instead of touching
+// the process's space (seed 000 §4.2-4.3).
+#include "../lx.h"
+#include "../../../lib/c/string.h"
+
+#define PTE_P    1UL          /* present */
+#define PTE_W    2UL          /* the process may write it now */
+#define PTE_COW  4UL          /* shared after fork: copy on the first write */
+#define PTE_FLAGS 0xfffUL
+
+#define L4_R 4
+#define L4_W 2
+#define L4_X 1
+
+/*
+ * Commit accounting: writable private and shared areas (stacks aside,
+ * which grow page by page) are counted when they are made, and the RAM
+ * file system's pages when they are written; a request that would take
+ * the count past the pool's pages (less a reserve for lx itself: page
+ * tables, copies on write, exit and wait) fails for the one asking, with
+ * ENOMEM from mmap and ENOSPC from a write, instead of a page fault that
+ * cannot be served later killing someone.
+ */
+static u64 committed;
+
+static u64 commit_limit(void)
+{
+	u64 pages = pool_total_bytes() / LX_PAGE_SIZE;
+	return pages - pages / 8;
+}
+
+static bool charge(struct mm *mm, u64 pages)
+{
+	if (committed + pages > commit_limit())
+		return false;
+	committed += pages;
+	mm->committed += pages;
+	return true;
+}
+
+static void uncharge(struct mm *mm, u64 pages)
+{
+	committed -= pages;
+	mm->committed -= pages;
+}
+
+/*
+ * The RAM file systems together hold at most half the pool, Linux's default
+ * size for a tmpfs: a full /tmp leaves the other half to processes (fork,
+ * exec and the shell that would remove the file still work).
+ */
+static u64 file_pages;
+
+bool mem_charge_file_page(void)
+{
+	if (committed + 1 > commit_limit() || file_pages + 1 > pool_total_bytes() / LX_PAGE_SIZE / 2)
+		return false;
+	committed++;
+	file_pages++;
+	return true;
+}
+
+void mem_uncharge_file_page(void)
+{
+	committed--;
+	file_pages--;
+}
+
+static bool chargeable(u32 prot)
+{
+	return (prot & VM_WRITE) && !(prot & VM_STACK);
+}
+
+/*
+ * --- the radix tree: 4 levels of 512 entries, like x86's own ---
+ * An interior entry is the child table's address; its low 8 bits (the
+ * table is page aligned) say which eighths (64 entries) of the child may be
+ * in use, and mm->pgd_sum says it for the top table.  The bits are set
+ * when an entry below is made and never cleared, so they over-approximate:
+ * walks skip the eighths that were never used, which is most of every
+ * table of a small process (a full scan cost fork+exit 60,000 instructions).
+ */
+#define SUM_BITS 0xffUL
+
+static inline u64 *child_table(u64 e) { return (u64 *)(e & ~PTE_FLAGS); }
+
+static u64 *pte(struct mm *mm, u64 va, bool create)
+{
+	u64 *table = mm->pgd, *sum = &mm->pgd_sum;
+	for (int shift = 39; shift >= 12; shift -= 9) {
+		unsigned i = (unsigned)(va >> shift) & 511;
+		if (create)
+			*sum |= 1UL << (i >> 6);
+		if (shift == 12)
+			return &table[i];
+		u64 *e = &table[i];
+		if (!*e) {
+			if (!create)
+				return NULL;
+			void *n = page_alloc();
+			if (!n)
+				return NULL;
+			*e = (u64)n;
+		}
+		sum = e;
+		table = child_table(*e);
+	}
+	return NULL;
+}
+
+static inline void *pte_page(u64 e) { return (void *)(e & ~PTE_FLAGS); }
+
+/* Eight entries at once: most of a sparse table is empty. */
+static inline bool empty8(const u64 *e)
+{
+	return !(e[0] | e[1] | e[2] | e[3] | e[4] | e[5] | e[6] | e[7]);
+}
+
+/* Call fn on every present entry in [start, end) of a table whose used eighths are `sum`. */
+static void walk_level(u64 *table, u64 sum, int shift, u64 base, u64 start, u64 end,
+		       void (*fn)(void *ctx, u64 va, u64 *e), void *ctx)
+{
+	u64 span = 1UL << shift;
+	for (unsigned g = 0; g < 8; g++) {
+		u64 gbase = base + ((u64)g << (shift + 6));
+		if (!(sum & (1UL << g)) || gbase + (span << 6) <= start || gbase >= end)
+			continue;
+		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			u64 va = base + i * span;
+			if (!(i & 7) && empty8(&table[i])) {
+				i += 7;
+				continue;
+			}
+			if (!table[i] || va + span <= start || va >= end)
+				continue;
+			if (shift == 12)
+				fn(ctx, va, &table[i]);
+			else
+				walk_level(child_table(table[i]), table[i] & SUM_BITS, shift - 9, va,
+					   start, end, fn, ctx);
+		}
+	}
+}
+
+static void walk(struct mm *mm, u64 start, u64 end, void (*fn)(void *, u64, u64 *), void *ctx)
+{
+	walk_level(mm->pgd, mm->pgd_sum, 39, 0, start, end, fn, ctx);
+}
+
+/* Free a table with everything below it: tables, and the pages the leaves hold. */
+static void free_level(u64 *table, u64 sum, int shift)
+{
+	for (unsigned g = 0; g < 8; g++) {
+		if (!(sum & (1UL << g)))
+			continue;
+		for (unsigned i = g * 64; i < g * 64 + 64; i++) {
+			if (!(i & 7) && empty8(&table[i])) {
+				i += 7;
+				continue;
+			}
+			if (!table[i])
+				continue;
+			if (shift == 12)
+				page_free(pte_page(table[i]));
+			else
+				free_level(child_table(table[i]), table[i] & SUM_BITS, shift - 9);
+		}
+	}
+	page_free(table);
+}
+
+/*
+ * A translation cache for copyin/copyout: (mm, page) to lx's page, and
+ * whether it may be written now.  Everything that takes a page away or
+ * write-protects one (unmap, fork, mprotect, copy on write, an mm's end)
+ * calls tlb_flush, which makes every entry stale at once.
+ */
+#define TLB_SIZE 64
+static struct tlb_entry {
+	struct mm *mm;
+	u64 page, gen;
+	char *k;
+	bool w;
+} tlb[TLB_SIZE];
+static u64 tlb_gen = 1;
+
+static void tlb_flush(void) { tlb_gen++; }
+
+/* --- revoking rights in the L4 spaces, 64 fpages per Unmap --- */
+
+struct revoke {
+	unsigned n;
+	L4_Word_t fp[64];
+};
+
+static void revoke_flush(struct revoke *r)
+{
+	if (!r->n)
+		return;
+	for (unsigned i = 0; i < r->n; i++)
+		L4_SetMR(i, r->fp[i]);
+	L4_Unmap(r->n - 1);
+	r->n = 0;
+}
+
+/* Take `rights` of page from every space it was mapped to from lx. */
+static void revoke_add(struct revoke *r, void *page, unsigned rights)
+{
+	r->fp[r->n++] = L4_FPAGE_MAKE((u64)page, 12, rights);
+	if (r->n == 64)
+		revoke_flush(r);
+}
+
+/* --- areas --- */
+
+static struct vma *vma_find(struct mm *mm, u64 va)
+{
+	struct vma *h = mm->vma_hint;
+	if (h && va >= h->start && va < h->end)
+		return h;
+	for (struct vma *v = mm->vmas; v && v->start <= va; v = v->next)
+		if (va < v->end)
+			return mm->vma_hint = v;
+	return NULL;
+}
+
+static void vma_free(struct mm *mm, struct vma *v)
+{
+	if (mm->vma_hint == v)
+		mm->vma_hint = NULL;
+	if (v->prot & VM_CHARGED)
+		uncharge(mm, (v->end - v->start) / LX_PAGE_SIZE);
+	if (v->file)
+		fs_put(v->file);
+	lx_free(v);
+}
+
+static void vma_link(struct mm *mm, struct vma *n)
+{
+	struct vma **pp = &mm->vmas;
+	while (*pp && (*pp)->start < n->start)
+		pp = &(*pp)->next;
+	n->next = *pp;
+	*pp = n;
+}
+
+/* Split v at va (inside it); the upper half follows v.  False without memory. */
+static bool vma_split(struct vma *v, u64 va)
+{
+	struct vma *h = lx_malloc(sizeof(*h));
+	if (!h)
+		return false;
+	*h = *v;
+	h->start = va;
+	if (h->file) {
+		h->off += va - v->start;
+		fs_get(h->file);
+	}
+	v->end = va;
+	v->next = h;
+	return true;
+}
+
+struct unmap_ctx {
+	struct mm *mm;
+	struct revoke r;
+};
+
+static void unmap_one(void *ctx, u64 va, u64 *e)
+{
+	struct unmap_ctx *c = ctx;
+	(void)va;
+	revoke_add(&c->r, pte_page(*e), L4_R | L4_W | L4_X);
+	page_free(pte_page(*e));
+	c->mm->pages--;
+	*e = 0;
+}
+
+/* Drop pages and areas of [start, end); false without memory for a split. */
+static bool unmap_range(struct mm *mm, u64 start, u64 end)
+{
+	tlb_flush();
+	struct unmap_ctx c = { .mm = mm };
+	for (struct vma *v = mm->vmas; v; v = v->next) {
+		if (v->start < start && v->end > start && !vma_split(v, start))
+			return false;
+		if (v->start < end && v->end > end && !vma_split(v, end))
+			return false;
+	}
+	walk(mm, start, end, unmap_one, &c);
+	revoke_flush(&c.r);
+	for (struct vma **pp = &mm->vmas; *pp;) {
+		struct vma *v = *pp;
+		if (v->start >= start && v->end <= end) {
+			*pp = v->next;
+			vma_free(mm, v);
+		} else {
+			pp = &v->next;
+		}
+	}
+	return true;
+}
+
+/* --- address spaces --- */
+
+struct mm *mm_new(void)
+{
+	struct mm *mm = lx_zalloc(sizeof(*mm));
+	if (!mm)
+		return NULL;
+	mm->pgd = page_alloc();
+	if (!mm->pgd) {
+		lx_free(mm);
+		return NULL;
+	}
+	mm->refs = 1;
+	mm->mmap_top = LX_MMAP_TOP;
+	return mm;
+}
+
+void mm_put(struct mm *mm)
+{
+	if (!mm || --mm->refs)
+		return;
+	tlb_flush();
+	free_level(mm->pgd, mm->pgd_sum, 39);
+	fast_put(mm->fast);
+	while (mm->vmas) {
+		struct vma *v = mm->vmas;
+		mm->vmas = v->next;
+		vma_free(mm, v);
+	}
+	lx_free(mm);
+}
+
+void vm_unmap_all(struct mm *mm)
+{
+	unmap_range(mm, 0, LX_USER_END);
+}
+
+struct fork_ctx {
+	struct mm *child;
+	struct revoke r;
+	bool failed;
+};
+
+/* Share one page with the child: private writable pages become copy-on-write in both. */
+static void fork_one(void *ctx, u64 va, u64 *e)
+{
+	struct fork_ctx *c = ctx;
+	if (c->failed)
+		return;
+	u64 *ce = pte(c->child, va, true);
+	if (!ce) {
+		c->failed = true;
+		return;
+	}
+	struct vma *v = vma_find(c->child, va);
+	bool shared = v && (v->prot & VM_SHARED);
+	if ((*e & PTE_W) && !shared) {
+		revoke_add(&c->r, pte_page(*e), L4_W);
+		*e = (*e & ~PTE_W) | PTE_COW;
+	}
+	page_get(pte_page(*e));
+	*ce = *e;
+	c->child->pages++;
+}
+
+static bool copy_vmas(struct mm *child, const struct mm *parent)
+{
+	for (const struct vma *v = parent->vmas; v; v = v->next) {
+		struct vma *n = lx_malloc(sizeof(*n));
+		if (!n)
+			return false;
+		if ((v->prot & VM_CHARGED) && !charge(child, (v->end - v->start) / LX_PAGE_SIZE)) {
+			lx_free(n);
+			return false;
+		}
+		*n = *v;
+		n->next = NULL;
+		if (n->file)
+			fs_get(n->file);
+		vma_link(child, n);
+	}
+	return true;
+}
+
+struct mm *mm_fork(struct mm *parent)
+{
+	tlb_flush();                                /* the parent's pages become read-only */
+	struct mm *child = mm_new();
+	if (!child)
+		return NULL;
+	child->brk_start = parent->brk_start;
+	child->brk = parent->brk;
+	child->mmap_top = parent->mmap_top;
+	child->fast = fast_get(parent->fast);       /* the same image: same text, same slots */
+	struct fork_ctx c = { .child = child };
+	if (copy_vmas(child, parent))
+		walk(parent, 0, LX_USER_END, fork_one, &c);
+	else
+		c.failed = true;
+	revoke_flush(&c.r);
+	if (c.failed) {
+		mm_put(child);
+		return NULL;
+	}
+	return child;
+}
+
+/* --- faults --- */
+
+/* A new page for va in v: file bytes where the area has them, zeros elsewhere. */
+static void *fill_page(struct vma *v, u64 va)
+{
+	void *pg = page_alloc();
+	if (!pg || !v->file || va >= v->file_end)
+		return pg;
+	u64 n = v->file_end - va < LX_PAGE_SIZE ? v->file_end - va : LX_PAGE_SIZE;
+	long got = fs_read(v->file, v->off + (va - v->start), pg, n);
+	(void)got;                           /* past the file's end the page stays zero */
+	return pg;
+}
+
+/*
+ * The file's own page for va in a shared file mapping, with a reference for
+ * the mapping: 0, or -EIO past the file's end or without room for the page
+ * (SIGBUS, as Linux).
+ * Stores reach the file; a later truncation leaves this page to the mapping.
+ */
+static int shared_file_page(struct vma *v, u64 va, void **out)
+{
+	u64 off = v->off + (va - v->start);
+	if (off >= v->file->size)
+		return -LX_EIO;
+	void *pg = fs_page(v->file, off, true);
+	if (!pg)
+		return -LX_EIO;         /* no page for the file (the RAM fs is full): SIGBUS, as Linux */
+	page_get(pg);
+	*out = pg;
+	return 0;
+}
+
+/* Give the process its own copy of a shared page; false without memory. */
+static bool cow_break(u64 *e, bool revoke_old)
+{
+	tlb_flush();
+	void *old = pte_page(*e);
+	if (page_refcount(old) == 1) {
+		*e = (*e & ~PTE_COW) | PTE_W;
+		return true;
+	}
+	void *pg = page_alloc_nozero();
+	if (!pg)
+		return false;
+	memcpy(pg, old, LX_PAGE_SIZE);
+	if (revoke_old) {
+		/* the space may hold the old page read-only: take it (its sharers fault it back) */
+		struct revoke r = { 0 };
+		revoke_add(&r, old, L4_R | L4_W | L4_X);
+		revoke_flush(&r);
+	}
+	page_free(old);
+	*e = (u64)pg | PTE_P | PTE_W;
+	return true;
+}
+
+/*
+ * Make va present in lx's table for an access (VM_READ/VM_WRITE/VM_EXEC).
+ * `hw`: a hardware fault, whose answer maps the page over the old one, so
+ * a copy need not revoke the old page.  Returns 0 or -errno (EFAULT: no
+ * such access; ENOMEM).
+ */
+static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
+			struct vma **vout)
+{
+	struct vma *v = vma_find(mm, va);
+	if (!v || (access & ~v->prot & (VM_READ | VM_WRITE | VM_EXEC)))
+		return -LX_EFAULT;
+	u64 *e = pte(mm, va, true);
+	if (!e)
+		return -LX_ENOMEM;
+	bool shared = v->prot & VM_SHARED;
+	if (!(*e & PTE_P)) {
+		void *pg = NULL;
+		if (shared && v->file) {
+			int err = shared_file_page(v, va & ~(LX_PAGE_SIZE - 1), &pg);
+			if (err)
+				return err;
+		} else if (!(pg = fill_page(v, va & ~(LX_PAGE_SIZE - 1)))) {
+			return -LX_ENOMEM;
+		}
+		*e = (u64)pg | PTE_P | ((v->prot & VM_WRITE) ? PTE_W : 0);
+		mm->pages++;
+	} else if ((access & VM_WRITE) && !(*e & PTE_W)) {
+		if (shared)
+			*e = (*e & ~PTE_COW) | PTE_W;   /* write access back (mprotect): never a copy */
+		else if (!cow_break(e, !hw))
+			return -LX_ENOMEM;
+	}
+	*out = e;
+	if (vout)
+		*vout = v;
+	return 0;
+}
+
+int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out)
+{
+	u64 *e;
+	struct vma *v;
+	int err = make_present(p->mm, addr, access, true, &e, &v);
+	if (err)
+		return err;
+	*page_out = (u64)pte_page(*e);
+	*rights_out = L4_R | ((*e & PTE_W) ? L4_W : 0) | ((v->prot & VM_EXEC) ? L4_X : 0);
+	return 0;
+}
+
+uint8_t *vm_kaddr(struct mm *mm, u64 va)
+{
+	u64 *e;
+	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, NULL))
+		return NULL;
+	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
+}
+
+bool vm_is_text(struct mm *mm, u64 va)
+{
+	struct vma *v = vma_find(mm, va);
+	return v && v->file && (v->prot & VM_EXEC) && !(v->prot & (VM_WRITE | VM_SHARED));
+}
+
+/* Does [start, end) touch the fast area, which the process may not change? */
+static bool fast_clash(struct mm *mm, u64 start, u64 end)
+{
+	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next)
+		if ((v->prot & VM_FAST) && v->end > start)
+			return true;
+	return false;
+}
+
+/* --- copyin/copyout: the process's memory through lx's table --- */
+
+/* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
+static char *user_page(struct mm *mm, u64 uaddr, bool write)
+{
+	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
+	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
+	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
+		return t->k;
+	u64 *e;
+	if (uaddr >= LX_USER_END ||
+	    make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e, NULL))
+		return NULL;
+	*t = (struct tlb_entry){ .mm = mm, .page = page, .gen = tlb_gen, .k = pte_page(*e),
+				 .w = (*e & PTE_W) != 0 };
+	return t->k;
+}
+
+static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
+{
+	while (n) {
+		char *pg = user_page(p->mm, uaddr, to_user);
+		if (!pg)
+			return false;
+		u64 off = uaddr & (LX_PAGE_SIZE - 1);
+		size_t chunk = LX_PAGE_SIZE - off < n ? LX_PAGE_SIZE - off : n;
+		pg += off;
+		if (to_user)
+			memcpy(pg, kbuf, chunk);
+		else
+			memcpy(kbuf, pg, chunk);
+		uaddr += chunk;
+		kbuf = (char *)kbuf + chunk;
+		n -= chunk;
+	}
+	return true;
+}
+
+bool copyin(struct proc *p, void *dst, u64 src, size_t n)
+{
+	return copy_user(p, src, dst, n, false);
+}
+
+bool copyout(struct proc *p, u64 dst, const void *src, size_t n)
+{
+	return copy_user(p, dst, (void *)src, n, true);
+}
+
+long copyin_str(struct proc *p, char *dst, u64 src, size_t max)
+{
+	for (size_t i = 0; i < max;) {
+		const char *pg = user_page(p->mm, src + i, false);
+		if (!pg)
+			return -LX_EFAULT;
+		u64 off = (src + i) & (LX_PAGE_SIZE - 1);
+		for (size_t n = LX_PAGE_SIZE - off; n && i < max; n--, i++)
+			if (!(dst[i] = pg[off++]))
+				return (long)i;
+	}
+	return -LX_ENAMETOOLONG;
+}
+
+/* --- mmap, munmap, mprotect, brk --- */
+
+#define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
+
+static bool range_free(struct mm *mm, u64 start, u64 end)
+{
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		if (v->start < end && v->end > start)
+			return false;
+	return true;
+}
+
+/* The highest free range of len bytes below mmap_top; 0 if none. */
+static u64 find_free(struct mm *mm, u64 len)
+{
+	u64 top = mm->mmap_top;
+	while (top >= len + 0x10000) {
+		u64 start = top - len;
+		struct vma *clash = NULL;
+		for (struct vma *v = mm->vmas; v; v = v->next)
+			if (v->start < top && v->end > start)
+				clash = v;          /* the highest one that overlaps */
+		if (!clash)
+			return start;
+		top = clash->start;
+	}
+	return 0;
+}
+
+#define LX_MAP_SHARED    0x01
+#define LX_MAP_PRIVATE   0x02
+#define LX_MAP_FIXED     0x10
+#define LX_MAP_ANONYMOUS 0x20
+#define LX_MAP_FIXED_NOREPLACE 0x100000
+#define LX_MAP_NORESERVE 0x4000
+#define LX_PROT_READ  1
+#define LX_PROT_WRITE 2
+#define LX_PROT_EXEC  4
+
+static u32 prot_bits(u32 prot)
+{
+	return ((prot & LX_PROT_READ) ? VM_READ : 0) | ((prot & LX_PROT_WRITE) ? VM_WRITE : 0) |
+	       ((prot & LX_PROT_EXEC) ? VM_EXEC | VM_READ : 0);
+}
+
+long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file, u64 off,
+	     bool file_writable)
+{
+	struct mm *mm = p->mm;
+	if (!len || (addr & (LX_PAGE_SIZE - 1)) || (off & (LX_PAGE_SIZE - 1)))
+		return -LX_EINVAL;
+	if ((flags & LX_MAP_SHARED) && file && !fs_can_share(file))
+		return -LX_ENODEV;      /* its file system has no pages to share (ext2) */
+	len = PAGE_UP(len);
+	if (len > LX_USER_END)
+		return -LX_ENOMEM;
+	bool fixed = flags & (LX_MAP_FIXED | LX_MAP_FIXED_NOREPLACE);
+	if (fixed) {
+		if (addr + len > LX_USER_END || addr + len < addr || addr < LX_PAGE_SIZE)
+			return -LX_ENOMEM;
+		if ((flags & LX_MAP_FIXED_NOREPLACE) && !range_free(mm, addr, addr + len))
+			return -LX_EEXIST;
+		if (fast_clash(mm, addr, addr + len))
+			return -LX_EINVAL;
+		if (!unmap_range(mm, addr, addr + len))
+			return -LX_ENOMEM;
+	} else if (!(addr && addr + len <= LX_MMAP_TOP && addr + len > addr &&
+		     range_free(mm, addr, addr + len))) {
+		addr = find_free(mm, len);
+		if (!addr)
+			return -LX_ENOMEM;
+	}
+	bool shared = flags & LX_MAP_SHARED;
+	u32 vprot = prot_bits(prot) | (shared ? VM_SHARED : 0) |
+		    (shared && file && !file_writable ? VM_NOWRITE : 0);
+	/* a shared file's pages belong to the file, not to this area; MAP_NORESERVE
+	 * promises nothing, as on Linux: a fault past the pool meets the OOM killer */
+	bool c = chargeable(vprot) && !(shared && file) && !(flags & LX_MAP_NORESERVE);
+	if (c && !charge(mm, len / LX_PAGE_SIZE))
+		return -LX_ENOMEM;
+	struct vma *v = lx_zalloc(sizeof(*v));
+	if (!v) {
+		if (c)
+			uncharge(mm, len / LX_PAGE_SIZE);
+		return -LX_ENOMEM;
+	}
+	v->start = addr;
+	v->end = addr + len;
+	v->prot = vprot | (c ? VM_CHARGED : 0);
+	if (file) {
+		fs_get(file);
+		v->file = file;
+		v->off = off;
+		v->file_end = file->size > off ? addr + (file->size - off) : addr;
+	}
+	vma_link(mm, v);
+	return (long)addr;
+}
+
+long vm_munmap(struct proc *p, u64 addr, u64 len)
+{
+	if ((addr & (LX_PAGE_SIZE - 1)) || !len || addr + len < addr)
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end > LX_USER_END)
+		end = LX_USER_END;
+	if (fast_clash(p->mm, addr, end))
+		return -LX_EINVAL;
+	return unmap_range(p->mm, addr, end) ? 0 : -LX_ENOMEM;
+}
+
+struct protect_ctx {
+	struct revoke r;
+};
+
+static void protect_one(void *ctx, u64 va, u64 *e)
+{
+	struct protect_ctx *c = ctx;
+	(void)va;
+	if (*e & PTE_W) {
+		revoke_add(&c->r, pte_page(*e), L4_W);
+		*e &= ~PTE_W;
+		if (page_refcount(pte_page(*e)) > 1)
+			*e |= PTE_COW;
+	}
+}
+
+long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot)
+{
+	struct mm *mm = p->mm;
+	if (addr & (LX_PAGE_SIZE - 1))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr || end > LX_USER_END)
+		return -LX_ENOMEM;
+	if (fast_clash(mm, addr, end))
+		return -LX_EINVAL;
+	tlb_flush();
+	for (u64 a = addr; a < end;) {                  /* every byte must be mapped */
+		struct vma *v = vma_find(mm, a);
+		if (!v)
+			return -LX_ENOMEM;
+		a = v->end;
+	}
+	u32 bits = prot_bits(prot);
+	for (struct vma *v = vma_find(mm, addr); v && v->start < end; v = v->next)
+		if ((bits & VM_WRITE) && (v->prot & VM_NOWRITE))
+			return -LX_EACCES;
+	for (struct vma *v = mm->vmas; v; v = v->next) {
+		if (v->start < addr && v->end > addr && !vma_split(v, addr))
+			return -LX_ENOMEM;
+		if (v->start < end && v->end > end && !vma_split(v, end))
+			return -LX_ENOMEM;
+	}
+	for (struct vma *v = mm->vmas; v; v = v->next)
+		if (v->start >= addr && v->end <= end)
+			v->prot = (v->prot & ~(VM_READ | VM_WRITE | VM_EXEC)) | bits;
+	if (!(bits & VM_WRITE)) {
+		struct protect_ctx c = { 0 };
+		walk(mm, addr, end, protect_one, &c);
+		revoke_flush(&c.r);
+	}
+	return 0;
+}
+
+long vm_brk(struct proc *p, u64 brk)
+{
+	struct mm *mm = p->mm;
+	if (brk < mm->brk_start || brk > mm->brk_start + (1UL << 30))
+		return (long)mm->brk;
+	u64 old_end = PAGE_UP(mm->brk), new_end = PAGE_UP(brk);
+	if (new_end > old_end) {
+		if (!range_free(mm, old_end, new_end))
+			return (long)mm->brk;
+		struct vma *h = old_end > mm->brk_start ? vma_find(mm, old_end - 1) : NULL;
+		if (!charge(mm, (new_end - old_end) / LX_PAGE_SIZE))
+			return (long)mm->brk;
+		if (h && (h->prot & VM_HEAP) && h->end == old_end) {
+			h->end = new_end;
+		} else {
+			struct vma *v = lx_zalloc(sizeof(*v));
+			if (!v) {
+				uncharge(mm, (new_end - old_end) / LX_PAGE_SIZE);
+				return (long)mm->brk;
+			}
+			*v = (struct vma){ .start = old_end, .end = new_end,
+					   .prot = VM_READ | VM_WRITE | VM_HEAP | VM_CHARGED };
+			vma_link(mm, v);
+		}
+	} else if (new_end < old_end) {
+		if (!unmap_range(mm, new_end, old_end))
+			return (long)mm->brk;
+	}
+	mm->brk = brk;
+	return (long)brk;
+}
+
+/* An ELF segment or the stack: an area at a fixed place (proc/exec.c). */
+long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
+		  u64 file_end)
+{
+	bool c = chargeable(vmprot);
+	if (c && !charge(mm, (end - start) / LX_PAGE_SIZE))
+		return -LX_ENOMEM;
+	struct vma *v = lx_zalloc(sizeof(*v));
+	if (!v) {
+		if (c)
+			uncharge(mm, (end - start) / LX_PAGE_SIZE);
+		return -LX_ENOMEM;
+	}
+	*v = (struct vma){ .start = start, .end = end, .prot = vmprot | (c ? VM_CHARGED : 0),
+			   .off = off, .file_end = file_end };
+	if (file) {
+		fs_get(file);
+		v->file = file;
+	}
+	vma_link(mm, v);
+	return 0;
+}
+
+long vm_unmap_file(struct proc *p, u64 addr, u64 len, struct inode *file)
+{
+	u64 end = PAGE_UP(addr + len);
+	for (struct vma *v = vma_find(p->mm, addr); v && v->start < end;) {
+		struct vma *next = v->next;
+		if (v->file == file && !unmap_range(p->mm, v->start, v->end < end ? v->end : end))
+			return -LX_ENOMEM;
+		v = next;
+	}
+	return 0;
+}
+
+struct inode *vm_file_at(struct proc *p, u64 addr)
+{
+	struct vma *v = vma_find(p->mm, addr);
+	return v && v->start == addr ? v->file : NULL;
+}
+
+/* Shared mappings are the file's own pages, so there is nothing to write back. */
+long vm_msync(struct proc *p, u64 addr, u64 len)
+{
+	if (addr & (LX_PAGE_SIZE - 1))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr)
+		return -LX_ENOMEM;
+	for (u64 a = addr; a < end;) {
+		struct vma *v = vma_find(p->mm, a);
+		if (!v)
+			return -LX_ENOMEM;
+		a = v->end;
+	}
+	return 0;
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+// execve: an ELF program (static, or dynamic with its PT_INTERP loader) or a
+// `#!` script from lx's file systems becomes the calling process's new
+// memory, in a new L4 space with a new L4 thread.  Everything that can fail
+// is done before the old image is touched.
+#include "../lx.h"
+#include "proc.h"
+#include "../../../lib/c/string.h"
+
+#define EI_NIDENT 16
+struct elf_ehdr {
+	uint8_t ident[EI_NIDENT];
+	uint16_t type, machine;
+	uint32_t version;
+	u64 entry, phoff, shoff;
+	uint32_t flags;
+	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+struct elf_phdr {
+	uint32_t type, flags;
+	u64 offset, vaddr, paddr, filesz, memsz, align;
+};
+#define PT_LOAD    1
+#define PT_INTERP  3
+#define PT_PHDR    6
+#define ET_EXEC    2
+#define ET_DYN     3
+#define EM_X86_64  62
+#define PF_X 1
+#define PF_W 2
+#define PF_R 4
+#define MAX_PHDRS 32
+
+/* auxiliary vector keys */
+#define AT_NULL 0
+#define AT_PHDR 3
+#define AT_PHENT 4
+#define AT_PHNUM 5
+#define AT_PAGESZ 6
+#define AT_BASE 7
+#define AT_FLAGS 8
+#define AT_ENTRY 9
+#define AT_UID 11
+#define AT_EUID 12
+#define AT_GID 13
+#define AT_EGID 14
+#define AT_PLATFORM 15
+#define AT_HWCAP 16
+#define AT_CLKTCK 17
+#define AT_SECURE 23
+#define AT_RANDOM 25
+#define AT_HWCAP2 26
+#define AT_EXECFN 31
+
+#define PAGE_DOWN(x) ((x) & ~(LX_PAGE_SIZE - 1))
+#define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
+
+struct image {
+	struct elf_ehdr eh;
+	struct elf_phdr ph[MAX_PHDRS];
+	u64 bias;                           /* load address of an ET_DYN program */
+	u64 phdr_addr, entry, brk;
+	int interp;                         /* index of the PT_INTERP header, or -1 */
+	u64 interp_base, start;             /* the loader's bias (AT_BASE); where the thread starts */
+};
+
+/* Check the ELF header and read the program headers; -ENOEXEC for anything we cannot run. */
+static int read_elf(struct inode *ip, struct image *im)
+{
+	if (fs_read(ip, 0, &im->eh, sizeof(im->eh)) != sizeof(im->eh) ||
+	    memcmp(im->eh.ident, "\177ELF", 4) || im->eh.ident[4] != 2 || im->eh.ident[5] != 1 ||
+	    im->eh.machine != EM_X86_64 || (im->eh.type != ET_EXEC && im->eh.type != ET_DYN) ||
+	    im->eh.phentsize != sizeof(struct elf_phdr) || !im->eh.phnum ||
+	    im->eh.phnum > MAX_PHDRS)
+		return -LX_ENOEXEC;
+	long n = (long)(im->eh.phnum * sizeof(struct elf_phdr));
+	if (fs_read(ip, im->eh.phoff, im->ph, (size_t)n) != n)
+		return -LX_ENOEXEC;
+	im->bias = im->eh.type == ET_DYN ? LX_PIE_BASE : 0;
+	im->interp = -1;
+	for (int i = 0; i < im->eh.phnum; i++)
+		if (im->ph[i].type == PT_INTERP)
+			im->interp = i;             /* dynamically linked: its loader comes too */
+	return 0;
+}
+
+static u32 seg_prot(u32 f)
+{
+	return ((f & PF_R) ? VM_READ : 0) | ((f & PF_W) ? VM_WRITE : 0) | ((f & PF_X) ? VM_EXEC : 0);
+}
+
+/* The PT_LOAD segments as areas of mm; the program headers' address for AT_PHDR. */
+static int map_segments(struct mm *mm, struct inode *ip, struct image *im)
+{
+	u64 prev_end = 0;
+	im->phdr_addr = 0;
+	for (int i = 0; i < im->eh.phnum; i++) {
+		struct elf_phdr *ph = &im->ph[i];
+		if (ph->type == PT_PHDR)
+			im->phdr_addr = ph->vaddr + im->bias;
+		if (ph->type != PT_LOAD || !ph->memsz)
+			continue;
+		u64 va = ph->vaddr + im->bias;
+		if (ph->filesz > ph->memsz || va + ph->memsz < va || va + ph->memsz > LX_MMAP_TOP ||
+		    (va & (LX_PAGE_SIZE - 1)) != (ph->offset & (LX_PAGE_SIZE - 1)))
+			return -LX_ENOEXEC;
+		u64 start = PAGE_DOWN(va), end = PAGE_UP(va + ph->memsz);
+		if (start < prev_end)
+			start = prev_end;           /* segments sharing a page: the first one has it */
+		if (start < end) {
+			long err = vm_map_fixed(mm, start, end, seg_prot(ph->flags), ip,
+						PAGE_DOWN(ph->offset) + (start - PAGE_DOWN(va)),
+						va + ph->filesz);
+			if (err)
+				return (int)err;
+		}
+		if (!im->phdr_addr && ph->offset == 0)
+			im->phdr_addr = va + im->eh.phoff;
+		prev_end = end;
+		if (end > im->brk)
+			im->brk = end;
+	}
+	im->entry = im->eh.entry + im->bias;
+	return im->brk ? 0 : -LX_ENOEXEC;
+}
+
+/* The loader's path from the program's PT_INTERP, looked up from the root; *ipp: a reference. */
+static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp)
+{
+	if (ph->filesz < 2 || ph->filesz > LX_PATH_MAX)
+		return -LX_ENOEXEC;
+	char *path = page_alloc();              /* LX_PATH_MAX: a page */
+	if (!path)
+		return -LX_ENOMEM;
+	int err = fs_read(prog, ph->offset, path, ph->filesz) == (long)ph->filesz &&
+		  path[ph->filesz - 1] == 0 ? 0 : -LX_ENOEXEC;
+	if (!err)
+		err = fs_lookup(fs_root(), path, FS_FOLLOW, ipp);   /* missing: ENOENT, as Linux */
+	page_free(path);
+	if (!err && !LX_S_ISREG((*ipp)->mode)) {
+		fs_put(*ipp);
+		err = -LX_EACCES;
+	}
+	return err;
+}
+
+/* The span of an image's PT_LOAD segments: [lo, hi) before its bias. */
+static void load_span(const struct image *im, u64 *lo, u64 *hi)
+{
+	*lo = ~0UL;
+	*hi = 0;
+	for (int i = 0; i < im->eh.phnum; i++) {
+		const struct elf_phdr *ph = &im->ph[i];
+		if (ph->type != PT_LOAD || !ph->memsz)
+			continue;
+		if (PAGE_DOWN(ph->vaddr) < *lo)
+			*lo = PAGE_DOWN(ph->vaddr);
+		if (PAGE_UP(ph->vaddr + ph->memsz) > *hi)
+			*hi = PAGE_UP(ph->vaddr + ph->memsz);
+	}
+}
+
+/*
+ * The dynamic loader (ld-linux-x86-64.so.2, musl's ld-musl) of im, an
+ * ET_DYN image itself, mapped at the top of the mmap area as Linux puts it;
+ * later mmaps go below it.  The thread starts at the loader's entry, which
+ * finds the program through AT_PHDR, AT_ENTRY and AT_BASE.
+ */
+static int map_interp(struct mm *mm, struct inode *prog, struct image *im)
+{
+	struct inode *ip;
+	int err = interp_lookup(prog, &im->ph[im->interp], &ip);
+	if (err)
+		return err;
+	struct image *li = lx_zalloc(sizeof(*li));
+	err = li ? read_elf(ip, li) : -LX_ENOMEM;
+	if (!err && (li->eh.type != ET_DYN || li->interp >= 0))
+		err = -LX_ELIBBAD;
+	u64 lo, hi;
+	if (!err) {
+		load_span(li, &lo, &hi);
+		err = hi > lo && hi - lo < (1UL << 32) ? 0 : -LX_ELIBBAD;
+	}
+	if (!err) {
+		li->bias = PAGE_DOWN(mm->mmap_top - (hi - lo)) - lo;
+		err = map_segments(mm, ip, li);
+	}
+	if (!err) {
+		mm->mmap_top = li->bias + lo;
+		im->interp_base = li->bias;
+		im->start = li->entry;
+	}
+	lx_free(li);
+	fs_put(ip);
+	return err;
+}
+
+/* Push n bytes onto the new stack at *sp (in the new memory, through lx's tables). */
+static bool push(struct proc *tmp, u64 *sp, const void *data, size_t n)
+{
+	*sp -= n;
+	return copyout(tmp, *sp, data, n);
+}
+
+/* argc, argv, envp and the auxiliary vector, as the System V ABI lays them out. */
+static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, u64 *sp_out)
+{
+	u64 sp = LX_STACK_TOP, argp[EXEC_MAX_ARGS + 1], envp[EXEC_MAX_ARGS + 1];
+	u64 random[2] = { 0 }, execfn, platform, rnd;
+	lx_random(random, sizeof(random));
+	if (!push(tmp, &sp, a->path, strlen(a->path) + 1))
+		return -LX_ENOMEM;
+	execfn = sp;
+	for (int i = a->envc - 1; i >= 0; i--) {
+		if (!push(tmp, &sp, a->envp[i], strlen(a->envp[i]) + 1))
+			return -LX_ENOMEM;
+		envp[i] = sp;
+	}
+	for (int i = a->argc - 1; i >= 0; i--) {
+		if (!push(tmp, &sp, a->argv[i], strlen(a->argv[i]) + 1))
+			return -LX_ENOMEM;
+		argp[i] = sp;
+	}
+	push(tmp, &sp, "x86_64", 7);
+	platform = sp;
+	push(tmp, &sp, random, 16);
+	rnd = sp;
+	u64 aux[] = { AT_PHDR, im->phdr_addr, AT_PHENT, sizeof(struct elf_phdr),
+		      AT_PHNUM, im->eh.phnum, AT_PAGESZ, LX_PAGE_SIZE, AT_BASE, im->interp_base,
+		      AT_FLAGS, 0,
+		      AT_ENTRY, im->entry, AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0,
+		      AT_SECURE, 0, AT_RANDOM, rnd, AT_HWCAP, 0, AT_HWCAP2, 0, AT_CLKTCK, 100,
+		      AT_PLATFORM, platform, AT_EXECFN, execfn, AT_NULL, 0 };
+	u64 words = 1 + (u64)a->argc + 1 + (u64)a->envc + 1 + sizeof(aux) / 8;
+	sp = (sp - words * 8) & ~15UL;              /* argc ends up 16-byte aligned */
+	u64 w = sp, argc = (u64)a->argc, zero = 0;
+	bool ok = copyout(tmp, w, &argc, 8);
+	w += 8;
+	for (int i = 0; i < a->argc; i++, w += 8)
+		ok &= copyout(tmp, w, &argp[i], 8);
+	ok &= copyout(tmp, w, &zero, 8);
+	w += 8;
+	for (int i = 0; i < a->envc; i++, w += 8)
+		ok &= copyout(tmp, w, &envp[i], 8);
+	ok &= copyout(tmp, w, &zero, 8);
+	w += 8;
+	ok &= copyout(tmp, w, aux, sizeof(aux));
+	*sp_out = sp;
+	return ok ? 0 : -LX_ENOMEM;
+}
+
+/* A `#!interpreter [arg]` line: rewrite the arguments to run the interpreter. */
+static int shebang(struct inode *ip, struct exec_args *a)
+{
+	char line[128];
+	long n = fs_read(ip, 0, line, sizeof(line) - 1);
+	if (n < 2 || line[0] != '#' || line[1] != '!')
+		return 1;
+	line[n] = 0;
+	char *p = line + 2, *end = line;
+	while (*end && *end != '\n')
+		end++;
+	if (!*end && n == (long)sizeof(line) - 1)
+		return -LX_ENOEXEC;                   /* the line is too long */
+	*end = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char *interp = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	char *arg = NULL;
+	if (*p) {
+		*p++ = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		arg = *p ? p : NULL;
+		for (char *q = p + strlen(p); arg && q > arg && (q[-1] == ' ' || q[-1] == '\t');)
+			*--q = 0;
+	}
+	if (!*interp)
+		return -LX_ENOEXEC;
+	return exec_args_interp(a, interp, arg);
+}
+
+/*
+ * A dynamically linked program's bases, as Linux's ASLR picks them: a PIE
+ * program anywhere in 256 MiB above LX_PIE_BASE, its loader and the mmap
+ * area up to 256 MiB below LX_MMAP_TOP.  Static programs keep fixed
+ * addresses, so that the benchmarks' runs repeat instruction for instruction.
+ */
+static void randomise(struct mm *mm, struct image *im)
+{
+	uint32_t r[2];
+	lx_random(r, sizeof(r));
+	if (im->eh.type == ET_DYN)
+		im->bias += (u64)(r[0] & 0xffff) * LX_PAGE_SIZE;
+	mm->mmap_top -= (u64)(r[1] & 0xffff) * LX_PAGE_SIZE;
+}
+
+static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, struct exec_args *a,
+		      u64 *sp)
+{
+	int err = read_elf(ip, im);
+	if (err)
+		return err;
+	struct mm *mm = mm_new();
+	if (!mm)
+		return -LX_ENOMEM;
+	struct proc tmp = { .mm = mm };
+	if (im->interp >= 0)
+		randomise(mm, im);
+	err = map_segments(mm, ip, im);
+	im->start = im->entry;
+	if (!err && im->interp >= 0)
+		err = map_interp(mm, ip, im);
+	if (!err)
+		err = (int)vm_map_fixed(mm, LX_STACK_TOP - LX_STACK_SIZE, LX_STACK_TOP,
+					VM_READ | VM_WRITE | VM_STACK, NULL, 0, 0);
+	if (!err)
+		err = fast_map(mm);
+	if (!err)
+		err = build_stack(&tmp, im, a, sp);
+	if (err) {
+		mm_put(mm);
+		return err;
+	}
+	mm->brk_start = mm->brk = im->brk;
+	*mm_out = mm;
+	return 0;
+}
+
+/* Find the program, following `#!` lines (at most 4 deep); *ip gets a reference. */
+static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
+{
+	for (int depth = 0; depth < 5; depth++) {
+		struct inode *ip;
+		int err = fs_lookup(p->cwd, a->path, FS_FOLLOW, &ip);
+		if (err)
+			return err;
+		if (!LX_S_ISREG(ip->mode) || !(ip->mode & 0111)) {
+			fs_put(ip);
+			return -LX_EACCES;
+		}
+		err = shebang(ip, a);
+		if (err <= 0) {
+			fs_put(ip);
+			if (err)
+				return err;
+			continue;                   /* a script: now its interpreter */
+		}
+		*ipp = ip;
+		return 0;
+	}
+	return -LX_ELOOP;
+}
+
+long do_execve(struct thread *t, struct exec_args *a)
+{
+	struct proc *p = t->proc;
+	struct inode *ip;
+	int err = resolve(p, a, &ip);
+	if (err)
+		return err;
+	struct image im = { 0 };
+	struct mm *mm;
+	u64 sp;
+	err = load_image(ip, &im, &mm, a, &sp);
+	fs_put(ip);
+	if (err)
+		return err;
+	return exec_commit(t, mm, im.start, sp, a);
+}

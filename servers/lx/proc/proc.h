@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* execve's arguments, copied out of the calling process into lx's memory. */
+#ifndef LX_EXEC_H
+#define LX_EXEC_H
+
+#include "../lx.h"
+
+#define EXEC_MAX_ARGS  1024
+#define EXEC_MAX_BYTES (128 * 1024)
+
+struct exec_args {
+	char path[LX_PATH_MAX];
+	char *argv[EXEC_MAX_ARGS + 1];
+	char *envp[EXEC_MAX_ARGS + 1];
+	int argc, envc;
+	char *buf;                      /* the strings: EXEC_MAX_BYTES */
+	size_t used;
+};
+
+struct exec_args *exec_args_new(void);
+void exec_args_free(struct exec_args *a);
+int exec_args_add(struct exec_args *a, char **vec, int *count, const char *s);
+int exec_args_interp(struct exec_args *a, const char *interp, const char *arg);
+long do_execve(struct thread *t, struct exec_args *a);
+/* The point of no return: t's process runs mm from entry with stack sp. */
+long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec_args *a);
+
+/* proc/proc.c */
+struct thread *thread_by_tid(L4_ThreadId_t tid);
+struct proc *proc_by_pid(int pid);
+int proc_count(void);
+struct proc *proc_new(struct proc *parent);        /* NULL: too many or no memory */
+void proc_free(struct proc *p);                    /* a reaped zombie */
+struct thread *thread_new(struct proc *p, int *err); /* an L4 thread in p->mm's space */
+int thread_start(struct thread *t);                /* it runs the stub, then t->regs */
+void thread_destroy(struct thread *t);
+void proc_exit(struct proc *p, int status);        /* status: a wait status */
+bool oom_kill(struct proc *faulter);                /* false: the faulter was the victim */
+extern bool lx_confine;                             /* lx.confine=0: no redirector (to measure its cost) */
+void thread_exit(struct thread *t, int code);
+void vfork_release(struct proc *child);            /* a vfork parent may go on */
+void vfork_forget(struct thread *t);
+void futex_forget(struct thread *t);
+int proc_new_tid(void);                            /* a Linux thread ID, from the pid space */
+bool start_init(const char *cmdline);              /* the first process, from lx's command line */
+extern struct thread *lx_current;                  /* whose call runs now */
+void futex_wake_addr(struct proc *p, u64 uaddr, int n);
+
+/* proc/proc.c */
+struct thread *sigthread_create(struct mm *mm);
+void sigthread_delete(struct mm *mm);
+#define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
+
+/* proc/signal.c */
+#define LX_SIGHUP  1
+#define LX_SIGINT  2
+#define LX_SIGQUIT 3
+#define LX_SIGILL  4
+#define LX_SIGTRAP 5
+#define LX_SIGABRT 6
+#define LX_SIGBUS  7
+#define LX_SIGFPE  8
+#define LX_SIGKILL 9
+#define LX_SIGUSR1 10
+#define LX_SIGSEGV 11
+#define LX_SIGUSR2 12
+#define LX_SIGPIPE 13
+#define LX_SIGALRM 14
+#define LX_SIGTERM 15
+#define LX_SIGCHLD 17
+#define LX_SIGCONT 18
+#define LX_SIGSTOP 19
+#define LX_SIGTSTP 20
+#define LX_SIGTTIN 21
+#define LX_SIGTTOU 22
+#define LX_SIGWINCH 28
+#define LX_SIGXFSZ 25
+#define LX_SIGSYS  31
+#define LX_SIG_DFL 0
+#define LX_SIG_IGN 1
+#define SIGBIT(s) (1UL << ((s) - 1))
+struct sighand *sighand_new(void);
+struct sighand *sighand_dup(struct sighand *h);
+void sighand_put(struct sighand *h);
+void sighand_exec(struct sighand *h);       /* handlers back to default, ignored stay */
+bool sigchld_ignored(struct proc *p);
+void signal_send_proc(struct proc *p, int sig);
+void signal_send_thread(struct thread *t, int sig);
+void signal_send_pgrp(int pgid, int sig);
+bool signal_pending(struct thread *t);      /* a deliverable signal waits */
+/* Before a reply: a handler's frame, or the default action; false if t is gone. */
+bool signal_deliver(struct thread *t);
+/* Has signal_deliver anything to do (a signal, a restart, a mask to restore)?  (The
+ * mask never holds SIGKILL or SIGSTOP.) */
+static inline bool signal_work(const struct thread *t)
+{
+	return ((t->sigpending | t->proc->sigpending) & ~t->sigmask) ||
+	       t->regs.rax == (u64)-LX_ERESTART || t->restore_sigmask;
+}
+/* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
+bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
+u64 signal_next_timer(void);
+void signal_init(void);                     /* learns the CPU's MXCSR mask */
+void signal_timers(u64 now);
+
+#endif

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: MIT
+// Signals.  A signal for a thread that waits in lx (in a system call) is
+// delivered when that call is answered; a thread running its own code is
+// redirected by its space's signal thread (l4/sigthread.c) to a `ud2` in the
+// stub page, whose exception brings every register to lx, which then builds
+// the handler's frame as Linux does.
+#include "../syscall/syscall.h"
+#include "../../../lib/c/string.h"
+
+#define SA_NOCLDWAIT 0x00000002
+#define SA_SIGINFO   0x00000004
+#define SA_ONSTACK   0x08000000
+#define SA_RESTART   0x10000000
+#define SA_NODEFER   0x40000000
+#define SA_RESETHAND 0x80000000
+#define SS_ONSTACK   1
+#define SS_DISABLE   2
+#define UNBLOCKABLE  (SIGBIT(LX_SIGKILL) | SIGBIT(LX_SIGSTOP))
+
+/* --- handler tables --- */
+
+struct sighand *sighand_new(void)
+{
+	struct sighand *h = lx_zalloc(sizeof(*h));
+	if (h)
+		h->refs = 1;
+	return h;
+}
+
+struct sighand *sighand_dup(struct sighand *old)
+{
+	struct sighand *h = sighand_new();
+	if (h && old)
+		memcpy(h->act, old->act, sizeof(h->act));
+	return h;
+}
+
+void sighand_put(struct sighand *h)
+{
+	if (h && !--h->refs)
+		lx_free(h);
+}
+
+void sighand_exec(struct sighand *h)
+{
+	for (int s = 1; s <= LX_NSIG; s++)
+		if (h->act[s].handler != LX_SIG_IGN)
+			h->act[s] = (struct sigaction_k){ 0 };
+}
+
+bool sigchld_ignored(struct proc *p)
+{
+	return p->sig && (p->sig->act[LX_SIGCHLD].handler == LX_SIG_IGN ||
+			  (p->sig->act[LX_SIGCHLD].flags & SA_NOCLDWAIT));
+}
+
+/* --- default actions --- */
+
+static bool default_ignores(int sig)
+{
+	return sig == LX_SIGCHLD || sig == LX_SIGCONT || sig == LX_SIGWINCH || sig == 23 ||
+	       /* job-control stops are not implemented: the stop signals are ignored */
+	       sig == LX_SIGSTOP || sig == LX_SIGTSTP || sig == LX_SIGTTIN || sig == LX_SIGTTOU;
+}
+
+static bool ignored(struct proc *p, int sig)
+{
+	u64 h = p->sig->act[sig].handler;
+	return h == LX_SIG_IGN || (h == LX_SIG_DFL && default_ignores(sig));
+}
+
+static bool dumps_core(int sig)
+{
+	return sig == LX_SIGQUIT || sig == LX_SIGILL || sig == LX_SIGTRAP || sig == LX_SIGABRT ||
+	       sig == LX_SIGBUS || sig == LX_SIGFPE || sig == LX_SIGSEGV;
+}
+
+/* --- sending --- */
+
+static bool wants(struct thread *t, int sig)
+{
+	return !(t->sigmask & SIGBIT(sig)) || (SIGBIT(sig) & UNBLOCKABLE);
+}
+
+void signal_send_thread(struct thread *t, int sig)
+{
+	if (t->proc->zombie || ignored(t->proc, sig))
+		return;
+	t->sigpending |= SIGBIT(sig);
+	if (wants(t, sig))
+		kick(t);
+	else if (t->state == T_BLOCKED)
+		wake_thread(t);             /* sigtimedwait may want it */
+}
+
+void signal_send_proc(struct proc *p, int sig)
+{
+	if (p->zombie || !p->threads || ignored(p, sig))
+		return;
+	p->sigpending |= SIGBIT(sig);
+	struct thread *target = NULL;
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		if (wants(t, sig) && (!target || t->state == T_BLOCKED))
+			target = t;
+	if (target)
+		kick(target);
+	else
+		for (struct thread *t = p->threads; t; t = t->next_in_proc)
+			if (t->state == T_BLOCKED)
+				wake_thread(t);
+}
+
+void signal_send_pgrp(int pgid, int sig)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (p->pgid == pgid && !p->zombie)
+			signal_send_proc(p, sig);
+}
+
+static u64 deliverable(struct thread *t)
+{
+	return (t->sigpending | t->proc->sigpending) & (~t->sigmask | UNBLOCKABLE);
+}
+
+bool signal_pending(struct thread *t)
+{
+	u64 d = deliverable(t);
+	for (int s = 1; d && s <= LX_NSIG; s++)
+		if ((d & SIGBIT(s)) && !ignored(t->proc, s))
+			return true;
+	return false;
+}
+
+/* --- delivery --- */
+
+struct sigcontext {
+	u64 r8, r9, r10, r11, r12, r13, r14, r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip,
+	    eflags;
+	uint16_t cs, gs, fs, ss;
+	u64 err, trapno, oldmask, cr2, fpstate, reserved[8];
+};
+
+struct ucontext {
+	u64 flags, link;
+	u64 ss_sp;
+	int32_t ss_flags, pad;
+	u64 ss_size;
+	struct sigcontext mc;
+	u64 sigmask;
+};
+
+struct siginfo {
+	int32_t signo, err, code, pad;
+	union {
+		struct { int32_t pid, uid, status; } kill;
+		u64 addr;
+		char raw[112];
+	};
+};
+
+struct rt_sigframe {
+	u64 pretcode;
+	struct ucontext uc;
+	struct siginfo info;
+};
+
+static void save_context(struct thread *t, struct sigcontext *c)
+{
+	const struct regs *r = &t->regs;
+	*c = (struct sigcontext){ .r8 = r->r8, .r9 = r->r9, .r10 = r->r10, .r11 = r->r11,
+		.r12 = r->r12, .r13 = r->r13, .r14 = r->r14, .r15 = r->r15, .rdi = r->rdi,
+		.rsi = r->rsi, .rbp = r->rbp, .rbx = r->rbx, .rdx = r->rdx, .rax = r->rax,
+		.rcx = r->rcx, .rsp = r->rsp, .rip = r->rip, .eflags = r->rflags, .cs = 0x33,
+		.ss = 0x2b, .fpstate = 0 };
+}
+
+static bool on_altstack(struct thread *t, u64 sp)
+{
+	return t->altstack_size && sp > t->altstack_sp && sp <= t->altstack_sp + t->altstack_size;
+}
+
+/*
+ * The FPU/SSE state in a frame: lx cannot read a thread's FPU registers, so
+ * the stub saves them (lx_sigenter, FXSAVE) in an area above the frame that
+ * uc_mcontext.fpregs names, as Linux lays it out, and restores them
+ * (lx_sigreturn, FXRSTOR) on the way back from the handler.
+ */
+#define FPU_AREA 512
+#define FXSAVE_MXCSR 24
+extern const char lx_stub_start[], lx_sigenter[], lx_sigenter_saved[], lx_sigreturn[];
+#define STUB_ADDR(sym) (LX_STUB_PAGE + (u64)((sym) - lx_stub_start))
+static uint32_t mxcsr_mask = 0xffbf;         /* the CPU's, from lx's own FXSAVE (signal_init) */
+static uint16_t user_cs, user_ss;             /* Pecan's user selectors, as lx runs with them */
+
+void signal_init(void)
+{
+	__asm__ volatile("movw %%cs, %0; movw %%ss, %1" : "=r"(user_cs), "=r"(user_ss));
+	static uint8_t area[FPU_AREA] __attribute__((aligned(16)));
+	__asm__ volatile("fxsave64 %0" : "=m"(area));
+	uint32_t mask;
+	memcpy(&mask, area + FXSAVE_MXCSR + 4, 4);
+	if (mask)
+		mxcsr_mask = mask;
+}
+
+/*
+ * t is about to take its state back through lx_sigreturn (a signal came at
+ * rt_sigreturn, or it was stopped there): take RIP, RFLAGS and RSP from
+ * iretq's words, as Linux would have them; *fpu: the FPU state's area.
+ */
+static bool unwind_sigreturn(struct thread *t, u64 *fpu)
+{
+	u64 iret[5];
+	if (!copyin(t->proc, iret, t->regs.rsp, sizeof(iret)))
+		return false;
+	*fpu = t->regs.rsp + sizeof(iret);
+	t->regs.rip = iret[0];
+	t->regs.rflags = (t->regs.rflags & ~0xcd5UL) | (iret[2] & 0xcd5UL);
+	t->regs.rsp = iret[3];
+	return true;
+}
+
+/* The frame's FPU area: zeros for lx_sigenter's FXSAVE, or the state from `from`. */
+static bool fill_fpu_area(struct thread *t, u64 fpu, u64 from)
+{
+	static uint8_t buf[FPU_AREA];
+	if (from) {
+		if (!copyin(t->proc, buf, from, FPU_AREA))
+			return false;
+	} else {
+		memset(buf, 0, FPU_AREA);
+	}
+	return copyout(t->proc, fpu, buf, FPU_AREA);
+}
+
+/* Build the handler's frame and point the registers at the handler (through lx_sigenter). */
+static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
+{
+	struct rt_sigframe f;
+	u64 saved = 0;
+	if (t->regs.rip == STUB_ADDR(lx_sigreturn) && !unwind_sigreturn(t, &saved))
+		return false;
+	memset(&f, 0, sizeof(f));
+	u64 sp = t->regs.rsp - 128;                 /* below the red zone */
+	if ((a->flags & SA_ONSTACK) && t->altstack_size && !on_altstack(t, t->regs.rsp))
+		sp = t->altstack_sp + t->altstack_size;
+	u64 fpu = (sp - FPU_AREA) & ~63UL;
+	u64 frame = ((fpu - sizeof(f)) & ~15UL) - 8;
+	f.pretcode = a->restorer;
+	f.uc.ss_sp = t->altstack_sp;
+	f.uc.ss_size = t->altstack_size;
+	f.uc.ss_flags = t->altstack_size ? (on_altstack(t, t->regs.rsp) ? SS_ONSTACK : 0) : SS_DISABLE;
+	save_context(t, &f.uc.mc);
+	f.uc.mc.cr2 = t->fault_addr;
+	f.uc.mc.fpstate = fpu;
+	f.uc.sigmask = t->restore_sigmask ? t->saved_sigmask : t->sigmask;
+	t->restore_sigmask = false;
+	f.info.signo = sig;
+	if (sig == LX_SIGSEGV || sig == LX_SIGBUS || sig == LX_SIGILL || sig == LX_SIGFPE) {
+		f.info.code = 1;
+		f.info.addr = t->fault_addr;
+	}
+	if (!fill_fpu_area(t, fpu, saved) || !copyout(t->proc, frame, &f, sizeof(f)))
+		return false;
+	t->regs.rip = STUB_ADDR(saved ? lx_sigenter_saved : lx_sigenter);
+	t->regs.rcx = a->handler;
+	t->regs.r11 = fpu;
+	t->regs.rsp = frame;
+	t->regs.rdi = (u64)sig;
+	t->regs.rsi = frame + offsetof(struct rt_sigframe, info);
+	t->regs.rdx = frame + offsetof(struct rt_sigframe, uc);
+	t->regs.rax = 0;
+	t->regs.rflags &= ~0x400UL;                 /* DF clear, as the ABI wants */
+	t->regs_dirty = true;
+	t->sigmask |= a->mask | ((a->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
+	t->sigmask &= ~UNBLOCKABLE;
+	return true;
+}
+
+/* The lowest deliverable signal, taken off its pending set; 0 if none. */
+static int dequeue(struct thread *t)
+{
+	u64 d = deliverable(t);
+	if (!d)
+		return 0;
+	int sig = __builtin_ctzl(d) + 1;
+	if (t->sigpending & SIGBIT(sig))
+		t->sigpending &= ~SIGBIT(sig);
+	else
+		t->proc->sigpending &= ~SIGBIT(sig);
+	return sig;
+}
+
+/* A call interrupted by a signal: restart it (SA_RESTART, or nothing ran) or fail it with EINTR. */
+static void fix_restart(struct thread *t, const struct sigaction_k *a, bool handler_runs)
+{
+	if (t->regs.rax != (u64)-LX_ERESTART)
+		return;
+	if (!handler_runs || (a && (a->flags & SA_RESTART))) {
+		t->regs.rax = t->sysno;
+		t->regs.rip -= t->fast ? 7 : 2;     /* the `syscall` again, or its rewritten site */
+		t->regs_dirty = true;
+	} else {
+		t->regs.rax = (u64)-LX_EINTR;
+	}
+}
+
+bool signal_deliver(struct thread *t)
+{
+	struct proc *p = t->proc;
+	if (!signal_work(t))
+		return true;
+	for (int sig; (sig = dequeue(t));) {
+		struct sigaction_k *a = &p->sig->act[sig];
+		if (ignored(p, sig))
+			continue;
+		if (a->handler == LX_SIG_DFL) {
+			proc_exit(p, sig | (dumps_core(sig) ? 0x80 : 0));
+			return false;
+		}
+		fix_restart(t, a, true);
+		struct sigaction_k act = *a;
+		if (a->flags & SA_RESETHAND)
+			a->handler = LX_SIG_DFL;
+		if (!setup_frame(t, sig, &act)) {
+			proc_exit(p, LX_SIGSEGV);
+			return false;
+		}
+		return true;
+	}
+	fix_restart(t, NULL, false);
+	if (t->restore_sigmask) {
+		t->sigmask = t->saved_sigmask;
+		t->restore_sigmask = false;
+	}
+	return true;
+}
+
+/*
+ * A fault (bad access, CPU exception) of t at t->fault_rip.  With `regs`
+ * false t waits for a page-fault answer and lx lacks its registers: a
+ * handler needs them, so t is first redirected to the stub.
+ */
+bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
+{
+	struct proc *p = t->proc;
+	struct sigaction_k *a = &p->sig->act[sig];
+	bool handled = sig != LX_SIGKILL && a->handler > LX_SIG_IGN && !(t->sigmask & SIGBIT(sig));
+	if (!handled) {
+		/* what Linux's kernel log says about an unhandled fault */
+		lx_log("lx: %s[%d]: signal %d at ip %lx, address %lx\n", p->comm, p->pid, sig,
+		       t->fault_rip, addr);
+		proc_exit(p, sig | (dumps_core(sig) ? 0x80 : 0));
+		return false;
+	}
+	t->fault_addr = addr;
+	if (!regs) {
+		redirect_direct(t);                 /* it waits for the fault's answer: lx may */
+		t->fault_sig = sig;
+		L4_SetMR(0, 0);                     /* no mapping: it runs into the stub */
+		L4_Reply(t->tid);
+		t->state = T_RUNNING;               /* its #UD at the stub comes next */
+		return false;
+	}
+	t->sigpending |= SIGBIT(sig);
+	return signal_deliver(t);
+}
+
+/* --- system calls --- */
+
+long sys_rt_sigaction(struct thread *t, u64 sig, u64 act, u64 oact, u64 size, u64 a4, u64 a5)
+{
+	(void)a4; (void)a5;
+	if (sig < 1 || sig > LX_NSIG || size != 8)
+		return -LX_EINVAL;
+	struct sigaction_k *cur = &t->proc->sig->act[sig], n;
+	if (act && (sig == LX_SIGKILL || sig == LX_SIGSTOP))
+		return -LX_EINVAL;
+	if (act && !copyin(t->proc, &n, act, sizeof(n)))
+		return -LX_EFAULT;
+	if (oact && !copyout(t->proc, oact, cur, sizeof(*cur)))
+		return -LX_EFAULT;
+	if (act) {
+		n.mask &= ~UNBLOCKABLE;
+		*cur = n;
+		if (ignored(t->proc, (int)sig))
+			for (struct thread *o = t->proc->threads; o; o = o->next_in_proc)
+				o->sigpending &= ~SIGBIT(sig);
+		if (ignored(t->proc, (int)sig))
+			t->proc->sigpending &= ~SIGBIT(sig);
+	}
+	return 0;
+}
+
+long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, u64 a4, u64 a5)
+{
+	(void)a4; (void)a5;
+	if (size != 8)
+		return -LX_EINVAL;
+	u64 old = t->sigmask, n;
+	if (set) {
+		if (!copyin(t->proc, &n, set, 8))
+			return -LX_EFAULT;
+		if (how == 0)
+			t->sigmask |= n;
+		else if (how == 1)
+			t->sigmask &= ~n;
+		else if (how == 2)
+			t->sigmask = n;
+		else
+			return -LX_EINVAL;
+		t->sigmask &= ~UNBLOCKABLE;
+	}
+	if (oset && !copyout(t->proc, oset, &old, 8))
+		return -LX_EFAULT;
+	return 0;
+}
+
+/*
+ * The interrupted code's FPU/SSE state comes back through lx_sigreturn:
+ * RSP points to iretq's five words, written right below the FPU area (in
+ * the frame's own memory), with the RIP, RFLAGS and RSP that rt_sigreturn
+ * restores.  A reserved MXCSR bit would make FXRSTOR fault: they are
+ * cleared, as Linux does.  False if the area is not the process's to use.
+ */
+static bool restore_fpu(struct thread *t, u64 fpu)
+{
+	uint32_t mxcsr;
+	u64 iret[5] = { t->regs.rip, user_cs, (t->regs.rflags & 0xcd5UL) | 0x202, t->regs.rsp,
+			user_ss };
+	if ((fpu & 15) || !copyin(t->proc, &mxcsr, fpu + FXSAVE_MXCSR, 4))
+		return false;
+	mxcsr &= mxcsr_mask;
+	if (!copyout(t->proc, fpu + FXSAVE_MXCSR, &mxcsr, 4) ||
+	    !copyout(t->proc, fpu - sizeof(iret), iret, sizeof(iret)) ||
+	    !copyin(t->proc, &mxcsr, fpu + FPU_AREA - 4, 4))   /* the area's last word is there */
+		return false;
+	t->regs.rip = STUB_ADDR(lx_sigreturn);
+	t->regs.rsp = fpu - sizeof(iret);
+	return true;
+}
+
+long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+	struct ucontext uc;
+	if (!copyin(t->proc, &uc, t->regs.rsp, sizeof(uc))) {
+		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		return SYS_NOREPLY;
+	}
+	const struct sigcontext *c = &uc.mc;
+	u64 flags = t->regs.rflags;
+	t->regs = (struct regs){ .rip = c->rip, .rbx = c->rbx, .r10 = c->r10, .r12 = c->r12,
+		.r13 = c->r13, .r14 = c->r14, .r15 = c->r15, .rax = c->rax, .rcx = c->rcx,
+		.rdx = c->rdx, .rsi = c->rsi, .rdi = c->rdi, .rbp = c->rbp, .r8 = c->r8,
+		.r9 = c->r9, .r11 = c->r11, .rsp = c->rsp, .rflags = (flags & ~0xcd5UL) | (c->eflags & 0xcd5UL) };
+	t->regs_dirty = true;
+	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
+	if (c->rip >= LX_CANONICAL_END || (c->fpstate && !restore_fpu(t, c->fpstate))) {
+		proc_exit(t->proc, LX_SIGSEGV | 0x80);      /* a frame Linux would not take back */
+		return SYS_NOREPLY;
+	}
+	if (signal_deliver(t))
+		thread_reply(t);
+	return SYS_NOREPLY;
+}
+
+long sys_rt_sigpending(struct thread *t, u64 set, u64 size, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (size != 8)
+		return -LX_EINVAL;
+	u64 p = (t->sigpending | t->proc->sigpending) & t->sigmask;
+	return copyout(t->proc, set, &p, 8) ? 0 : -LX_EFAULT;
+}
+
+long sys_rt_sigsuspend(struct thread *t, u64 set, u64 size, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (size != 8)
+		return -LX_EINVAL;
+	if (t->fresh) {
+		u64 m;
+		if (!copyin(t->proc, &m, set, 8))
+			return -LX_EFAULT;
+		t->saved_sigmask = t->sigmask;
+		t->restore_sigmask = true;
+		t->sigmask = m & ~UNBLOCKABLE;
+	}
+	if (signal_pending(t))
+		return -LX_EINTR;
+	block_on(t, &t->sigpending, 0);
+	return SYS_BLOCK;
+}
+
+long sys_pause(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+	if (signal_pending(t))
+		return -LX_EINTR;
+	block_on(t, &t->sigpending, 0);
+	return SYS_BLOCK;
+}
+
+long sys_rt_sigtimedwait(struct thread *t, u64 set, u64 info, u64 timeout, u64 size, u64 a4,
+			 u64 a5)
+{
+	(void)a4; (void)a5;
+	u64 want;
+	if (size != 8 || !copyin(t->proc, &want, set, 8))
+		return size != 8 ? -LX_EINVAL : -LX_EFAULT;
+	u64 have = (t->sigpending | t->proc->sigpending) & want;
+	if (have) {
+		int sig = __builtin_ctzl(have) + 1;
+		t->sigpending &= ~SIGBIT(sig);
+		t->proc->sigpending &= ~SIGBIT(sig);
+		struct siginfo si = { .signo = sig };
+		if (info && !copyout(t->proc, info, &si, sizeof(si)))
+			return -LX_EFAULT;
+		return sig;
+	}
+	if (t->timed_out)
+		return -LX_EAGAIN;
+	if (t->fresh && timeout) {
+		struct lx_timespec ts;
+		if (!copyin(t->proc, &ts, timeout, sizeof(ts)))
+			return -LX_EFAULT;
+		t->call_deadline = lx_now_us() + (u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000 + 1;
+	} else if (t->fresh) {
+		t->call_deadline = 0;
+	}
+	block_on(t, &t->sigpending, t->call_deadline);
+	return SYS_BLOCK;
+}
+
+long sys_sigaltstack(struct thread *t, u64 ss, u64 oss, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct { u64 sp; int32_t flags, pad; u64 size; } n, o = {
+		t->altstack_sp, t->altstack_size ? (on_altstack(t, t->regs.rsp) ? SS_ONSTACK : 0) :
+		SS_DISABLE, 0, t->altstack_size };
+	if (ss) {
+		if (!copyin(t->proc, &n, ss, sizeof(n)))
+			return -LX_EFAULT;
+		if (on_altstack(t, t->regs.rsp))
+			return -LX_EPERM;
+		if (n.flags & SS_DISABLE) {
+			t->altstack_sp = t->altstack_size = 0;
+		} else {
+			if (n.flags & ~SS_ONSTACK)
+				return -LX_EINVAL;
+			if (n.size < 2048)
+				return -LX_ENOMEM;
+			t->altstack_sp = n.sp;
+			t->altstack_size = n.size;
+		}
+	}
+	if (oss && !copyout(t->proc, oss, &o, sizeof(o)))
+		return -LX_EFAULT;
+	return 0;
+}
+
+long sys_kill(struct thread *t, u64 pid_, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	int pid = (int)pid_;
+	if (sig > LX_NSIG)
+		return -LX_EINVAL;
+	int hit = 0;
+	for (struct proc *p = procs; p; p = p->next_all) {
+		bool match = pid > 0 ? p->pid == pid : pid == 0 ? p->pgid == t->proc->pgid :
+			     pid == -1 ? p->pid != 1 && p != t->proc : p->pgid == -pid;
+		if (!match || p->zombie)
+			continue;
+		hit++;
+		if (sig)
+			signal_send_proc(p, (int)sig);
+	}
+	return hit ? 0 : -LX_ESRCH;
+}
+
+static struct thread *thread_by_linux_tid(int tid)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		for (struct thread *t = p->threads; t; t = t->next_in_proc)
+			if (t->tid_linux == tid)
+				return t;
+	return NULL;
+}
+
+long sys_tgkill(struct thread *t, u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; (void)a3; (void)a4; (void)a5;
+	if (sig > LX_NSIG || (int)tid <= 0)
+		return -LX_EINVAL;
+	struct thread *d = thread_by_linux_tid((int)tid);
+	if (!d || ((int)tgid > 0 && d->proc->pid != (int)tgid))
+		return -LX_ESRCH;
+	if (sig)
+		signal_send_thread(d, (int)sig);
+	return 0;
+}
+
+long sys_tkill(struct thread *t, u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	return sys_tgkill(t, 0, tid, sig, 0, 0, 0);
+}
+
+/* --- alarm and the real-time interval timer --- */
+
+static u64 timer_left(struct proc *p)
+{
+	u64 now = lx_now_us();
+	return p->alarm_at > now ? p->alarm_at - now : p->alarm_at ? 1 : 0;
+}
+
+long sys_alarm(struct thread *t, u64 secs, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+	struct proc *p = t->proc;
+	u64 left = timer_left(p);
+	p->alarm_at = secs ? lx_now_us() + secs * 1000000 : 0;
+	p->itimer_interval = 0;
+	deadlines_changed();
+	return (long)((left + 999999) / 1000000);
+}
+
+long sys_setitimer(struct thread *t, u64 which, u64 nv, u64 ov, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	struct proc *p = t->proc;
+	if (which != 0)
+		return -LX_EINVAL;                  /* ITIMER_REAL only */
+	u64 left = timer_left(p);
+	struct lx_timeval old[2] = { { (int64_t)(p->itimer_interval / 1000000),
+				       (int64_t)(p->itimer_interval % 1000000) },
+				     { (int64_t)(left / 1000000), (int64_t)(left % 1000000) } }, n[2];
+	if (nv && !copyin(p, n, nv, sizeof(n)))
+		return -LX_EFAULT;
+	if (ov && !copyout(p, ov, old, sizeof(old)))
+		return -LX_EFAULT;
+	if (nv) {
+		u64 val = (u64)n[1].tv_sec * 1000000 + (u64)n[1].tv_usec;
+		p->itimer_interval = (u64)n[0].tv_sec * 1000000 + (u64)n[0].tv_usec;
+		p->alarm_at = val ? lx_now_us() + val : 0;
+		deadlines_changed();
+	}
+	return 0;
+}
+
+long sys_getitimer(struct thread *t, u64 which, u64 ov, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (which != 0)
+		return -LX_EINVAL;
+	return sys_setitimer(t, 0, 0, ov, 0, 0, 0);
+}
+
+/* The earliest alarm of any process (µs), 0 if none. */
+u64 signal_next_timer(void)
+{
+	u64 d = 0;
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (p->alarm_at && !p->zombie && (!d || p->alarm_at < d))
+			d = p->alarm_at;
+	return d;
+}
+
+void signal_timers(u64 now)
+{
+	for (struct proc *p = procs; p; p = p->next_all) {
+		if (!p->alarm_at || p->zombie || p->alarm_at > now)
+			continue;
+		p->alarm_at = p->itimer_interval ? now + p->itimer_interval : 0;
+		deadlines_changed();
+		signal_send_proc(p, LX_SIGALRM);
+	}
+}

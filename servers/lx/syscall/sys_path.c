@@ -1,0 +1,1041 @@
+// SPDX-License-Identifier: MIT
+// System calls on names: open, stat, directories, links, attributes.
+// Paths are copied in whole (copyin_str, LX_PATH_MAX) before anything is
+// looked up; a relative path starts at the process's cwd or at dirfd's
+// directory.  Every process runs as root, so permissions are not checked
+// (access(X_OK) still wants some x bit, as Linux gives root).  Each inode
+// reference a lookup returns is dropped before the call returns.
+#include "../vfs/vfs.h"
+#include "syscall.h"
+#include "../../../lib/c/string.h"
+
+static char path1[LX_PATH_MAX], path2[LX_PATH_MAX];
+
+/*
+ * Copy a path from the process: 0, or -EFAULT / -ENAMETOOLONG.  It goes in
+ * pieces that never cross a page (the page that holds a byte of the string
+ * is readable to its end), so a path costs a translation or two rather than
+ * one a byte.  The first piece is small: most paths end in it, and the
+ * bytes copied past the end are wasted work.
+ */
+#define PATH_FIRST 40
+#define PATH_PIECE 256
+static long get_path(struct thread *t, u64 upath, char *buf)
+{
+	size_t done = 0;
+	while (done < LX_PATH_MAX) {
+		u64 at = upath + done;
+		size_t c = LX_PAGE_SIZE - (at & (LX_PAGE_SIZE - 1));
+		size_t piece = done ? PATH_PIECE : PATH_FIRST;
+		if (c > piece)
+			c = piece;
+		if (c > LX_PATH_MAX - done)
+			c = LX_PATH_MAX - done;
+		if (!copyin(t->proc, buf + done, at, c))
+			return -LX_EFAULT;
+		for (size_t i = 0; i < c; i++)
+			if (!buf[done + i])
+				return 0;
+		done += c;
+	}
+	return -LX_ENAMETOOLONG;
+}
+
+static bool trailing_slash(const char *path)
+{
+	size_t n = strlen(path);
+	return n && path[n - 1] == '/';
+}
+
+/* The directory a path starts from: cwd, or dirfd's; no reference taken. */
+static long base_dir(struct proc *p, u64 dirfd, const char *path, struct inode **out)
+{
+	if (path[0] == '/' || (int)dirfd == LX_AT_FDCWD) {
+		*out = p->cwd;
+		return 0;
+	}
+	struct file *f = fd_get(p, (int)dirfd);
+	if (!f)
+		return -LX_EBADF;
+	if (!f->ip || !LX_S_ISDIR(f->ip->mode))
+		return -LX_ENOTDIR;
+	*out = f->ip;
+	return 0;
+}
+
+/* Look up a path already copied in: *ip gets a reference. */
+static long lookup_at(struct thread *t, u64 dirfd, const char *path, int flags, struct inode **ip)
+{
+	struct inode *base;
+	if (!path[0])
+		return -LX_ENOENT;
+	long r = base_dir(t->proc, dirfd, path, &base);
+	return r < 0 ? r : fs_lookup(base, path, flags, ip);
+}
+
+/* The parent directory of a path's last component (a reference) and that name. */
+static long parent_at(struct thread *t, u64 dirfd, const char *path, struct inode **dir,
+		      char last[LX_NAME_MAX + 1])
+{
+	struct inode *base;
+	if (!path[0])
+		return -LX_ENOENT;
+	long r = base_dir(t->proc, dirfd, path, &base);
+	return r < 0 ? r : fs_lookup_parent(base, path, dir, last);
+}
+
+/* "" for the root, "." or "..": names a directory operation cannot take */
+static bool special_name(const char *last)
+{
+	return !last[0] || !strcmp(last, ".") || !strcmp(last, "..");
+}
+
+static void stamp_ctime(struct inode *ip)
+{
+	if (fs_now)
+		fs_now(&ip->ctime);
+}
+
+/* --- open --- */
+
+/* Create the regular file `path` names (O_CREAT without an existing file). */
+static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip)
+{
+	struct inode *dir;
+	char last[LX_NAME_MAX + 1];
+	if (trailing_slash(path))
+		return -LX_EISDIR;
+	long r = parent_at(t, dirfd, path, &dir, last);
+	if (r < 0)
+		return r;
+	mode = LX_S_IFREG | (mode & 07777 & ~t->proc->umask);
+	r = special_name(last) ? -LX_EISDIR : fs_create(dir, last, mode, 0, ip);
+	fs_put(dir);
+	return r;
+}
+
+static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
+{
+	struct proc *p = t->proc;
+	u32 fl = (u32)flags;
+	long r = get_path(t, upath, path1);
+	if (r < 0)
+		return r;
+	int lf = (fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW;
+	if (fl & LX_O_DIRECTORY)
+		lf |= FS_DIRECTORY;
+	struct inode *ip;
+	r = lookup_at(t, dirfd, path1, lf, &ip);
+	if (r == -LX_ENOENT && (fl & LX_O_CREAT) && path1[0]) {
+		r = create_at(t, dirfd, path1, (u32)mode, &ip);
+		if (r < 0)
+			return r;
+		fl &= ~(u32)LX_O_TRUNC;
+	} else if (r < 0) {
+		return r;
+	} else if ((fl & LX_O_CREAT) && ((fl & LX_O_EXCL) || LX_S_ISDIR(ip->mode))) {
+		fs_put(ip);
+		return (fl & LX_O_EXCL) ? -LX_EEXIST : -LX_EISDIR;
+	}
+	if (LX_S_ISLNK(ip->mode) && !(fl & LX_O_PATH)) {
+		fs_put(ip);
+		return -LX_ELOOP;
+	}
+	struct file *f;
+	r = file_open_inode(t, ip, fl, &f);
+	if (r == -LX_EAGAIN) {          /* a FIFO's writer waits for a reader */
+		void *w = fifo_open_wchan(ip);
+		fs_put(ip);
+		block_on(t, w, 0);
+		return SYS_BLOCK;
+	}
+	fs_put(ip);
+	if (r < 0)
+		return r;
+	int fd = fd_install(p, f, 0, fl & LX_O_CLOEXEC);
+	if (fd < 0)
+		file_put(f);
+	return fd;
+}
+
+long sys_open(struct thread *t, u64 path, u64 flags, u64 mode, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return do_open(t, (u64)(int64_t)LX_AT_FDCWD, path, flags, mode);
+}
+
+long sys_openat(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 mode, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	return do_open(t, dirfd, path, flags, mode);
+}
+
+long sys_creat(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	return do_open(t, (u64)(int64_t)LX_AT_FDCWD, path,
+		       LX_O_CREAT | LX_O_WRONLY | LX_O_TRUNC, mode);
+}
+
+/* --- stat --- */
+
+#define AT_NO_AUTOMOUNT 0x800
+#define AT_STATX_SYNC_TYPE 0x6000
+#define STAT_FLAGS (LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE)
+
+/* stat of dirfd/path; with AT_EMPTY_PATH and "", of dirfd itself (pipes too). */
+static long stat_at(struct thread *t, u64 dirfd, u64 upath, u64 flags, struct lx_stat *st)
+{
+	if (flags & ~(u64)STAT_FLAGS)
+		return -LX_EINVAL;
+	long r = get_path(t, upath, path1);
+	if (r < 0)
+		return r;
+	if (!path1[0] && (flags & LX_AT_EMPTY_PATH)) {
+		if ((int)dirfd == LX_AT_FDCWD) {
+			fs_stat(t->proc->cwd, st);
+			return 0;
+		}
+		struct file *f = fd_get(t->proc, (int)dirfd);
+		if (!f)
+			return -LX_EBADF;
+		file_stat(f, st);
+		return 0;
+	}
+	struct inode *ip;
+	r = lookup_at(t, dirfd, path1, (flags & LX_AT_SYMLINK_NOFOLLOW) ? 0 : FS_FOLLOW, &ip);
+	if (r < 0)
+		return r;
+	fs_stat(ip, st);
+	fs_put(ip);
+	return 0;
+}
+
+static long put_stat(struct thread *t, long r, const struct lx_stat *st, u64 ubuf)
+{
+	if (r < 0)
+		return r;
+	return copyout(t->proc, ubuf, st, sizeof(*st)) ? 0 : -LX_EFAULT;
+}
+
+long sys_stat(struct thread *t, u64 path, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct lx_stat st;
+	return put_stat(t, stat_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &st), &st, buf);
+}
+
+long sys_lstat(struct thread *t, u64 path, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct lx_stat st;
+	return put_stat(t, stat_at(t, (u64)(int64_t)LX_AT_FDCWD, path, LX_AT_SYMLINK_NOFOLLOW, &st),
+			&st, buf);
+}
+
+long sys_newfstatat(struct thread *t, u64 dirfd, u64 path, u64 buf, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	struct lx_stat st;
+	return put_stat(t, stat_at(t, dirfd, path, flags, &st), &st, buf);
+}
+
+long sys_fstat(struct thread *t, u64 fd, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	struct lx_stat st;
+	file_stat(f, &st);
+	return put_stat(t, 0, &st, buf);
+}
+
+struct lx_statx_ts {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t reserved;
+};
+
+struct lx_statx {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, spare0;
+	uint64_t ino, size, blocks, attributes_mask;
+	struct lx_statx_ts atime, btime, ctime, mtime;
+	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+	uint64_t mnt_id;
+	uint32_t dio_mem_align, dio_offset_align;
+	uint64_t spare3[12];
+};
+_Static_assert(sizeof(struct lx_statx) == 256, "struct statx is 256 bytes");
+#define STATX_BASIC_STATS 0x7ffU
+
+static uint32_t dev_major(uint64_t d) { return (uint32_t)(((d >> 8) & 0xfff) | ((d >> 32) & ~0xfffUL)); }
+static uint32_t dev_minor(uint64_t d) { return (uint32_t)((d & 0xff) | ((d >> 12) & ~0xffUL)); }
+
+static struct lx_statx_ts sx_ts(struct lx_timespec ts)
+{
+	return (struct lx_statx_ts){ts.tv_sec, (uint32_t)ts.tv_nsec, 0};
+}
+
+long sys_statx(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf, u64 a5)
+{
+	(void)a5, (void)mask;
+	struct lx_stat st;
+	long r = stat_at(t, dirfd, path, flags, &st);
+	if (r < 0)
+		return r;
+	static struct lx_statx sx;
+	memset(&sx, 0, sizeof(sx));
+	sx.mask = STATX_BASIC_STATS;
+	sx.blksize = (uint32_t)st.st_blksize;
+	sx.nlink = (uint32_t)st.st_nlink;
+	sx.uid = st.st_uid;
+	sx.gid = st.st_gid;
+	sx.mode = (uint16_t)st.st_mode;
+	sx.ino = st.st_ino;
+	sx.size = (uint64_t)st.st_size;
+	sx.blocks = (uint64_t)st.st_blocks;
+	sx.atime = sx_ts(st.st_atim);
+	sx.btime = sx_ts(st.st_ctim);
+	sx.ctime = sx_ts(st.st_ctim);
+	sx.mtime = sx_ts(st.st_mtim);
+	sx.rdev_major = dev_major(st.st_rdev);
+	sx.rdev_minor = dev_minor(st.st_rdev);
+	sx.dev_major = dev_major(st.st_dev);
+	sx.dev_minor = dev_minor(st.st_dev);
+	return copyout(t->proc, buf, &sx, sizeof(sx)) ? 0 : -LX_EFAULT;
+}
+
+/* --- access --- */
+
+#define LX_X_OK 1
+#define LX_AT_EACCESS 0x200
+
+static long access_at(struct thread *t, u64 dirfd, u64 upath, u64 mode, u64 flags)
+{
+	if (mode & ~7UL)
+		return -LX_EINVAL;
+	if (flags & ~(u64)(LX_AT_EACCESS | LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	struct lx_stat st;
+	long r = stat_at(t, dirfd, upath, flags & ~(u64)LX_AT_EACCESS, &st);
+	if (r < 0)
+		return r;
+	if ((mode & LX_X_OK) && !LX_S_ISDIR(st.st_mode) && !(st.st_mode & 0111))
+		return -LX_EACCES;
+	return 0;
+}
+
+long sys_access(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	return access_at(t, (u64)(int64_t)LX_AT_FDCWD, path, mode, 0);
+}
+
+long sys_faccessat(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return access_at(t, dirfd, path, mode, 0);
+}
+
+long sys_faccessat2(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	return access_at(t, dirfd, path, mode, flags);
+}
+
+/* --- directories --- */
+
+/* getdents64 records from f's position into file_bounce; the byte count or -errno. */
+static long dents(struct thread *t, u64 fd, u64 count, u64 *pos)
+{
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f || (f->flags & LX_O_PATH))
+		return -LX_EBADF;
+	if (!f->ip || !LX_S_ISDIR(f->ip->mode))
+		return -LX_ENOTDIR;
+	*pos = f->pos;
+	return fs_getdents(f->ip, pos, file_bounce, count < BOUNCE_SIZE ? count : BOUNCE_SIZE);
+}
+
+/* The records reached the process: the directory's position moves on. */
+static long dents_done(struct thread *t, u64 fd, u64 buf, long n, u64 pos)
+{
+	if (n <= 0)
+		return n;
+	if (!copyout(t->proc, buf, file_bounce, (size_t)n))
+		return -LX_EFAULT;
+	fd_get(t->proc, (int)fd)->pos = pos;
+	return n;
+}
+
+long sys_getdents64(struct thread *t, u64 fd, u64 buf, u64 count, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	u64 pos;
+	long n = dents(t, fd, count, &pos);
+	return dents_done(t, fd, buf, n, pos);
+}
+
+/*
+ * The old getdents record: d_ino, d_off, d_reclen, the name, and d_type in
+ * the record's last byte.  It is exactly as long as the getdents64 record
+ * for the same name (both are 20 bytes plus the name, rounded up to 8), so
+ * the records are rewritten in place.
+ */
+long sys_getdents(struct thread *t, u64 fd, u64 buf, u64 count, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	u64 pos;
+	long n = dents(t, fd, count, &pos);
+	for (long at = 0; at < n;) {
+		struct lx_dirent64 *d = (struct lx_dirent64 *)(file_bounce + at);
+		uint16_t reclen = d->d_reclen;
+		uint8_t type = d->d_type;
+		char *rec = (char *)d;
+		memmove(rec + 18, d->d_name, strlen(d->d_name) + 1);
+		rec[reclen - 1] = (char)type;
+		at += reclen;
+	}
+	return dents_done(t, fd, buf, n, pos);
+}
+
+long sys_getcwd(struct thread *t, u64 buf, u64 size, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	long n = fs_path(t->proc->cwd, path1, size < LX_PATH_MAX ? size : LX_PATH_MAX);
+	if (n < 0)
+		return n;
+	return copyout(t->proc, buf, path1, (size_t)n + 1) ? n + 1 : -LX_EFAULT;
+}
+
+static long set_cwd(struct proc *p, struct inode *ip)
+{
+	if (!LX_S_ISDIR(ip->mode)) {
+		fs_put(ip);
+		return -LX_ENOTDIR;
+	}
+	fs_put(p->cwd);
+	p->cwd = ip;
+	return 0;
+}
+
+long sys_chdir(struct thread *t, u64 path, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = get_path(t, path, path1);
+	if (r < 0 || (r = lookup_at(t, (u64)(int64_t)LX_AT_FDCWD, path1, FS_FOLLOW, &ip)) < 0)
+		return r;
+	return set_cwd(t->proc, ip);
+}
+
+long sys_fchdir(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	if (!f->ip)
+		return -LX_ENOTDIR;
+	fs_get(f->ip);
+	return set_cwd(t->proc, f->ip);
+}
+
+static long mkdir_at(struct thread *t, u64 dirfd, u64 upath, u64 mode)
+{
+	struct inode *dir;
+	char last[LX_NAME_MAX + 1];
+	long r = get_path(t, upath, path1);
+	if (r < 0 || (r = parent_at(t, dirfd, path1, &dir, last)) < 0)
+		return r;
+	mode = LX_S_IFDIR | (mode & 07777 & ~(u64)t->proc->umask);
+	r = special_name(last) ? -LX_EEXIST : fs_create(dir, last, (u32)mode, 0, NULL);
+	fs_put(dir);
+	return r;
+}
+
+long sys_mkdir(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	return mkdir_at(t, (u64)(int64_t)LX_AT_FDCWD, path, mode);
+}
+
+long sys_mkdirat(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return mkdir_at(t, dirfd, path, mode);
+}
+
+static long rmdir_at(struct thread *t, u64 dirfd)
+{
+	struct inode *dir;
+	char last[LX_NAME_MAX + 1];
+	long r = parent_at(t, dirfd, path1, &dir, last);
+	if (r < 0)
+		return r;
+	if (!last[0])
+		r = -LX_EBUSY;
+	else if (!strcmp(last, "."))
+		r = -LX_EINVAL;
+	else if (!strcmp(last, ".."))
+		r = -LX_ENOTEMPTY;
+	else
+		r = fs_rmdir(dir, last);
+	fs_put(dir);
+	return r;
+}
+
+static long unlink_at(struct thread *t, u64 dirfd)
+{
+	struct inode *dir, *ip;
+	char last[LX_NAME_MAX + 1];
+	if (trailing_slash(path1)) {    /* "name/" names a directory, which unlink refuses */
+		long r = lookup_at(t, dirfd, path1, FS_FOLLOW, &ip);
+		if (r < 0)
+			return r;
+		r = LX_S_ISDIR(ip->mode) ? -LX_EISDIR : -LX_ENOTDIR;
+		fs_put(ip);
+		return r;
+	}
+	long r = parent_at(t, dirfd, path1, &dir, last);
+	if (r < 0)
+		return r;
+	r = special_name(last) ? -LX_EISDIR : fs_unlink(dir, last);
+	fs_put(dir);
+	return r;
+}
+
+long sys_rmdir(struct thread *t, u64 path, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	long r = get_path(t, path, path1);
+	return r < 0 ? r : rmdir_at(t, (u64)(int64_t)LX_AT_FDCWD);
+}
+
+long sys_unlink(struct thread *t, u64 path, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	long r = get_path(t, path, path1);
+	return r < 0 ? r : unlink_at(t, (u64)(int64_t)LX_AT_FDCWD);
+}
+
+long sys_unlinkat(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	if (flags & ~(u64)LX_AT_REMOVEDIR)
+		return -LX_EINVAL;
+	long r = get_path(t, path, path1);
+	if (r < 0)
+		return r;
+	return (flags & LX_AT_REMOVEDIR) ? rmdir_at(t, dirfd) : unlink_at(t, dirfd);
+}
+
+/* --- links and renames --- */
+
+#define LX_RENAME_NOREPLACE 1
+
+/* rename; of renameat2's flags only RENAME_NOREPLACE (EEXIST if the new name exists). */
+static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 newp, u64 flags)
+{
+	if (flags & ~(u64)LX_RENAME_NOREPLACE)
+		return -LX_EINVAL;
+	struct inode *odir, *ndir;
+	char olast[LX_NAME_MAX + 1], nlast[LX_NAME_MAX + 1];
+	long r = get_path(t, oldp, path1);
+	if (r < 0 || (r = get_path(t, newp, path2)) < 0)
+		return r;
+	if ((r = parent_at(t, odirfd, path1, &odir, olast)) < 0)
+		return r;
+	if ((r = parent_at(t, ndirfd, path2, &ndir, nlast)) < 0) {
+		fs_put(odir);
+		return r;
+	}
+	struct inode *there;
+	if (special_name(olast) || special_name(nlast)) {
+		r = -LX_EBUSY;
+	} else if ((flags & LX_RENAME_NOREPLACE) && fs_dir_lookup(ndir, nlast, &there) == 0) {
+		fs_put(there);
+		r = -LX_EEXIST;
+	} else {
+		r = fs_rename(odir, olast, ndir, nlast);
+	}
+	fs_put(odir);
+	fs_put(ndir);
+	return r;
+}
+
+long sys_rename(struct thread *t, u64 oldp, u64 newp, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	return rename_at(t, (u64)(int64_t)LX_AT_FDCWD, oldp, (u64)(int64_t)LX_AT_FDCWD, newp, 0);
+}
+
+long sys_renameat(struct thread *t, u64 od, u64 oldp, u64 nd, u64 newp, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	return rename_at(t, od, oldp, nd, newp, 0);
+}
+
+long sys_renameat2(struct thread *t, u64 od, u64 oldp, u64 nd, u64 newp, u64 flags, u64 a5)
+{
+	(void)a5;
+	return rename_at(t, od, oldp, nd, newp, flags);
+}
+
+static long link_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 newp, u64 flags)
+{
+	if (flags & ~(u64)(LX_AT_SYMLINK_FOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	struct inode *ip, *dir;
+	char last[LX_NAME_MAX + 1];
+	long r = get_path(t, oldp, path1);
+	if (r < 0 || (r = get_path(t, newp, path2)) < 0)
+		return r;
+	if (!path1[0] && (flags & LX_AT_EMPTY_PATH)) {
+		struct file *f = fd_get(t->proc, (int)odirfd);
+		if (!f || !f->ip)
+			return -LX_EBADF;
+		ip = f->ip;
+		fs_get(ip);
+	} else if ((r = lookup_at(t, odirfd, path1,
+				  (flags & LX_AT_SYMLINK_FOLLOW) ? FS_FOLLOW : 0, &ip)) < 0) {
+		return r;
+	}
+	if ((r = parent_at(t, ndirfd, path2, &dir, last)) < 0) {
+		fs_put(ip);
+		return r;
+	}
+	r = special_name(last) ? -LX_EEXIST : fs_link(dir, last, ip);
+	fs_put(dir);
+	fs_put(ip);
+	return r;
+}
+
+long sys_link(struct thread *t, u64 oldp, u64 newp, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	return link_at(t, (u64)(int64_t)LX_AT_FDCWD, oldp, (u64)(int64_t)LX_AT_FDCWD, newp, 0);
+}
+
+long sys_linkat(struct thread *t, u64 od, u64 oldp, u64 nd, u64 newp, u64 flags, u64 a5)
+{
+	(void)a5;
+	return link_at(t, od, oldp, nd, newp, flags);
+}
+
+static long symlink_at(struct thread *t, u64 utarget, u64 dirfd, u64 upath)
+{
+	struct inode *dir;
+	char last[LX_NAME_MAX + 1];
+	long r = get_path(t, utarget, path2);
+	if (r < 0 || (r = get_path(t, upath, path1)) < 0)
+		return r;
+	if (!path2[0])
+		return -LX_ENOENT;
+	if ((r = parent_at(t, dirfd, path1, &dir, last)) < 0)
+		return r;
+	r = special_name(last) ? -LX_EEXIST : fs_symlink(dir, last, path2);
+	fs_put(dir);
+	return r;
+}
+
+long sys_symlink(struct thread *t, u64 target, u64 path, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	return symlink_at(t, target, (u64)(int64_t)LX_AT_FDCWD, path);
+}
+
+long sys_symlinkat(struct thread *t, u64 target, u64 dirfd, u64 path, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return symlink_at(t, target, dirfd, path);
+}
+
+static long readlink_at(struct thread *t, u64 dirfd, u64 upath, u64 buf, u64 size)
+{
+	if ((int64_t)size <= 0)
+		return -LX_EINVAL;
+	struct inode *ip;
+	long r = get_path(t, upath, path1);
+	if (r < 0 || (r = lookup_at(t, dirfd, path1, 0, &ip)) < 0)
+		return r;
+	r = fs_readlink(ip, path2, size < LX_PATH_MAX ? size : LX_PATH_MAX);
+	fs_put(ip);
+	if (r < 0)
+		return r;
+	return copyout(t->proc, buf, path2, (size_t)r) ? r : -LX_EFAULT;
+}
+
+long sys_readlink(struct thread *t, u64 path, u64 buf, u64 size, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return readlink_at(t, (u64)(int64_t)LX_AT_FDCWD, path, buf, size);
+}
+
+long sys_readlinkat(struct thread *t, u64 dirfd, u64 path, u64 buf, u64 size, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	return readlink_at(t, dirfd, path, buf, size);
+}
+
+/* --- attributes --- */
+
+/* The inode a call on dirfd/path changes (a reference); "" with AT_EMPTY_PATH: dirfd's. */
+static long inode_at(struct thread *t, u64 dirfd, u64 upath, u64 flags, struct inode **ip)
+{
+	long r = get_path(t, upath, path1);
+	if (r < 0)
+		return r;
+	if (!path1[0] && (flags & LX_AT_EMPTY_PATH)) {
+		struct file *f = fd_get(t->proc, (int)dirfd);
+		if (!f || !f->ip)
+			return f ? -LX_EINVAL : -LX_EBADF;
+		*ip = f->ip;
+		fs_get(*ip);
+		return 0;
+	}
+	return lookup_at(t, dirfd, path1, (flags & LX_AT_SYMLINK_NOFOLLOW) ? 0 : FS_FOLLOW, ip);
+}
+
+static long fd_inode(struct thread *t, u64 fd, struct inode **ip)
+{
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	if (!f->ip)
+		return -LX_EINVAL;
+	*ip = f->ip;
+	fs_get(*ip);
+	return 0;
+}
+
+static long set_mode(struct inode *ip, u64 mode)
+{
+	ip->mode = (ip->mode & LX_S_IFMT) | ((u32)mode & 07777);
+	stamp_ctime(ip);
+	long r = fs_setattr(ip);
+	fs_put(ip);
+	return r;
+}
+
+long sys_chmod(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	return r < 0 ? r : set_mode(ip, mode);
+}
+
+long sys_fchmodat(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = inode_at(t, dirfd, path, 0, &ip);
+	return r < 0 ? r : set_mode(ip, mode);
+}
+
+long sys_fchmod(struct thread *t, u64 fd, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = fd_inode(t, fd, &ip);
+	return r < 0 ? r : set_mode(ip, mode);
+}
+
+/* chown: an id of -1 stays as it is. */
+static long set_owner(struct inode *ip, u64 uid, u64 gid)
+{
+	if ((u32)uid != ~0U)
+		ip->uid = (u32)uid;
+	if ((u32)gid != ~0U)
+		ip->gid = (u32)gid;
+	stamp_ctime(ip);
+	long r = fs_setattr(ip);
+	fs_put(ip);
+	return r;
+}
+
+long sys_chown(struct thread *t, u64 path, u64 uid, u64 gid, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	return r < 0 ? r : set_owner(ip, uid, gid);
+}
+
+long sys_lchown(struct thread *t, u64 path, u64 uid, u64 gid, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, LX_AT_SYMLINK_NOFOLLOW, &ip);
+	return r < 0 ? r : set_owner(ip, uid, gid);
+}
+
+long sys_fchown(struct thread *t, u64 fd, u64 uid, u64 gid, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = fd_inode(t, fd, &ip);
+	return r < 0 ? r : set_owner(ip, uid, gid);
+}
+
+long sys_fchownat(struct thread *t, u64 dirfd, u64 path, u64 uid, u64 gid, u64 flags, u64 a5)
+{
+	(void)a5;
+	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	struct inode *ip;
+	long r = inode_at(t, dirfd, path, flags, &ip);
+	return r < 0 ? r : set_owner(ip, uid, gid);
+}
+
+long sys_umask(struct thread *t, u64 mask, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	u32 old = t->proc->umask;
+	t->proc->umask = (u32)mask & 0777;
+	return old;
+}
+
+#define LX_UTIME_NOW  ((1L << 30) - 1)
+#define LX_UTIME_OMIT ((1L << 30) - 2)
+
+/* Set atime and mtime from ts[2] (NULL: now), with UTIME_NOW / UTIME_OMIT. */
+static long set_times(struct inode *ip, const struct lx_timespec *ts)
+{
+	struct lx_timespec now = {0, 0};
+	if (fs_now)
+		fs_now(&now);
+	struct lx_timespec *dst[2] = {&ip->atime, &ip->mtime};
+	for (int i = 0; i < 2; i++) {
+		if (!ts || ts[i].tv_nsec == LX_UTIME_NOW)
+			*dst[i] = now;
+		else if (ts[i].tv_nsec != LX_UTIME_OMIT)
+			*dst[i] = ts[i];
+	}
+	ip->ctime = now;
+	long r = fs_setattr(ip);
+	fs_put(ip);
+	return r;
+}
+
+static bool times_valid(const struct lx_timespec *ts)
+{
+	for (int i = 0; i < 2; i++)
+		if (ts[i].tv_nsec != LX_UTIME_NOW && ts[i].tv_nsec != LX_UTIME_OMIT &&
+		    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000L))
+			return false;
+	return true;
+}
+
+long sys_utimensat(struct thread *t, u64 dirfd, u64 path, u64 utimes, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	struct lx_timespec ts[2];
+	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	if (utimes) {
+		if (!copyin(t->proc, ts, utimes, sizeof(ts)))
+			return -LX_EFAULT;
+		if (!times_valid(ts))
+			return -LX_EINVAL;
+	}
+	struct inode *ip;
+	long r = path ? inode_at(t, dirfd, path, flags, &ip) : fd_inode(t, dirfd, &ip);
+	return r < 0 ? r : set_times(ip, utimes ? ts : NULL);
+}
+
+long sys_utimes(struct thread *t, u64 path, u64 utv, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct lx_timeval tv[2];
+	struct lx_timespec ts[2];
+	if (utv) {
+		if (!copyin(t->proc, tv, utv, sizeof(tv)))
+			return -LX_EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return -LX_EINVAL;
+			ts[i] = (struct lx_timespec){tv[i].tv_sec, tv[i].tv_usec * 1000};
+		}
+	}
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	return r < 0 ? r : set_times(ip, utv ? ts : NULL);
+}
+
+long sys_utime(struct thread *t, u64 path, u64 ubuf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	int64_t tb[2];                  /* actime, modtime */
+	struct lx_timespec ts[2];
+	if (ubuf) {
+		if (!copyin(t->proc, tb, ubuf, sizeof(tb)))
+			return -LX_EFAULT;
+		ts[0] = (struct lx_timespec){tb[0], 0};
+		ts[1] = (struct lx_timespec){tb[1], 0};
+	}
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	return r < 0 ? r : set_times(ip, ubuf ? ts : NULL);
+}
+
+static long truncate_inode(struct inode *ip, u64 len)
+{
+	long r;
+	if (LX_S_ISDIR(ip->mode))
+		r = -LX_EISDIR;
+	else if (!LX_S_ISREG(ip->mode) || (int64_t)len < 0)
+		r = -LX_EINVAL;
+	else
+		r = fs_truncate(ip, len);
+	fs_put(ip);
+	return r;
+}
+
+long sys_truncate(struct thread *t, u64 path, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	return r < 0 ? r : truncate_inode(ip, len);
+}
+
+long sys_ftruncate(struct thread *t, u64 fd, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	if (!f->ip || !file_writable(f))
+		return -LX_EINVAL;
+	fs_get(f->ip);
+	return truncate_inode(f->ip, len);
+}
+
+/* mknod: regular files, FIFOs, devices and socket nodes (what mode's type says). */
+static long mknod_at(struct thread *t, u64 dirfd, u64 upath, u64 mode, u64 dev)
+{
+	u32 type = (u32)mode & LX_S_IFMT;
+	if (!type)
+		type = LX_S_IFREG;
+	if (type == LX_S_IFDIR)
+		return -LX_EPERM;
+	if (type != LX_S_IFREG && type != LX_S_IFIFO && type != LX_S_IFCHR &&
+	    type != LX_S_IFBLK && type != LX_S_IFSOCK)
+		return -LX_EINVAL;
+	u64 major = (dev >> 8) & 0xfff, minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+	struct inode *dir;
+	char last[LX_NAME_MAX + 1];
+	long r = get_path(t, upath, path1);
+	if (r < 0 || (r = parent_at(t, dirfd, path1, &dir, last)) < 0)
+		return r;
+	u32 m = type | ((u32)mode & 07777 & ~t->proc->umask);
+	r = special_name(last) ? -LX_EEXIST : fs_create(dir, last, m, LX_MKDEV(major, minor), NULL);
+	fs_put(dir);
+	return r;
+}
+
+long sys_mknod(struct thread *t, u64 path, u64 mode, u64 dev, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return mknod_at(t, (u64)(int64_t)LX_AT_FDCWD, path, mode, dev);
+}
+
+long sys_mknodat(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 dev, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	return mknod_at(t, dirfd, path, mode, dev);
+}
+
+/* --- file system information --- */
+
+struct lx_statfs {
+	int64_t type, bsize, blocks, bfree, bavail, files, ffree;
+	int32_t fsid[2];
+	int64_t namelen, frsize, flags, spare[4];
+};
+#define TMPFS_MAGIC 0x01021994
+
+/* A tmpfs-like answer: lx's free pages are the file system's free blocks. */
+static long put_statfs(struct thread *t, u64 buf)
+{
+	struct lx_statfs s;
+	memset(&s, 0, sizeof(s));
+	s.type = TMPFS_MAGIC;
+	s.bsize = s.frsize = LX_PAGE_SIZE;
+	s.bfree = s.bavail = (int64_t)page_free_count();
+	s.blocks = s.bfree + 1;
+	s.files = 1 << 20;
+	s.ffree = s.files - 1;
+	s.namelen = LX_NAME_MAX;
+	return copyout(t->proc, buf, &s, sizeof(s)) ? 0 : -LX_EFAULT;
+}
+
+long sys_statfs(struct thread *t, u64 path, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	if (r < 0)
+		return r;
+	fs_put(ip);
+	return put_statfs(t, buf);
+}
+
+long sys_fstatfs(struct thread *t, u64 fd, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2, (void)a3, (void)a4, (void)a5;
+	if (!fd_get(t->proc, (int)fd))
+		return -LX_EBADF;
+	return put_statfs(t, buf);
+}
+
+long sys_sync(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t, (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	vfs_sync();             /* sync(2) cannot fail; an I/O error shows at the next fsync */
+	return 0;
+}
+
+/* --- extended attributes: none on any file system (ext2's are not read) --- */
+
+/* The file must exist (ENOENT, EBADF...), then there are no attributes: EOPNOTSUPP. */
+static long xattr_path(struct thread *t, u64 path, u64 flags)
+{
+	struct inode *ip;
+	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, flags, &ip);
+	if (r < 0)
+		return r;
+	fs_put(ip);
+	return -LX_EOPNOTSUPP;
+}
+
+static long xattr_fd(struct thread *t, u64 fd)
+{
+	return fd_get(t->proc, (int)fd) ? -LX_EOPNOTSUPP : -LX_EBADF;
+}
+
+#define XATTR_PATH(name, flags) \
+	long sys_##name(struct thread *t, u64 path, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
+	{ (void)a1, (void)a2, (void)a3, (void)a4, (void)a5; return xattr_path(t, path, flags); }
+#define XATTR_FD(name) \
+	long sys_##name(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
+	{ (void)a1, (void)a2, (void)a3, (void)a4, (void)a5; return xattr_fd(t, fd); }
+
+XATTR_PATH(setxattr, 0)
+XATTR_PATH(getxattr, 0)
+XATTR_PATH(listxattr, 0)
+XATTR_PATH(removexattr, 0)
+XATTR_PATH(lsetxattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_PATH(lgetxattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_PATH(llistxattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_PATH(lremovexattr, LX_AT_SYMLINK_NOFOLLOW)
+XATTR_FD(fsetxattr)
+XATTR_FD(fgetxattr)
+XATTR_FD(flistxattr)
+XATTR_FD(fremovexattr)

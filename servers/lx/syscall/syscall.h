@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lx's system-call table: (number, name) pairs in lists by subject; each
+ * list's comment names the file that defines its sys_<name> functions.
+ * Numbers are Linux x86-64's.  A call not listed returns -ENOSYS and is logged once.
+ */
+#ifndef LX_SYS_H
+#define LX_SYS_H
+
+#include "../lx.h"
+
+typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
+#define SYS_MAX 450
+
+#define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
+					    u64 a4, u64 a5);
+
+/* syscall/sys_proc.c (processes, threads) and syscall/sys_misc.c (identity, time, limits, the rest) */
+#define SYSCALLS_PROC(X) \
+	X(24, sched_yield) X(35, nanosleep) X(39, getpid) X(56, clone) X(57, fork) X(58, vfork) \
+	X(59, execve) X(60, exit) X(61, wait4) X(63, uname) X(96, gettimeofday) \
+	X(97, getrlimit) X(98, getrusage) X(99, sysinfo) X(100, times) X(102, getuid) \
+	X(104, getgid) X(105, setuid) X(106, setgid) X(107, geteuid) X(108, getegid) \
+	X(109, setpgid) X(110, getppid) X(111, getpgrp) X(112, setsid) X(113, setreuid) \
+	X(114, setregid) X(115, getgroups) X(116, setgroups) X(117, setresuid) \
+	X(118, getresuid) X(119, setresgid) X(120, getresgid) X(121, getpgid) X(124, getsid) \
+	X(140, getpriority) X(141, setpriority) X(157, prctl) X(158, arch_prctl) \
+	X(160, setrlimit) X(186, gettid) X(201, time) X(202, futex) X(203, sched_setaffinity) \
+	X(204, sched_getaffinity) X(218, set_tid_address) X(228, clock_gettime) \
+	X(229, clock_getres) X(230, clock_nanosleep) X(231, exit_group) X(247, waitid) \
+	X(273, set_robust_list) X(274, get_robust_list) X(302, prlimit64) X(309, getcpu) \
+	X(318, getrandom) X(324, membarrier) X(334, rseq)
+
+/* syscall/sys_mem.c */
+#define SYSCALLS_MEM(X) \
+	X(9, mmap) X(10, mprotect) X(11, munmap) X(12, brk) X(25, mremap) X(26, msync) \
+	X(28, madvise)
+
+/* syscall/sys_file.c: descriptors and I/O */
+#define SYSCALLS_FILE(X) \
+	X(0, read) X(1, write) X(3, close) X(16, ioctl) X(17, pread64) X(18, pwrite64) \
+	X(19, readv) X(20, writev) X(8, lseek) X(22, pipe) X(32, dup) X(33, dup2) \
+	X(72, fcntl) X(292, dup3) X(293, pipe2) X(7, poll) X(23, select) X(270, pselect6) \
+	X(271, ppoll) X(40, sendfile) X(436, close_range) X(74, fsync) X(75, fdatasync) \
+	X(73, flock) X(295, preadv) X(296, pwritev)
+
+/* syscall/sys_path.c: names in the file system */
+#define SYSCALLS_PATH(X) \
+	X(2, open) X(257, openat) X(85, creat) X(4, stat) X(5, fstat) X(6, lstat) \
+	X(262, newfstatat) X(332, statx) X(21, access) X(269, faccessat) X(439, faccessat2) \
+	X(78, getdents) X(217, getdents64) X(79, getcwd) X(80, chdir) X(81, fchdir) \
+	X(83, mkdir) X(258, mkdirat) X(84, rmdir) X(87, unlink) X(263, unlinkat) \
+	X(82, rename) X(264, renameat) X(316, renameat2) X(86, link) X(265, linkat) \
+	X(88, symlink) X(266, symlinkat) X(89, readlink) X(267, readlinkat) X(90, chmod) \
+	X(91, fchmod) X(268, fchmodat) X(92, chown) X(93, fchown) X(94, lchown) \
+	X(260, fchownat) X(95, umask) X(280, utimensat) X(235, utimes) X(132, utime) \
+	X(76, truncate) X(77, ftruncate) X(133, mknod) X(259, mknodat) X(137, statfs) \
+	X(138, fstatfs) X(162, sync) X(188, setxattr) X(189, lsetxattr) X(190, fsetxattr) \
+	X(191, getxattr) X(192, lgetxattr) X(193, fgetxattr) X(194, listxattr) X(195, llistxattr) \
+	X(196, flistxattr) X(197, removexattr) X(198, lremovexattr) X(199, fremovexattr)
+
+/* proc/signal.c */
+#define SYSCALLS_SIGNAL(X) \
+	X(13, rt_sigaction) X(14, rt_sigprocmask) X(15, rt_sigreturn) X(34, pause) \
+	X(36, getitimer) X(37, alarm) X(38, setitimer) X(62, kill) X(127, rt_sigpending) \
+	X(128, rt_sigtimedwait) X(130, rt_sigsuspend) X(131, sigaltstack) X(200, tkill) \
+	X(234, tgkill)
+
+/* net/: sockets (socket.c picks the family, unix.c has AF_UNIX and every later call) */
+#define SYSCALLS_NET(X) \
+	X(41, socket) X(42, connect) X(43, accept) X(44, sendto) X(45, recvfrom) X(46, sendmsg) \
+	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
+	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
+
+/* syscall/sys_ipc.c: System V shared memory, semaphores and message queues */
+#define SYSCALLS_IPC(X) \
+	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \
+	X(67, shmdt) X(220, semtimedop) X(68, msgget) X(69, msgsnd) X(70, msgrcv) X(71, msgctl)
+
+#define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X)
+
+SYSCALLS(SYS_DECL)
+
+/* syscall/syscall.c: running calls, parking threads */
+void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
+void syscall_run(struct thread *t);
+extern bool lx_trace;                      /* log every call (the lx.trace option) */
+void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
+void unblock(struct thread *t);
+void wake(void *wchan);                    /* every thread parked on wchan runs its call again */
+void wake_thread(struct thread *t);
+extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
+bool retry_pending(void);
+void retry_blocked(void);
+u64 next_deadline(void);
+void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
+void expire_deadlines(u64 now);
+
+#endif

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+// Open files and descriptor tables (pipes: fs/pipefs.c; devices: fs/devfs.c).
+// A struct file is shared by every descriptor (and process) that got it by
+// dup or fork; it holds a reference to its inode, so an unlinked file stays
+// readable while open.  Objects that can make a reader or writer wait
+// (pipes, the tty) follow lx.h's contract: -EAGAIN now, wake(wchan) later.
+#include "../lx.h"
+#include "../../../lib/c/string.h"
+
+/* --- struct file --- */
+
+struct file *file_new(const struct file_ops *ops, u32 flags)
+{
+	struct file *f = lx_zalloc(sizeof(*f));
+	if (!f)
+		return NULL;
+	f->refs = 1;
+	f->flags = flags;
+	f->ops = ops;
+	return f;
+}
+
+void file_get(struct file *f)
+{
+	f->refs++;
+}
+
+void file_put(struct file *f)
+{
+	if (!f || --f->refs)
+		return;
+	if (f->ops && f->ops->release)
+		f->ops->release(f);
+	if (f->ip)
+		fs_put(f->ip);
+	lx_free(f);
+}
+
+bool file_readable(const struct file *f)
+{
+	u32 acc = f->flags & LX_O_ACCMODE;
+	return !(f->flags & LX_O_PATH) && (acc == LX_O_RDONLY || acc == LX_O_RDWR);
+}
+
+bool file_writable(const struct file *f)
+{
+	u32 acc = f->flags & LX_O_ACCMODE;
+	return !(f->flags & LX_O_PATH) && (acc == LX_O_WRONLY || acc == LX_O_RDWR);
+}
+
+bool file_is_pipe(const struct file *f)
+{
+	return f->ops == &pipe_ops;
+}
+
+bool file_seekable(const struct file *f)
+{
+	if (!f->ip || file_is_pipe(f) || f->ops == &tty_ops)
+		return false;
+	return true;
+}
+
+/* --- descriptor tables --- */
+
+/*
+ * A table is one page of its own: at 2.3 KiB it is too big for lx_malloc's
+ * slabs, and lx_malloc's larger blocks come only from the pool's never-used
+ * part, which a fork and exit per table would drain.
+ */
+_Static_assert(sizeof(struct fdtable) <= LX_PAGE_SIZE, "a descriptor table fits a page");
+
+struct fdtable *fdtable_new(void)
+{
+	struct fdtable *t = page_alloc();
+	if (t)
+		t->refs = 1;
+	return t;
+}
+
+struct fdtable *fdtable_dup(struct fdtable *old)
+{
+	struct fdtable *t = fdtable_new();
+	if (!t)
+		return NULL;
+	for (u32 i = 0; i < old->top; i++)
+		if (old->fd[i]) {
+			t->fd[i] = old->fd[i];
+			t->cloexec[i] = old->cloexec[i];
+			file_get(t->fd[i]);
+		}
+	t->top = old->top;
+	return t;
+}
+
+void fdtable_put(struct fdtable *t)
+{
+	if (!t || --t->refs)
+		return;
+	for (u32 i = 0; i < t->top; i++)
+		if (t->fd[i])
+			file_put(t->fd[i]);
+	page_free(t);
+}
+
+/* On success the table owns the caller's reference to f. */
+int fd_install(struct proc *p, struct file *f, int min, bool cloexec)
+{
+	for (int i = min < 0 ? 0 : min; i < LX_NFD; i++)
+		if (!p->fds->fd[i]) {
+			p->fds->fd[i] = f;
+			p->fds->cloexec[i] = cloexec;
+			if ((u32)i >= p->fds->top)
+				p->fds->top = (u32)i + 1;
+			return i;
+		}
+	return -LX_EMFILE;
+}
+
+struct file *fd_get(struct proc *p, int fd)
+{
+	if (!p->fds || fd < 0 || fd >= LX_NFD)
+		return NULL;
+	return p->fds->fd[fd];
+}
+
+int fd_close(struct proc *p, int fd)
+{
+	struct file *f = fd_get(p, fd);
+	if (!f)
+		return -LX_EBADF;
+	p->fds->fd[fd] = NULL;
+	p->fds->cloexec[fd] = 0;
+	file_put(f);
+	return 0;
+}
+
+void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec)
+{
+	struct file *old = p->fds->fd[fd];
+	p->fds->fd[fd] = f;
+	p->fds->cloexec[fd] = cloexec;
+	if ((u32)fd >= p->fds->top)
+		p->fds->top = (u32)fd + 1;
+	if (old)
+		file_put(old);
+}
+
+void fd_close_on_exec(struct proc *p)
+{
+	if (!p->fds)
+		return;
+	for (u32 i = 0; i < p->fds->top; i++)
+		if (p->fds->fd[i] && p->fds->cloexec[i])
+			fd_close(p, (int)i);
+}
+
+/* --- regular files and directories --- */
+
+static long reg_read(struct file *f, void *buf, size_t n)
+{
+	long r = fs_read(f->ip, f->pos, buf, n);
+	if (r > 0)
+		f->pos += (u64)r;
+	return r;
+}
+
+/*
+ * RLIMIT_FSIZE (setrlimit(2)): a write that would end past the writer's limit
+ * stores what lies below it; one that starts at or past it fails with EFBIG
+ * and raises SIGXFSZ.  0, or -EFBIG.
+ */
+static long fsize_limit(u64 pos, size_t *n)
+{
+	struct thread *t = lx_current;
+	u64 lim = t ? t->proc->rlim[LX_RLIMIT_FSIZE][0] : LX_RLIM_INFINITY;
+	if (lim == LX_RLIM_INFINITY || pos + *n <= lim)
+		return 0;
+	if (pos >= lim) {
+		signal_send_thread(t, LX_SIGXFSZ);
+		return -LX_EFBIG;
+	}
+	*n = lim - pos;
+	return 0;
+}
+
+static long reg_write(struct file *f, const void *buf, size_t n)
+{
+	if (f->flags & LX_O_APPEND)
+		f->pos = f->ip->size;
+	long r = fsize_limit(f->pos, &n);
+	if (r)
+		return r;
+	r = fs_write(f->ip, f->pos, buf, n);
+	if (r > 0)
+		f->pos += (u64)r;
+	return r;
+}
+
+int file_always_ready(struct file *f)
+{
+	(void)f;
+	return LX_POLLIN | LX_POLLOUT;
+}
+
+void *file_no_wchan(struct file *f)
+{
+	return f;
+}
+
+long file_no_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
+{
+	(void)t, (void)f, (void)cmd, (void)arg;
+	return -LX_ENOTTY;
+}
+
+const struct file_ops reg_ops = {
+	.read = reg_read, .write = reg_write, .poll = file_always_ready, .wchan = file_no_wchan,
+	.ioctl = file_no_ioctl,
+};
+
+static long dir_read(struct file *f, void *buf, size_t n)
+{
+	(void)f, (void)buf, (void)n;
+	return -LX_EISDIR;
+}
+
+static long dir_write(struct file *f, const void *buf, size_t n)
+{
+	(void)f, (void)buf, (void)n;
+	return -LX_EISDIR;
+}
+
+const struct file_ops dir_ops = {
+	.read = dir_read, .write = dir_write, .poll = file_always_ready, .wchan = file_no_wchan,
+	.ioctl = file_no_ioctl,
+};
+
+/* --- everything else --- */
+
+void file_unread(struct file *f, size_t n)
+{
+	if (f->ops == &reg_ops) {
+		f->pos -= n;
+	} else if (f->ops->unread) {
+		f->ops->unread(f, n);
+	}
+}
+
+long file_nread(struct file *f)
+{
+	if (file_is_pipe(f))
+		return pipe_nread(f);
+	if (f->ops == &reg_ops)
+		return f->pos < f->ip->size ? (long)(f->ip->size - f->pos) : 0;
+	return -LX_ENOTTY;
+}
+
+void file_stat(const struct file *f, struct lx_stat *st)
+{
+	if (f->ip) {
+		fs_stat(f->ip, st);
+		return;
+	}
+	memset(st, 0, sizeof(*st));
+	st->st_dev = 2;
+	st->st_ino = (u64)(uintptr_t)f->priv / 16;
+	st->st_nlink = 1;
+	st->st_mode = file_is_pipe(f) ? LX_S_IFIFO | 0600 : LX_S_IFSOCK | 0777;
+	st->st_blksize = LX_PAGE_SIZE;
+	if (fs_now)
+		fs_now(&st->st_mtim);
+	st->st_atim = st->st_ctim = st->st_mtim;
+}
+
+/* The file's type decides its operations; flags are open's, access already checked. */
+int file_open_inode(struct thread *t, struct inode *ip, u32 flags, struct file **out)
+{
+	(void)t;
+	const struct file_ops *ops;
+	if ((flags & LX_O_TRUNC) && !(flags & LX_O_PATH) && LX_S_ISREG(ip->mode)) {
+		int r = fs_truncate(ip, 0);
+		if (r < 0)
+			return r;
+	}
+	flags &= ~(LX_O_CREAT | LX_O_EXCL | LX_O_TRUNC | LX_O_NOCTTY | LX_O_CLOEXEC);
+	if (flags & LX_O_PATH) {
+		ops = &devfs_null_ops;        /* names the inode, moves no data */
+	} else {
+		switch (ip->mode & LX_S_IFMT) {
+		case LX_S_IFREG:
+			ops = &reg_ops;
+			break;
+		case LX_S_IFDIR:
+			if ((flags & LX_O_ACCMODE) != LX_O_RDONLY)
+				return -LX_EISDIR;
+			ops = &dir_ops;
+			break;
+		case LX_S_IFCHR:
+			ops = devfs_chr_ops(ip->rdev);
+			if (!ops)
+				return -LX_ENXIO;
+			break;
+		case LX_S_IFIFO:
+			return fifo_open(ip, flags, out);
+		case LX_S_IFLNK:
+			return -LX_ELOOP;
+		default:
+			return -LX_ENXIO;
+		}
+	}
+	struct file *f = file_new(ops, flags);
+	if (!f)
+		return -LX_ENOMEM;
+	fs_get(ip);
+	f->ip = ip;
+	*out = f;
+	return 0;
+}

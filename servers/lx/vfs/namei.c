@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The VFS (vfs/vfs.h): the mount table, the one path walk (symbolic links,
+ * "..", mount points in both directions), and every fs_* call checked for
+ * what all file systems share, then dispatched through the inode's
+ * file-system operations.  Pure C: the host tests build it with fs/ramfs.c.
+ */
+#include "vfs.h"
+#include "../mm/mm.h"
+#include "../../../lib/c/string.h"
+
+#define VFS_MAX_MOUNTS 16
+
+void (*fs_now)(struct lx_timespec *ts);
+
+static struct super *mounts[VFS_MAX_MOUNTS];   /* in mount order; [0] is "/" */
+static int nmounts;
+static uint64_t next_dev = 1;
+
+/* --- the mount table --- */
+
+struct super *vfs_super_new(const struct fs_ops *ops, const char *type)
+{
+	struct super *sb = lx_zalloc(sizeof(*sb));
+	if (sb) {
+		sb->ops = ops;
+		sb->type = type;
+		sb->dev = next_dev++;
+	}
+	return sb;
+}
+
+struct inode *fs_root(void)
+{
+	return nmounts ? mounts[0]->root : NULL;
+}
+
+void vfs_mount_root(struct super *sb)
+{
+	mounts[0] = sb;
+	if (nmounts == 0)
+		nmounts = 1;
+}
+
+int vfs_mount(const char *path, struct super *sb)
+{
+	struct inode *dir;
+	if (nmounts == VFS_MAX_MOUNTS)
+		return -LX_ENOMEM;
+	int r = fs_lookup(fs_root(), path, FS_FOLLOW | FS_DIRECTORY, &dir);
+	if (r < 0)
+		return r;
+	dir->mounted = sb;              /* the walk ended below any earlier mount here */
+	sb->covered = dir;              /* keeps the lookup's reference */
+	mounts[nmounts++] = sb;
+	return 0;
+}
+
+void vfs_destroy(void)
+{
+	while (nmounts > 0) {
+		struct super *sb = mounts[--nmounts];
+		if (sb->ops->kill)
+			sb->ops->kill(sb);
+		lx_free(sb);
+	}
+	next_dev = 1;
+}
+
+int vfs_sync(void)
+{
+	int err = 0;
+	for (int i = 0; i < nmounts; i++)
+		if (mounts[i]->ops->sync) {
+			int r = mounts[i]->ops->sync(mounts[i]);
+			err = err ? err : r;
+		}
+	return err;
+}
+
+/* --- references --- */
+
+void fs_get(struct inode *ip)
+{
+	ip->refs++;
+}
+
+void fs_put(struct inode *ip)
+{
+	if (ip && --ip->refs == 0 && ip->sb->ops->evict)
+		ip->sb->ops->evict(ip);
+}
+
+/* --- the path walk --- */
+
+static size_t bounded_len(const char *s, size_t max)
+{
+	size_t n = 0;
+	while (n < max && s[n])
+		n++;
+	return n;
+}
+
+/* The directory a mounted root stands for in its parent file system (none for "/"). */
+static struct inode *mounted_on(struct inode *d)
+{
+	while (d == d->sb->root && d->sb->covered)
+		d = d->sb->covered;
+	return d;
+}
+
+/* ip (a reference) replaced by the root of what is mounted on it, if anything. */
+static struct inode *cross_down(struct inode *ip)
+{
+	while (ip->mounted) {
+		struct inode *r = ip->mounted->root;
+		fs_get(r);
+		fs_put(ip);
+		ip = r;
+	}
+	return ip;
+}
+
+/* One component of dir, "." and ".." included; a reference in *out. */
+static int step(struct inode *dir, const char *name, size_t len, struct inode **out)
+{
+	if (!LX_S_ISDIR(dir->mode))
+		return -LX_ENOTDIR;
+	if (len > LX_NAME_MAX)
+		return -LX_ENAMETOOLONG;
+	if (dir->nlink == 0)
+		return -LX_ENOENT;      /* removed: not even "." resolves, as in Linux */
+	if (len == 2 && name[0] == '.' && name[1] == '.') {
+		dir = mounted_on(dir);
+		if (dir == dir->sb->root) {     /* "/": its ".." is itself */
+			fs_get(dir);
+			*out = dir;
+			return 0;
+		}
+	}
+	int r = dir->sb->ops->lookup(dir, name, len, out);
+	if (r == 0 && !(len <= 2 && name[0] == '.' && (len == 1 || name[1] == '.')))
+		*out = cross_down(*out);
+	return r;
+}
+
+static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
+		   int *links, struct inode **out);
+
+/* Replaces *ip, a symbolic link found in dir, by what it points to. */
+static int follow(struct inode *dir, struct inode **ip, int flags, int *links)
+{
+	if (++*links > LX_SYMLOOP_MAX)
+		return -LX_ELOOP;
+	char *target = page_alloc();    /* LX_PATH_MAX: a page (not lx_malloc's page runs) */
+	if (!target)
+		return -LX_ENOMEM;
+	long n = fs_readlink(*ip, target, LX_PATH_MAX - 1);
+	struct inode *to;
+	int r = n < 0 ? (int)n : resolve(dir, target, (size_t)n, flags, links, &to);
+	page_free(target);
+	if (r < 0)
+		return r;
+	fs_put(*ip);
+	*ip = to;
+	return 0;
+}
+
+/* Resolves path[0..len) from cwd (or the root); *links counts the links followed. */
+static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
+		   int *links, struct inode **out)
+{
+	if (len == 0)
+		return -LX_ENOENT;
+	struct inode *cur = path[0] == '/' ? fs_root() : cwd;
+	bool want_dir = flags & FS_DIRECTORY;
+	size_t i = 0;
+	fs_get(cur);
+	for (;;) {
+		while (i < len && path[i] == '/')
+			i++;
+		if (i == len)
+			break;
+		size_t start = i;
+		while (i < len && path[i] != '/')
+			i++;
+		size_t j = i;
+		while (j < len && path[j] == '/')
+			j++;
+		bool last = j == len, slash = i < len;
+		struct inode *next;
+		int r = step(cur, path + start, i - start, &next);
+		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
+			r = follow(cur, &next, FS_FOLLOW, links);
+			if (r < 0)
+				fs_put(next);
+		}
+		fs_put(cur);
+		if (r < 0)
+			return r;
+		cur = next;
+		if (last && slash)
+			want_dir = true;        /* "name/" must be a directory */
+	}
+	if (want_dir && !LX_S_ISDIR(cur->mode)) {
+		fs_put(cur);
+		return -LX_ENOTDIR;
+	}
+	*out = cur;
+	return 0;
+}
+
+int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out)
+{
+	size_t len = bounded_len(path, LX_PATH_MAX);
+	if (len >= LX_PATH_MAX)
+		return -LX_ENAMETOOLONG;
+	int links = 0;
+	return resolve(cwd, path, len, flags, &links, out);
+}
+
+int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
+		     char last[LX_NAME_MAX + 1])
+{
+	size_t len = bounded_len(path, LX_PATH_MAX);
+	if (len >= LX_PATH_MAX)
+		return -LX_ENAMETOOLONG;
+	if (len == 0)
+		return -LX_ENOENT;
+	size_t end = len;
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (end - start > LX_NAME_MAX)
+		return -LX_ENAMETOOLONG;
+	struct inode *d;
+	if (start == 0) {
+		d = end == 0 ? fs_root() : cwd;      /* "/" (only slashes) or a name alone */
+		if (!LX_S_ISDIR(d->mode))
+			return -LX_ENOTDIR;
+		fs_get(d);
+	} else {
+		int links = 0;
+		int r = resolve(cwd, path, start, FS_FOLLOW | FS_DIRECTORY, &links, &d);
+		if (r < 0)
+			return r;
+	}
+	memcpy(last, path + start, end - start);
+	last[end - start] = 0;
+	*dir = d;
+	return 0;
+}
+
+int fs_dir_lookup(struct inode *dir, const char *name, struct inode **out)
+{
+	return step(dir, name, strlen(name), out);
+}
+
+/* --- names: shared checks, then the file system --- */
+
+/* Is name in dir a mount point (or the root of the file system dir is)? */
+static bool busy(struct inode *dir, const char *name)
+{
+	struct inode *ip;
+	size_t len = strlen(name);
+	if (len == 0 || len > LX_NAME_MAX || !LX_S_ISDIR(dir->mode) ||
+	    (len <= 2 && name[0] == '.' && (len == 1 || name[1] == '.')) ||
+	    dir->sb->ops->lookup(dir, name, len, &ip) < 0)
+		return false;
+	bool b = ip->mounted != NULL;
+	fs_put(ip);
+	return b;
+}
+
+int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
+	      struct inode **out)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	return o->create ? o->create(dir, name, mode, rdev, out) : -LX_EPERM;
+}
+
+int fs_link(struct inode *dir, const char *name, struct inode *target)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	if (LX_S_ISDIR(dir->mode) && target->sb != dir->sb)
+		return -LX_EXDEV;
+	return o->link ? o->link(dir, name, target) : -LX_EPERM;
+}
+
+int fs_symlink(struct inode *dir, const char *name, const char *target)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	return o->symlink ? o->symlink(dir, name, target) : -LX_EPERM;
+}
+
+int fs_unlink(struct inode *dir, const char *name)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	if (busy(dir, name))
+		return -LX_EISDIR;      /* a mount point is a directory */
+	return o->unlink ? o->unlink(dir, name) : -LX_EPERM;
+}
+
+int fs_rmdir(struct inode *dir, const char *name)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	if (busy(dir, name))
+		return -LX_EBUSY;
+	return o->rmdir ? o->rmdir(dir, name) : -LX_EPERM;
+}
+
+int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname)
+{
+	const struct fs_ops *o = odir->sb->ops;
+	if (LX_S_ISDIR(ndir->mode) && ndir->sb != odir->sb)
+		return -LX_EXDEV;
+	if (busy(odir, oname) || busy(ndir, nname))
+		return -LX_EBUSY;
+	return o->rename ? o->rename(odir, oname, ndir, nname) : -LX_EPERM;
+}
+
+long fs_readlink(struct inode *ip, char *buf, size_t n)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	if (!LX_S_ISLNK(ip->mode) || !o->readlink)
+		return -LX_EINVAL;
+	return o->readlink(ip, buf, n);
+}
+
+/* --- data --- */
+
+long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->read ? o->read(ip, off, buf, n) : -LX_EINVAL;
+}
+
+long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->write ? o->write(ip, off, buf, n) : -LX_EINVAL;
+}
+
+int fs_truncate(struct inode *ip, uint64_t size)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
+}
+
+void *fs_page(struct inode *ip, uint64_t off, bool alloc)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->page ? o->page(ip, off, alloc) : NULL;
+}
+
+bool fs_can_share(const struct inode *ip)
+{
+	return ip->sb->ops->page != NULL;
+}
+
+long fs_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	if (!LX_S_ISDIR(dir->mode))
+		return -LX_ENOTDIR;
+	return o->getdents ? o->getdents(dir, pos, buf, n) : -LX_EINVAL;
+}
+
+int fs_setattr(struct inode *ip)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->setattr ? o->setattr(ip) : 0;
+}
+
+int fs_fsync(struct inode *ip)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->fsync ? o->fsync(ip) : 0;
+}
+
+void fs_stat(const struct inode *ip, struct lx_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = ip->sb->dev;
+	st->st_ino = ip->ino;
+	st->st_nlink = ip->nlink;
+	st->st_mode = ip->mode;
+	st->st_uid = ip->uid;
+	st->st_gid = ip->gid;
+	st->st_rdev = ip->rdev;
+	st->st_size = (int64_t)ip->size;
+	st->st_blksize = LX_PAGE_SIZE;
+	st->st_blocks = ip->sb->ops->blocks ? (int64_t)ip->sb->ops->blocks(ip) : 0;
+	st->st_atim = ip->atime;
+	st->st_mtim = ip->mtime;
+	st->st_ctim = ip->ctime;
+}
+
+/* --- getcwd --- */
+
+/* Finds the name of d (not a root) in its parent: *up gets the parent (a reference). */
+static int name_of(struct inode *d, struct inode **up, char name[LX_NAME_MAX + 1])
+{
+	int r = d->sb->ops->lookup(d, "..", 2, up);
+	if (r < 0)
+		return r;
+	char buf[512];
+	uint64_t pos = 0;
+	long n;
+	while ((n = fs_getdents(*up, &pos, buf, sizeof(buf))) > 0)
+		for (long at = 0; at < n;) {
+			struct lx_dirent64 *e = (struct lx_dirent64 *)(buf + at);
+			at += e->d_reclen;
+			if (e->d_ino == d->ino && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				memcpy(name, e->d_name, strlen(e->d_name) + 1);
+				return 0;
+			}
+		}
+	fs_put(*up);
+	return -LX_ENOENT;
+}
+
+/* Puts "/name" before buf[*at]; ERANGE if it does not fit. */
+static int prepend(char *buf, size_t *at, const char *name)
+{
+	size_t len = strlen(name);
+	if (len + 1 > *at)
+		return -LX_ERANGE;
+	*at -= len;
+	memcpy(buf + *at, name, len);
+	buf[--*at] = '/';
+	return 0;
+}
+
+/* Built from the end of buf backwards, then moved to its start. */
+long fs_path(struct inode *dir, char *buf, size_t n)
+{
+	if (!LX_S_ISDIR(dir->mode))
+		return -LX_ENOTDIR;
+	if (dir->nlink == 0)
+		return -LX_ENOENT;
+	if (n < 2)
+		return -LX_ERANGE;
+	size_t at = n - 1;
+	buf[at] = 0;
+	char name[LX_NAME_MAX + 1];
+	struct inode *d = mounted_on(dir), *up;
+	fs_get(d);
+	int r = 0;
+	while (r == 0 && d != d->sb->root) {
+		r = name_of(d, &up, name);
+		fs_put(d);
+		if (r < 0)
+			return r;
+		d = mounted_on(up);
+		fs_get(d);
+		fs_put(up);
+		r = prepend(buf, &at, name);
+	}
+	fs_put(d);
+	if (r < 0)
+		return r;
+	if (at == n - 1)
+		buf[--at] = '/';
+	size_t len = n - 1 - at;
+	memmove(buf, buf + at, len + 1);
+	return (long)len;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lx's virtual file system: inodes of every file-system type behind one
+ * table of operations (struct fs_ops), the mount table, the one path walk,
+ * open files (struct file with its struct file_ops) and descriptor tables.
+ * Pure C over linux.h and mm/mm.h: the host tests (tests/host/test_lxfs.c)
+ * build the inode and path-walk parts (vfs/namei.c) with fs/ramfs.c.
+ *
+ * Every call that can fail returns a negative Linux errno (linux.h).
+ * Inodes are reference counted: lookups return a reference the caller drops
+ * with fs_put; when the last goes the file system decides (ramfs frees an
+ * inode with no links; ext2 writes it back and forgets it).
+ */
+#ifndef LX_VFS_H
+#define LX_VFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "../linux.h"
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+struct proc;
+struct thread;
+struct fastimg;
+struct file;
+struct super;
+
+/* --- inodes, file systems and mounts (vfs/namei.c) --- */
+struct inode;
+struct dentry;
+
+/* Hooks for synthetic nodes (/proc): set by lx on ramfs inodes it creates. */
+struct inode_ops {
+	/* a directory: called before every lookup in it and every getdents of it */
+	void (*refresh)(struct inode *dir);
+};
+
+struct inode {
+	uint64_t ino;
+	uint32_t mode;                  /* LX_S_IF* | permissions */
+	uint32_t nlink;
+	uint32_t uid, gid;
+	uint64_t rdev;                  /* device number of LX_S_IFCHR nodes */
+	uint64_t size;
+	struct lx_timespec atime, mtime, ctime;
+	uint32_t refs;
+	struct super *sb;               /* the mounted file system it belongs to */
+	struct super *mounted;          /* a directory another file system is mounted on */
+	const struct inode_ops *ops;    /* NULL for ordinary nodes */
+	void *priv;                     /* lx's: a pipe, a socket, a /proc generator */
+	void *fs_priv;                  /* the file-system type's own (ext2: its inode record) */
+	/* ramfs's (fs/ramfs.c), in the inode so that a RAM inode is one allocation */
+	struct inode *parent;           /* directories: ".." */
+	struct dentry *entries;         /* directories */
+	uint64_t nentries;
+	void **blocks;                  /* regular files: data pages, NULL = hole */
+	uint8_t *block_ro;              /* 1: the page lies in the archive, copy before writing */
+	uint64_t nblocks;
+	char *target;                   /* symbolic links */
+};
+
+/*
+ * A file-system type's operations: inode operations and file-system
+ * operations in one table, called through the VFS only (vfs/namei.c),
+ * which walks paths, crosses mount points, answers "." and a root's "..",
+ * and refuses links and renames between file systems (EXDEV) and the
+ * removal of a mount point (EBUSY).  The type checks the rest as Linux
+ * does.  Names are NUL-terminated components, except lookup's (name, len).
+ * A NULL entry: the operation is refused (EPERM for names, EINVAL for
+ * data; page NULL: no shared mappings, ENODEV).
+ */
+struct fs_ops {
+	/* one component of dir ("." and ".." included); *out: a reference */
+	int (*lookup)(struct inode *dir, const char *name, size_t len, struct inode **out);
+	/* mode has the type bits; EEXIST if the name exists; *out: a reference (may be NULL) */
+	int (*create)(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
+		      struct inode **out);
+	int (*link)(struct inode *dir, const char *name, struct inode *target);
+	int (*symlink)(struct inode *dir, const char *name, const char *target);
+	int (*unlink)(struct inode *dir, const char *name);       /* EISDIR for directories */
+	int (*rmdir)(struct inode *dir, const char *name);        /* ENOTEMPTY unless empty */
+	int (*rename)(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
+	long (*readlink)(struct inode *ip, char *buf, size_t n);
+	long (*read)(struct inode *ip, uint64_t off, void *buf, size_t n);
+	long (*write)(struct inode *ip, uint64_t off, const void *buf, size_t n);
+	int (*truncate)(struct inode *ip, uint64_t size);
+	/* shared mappings: the page holding byte off, allocated if `alloc` */
+	void *(*page)(struct inode *ip, uint64_t off, bool alloc);
+	long (*getdents)(struct inode *dir, uint64_t *pos, void *buf, size_t n);
+	uint64_t (*blocks)(const struct inode *ip);     /* st_blocks (512-byte units) */
+	int (*setattr)(struct inode *ip);               /* mode, owner or times changed */
+	int (*fsync)(struct inode *ip);                 /* ip's data and record on the medium */
+	void (*evict)(struct inode *ip);                /* its last reference is gone */
+	int (*sync)(struct super *sb);                  /* everything on the medium */
+	void (*kill)(struct super *sb);                 /* free everything (vfs_destroy) */
+};
+
+/* One mounted file system. */
+struct super {
+	const struct fs_ops *ops;
+	const char *type;               /* "ramfs", "tmpfs", "proc", "devfs", "ext2" */
+	struct inode *root;             /* holds a reference */
+	struct inode *covered;          /* the directory it is mounted on (a reference); NULL for / */
+	uint64_t dev;                   /* st_dev */
+	void *priv;                     /* the type's own */
+};
+
+/* Lookup flags */
+#define FS_FOLLOW    1      /* follow a symbolic link in the last component */
+#define FS_DIRECTORY 2      /* the result must be a directory (a trailing '/' implies it) */
+
+/* The clock file systems stamp times with (lx sets it; the host tests leave 0). */
+extern void (*fs_now)(struct lx_timespec *ts);
+
+/*
+ * The mount table.  vfs_mount_root makes sb the root ("/"); vfs_mount puts
+ * sb on the directory path names (EBUSY if something is mounted there).
+ * The VFS takes over sb (and frees it in vfs_destroy).
+ */
+void vfs_mount_root(struct super *sb);
+int vfs_mount(const char *path, struct super *sb);
+struct super *vfs_super_new(const struct fs_ops *ops, const char *type);   /* NULL: ENOMEM */
+/* Unmounts everything and destroys every file system (host tests' leak checks). */
+void vfs_destroy(void);
+int vfs_sync(void);                         /* sync(2): every file system */
+int fs_fsync(struct inode *ip);
+/* mode, owner or times of ip were changed by the caller: the file system records them */
+int fs_setattr(struct inode *ip);
+
+struct inode *fs_root(void);                /* no reference taken */
+
+void fs_get(struct inode *ip);
+void fs_put(struct inode *ip);
+
+/* Resolve path (absolute, or relative to cwd); *out gets a reference. */
+int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out);
+/*
+ * Resolve all but the last component: *dir gets a reference and `last`
+ * the final name (empty for "/"; "." and ".." are returned as they are).
+ */
+int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
+		     char last[LX_NAME_MAX + 1]);
+
+/* Directory operations on a parent and a name (one component). */
+int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
+	      struct inode **out);          /* mode has the type bits; EEXIST if the name exists */
+int fs_dir_lookup(struct inode *dir, const char *name, struct inode **out);
+int fs_link(struct inode *dir, const char *name, struct inode *target);
+int fs_symlink(struct inode *dir, const char *name, const char *target);
+int fs_unlink(struct inode *dir, const char *name);      /* not directories: EISDIR */
+int fs_rmdir(struct inode *dir, const char *name);       /* ENOTEMPTY unless empty */
+int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
+long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, as Linux */
+
+/* Regular file data. */
+long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n);
+long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n);
+int fs_truncate(struct inode *ip, uint64_t size);
+/* The page holding byte off, allocated (zeroed) if `alloc`; NULL past EOF or without memory. */
+void *fs_page(struct inode *ip, uint64_t off, bool alloc);
+bool fs_can_share(const struct inode *ip);   /* its file system gives pages (fs_page) */
+
+/* Directory listing: fills buf with lx_dirent64 records from *pos on; returns bytes or -errno. */
+long fs_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n);
+
+void fs_stat(const struct inode *ip, struct lx_stat *st);
+/*
+ * The path of a directory from the root ("/" for the root), for getcwd:
+ * its length without the NUL, -ERANGE if buf is too small, -ENOENT once removed.
+ */
+long fs_path(struct inode *dir, char *buf, size_t n);
+
+/* --- open files and descriptor tables (vfs/file.c) --- */
+/* --- files (vfs/file.c) --- */
+/*
+ * Operations of an open file.  read/write move bytes between lx's buffer
+ * and the object; they return the count or -errno, and -LX_EAGAIN when
+ * nothing can move now: the system-call layer then parks the thread on
+ * wchan(f) (unless O_NONBLOCK) and runs the call again when the object
+ * calls wake() on that channel.
+ */
+struct file_ops {
+	long (*read)(struct file *f, void *buf, size_t n);
+	long (*write)(struct file *f, const void *buf, size_t n);
+	int (*poll)(struct file *f);    /* LX_POLL* that hold now */
+	void *(*wchan)(struct file *f);
+	long (*ioctl)(struct thread *t, struct file *f, u64 cmd, u64 arg);
+	void (*release)(struct file *f);
+	/* optional: take back the last n bytes read returned (file_unread) */
+	void (*unread)(struct file *f, size_t n);
+};
+#define LX_POLLIN   0x001
+#define LX_POLLPRI  0x002
+#define LX_POLLOUT  0x004
+#define LX_POLLERR  0x008
+#define LX_POLLHUP  0x010
+#define LX_POLLNVAL 0x020
+
+struct file {
+	u32 refs;
+	u32 flags;                      /* open flags (O_APPEND, O_NONBLOCK, access mode) */
+	u64 pos;
+	struct inode *ip;               /* NULL for pipes' and sockets' anonymous ends */
+	const struct file_ops *ops;
+	void *priv;
+};
+
+#define LX_NFD 256
+struct fdtable {
+	u32 refs;
+	u32 top;                        /* no descriptor at or above this (vfs/file.c) */
+	struct file *fd[LX_NFD];
+	uint8_t cloexec[LX_NFD];
+};
+
+#define LX_PIPE_BUF   4096          /* writes up to this size are atomic */
+#define LX_PIPE_SIZE  (64 * 1024)   /* a pipe's capacity, Linux's default */
+
+extern const struct file_ops reg_ops, dir_ops;
+/* Operations a simple file_ops may share: always ready, waits on itself, no ioctl (ENOTTY). */
+int file_always_ready(struct file *f);
+void *file_no_wchan(struct file *f);
+long file_no_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg);
+
+/* f's access mode allows reading / writing (O_PATH allows neither). */
+bool file_readable(const struct file *f);
+bool file_writable(const struct file *f);
+/* lseek and pread/pwrite apply: f has a position (files, directories, memory devices). */
+bool file_seekable(const struct file *f);
+bool file_is_pipe(const struct file *f);
+/* Give back the last n bytes a read took, which could not reach the process. */
+void file_unread(struct file *f, size_t n);
+/* fstat of any open file; anonymous pipe ends get a FIFO's answer. */
+void file_stat(const struct file *f, struct lx_stat *st);
+/* Bytes a read would get now (FIONREAD); -ENOTTY when the file has no such notion. */
+long file_nread(struct file *f);
+
+/* Close one descriptor: 0, or -EBADF. */
+int fd_close(struct proc *p, int fd);
+/* Put f (one reference, consumed) at exactly fd, closing what was there. */
+void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec);
+
+/* lx's buffer for data on its way to or from a process (lx runs one call at a time). */
+#define BOUNCE_SIZE (64 * 1024)
+extern char file_bounce[BOUNCE_SIZE];
+
+/* Copy up to n bytes page by page; the count that could be copied before a bad address. */
+size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n);
+size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n);
+
+/* vfs/file.c: open files and descriptor tables */
+struct file *file_new(const struct file_ops *ops, u32 flags);   /* refs = 1 */
+void file_get(struct file *f);
+void file_put(struct file *f);
+/* Open an inode (regular file, directory, device, FIFO) with open flags. */
+int file_open_inode(struct thread *t, struct inode *ip, u32 flags, struct file **out);
+struct fdtable *fdtable_new(void);
+struct fdtable *fdtable_dup(struct fdtable *t);
+void fdtable_put(struct fdtable *t);
+int fd_install(struct proc *p, struct file *f, int min, bool cloexec);  /* the fd, or -EMFILE */
+struct file *fd_get(struct proc *p, int fd);        /* no reference taken; NULL: EBADF */
+void fd_close_on_exec(struct proc *p);
+/* device numbers (st_rdev) of the character devices lx provides */
+#define LX_MKDEV(ma, mi) (((ma) << 8) | (mi))
+#define DEV_NULL    LX_MKDEV(1, 3)
+#define DEV_ZERO    LX_MKDEV(1, 5)
+#define DEV_FULL    LX_MKDEV(1, 7)
+#define DEV_RANDOM  LX_MKDEV(1, 8)
+#define DEV_URANDOM LX_MKDEV(1, 9)
+#define DEV_TTY     LX_MKDEV(5, 0)
+#define DEV_CONSOLE LX_MKDEV(5, 1)
+long lx_random(void *buf, size_t n);                /* getrandom's bytes */
+
+#endif
