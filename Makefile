@@ -54,6 +54,18 @@ STORE_SRC := $(wildcard lib/store/*.c)
 STORE_OBJ := $(patsubst %,$(BUILD)/u/%.o,$(STORE_SRC))
 # the disk driver (any root task may start it) and its client library
 DISK_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/disk/ata servers/disk/start lib/disk/client)
+# the NIC driver, the network server and their client libraries (docs/net.md)
+NIC_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/nic/pci servers/nic/virtio servers/nic/start lib/nic/client)
+NET_OBJ := $(patsubst %,$(BUILD)/u/%.c.o,servers/net/net servers/net/config servers/net/start lib/net/client \
+	lib/task/task)
+# The network server's TCP/IP stack: smoltcp (crates.io, pinned by Cargo.lock) as a no_std
+# static library.  It is built for the host target, whose core library Debian's rustc-web
+# ships (it has no freestanding target); nothing in it calls the OS, relocations are static
+# for the servers' fixed-address link, and panics abort (docs/net.md).
+CARGO ?= cargo
+NETSTACK_DIR := servers/net/stack
+NETSTACK := $(BUILD)/net/cargo/release/libpecan_netstack.a
+NETSTACK_SRC := $(NETSTACK_DIR)/Cargo.toml $(NETSTACK_DIR)/Cargo.lock $(wildcard $(NETSTACK_DIR)/src/*.rs)
 
 SIGMA0_BASE := 0x00f00000
 ROOT_BASE   := 0x01000000
@@ -202,6 +214,15 @@ $(BUILD)/tests/t_store.elf: $(DISK_OBJ) $(STORE_OBJ)
 $(BUILD)/tests/t_hostile.elf: $(DISK_OBJ)
 # drivers that crash or are deleted, and restarted (tests/system/test_isolate.py)
 $(BUILD)/tests/t_isolate.elf: $(DISK_OBJ)
+# the NIC driver and the network server over smoltcp (tests/system/test_net.py)
+$(NETSTACK): $(NETSTACK_SRC)
+	cd $(NETSTACK_DIR) && CARGO_TARGET_DIR=$(abspath $(BUILD))/net/cargo \
+		RUSTFLAGS="-C relocation-model=static -C panic=abort" $(CARGO) build --release --lib --locked -q
+	@touch $@
+$(BUILD)/tests/t_net.elf: $(BUILD)/u/tests/system/progs/t_net.c.o $(ULIB_OBJ) $(TLIB_OBJ) $(DRIVERS_OBJ) \
+		$(NIC_OBJ) $(NET_OBJ) $(NETSTACK)
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE)) $(NETSTACK)
 # rebuilt whenever FUZZ_CALLS or FUZZ_FLAGS change
 $(BUILD)/u/fuzz_long.flags: FORCE
 	@mkdir -p $(dir $@)
@@ -244,6 +265,7 @@ $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
 $(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs/ramfs.c servers/lx/vfs/namei.c servers/lx/mm/malloc.c $(HOST_COMMON)
+$(BUILD)/host/test_netconfig: tests/host/test_netconfig.c servers/net/config.c $(HOST_COMMON)
 $(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h lib/store/store.h $(HOST_COMMON)
 $(BUILD)/host/%:
 	@mkdir -p $(dir $@)

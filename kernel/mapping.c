@@ -128,6 +128,8 @@ static void io_set(struct space *s, unsigned port, bool allowed)
 	if (allowed) {
 		s->io_deny[port / 8] &= ~(1u << (port % 8));
 		s->io_any = true;
+		if (port / 8 >= s->io_top)
+			s->io_top = ALIGN_UP(port / 8 + 1, 8);
 	} else {
 		s->io_deny[port / 8] |= 1u << (port % 8);
 	}
@@ -149,7 +151,7 @@ static unsigned update(void *ctx, const void *space, word_t va, unsigned old, un
 
 bool mapping_insert_io_root(struct space *s, unsigned port)
 {
-	if (port >= IO_PORTS || mdb_insert_root(&mdb, s, IO_KEY(port), (paddr_t)port << 12, MAP_R | MAP_W) != MDB_OK)
+	if (port >= IO_PORTS || !space_io_bitmap(s) || mdb_insert_root(&mdb, s, IO_KEY(port), (paddr_t)port << 12, MAP_R | MAP_W) != MDB_OK)
 		return false;
 	io_set(s, port, true);
 	return true;
@@ -188,6 +190,8 @@ static void io_transfer(struct space *from, word_t fp, struct space *to, word_t 
 	    (!io_fpage(window, &wbase, &wcount) || base < wbase || base + count > wbase + wcount))
 		return;
 	unsigned rights = L4_FPAGE_RIGHTS(fp) ? MAP_R | MAP_W : 0;
+	if (rights && !space_io_bitmap(to))
+		return;                               /* out of kernel memory: nothing is mapped */
 	for (unsigned p = base; rights && p < base + count; p++) {
 		paddr_t pa;
 		unsigned have;
@@ -478,7 +482,7 @@ const char *mapping_check_space(struct space *s, word_t *pages)
 		if (mpa != pa || rights != have)
 			return "a page-table entry that disagrees with its mapping";
 	}
-	for (unsigned p = 0; p < IO_PORTS; p++)
+	for (unsigned p = 0; s->io_deny && p < IO_PORTS; p++)
 		if (!(s->io_deny[p / 8] & (1u << (p % 8))) && !mdb_lookup(&mdb, s, IO_KEY(p), NULL, NULL))
 			return "an I/O port allowed without a mapping";
 	return NULL;

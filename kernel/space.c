@@ -23,14 +23,25 @@ struct space *space_create(bool privileged)
 	arch_zero(s, ALIGN_UP(sizeof(*s), 8));
 	s->acct = a;
 	s->privileged = privileged;
-	for (int i = 0; i < IO_PORTS / 8; i++)
-		s->io_deny[i] = 0xff;             /* no ports */
 	s->root = arch_space_create(&s->acct);
 	if (!s->root) {
 		kmem_free(&s->acct, obj, 1);
 		return NULL;
 	}
 	return s;
+}
+
+bool space_io_bitmap(struct space *s)
+{
+	if (s->io_deny)
+		return true;
+	paddr_t b = kmem_alloc_raw(&s->acct, IO_BITMAP_FRAMES);
+	if (!b)
+		return false;
+	s->io_deny = phys_to_virt(b);
+	for (word_t i = 0; i < IO_PORTS / 8; i++)
+		s->io_deny[i] = 0xff;             /* no ports yet */
+	return true;
 }
 
 bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size)
@@ -55,6 +66,8 @@ void space_destroy(struct space *s)
 	if (s->configured)
 		arch_protect(&s->acct, s->root, s->kip_base, 0);
 	arch_space_destroy(&s->acct, s->root);
+	if (s->io_deny)
+		kmem_free(&s->acct, virt_to_phys_direct(s->io_deny), IO_BITMAP_FRAMES);
 	struct kmem_acct a = s->acct;
 	kmem_free(&a, virt_to_phys_direct(s), 1);
 }

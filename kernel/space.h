@@ -8,7 +8,8 @@
 #include "mdb.h"
 #include <arch.h>
 
-#define IO_PORTS 0x400           /* the ISA port range I/O fpages may cover */
+#define IO_PORTS 0x10000         /* every x86 port: I/O fpages may cover them all */
+#define IO_BITMAP_FRAMES (IO_PORTS / 8 / PAGE_SIZE)   /* a space's port bitmap, once it has ports */
 
 struct space {
 	struct mdb_space mdb;    /* first: the mapping database's view of it (mdb.h) */
@@ -19,8 +20,14 @@ struct space {
 	bool privileged;         /* sigma0's and the root task's spaces */
 	bool sigma0;             /* sigma0's: physical memory appears in it on demand */
 	bool io_any;             /* some I/O port is mapped here */
-	/* bit p clear: port p is mapped (I/O fpages, mapping.c); the TSS bitmap's own format */
-	u8 io_deny[IO_PORTS / 8] __attribute__((aligned(8)));
+	/*
+	 * Bit p clear: port p is mapped (I/O fpages, mapping.c), in the TSS
+	 * bitmap's own format.  NULL until the space is first given a port
+	 * (space_io_bitmap), so spaces without ports pay nothing for 64 Ki ports;
+	 * io_top: bytes from its start that may hold a clear bit (a multiple of 8).
+	 */
+	u8 *io_deny;
+	word_t io_top;
 	int nthreads;
 	struct tcb *threads;     /* its threads, linked through space_next (thread.c) */
 	word_t redirector;       /* IPC leaving the space goes to this thread (X.2); 0: none */
@@ -31,6 +38,8 @@ struct space {
 /* A new, unconfigured space, limited to the default quota unless privileged; NULL if OOM. */
 struct space *space_create(bool privileged);
 /* Set the KIP and UTCB areas (fpage encodings already checked); false if OOM. */
+/* Give s its port bitmap (all ports denied) if it has none; false if OOM. */
+bool space_io_bitmap(struct space *s);
 bool space_configure(struct space *s, word_t kip_base, word_t utcb_base, word_t utcb_size);
 /* Free the space's tables; no thread (so no UTCB page) may be left in it. */
 void space_destroy(struct space *s);

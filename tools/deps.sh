@@ -25,6 +25,8 @@ have cpio || need="$need cpio"
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need="$need busybox-static"
 # lx's ext2 root image (mk/lx.mk) and the checks of it (tests/system/test_lx_ext2.py)
 { have mke2fs || [ -x /sbin/mke2fs ] || [ -x /usr/sbin/mke2fs ]; } || need="$need e2fsprogs"
+# the network server's TCP/IP stack (smoltcp, servers/net/stack): Debian's Rust toolchain
+have cargo || need="$need cargo-web"
 # gcc's sanitizer runtimes for the host unit tests
 if have gcc && [ -e /usr/include/stdio.h ] && ! echo 'int main(void){return 0;}' | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1; then
 	need="$need libasan8 libubsan1"

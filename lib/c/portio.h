@@ -15,6 +15,30 @@ static inline unsigned char inb(unsigned short port)
 	return v;
 }
 
+static inline void outw(unsigned short port, unsigned short v)
+{
+	__asm__ __volatile__("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline unsigned short inw(unsigned short port)
+{
+	unsigned short v;
+	__asm__ __volatile__("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outl(unsigned short port, unsigned int v)
+{
+	__asm__ __volatile__("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline unsigned int inl(unsigned short port)
+{
+	unsigned int v;
+	__asm__ __volatile__("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 /* Move count 16-bit words from port to buf (rep insw), and from buf to port. */
 static inline void insw(unsigned short port, void *buf, unsigned long count)
 {

@@ -20,7 +20,7 @@
 #define MAX_PAGES   (1UL << 18)           /* sigma0 manages the first 1 GiB */
 #define MAX_OWNERS  1024
 #define LABEL_EXT   SIGMA0_LABEL_EXT
-#define IO_PORTS    0x400                 /* the ports I/O fpages cover */
+#define IO_PORTS    0x10000               /* the ports I/O fpages cover: all of them */
 #define IO_MARKER   2                     /* an I/O fpage's size field */
 /*
  * Ports below 0x100 are the motherboard's: DMA (0x00-0x1f, 0x80-0x9f, 0xc0-0xdf),
@@ -192,7 +192,7 @@ static void io_request(L4_ThreadId_t from, L4_Word_t fp)
 {
 	L4_Word_t log2 = (fp >> 10) & 0x3f, base = (fp >> 16) & 0xffff, n = 1UL << (log2 & 0xf);
 	int who = owner_index(from);
-	if (!who || log2 > 10 || (base & (n - 1)) || base + n > IO_PORTS || base + n <= base)
+	if (!who || log2 > 16 || (base & (n - 1)) || base + n > IO_PORTS || base + n <= base)
 		return reply_io(from, 0);
 	for (L4_Word_t p = base; p < base + n; p++)
 		if (p < PORTS_RESERVED || (port_owner[p] && port_owner[p] != who))

@@ -20,7 +20,7 @@ struct tss {
 	u64 reserved2;
 	u16 reserved3;
 	u16 iomap_base;
-	u8 iomap[IOMAP_BYTES + 1];   /* ports 0..0x3ff; the extra 0xff byte ends the map */
+	u8 iomap[IOMAP_BYTES + 1];   /* every port; the extra 0xff byte ends the map */
 } __attribute__((packed));
 
 struct idt_gate {
@@ -211,11 +211,21 @@ static void io_enable(const struct space *s)
 	arch_io_space = s;
 }
 
+/* Bytes at the start of the TSS bitmap that may hold a clear bit (the rest are 0xff). */
+static word_t io_loaded_top;
+
+/* Only the bytes either space uses are written: most spaces use the first 128 (ISA ports). */
 static void io_load(const struct space *s)
 {
-	static const u8 none[IO_PORTS / 8] __attribute__((aligned(8))) = {
-		[0 ... IO_PORTS / 8 - 1] = 0xff };
-	arch_copy(cpu_tss.iomap, s ? s->io_deny : none, IO_PORTS / 8);
+	word_t top = s ? s->io_top : 0;
+	if (top)
+		arch_copy(cpu_tss.iomap, s->io_deny, top);
+	if (io_loaded_top > top) {             /* deny what the previous space had beyond ours */
+		u8 *d = cpu_tss.iomap + top;
+		word_t n = io_loaded_top - top;
+		__asm__ __volatile__("rep stosb" : "+D"(d), "+c"(n) : "a"(0xff) : "memory");
+	}
+	io_loaded_top = top;
 	arch_io_loaded = s;
 }
 
@@ -238,9 +248,11 @@ void arch_io_switch_current(void)
 /* Space s's port p changed (mapping.c): if its bitmap is loaded, follow it. */
 void arch_io_changed(const struct space *s, unsigned port)
 {
-	if (s == arch_io_loaded)
+	if (s == arch_io_loaded) {
 		cpu_tss.iomap[port / 8] = s->io_deny[port / 8];
-	else if (current && s == current->space && s->io_any)
+		if (s->io_top > io_loaded_top)
+			io_loaded_top = s->io_top;
+	} else if (current && s == current->space && s->io_any)
 		arch_io_switch(s);
 }
 

@@ -308,8 +308,8 @@ TEST_CASE("mem.io_ports", "a port works only once its I/O fpage is mapped; unmap
 	EXPECT(last_io_fpage == L4_IO_FPAGE(COM2_SCR, 0, 4), "read fault fpage %lx", last_io_fpage);
 	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
 	L4_SetMR(1, L4_ITEM_MAP);
-	L4_SetMR(2, L4_IO_FPAGE(0x400, 0, 7));      /* beyond the ports I/O fpages cover */
-	EXPECT(!L4_IpcFailed(L4_Call(c_id)), "map item beyond the ISA ports");
+	L4_SetMR(2, L4_IO_FPAGE(0, 17, 7));        /* more ports than there are */
+	EXPECT(!L4_IpcFailed(L4_Call(c_id)), "map item bigger than the port space");
 	EXPECT(cmd(c_id, CMD_SET_WINDOW, L4_IO_FPAGE(0x80, 3, 0), 0, 0) == 0, "window");
 	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
 	L4_SetMR(1, L4_ITEM_MAP);

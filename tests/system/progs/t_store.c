@@ -463,7 +463,7 @@ static void other_owner(void)
 	io_got[1] = ask_ports(0x3f8, 3);          /* COM1, the root task's from boot */
 	io_got[2] = ask_ports(0x170, 3);          /* the secondary IDE channel: free */
 	io_got[3] = inb(0x177) + 1UL;             /* usable at once (a fault would stop us here) */
-	io_got[4] = ask_ports(0x400, 0);          /* beyond the ports I/O fpages cover */
+	io_got[4] = ask_ports(0, 17);             /* more ports than there are */
 	io_got[5] = ask_ports(0x171, 3);          /* not aligned to its size */
 	io_done = 1;
 	tt_park();

@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: MIT
+//! The interface, the device glue and the socket table behind stack.h.
+use core::ptr::addr_of_mut;
+use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
+use smoltcp::phy::{Device, DeviceCapabilities, Medium, RxToken, TxToken};
+use smoltcp::socket::{icmp, tcp, udp};
+use smoltcp::time::{Duration, Instant};
+use smoltcp::wire::{
+    EthernetAddress, HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndpoint,
+    Ipv4Address, Ipv6Address,
+};
+
+// The error codes of include/l4/net.h (one enum for the whole protocol).
+pub const NET_ERR_REQUEST: i64 = 1;
+pub const NET_ERR_HANDLE: i64 = 10;
+pub const NET_ERR_AGAIN: i64 = 11;
+pub const NET_ERR_INVAL: i64 = 12;
+pub const NET_ERR_NOBUFS: i64 = 13;
+pub const NET_ERR_ADDRINUSE: i64 = 14;
+pub const NET_ERR_NOTCONN: i64 = 15;
+pub const NET_ERR_CONNREFUSED: i64 = 16;
+pub const NET_ERR_AFNOSUPPORT: i64 = 17;
+pub const NET_ERR_ISCONN: i64 = 18;
+pub const NET_ERR_UNREACH: i64 = 19;
+pub const NET_ERR_MSGSIZE: i64 = 20;
+pub const NET_ERR_OPNOTSUPP: i64 = 21;
+
+pub const NET_AF_INET: u16 = 2;
+pub const NET_AF_INET6: u16 = 10;
+pub const NET_SOCK_STREAM: u32 = 1;
+pub const NET_SOCK_DGRAM: u32 = 2;
+pub const NET_SOCK_ICMP: u32 = 3;
+pub const NET_EV_IN: u32 = 0x01;
+pub const NET_EV_OUT: u32 = 0x04;
+pub const NET_EV_ERR: u32 = 0x08;
+pub const NET_EV_HUP: u32 = 0x10;
+pub const NET_SHUT_WR: u32 = 1;
+pub const NET_OPT_NODELAY: u32 = 1;
+pub const NET_OPT_KEEPALIVE_MS: u32 = 2;
+
+pub const MAX_HANDLES: usize = 64;
+const MAX_TCP: usize = 32;
+const MAX_UDP: usize = 16;
+const MAX_ICMP: usize = 4;
+const MAX_BACKLOG: usize = 8;
+const TCP_BUF: usize = 16384;
+const UDP_BUF: usize = 16384;
+const UDP_META: usize = 32;
+const ICMP_BUF: usize = 4096;
+const SOCKETS: usize = MAX_TCP + MAX_UDP + MAX_ICMP;
+const FRAME: usize = 1514;
+const RX_SLOTS: usize = 64;
+const EPHEMERAL_FIRST: u16 = 49152;
+/// smoltcp 0.12 has no persist timer: a peer whose window closed and whose window
+/// update got lost (QEMU's slirp sends none) would stall a connection for good.  An
+/// idle connection's keep-alive makes the peer answer with its window, so every TCP
+/// socket has one unless its client turns it off (NET_OPT_KEEPALIVE_MS 0).
+const KEEPALIVE_MS: u64 = 500;
+
+/// An address as the protocol carries it (include/l4/net.h, struct net_addr).
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+pub struct NetAddr {
+    pub family: u16,
+    pub port: u16,
+    pub flowinfo: u32,
+    pub addr: [u8; 16],
+}
+
+/// The static configuration (from the boot command line, servers/net/config.c).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct StackConfig {
+    pub mac: [u8; 6],
+    pub ip4_prefix: u8,
+    pub ip6_prefix: u8,
+    pub ip4: [u8; 4],
+    pub gw4: [u8; 4],
+    pub ip6: [u8; 16],
+    pub gw6: [u8; 16],
+    pub seed: u64,
+}
+
+pub type TxFn = extern "C" fn(frame: *const u8, len: usize);
+
+/// The receive ring's frames: static, as the server's stack is small.
+static mut RX_RING: [[u8; FRAME]; RX_SLOTS] = [[0; FRAME]; RX_SLOTS];
+
+fn ring() -> &'static mut [[u8; FRAME]; RX_SLOTS] {
+    // SAFETY: one thread uses the stack, and only Dev touches the ring.
+    unsafe { &mut *addr_of_mut!(RX_RING) }
+}
+
+/// The device: received frames wait in a ring; loopback frames join them.
+struct Dev {
+    mac: [u8; 6],
+    tx: TxFn,
+    lens: [usize; RX_SLOTS],
+    head: usize,
+    count: usize,
+    dropped: u64,
+}
+
+impl Dev {
+    fn push(&mut self, frame: &[u8]) -> bool {
+        if self.count == RX_SLOTS || frame.len() > FRAME || frame.len() < 14 {
+            self.dropped += 1;
+            return false;
+        }
+        let slot = (self.head + self.count) % RX_SLOTS;
+        ring()[slot][..frame.len()].copy_from_slice(frame);
+        self.lens[slot] = frame.len();
+        self.count += 1;
+        true
+    }
+
+    /// A frame leaves: to the wire unless it is for us, back in if for us or for all.
+    fn output(&mut self, frame: &[u8]) {
+        let dst = &frame[..6];
+        let ours = dst == self.mac;
+        if ours || dst[0] & 1 != 0 {
+            self.push(frame);
+        }
+        if !ours {
+            (self.tx)(frame.as_ptr(), frame.len());
+        }
+    }
+}
+
+struct Rx<'a>(&'a mut Dev);
+struct Tx<'a>(&'a mut Dev);
+
+impl RxToken for Rx<'_> {
+    fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
+        let d = self.0;
+        let slot = d.head;
+        d.head = (d.head + 1) % RX_SLOTS;
+        d.count -= 1;
+        let len = d.lens[slot];
+        f(&ring()[slot][..len])
+    }
+}
+
+impl TxToken for Tx<'_> {
+    fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
+        let mut buf = [0u8; FRAME];
+        let len = len.min(FRAME);
+        let r = f(&mut buf[..len]);
+        self.0.output(&buf[..len]);
+        r
+    }
+}
+
+impl Device for Dev {
+    type RxToken<'a> = Rx<'a> where Self: 'a;
+    type TxToken<'a> = Tx<'a> where Self: 'a;
+
+    fn receive(&mut self, _t: Instant) -> Option<(Rx<'_>, Tx<'_>)> {
+        if self.count == 0 {
+            return None;
+        }
+        // Both tokens need the device; the receive token runs first, then any reply.
+        let p: *mut Dev = self;
+        // SAFETY: smoltcp consumes the rx token before it uses the tx token.
+        unsafe { Some((Rx(&mut *p), Tx(&mut *p))) }
+    }
+
+    fn transmit(&mut self, _t: Instant) -> Option<Tx<'_>> {
+        Some(Tx(self))
+    }
+
+    fn capabilities(&self) -> DeviceCapabilities {
+        let mut c = DeviceCapabilities::default();
+        c.medium = Medium::Ethernet;
+        c.max_transmission_unit = FRAME;
+        c
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    Free,
+    /// A TCP socket: pool index; `bound` is the port bind() chose (0: none yet).
+    Tcp { i: usize, bound: Option<IpListenEndpoint> },
+    /// A listening TCP socket: pool indices of its backlog (usize::MAX: empty slot).
+    Listen { ep: IpListenEndpoint, q: [usize; MAX_BACKLOG], n: usize },
+    Udp { i: usize },
+    Icmp { i: usize },
+}
+
+struct State {
+    iface: Interface,
+    dev: Dev,
+    sockets: SocketSet<'static>,
+    tcp: [SocketHandle; MAX_TCP],
+    tcp_busy: [bool; MAX_TCP],
+    udp: [SocketHandle; MAX_UDP],
+    udp_busy: [bool; MAX_UDP],
+    icmp: [SocketHandle; MAX_ICMP],
+    icmp_busy: [bool; MAX_ICMP],
+    handles: [Kind; MAX_HANDLES],
+    families: [u16; MAX_HANDLES],
+    next_port: u16,
+    now: Instant,
+}
+
+static mut STORAGE: [SocketStorage<'static>; SOCKETS] = [SocketStorage::EMPTY; SOCKETS];
+static mut TCP_RX: [[u8; TCP_BUF]; MAX_TCP] = [[0; TCP_BUF]; MAX_TCP];
+static mut TCP_TX: [[u8; TCP_BUF]; MAX_TCP] = [[0; TCP_BUF]; MAX_TCP];
+static mut UDP_RX: [[u8; UDP_BUF]; MAX_UDP] = [[0; UDP_BUF]; MAX_UDP];
+static mut UDP_TX: [[u8; UDP_BUF]; MAX_UDP] = [[0; UDP_BUF]; MAX_UDP];
+static mut UDP_RXM: [[udp::PacketMetadata; UDP_META]; MAX_UDP] =
+    [[udp::PacketMetadata::EMPTY; UDP_META]; MAX_UDP];
+static mut UDP_TXM: [[udp::PacketMetadata; UDP_META]; MAX_UDP] =
+    [[udp::PacketMetadata::EMPTY; UDP_META]; MAX_UDP];
+static mut ICMP_RX: [[u8; ICMP_BUF]; MAX_ICMP] = [[0; ICMP_BUF]; MAX_ICMP];
+static mut ICMP_TX: [[u8; ICMP_BUF]; MAX_ICMP] = [[0; ICMP_BUF]; MAX_ICMP];
+static mut ICMP_RXM: [[icmp::PacketMetadata; 8]; MAX_ICMP] =
+    [[icmp::PacketMetadata::EMPTY; 8]; MAX_ICMP];
+static mut ICMP_TXM: [[icmp::PacketMetadata; 8]; MAX_ICMP] =
+    [[icmp::PacketMetadata::EMPTY; 8]; MAX_ICMP];
+static mut STATE: Option<State> = None;
+
+/// The one state; the server is single-threaded and calls in only from its loop.
+fn st() -> Option<&'static mut State> {
+    // SAFETY: one thread calls the stack (servers/net), never reentrantly.
+    unsafe { (*addr_of_mut!(STATE)).as_mut() }
+}
+
+/// ICMP socket i over its static buffers.  smoltcp cannot unbind an ICMP socket, so
+/// closing one replaces it: the caller must have dropped socket i's previous instance.
+unsafe fn new_icmp(i: usize) -> icmp::Socket<'static> {
+    let rx = icmp::PacketBuffer::new(&mut (&mut *addr_of_mut!(ICMP_RXM))[i][..], &mut (&mut *addr_of_mut!(ICMP_RX))[i][..]);
+    let tx = icmp::PacketBuffer::new(&mut (&mut *addr_of_mut!(ICMP_TXM))[i][..], &mut (&mut *addr_of_mut!(ICMP_TX))[i][..]);
+    icmp::Socket::new(rx, tx)
+}
+
+fn add_sockets(set: &mut SocketSet<'static>) -> ([SocketHandle; MAX_TCP], [SocketHandle; MAX_UDP], [SocketHandle; MAX_ICMP]) {
+    // SAFETY: each static buffer is handed out once, here, before any other use.
+    unsafe {
+        let tcp = core::array::from_fn(|i| {
+            let rx = tcp::SocketBuffer::new(&mut (&mut *addr_of_mut!(TCP_RX))[i][..]);
+            let tx = tcp::SocketBuffer::new(&mut (&mut *addr_of_mut!(TCP_TX))[i][..]);
+            set.add(tcp::Socket::new(rx, tx))
+        });
+        let udp = core::array::from_fn(|i| {
+            let rx = udp::PacketBuffer::new(&mut (&mut *addr_of_mut!(UDP_RXM))[i][..], &mut (&mut *addr_of_mut!(UDP_RX))[i][..]);
+            let tx = udp::PacketBuffer::new(&mut (&mut *addr_of_mut!(UDP_TXM))[i][..], &mut (&mut *addr_of_mut!(UDP_TX))[i][..]);
+            set.add(udp::Socket::new(rx, tx))
+        });
+        let icmp = core::array::from_fn(|i| set.add(new_icmp(i)));
+        (tcp, udp, icmp)
+    }
+}
+
+fn configure(iface: &mut Interface, c: &StackConfig) {
+    let mac = EthernetAddress(c.mac);
+    let ll = link_local(&c.mac);
+    iface.update_ip_addrs(|a| {
+        if c.ip4 != [0; 4] {
+            let _ = a.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from(c.ip4)), c.ip4_prefix));
+        }
+        let _ = a.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+        if c.ip6 != [0; 16] {
+            let _ = a.push(IpCidr::new(IpAddress::Ipv6(Ipv6Address::from(c.ip6)), c.ip6_prefix));
+        }
+        let _ = a.push(IpCidr::new(IpAddress::Ipv6(ll), 64));
+    });
+    if c.gw4 != [0; 4] {
+        let _ = iface.routes_mut().add_default_ipv4_route(Ipv4Address::from(c.gw4));
+    }
+    if c.gw6 != [0; 16] {
+        let _ = iface.routes_mut().add_default_ipv6_route(Ipv6Address::from(c.gw6));
+    }
+    let _ = mac;
+}
+
+/// fe80::/64 with the modified EUI-64 of the MAC address (RFC 4291).
+fn link_local(mac: &[u8; 6]) -> Ipv6Address {
+    let mut a = [0u8; 16];
+    a[0] = 0xfe;
+    a[1] = 0x80;
+    a[8] = mac[0] ^ 2;
+    a[9] = mac[1];
+    a[10] = mac[2];
+    a[11] = 0xff;
+    a[12] = 0xfe;
+    a[13] = mac[3];
+    a[14] = mac[4];
+    a[15] = mac[5];
+    Ipv6Address::from(a)
+}
+
+/// Set the stack up once: 0, or -NET_ERR_INVAL (bad MAC, or called twice).
+#[no_mangle]
+pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> i64 {
+    // SAFETY: the caller passes a valid configuration (servers/net).
+    let c = match unsafe { cfg.as_ref() } {
+        Some(c) => *c,
+        None => return -NET_ERR_INVAL,
+    };
+    let mac = EthernetAddress(c.mac);
+    if st().is_some() || !mac.is_unicast() {
+        return -NET_ERR_INVAL;
+    }
+    let mut dev = Dev { mac: c.mac, tx, lens: [0; RX_SLOTS], head: 0, count: 0, dropped: 0 };
+    let now = Instant::from_millis(now_ms as i64);
+    let mut config = Config::new(HardwareAddress::Ethernet(mac));
+    config.random_seed = c.seed;
+    let mut iface = Interface::new(config, &mut dev, now);
+    configure(&mut iface, &c);
+    // SAFETY: STORAGE is handed to the socket set once, here.
+    let mut sockets = SocketSet::new(unsafe { &mut (&mut *addr_of_mut!(STORAGE))[..] });
+    let (tcp, udp, icmp) = add_sockets(&mut sockets);
+    let state = State {
+        iface, dev, sockets, tcp, udp, icmp,
+        tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
+        handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
+        next_port: EPHEMERAL_FIRST, now,
+    };
+    // SAFETY: single-threaded, and STATE was None.
+    unsafe { *addr_of_mut!(STATE) = Some(state) };
+    0
+}
+
+/// A frame from the wire (the NIC driver): queued for the next stack_poll.  1, or 0 if dropped.
+#[no_mangle]
+pub extern "C" fn stack_input(frame: *const u8, len: usize) -> i32 {
+    let Some(s) = st() else { return 0 };
+    if frame.is_null() || len > FRAME {
+        s.dev.dropped += 1;
+        return 0;
+    }
+    // SAFETY: the caller's buffer holds len bytes.
+    s.dev.push(unsafe { core::slice::from_raw_parts(frame, len) }) as i32
+}
+
+/// Room for more input before a poll (frames the receive ring can still take).
+#[no_mangle]
+pub extern "C" fn stack_input_room() -> usize {
+    st().map_or(0, |s| RX_SLOTS - s.dev.count)
+}
+
+/// Run the stack at time now_ms; 1 if any socket's state may have changed.
+#[no_mangle]
+pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
+    let Some(s) = st() else { return 0 };
+    s.now = Instant::from_millis(now_ms as i64);
+    let mut changed = false;
+    // Loopback frames queue behind the ones being processed: run until quiet.
+    for _ in 0..16 {
+        let r = s.iface.poll(s.now, &mut s.dev, &mut s.sockets);
+        changed |= r != smoltcp::iface::PollResult::None;
+        if s.dev.count == 0 {
+            break;
+        }
+    }
+    changed as i32
+}
+
+/// Milliseconds until the stack needs stack_poll again (timers); u64::MAX: none pending.
+#[no_mangle]
+pub extern "C" fn stack_poll_delay(now_ms: u64) -> u64 {
+    let Some(s) = st() else { return u64::MAX };
+    if s.dev.count > 0 {
+        return 0;
+    }
+    match s.iface.poll_delay(Instant::from_millis(now_ms as i64), &s.sockets) {
+        Some(d) => d.total_millis(),
+        None => u64::MAX,
+    }
+}
+
+/// Frames dropped because the receive ring was full or they were malformed.
+#[no_mangle]
+pub extern "C" fn stack_dropped() -> u64 {
+    st().map_or(0, |s| s.dev.dropped)
+}
+
+// ---- addresses ----
+
+fn to_ip(a: &NetAddr) -> Result<IpAddress, i64> {
+    match a.family {
+        NET_AF_INET => {
+            let mut b = [0u8; 4];
+            b.copy_from_slice(&a.addr[..4]);
+            Ok(IpAddress::Ipv4(Ipv4Address::from(b)))
+        }
+        NET_AF_INET6 => Ok(IpAddress::Ipv6(Ipv6Address::from(a.addr))),
+        _ => Err(-NET_ERR_AFNOSUPPORT),
+    }
+}
+
+fn from_ep(ep: IpEndpoint) -> NetAddr {
+    let mut n = NetAddr { port: ep.port, ..Default::default() };
+    match ep.addr {
+        IpAddress::Ipv4(a) => {
+            n.family = NET_AF_INET;
+            n.addr[..4].copy_from_slice(&a.octets());
+        }
+        IpAddress::Ipv6(a) => {
+            n.family = NET_AF_INET6;
+            n.addr = a.octets();
+        }
+    }
+    n
+}
+
+fn from_listen(ep: IpListenEndpoint, family: u16) -> NetAddr {
+    match ep.addr {
+        Some(a) => from_ep(IpEndpoint::new(a, ep.port)),
+        None => NetAddr { family, port: ep.port, ..Default::default() },
+    }
+}
+
+/// A listen endpoint: the unspecified address means any (both families, as smoltcp does).
+fn to_listen(a: &NetAddr) -> Result<IpListenEndpoint, i64> {
+    let ip = to_ip(a)?;
+    Ok(IpListenEndpoint { addr: if ip.is_unspecified() { None } else { Some(ip) }, port: a.port })
+}
+
+fn read_addr(p: *const NetAddr) -> Result<NetAddr, i64> {
+    // SAFETY: the C side passes a valid pointer or NULL.
+    unsafe { p.as_ref() }.copied().ok_or(-NET_ERR_INVAL)
+}
+
+fn write_addr(p: *mut NetAddr, a: NetAddr) {
+    // SAFETY: as read_addr; NULL means "not wanted".
+    if let Some(out) = unsafe { p.as_mut() } {
+        *out = a;
+    }
+}
+
+// ---- the socket table ----
+
+fn kind(s: &State, h: i64) -> Result<Kind, i64> {
+    if h < 0 || h as usize >= MAX_HANDLES {
+        return Err(-NET_ERR_HANDLE);
+    }
+    match s.handles[h as usize] {
+        Kind::Free => Err(-NET_ERR_HANDLE),
+        k => Ok(k),
+    }
+}
+
+fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
+    match s.handles.iter().position(|k| *k == Kind::Free) {
+        Some(h) => {
+            s.handles[h] = k;
+            s.families[h] = family;
+            h as i64
+        }
+        None => -NET_ERR_NOBUFS,
+    }
+}
+
+/// A TCP pool socket nobody holds and that has finished closing.
+fn take_tcp(s: &mut State) -> Option<usize> {
+    let i = (0..MAX_TCP).find(|&i| {
+        !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == tcp::State::Closed
+    })?;
+    s.tcp_busy[i] = true;
+    let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+    sock.set_nagle_enabled(true);
+    sock.set_keep_alive(Some(Duration::from_millis(KEEPALIVE_MS)));
+    Some(i)
+}
+
+fn take(busy: &mut [bool]) -> Option<usize> {
+    let i = busy.iter().position(|b| !*b)?;
+    busy[i] = true;
+    Some(i)
+}
+
+/// A new socket: family NET_AF_INET or NET_AF_INET6, type NET_SOCK_*; the handle or -error.
+#[no_mangle]
+pub extern "C" fn stack_socket(family: u16, ty: u32) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    if family != NET_AF_INET && family != NET_AF_INET6 {
+        return -NET_ERR_AFNOSUPPORT;
+    }
+    if !s.handles.contains(&Kind::Free) {
+        return -NET_ERR_NOBUFS;
+    }
+    let k = match ty {
+        NET_SOCK_STREAM => take_tcp(s).map(|i| Kind::Tcp { i, bound: None }),
+        NET_SOCK_DGRAM => take(&mut s.udp_busy).map(|i| Kind::Udp { i }),
+        NET_SOCK_ICMP => take(&mut s.icmp_busy).map(|i| Kind::Icmp { i }),
+        _ => return -NET_ERR_INVAL,
+    };
+    match k {
+        Some(k) => new_handle(s, k, family),
+        None => -NET_ERR_NOBUFS,
+    }
+}
+
+/// Is the port taken among sockets of the same protocol (TCP and UDP ports are apart)?
+fn port_in_use(s: &State, port: u16, tcp_side: bool) -> bool {
+    if !tcp_side {
+        return s.udp.iter().any(|h| s.sockets.get::<udp::Socket>(*h).endpoint().port == port);
+    }
+    s.handles.iter().any(|k| match *k {
+        Kind::Tcp { bound: Some(ep), .. } | Kind::Listen { ep, .. } => ep.port == port,
+        _ => false,
+    }) || s.tcp.iter().any(|h| {
+        s.sockets.get::<tcp::Socket>(*h).local_endpoint().is_some_and(|e| e.port == port)
+    })
+}
+
+fn ephemeral(s: &mut State, tcp_side: bool) -> Result<u16, i64> {
+    for _ in 0..(65535 - EPHEMERAL_FIRST) {
+        let p = s.next_port;
+        s.next_port = if p == 65535 { EPHEMERAL_FIRST } else { p + 1 };
+        if !port_in_use(s, p, tcp_side) {
+            return Ok(p);
+        }
+    }
+    Err(-NET_ERR_ADDRINUSE)
+}
+
+fn bind(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
+    let k = kind(s, h)?;
+    if a.family != s.families[h as usize] {
+        return Err(-NET_ERR_AFNOSUPPORT);
+    }
+    let mut ep = to_listen(a)?;
+    let tcp_side = matches!(k, Kind::Tcp { .. } | Kind::Listen { .. });
+    if ep.port == 0 && !matches!(k, Kind::Icmp { .. }) {
+        ep.port = ephemeral(s, tcp_side)?;
+    } else if port_in_use(s, ep.port, tcp_side) && !matches!(k, Kind::Icmp { .. }) {
+        return Err(-NET_ERR_ADDRINUSE);
+    }
+    match k {
+        Kind::Tcp { i, bound: None } => {
+            s.handles[h as usize] = Kind::Tcp { i, bound: Some(ep) };
+            Ok(())
+        }
+        Kind::Udp { i } => s.sockets.get_mut::<udp::Socket>(s.udp[i]).bind(ep).map_err(|_| -NET_ERR_INVAL),
+        Kind::Icmp { i } => s
+            .sockets
+            .get_mut::<icmp::Socket>(s.icmp[i])
+            .bind(icmp::Endpoint::Ident(a.port))
+            .map_err(|_| -NET_ERR_INVAL),
+        _ => Err(-NET_ERR_INVAL),
+    }
+}
+
+fn status(r: Result<(), i64>) -> i64 {
+    match r {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+/// Bind to a local address and port (port 0: an ephemeral one; ICMP: port = the echo identifier).
+#[no_mangle]
+pub extern "C" fn stack_bind(h: i64, addr: *const NetAddr) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    status(read_addr(addr).and_then(|a| bind(s, h, &a)))
+}
+
+fn listen_one(s: &mut State, ep: IpListenEndpoint) -> Option<usize> {
+    let i = take_tcp(s)?;
+    if s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).listen(ep).is_err() {
+        s.tcp_busy[i] = false;
+        return None;
+    }
+    Some(i)
+}
+
+fn listen(s: &mut State, h: i64, backlog: usize) -> Result<(), i64> {
+    let (i, ep) = match kind(s, h)? {
+        Kind::Tcp { i, bound: Some(ep) } => (i, ep),
+        Kind::Tcp { bound: None, .. } => return Err(-NET_ERR_INVAL), // bind first
+        Kind::Listen { .. } => return Ok(()),
+        _ => return Err(-NET_ERR_OPNOTSUPP),
+    };
+    if s.sockets.get::<tcp::Socket>(s.tcp[i]).state() != tcp::State::Closed {
+        return Err(-NET_ERR_ISCONN);
+    }
+    s.tcp_busy[i] = false;
+    let mut q = [usize::MAX; MAX_BACKLOG];
+    let n = backlog.clamp(1, MAX_BACKLOG);
+    for slot in q.iter_mut().take(n) {
+        *slot = listen_one(s, ep).unwrap_or(usize::MAX);
+    }
+    if q[0] == usize::MAX {
+        return Err(-NET_ERR_NOBUFS);
+    }
+    s.handles[h as usize] = Kind::Listen { ep, q, n };
+    Ok(())
+}
+
+/// Listen on the bound port with up to backlog (1..8) connections waiting to be accepted.
+#[no_mangle]
+pub extern "C" fn stack_listen(h: i64, backlog: u32) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    status(listen(s, h, backlog as usize))
+}
+
+fn accepted(st: tcp::State) -> bool {
+    !matches!(st, tcp::State::Listen | tcp::State::SynReceived | tcp::State::Closed)
+}
+
+/// Take one established connection off a listener: a new handle, or -NET_ERR_AGAIN.
+#[no_mangle]
+pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let (ep, mut q, n) = match kind(s, h) {
+        Ok(Kind::Listen { ep, q, n }) => (ep, q, n),
+        Ok(_) => return -NET_ERR_INVAL,
+        Err(e) => return e,
+    };
+    // Refill slots whose socket went away (or could not be had before).
+    for slot in q.iter_mut().take(n) {
+        let gone = *slot == usize::MAX
+            || s.sockets.get::<tcp::Socket>(s.tcp[*slot]).state() == tcp::State::Closed;
+        if gone {
+            if *slot != usize::MAX {
+                s.tcp_busy[*slot] = false;
+            }
+            *slot = listen_one(s, ep).unwrap_or(usize::MAX);
+        }
+    }
+    let ready = q.iter().take(n).position(|&i| i != usize::MAX && accepted(s.sockets.get::<tcp::Socket>(s.tcp[i]).state()));
+    let Some(pos) = ready else {
+        s.handles[h as usize] = Kind::Listen { ep, q, n };
+        return -NET_ERR_AGAIN;
+    };
+    let i = q[pos];
+    if !s.handles.contains(&Kind::Free) {
+        return -NET_ERR_NOBUFS;
+    }
+    q[pos] = listen_one(s, ep).unwrap_or(usize::MAX);
+    s.handles[h as usize] = Kind::Listen { ep, q, n };
+    let family = s.families[h as usize];
+    if let Some(r) = s.sockets.get::<tcp::Socket>(s.tcp[i]).remote_endpoint() {
+        write_addr(peer, from_ep(r));
+    }
+    new_handle(s, Kind::Tcp { i, bound: Some(ep) }, family)
+}
+
+fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
+    let k = kind(s, h)?;
+    let remote = IpEndpoint::new(to_ip(a)?, a.port);
+    if a.family != s.families[h as usize] {
+        return Err(-NET_ERR_AFNOSUPPORT);
+    }
+    match k {
+        Kind::Tcp { i, bound } => {
+            let local = match bound {
+                Some(ep) => ep,
+                None => IpListenEndpoint { addr: None, port: ephemeral(s, true)? },
+            };
+            s.handles[h as usize] = Kind::Tcp { i, bound: Some(local) };
+            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            match sock.state() {
+                tcp::State::Closed => {}
+                tcp::State::SynSent => return Err(-NET_ERR_AGAIN),
+                _ => return Err(-NET_ERR_ISCONN),
+            }
+            let cx = s.iface.context();
+            sock.connect(cx, remote, local).map_err(|e| match e {
+                tcp::ConnectError::Unaddressable => -NET_ERR_UNREACH,
+                tcp::ConnectError::InvalidState => -NET_ERR_ISCONN,
+            })
+        }
+        Kind::Udp { .. } | Kind::Icmp { .. } => Err(-NET_ERR_OPNOTSUPP),
+        Kind::Listen { .. } => Err(-NET_ERR_ISCONN),
+        Kind::Free => Err(-NET_ERR_HANDLE),
+    }
+}
+
+/// Start a TCP connection (it completes in the background: poll for NET_EV_OUT).
+#[no_mangle]
+pub extern "C" fn stack_connect(h: i64, addr: *const NetAddr) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    status(read_addr(addr).and_then(|a| connect(s, h, &a)))
+}
+
+fn tcp_send(sock: &mut tcp::Socket, data: &[u8]) -> i64 {
+    if !sock.may_send() {
+        return if matches!(sock.state(), tcp::State::SynSent | tcp::State::SynReceived) {
+            -NET_ERR_AGAIN
+        } else {
+            -NET_ERR_NOTCONN
+        };
+    }
+    match sock.send_slice(data) {
+        Ok(0) if !data.is_empty() => -NET_ERR_AGAIN,
+        Ok(n) => n as i64,
+        Err(_) => -NET_ERR_NOTCONN,
+    }
+}
+
+fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
+    let Some(a) = to else { return -NET_ERR_NOTCONN };
+    let ip = match to_ip(&a) {
+        Ok(ip) => ip,
+        Err(e) => return e,
+    };
+    if a.port == 0 || ip.is_unspecified() {
+        return -NET_ERR_INVAL;
+    }
+    if !s.sockets.get::<udp::Socket>(s.udp[i]).is_open() {
+        let any = NetAddr { family: s.families[h as usize], ..Default::default() };
+        if let Err(e) = bind(s, h, &any) {
+            return e;
+        }
+    }
+    let sock = s.sockets.get_mut::<udp::Socket>(s.udp[i]);
+    if data.len() > UDP_BUF {
+        return -NET_ERR_MSGSIZE;
+    }
+    match sock.send_slice(data, IpEndpoint::new(ip, a.port)) {
+        Ok(()) => data.len() as i64,
+        Err(udp::SendError::BufferFull) => -NET_ERR_AGAIN,
+        Err(udp::SendError::Unaddressable) => -NET_ERR_UNREACH,
+    }
+}
+
+fn icmp_send(s: &mut State, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
+    let Some(a) = to else { return -NET_ERR_NOTCONN };
+    let ip = match to_ip(&a) {
+        Ok(ip) => ip,
+        Err(e) => return e,
+    };
+    if data.len() < 8 || data.len() > ICMP_BUF {
+        return -NET_ERR_MSGSIZE;
+    }
+    match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).send_slice(data, ip) {
+        Ok(()) => data.len() as i64,
+        Err(icmp::SendError::BufferFull) => -NET_ERR_AGAIN,
+        Err(icmp::SendError::Unaddressable) => -NET_ERR_UNREACH,
+    }
+}
+
+/// Send len bytes (to addr for datagrams; addr NULL for TCP): bytes queued, or -error.
+#[no_mangle]
+pub extern "C" fn stack_send(h: i64, data: *const u8, len: usize, addr: *const NetAddr) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    if data.is_null() && len > 0 {
+        return -NET_ERR_INVAL;
+    }
+    // SAFETY: the caller's buffer holds len bytes.
+    let buf = if len == 0 { &[][..] } else { unsafe { core::slice::from_raw_parts(data, len) } };
+    let to = read_addr(addr).ok();
+    match kind(s, h) {
+        Ok(Kind::Tcp { i, .. }) => tcp_send(s.sockets.get_mut::<tcp::Socket>(s.tcp[i]), buf),
+        Ok(Kind::Udp { i }) => udp_send(s, h, i, buf, to),
+        Ok(Kind::Icmp { i }) => icmp_send(s, i, buf, to),
+        Ok(_) => -NET_ERR_NOTCONN,
+        Err(e) => e,
+    }
+}
+
+fn tcp_recv(sock: &mut tcp::Socket, buf: &mut [u8]) -> i64 {
+    match sock.recv_slice(buf) {
+        Ok(0) if sock.may_recv() || matches!(sock.state(), tcp::State::SynSent | tcp::State::SynReceived) => -NET_ERR_AGAIN,
+        Ok(n) => n as i64,
+        Err(tcp::RecvError::Finished) => 0,
+        Err(tcp::RecvError::InvalidState) => -NET_ERR_NOTCONN,
+    }
+}
+
+/// Receive up to len bytes; from gets the sender (datagrams) or peer.  0: end of stream.
+#[no_mangle]
+pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAddr) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    if data.is_null() && len > 0 {
+        return -NET_ERR_INVAL;
+    }
+    // SAFETY: the caller's buffer holds len bytes.
+    let buf = if len == 0 { &mut [][..] } else { unsafe { core::slice::from_raw_parts_mut(data, len) } };
+    match kind(s, h) {
+        Ok(Kind::Tcp { i, .. }) => {
+            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            if let Some(r) = sock.remote_endpoint() {
+                write_addr(from, from_ep(r));
+            }
+            tcp_recv(sock, buf)
+        }
+        Ok(Kind::Udp { i }) => match s.sockets.get_mut::<udp::Socket>(s.udp[i]).recv_slice(buf) {
+            Ok((n, meta)) => {
+                write_addr(from, from_ep(meta.endpoint));
+                n as i64
+            }
+            Err(udp::RecvError::Exhausted) => -NET_ERR_AGAIN,
+            Err(udp::RecvError::Truncated) => -NET_ERR_MSGSIZE,
+        },
+        Ok(Kind::Icmp { i }) => match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).recv_slice(buf) {
+            Ok((n, ip)) => {
+                write_addr(from, from_ep(IpEndpoint::new(ip, 0)));
+                n as i64
+            }
+            Err(icmp::RecvError::Exhausted) => -NET_ERR_AGAIN,
+            Err(icmp::RecvError::Truncated) => -NET_ERR_MSGSIZE,
+        },
+        Ok(_) => -NET_ERR_NOTCONN,
+        Err(e) => e,
+    }
+}
+
+/// Readiness: NET_EV_* bits for the handle, or -NET_ERR_HANDLE.
+#[no_mangle]
+pub extern "C" fn stack_events(h: i64) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let k = match kind(s, h) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let ev = match k {
+        Kind::Tcp { i, bound } => {
+            let sock = s.sockets.get::<tcp::Socket>(s.tcp[i]);
+            let mut ev = 0;
+            if sock.can_recv() || (!sock.may_recv() && accepted(sock.state())) {
+                ev |= NET_EV_IN;
+            }
+            if sock.can_send() {
+                ev |= NET_EV_OUT;
+            }
+            if sock.state() == tcp::State::Closed && bound.is_some() {
+                ev |= NET_EV_HUP | NET_EV_ERR | NET_EV_IN;   // reset, refused, or closed
+            }
+            ev
+        }
+        Kind::Listen { q, n, .. } => {
+            let ready = q.iter().take(n).any(|&i| i != usize::MAX && accepted(s.sockets.get::<tcp::Socket>(s.tcp[i]).state()));
+            if ready { NET_EV_IN } else { 0 }
+        }
+        Kind::Udp { i } => {
+            let sock = s.sockets.get::<udp::Socket>(s.udp[i]);
+            (if sock.can_recv() { NET_EV_IN } else { 0 }) | (if sock.can_send() { NET_EV_OUT } else { 0 })
+        }
+        Kind::Icmp { i } => {
+            let sock = s.sockets.get::<icmp::Socket>(s.icmp[i]);
+            (if sock.can_recv() { NET_EV_IN } else { 0 }) | (if sock.can_send() { NET_EV_OUT } else { 0 })
+        }
+        Kind::Free => 0,
+    };
+    ev as i64
+}
+
+/// Shut down the sending side (NET_SHUT_WR: a FIN after the queued data).
+#[no_mangle]
+pub extern "C" fn stack_shutdown(h: i64, how: u32) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    match kind(s, h) {
+        Ok(Kind::Tcp { i, .. }) if how == NET_SHUT_WR => {
+            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            if !sock.is_active() {
+                return -NET_ERR_NOTCONN;
+            }
+            sock.close();
+            0
+        }
+        Ok(Kind::Tcp { .. }) => -NET_ERR_INVAL,
+        Ok(_) => -NET_ERR_OPNOTSUPP,
+        Err(e) => e,
+    }
+}
+
+/// Close: TCP sends a FIN and finishes in the background; the handle is free at once.
+#[no_mangle]
+pub extern "C" fn stack_close(h: i64) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let k = match kind(s, h) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    match k {
+        Kind::Tcp { i, .. } => {
+            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            if matches!(sock.state(), tcp::State::Listen | tcp::State::SynSent) {
+                sock.abort();
+            } else {
+                sock.close();
+            }
+            s.tcp_busy[i] = false;
+        }
+        Kind::Listen { q, n, .. } => {
+            for &i in q.iter().take(n).filter(|&&i| i != usize::MAX) {
+                s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
+                s.tcp_busy[i] = false;
+            }
+        }
+        Kind::Udp { i } => {
+            s.sockets.get_mut::<udp::Socket>(s.udp[i]).close();
+            s.udp_busy[i] = false;
+        }
+        Kind::Icmp { i } => {
+            drop(s.sockets.remove(s.icmp[i]));
+            // SAFETY: the previous socket over these buffers was just dropped.
+            s.icmp[i] = s.sockets.add(unsafe { new_icmp(i) });
+            s.icmp_busy[i] = false;
+        }
+        Kind::Free => {}
+    }
+    s.handles[h as usize] = Kind::Free;
+    0
+}
+
+/// The local (which = 0) or remote (1) address of a socket.
+#[no_mangle]
+pub extern "C" fn stack_name(h: i64, which: u32, out: *mut NetAddr) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let k = match kind(s, h) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let family = s.families[h as usize];
+    let a = match (k, which) {
+        (Kind::Tcp { i, bound }, 0) => match s.sockets.get::<tcp::Socket>(s.tcp[i]).local_endpoint() {
+            Some(ep) => from_ep(ep),
+            None => from_listen(bound.unwrap_or_default(), family),
+        },
+        (Kind::Tcp { i, .. }, 1) => match s.sockets.get::<tcp::Socket>(s.tcp[i]).remote_endpoint() {
+            Some(ep) => from_ep(ep),
+            None => return -NET_ERR_NOTCONN,
+        },
+        (Kind::Listen { ep, .. }, 0) => from_listen(ep, family),
+        (Kind::Udp { i }, 0) => from_listen(s.sockets.get::<udp::Socket>(s.udp[i]).endpoint(), family),
+        (_, 0 | 1) => return -NET_ERR_NOTCONN,
+        _ => return -NET_ERR_INVAL,
+    };
+    write_addr(out, a);
+    0
+}
+
+/// Socket options: NET_OPT_NODELAY (value 0/1), NET_OPT_KEEPALIVE_MS (0: off).  TCP only.
+#[no_mangle]
+pub extern "C" fn stack_setopt(h: i64, opt: u32, value: u64) -> i64 {
+    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let i = match kind(s, h) {
+        Ok(Kind::Tcp { i, .. }) => i,
+        Ok(_) => return -NET_ERR_OPNOTSUPP,
+        Err(e) => return e,
+    };
+    let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+    match opt {
+        NET_OPT_NODELAY => sock.set_nagle_enabled(value == 0),
+        NET_OPT_KEEPALIVE_MS => sock.set_keep_alive(if value == 0 { None } else { Some(Duration::from_millis(value)) }),
+        _ => return -NET_ERR_INVAL,
+    }
+    0
+}

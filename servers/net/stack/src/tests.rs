@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+//! Host tests of the stack glue (cargo test): loopback traffic through the real
+//! smoltcp, and bad input.  One test function: the stack is one global state.
+use super::*;
+use std::sync::Mutex;
+
+static WIRE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+extern "C" fn tx(frame: *const u8, len: usize) {
+    let f = unsafe { std::slice::from_raw_parts(frame, len) }.to_vec();
+    WIRE.lock().unwrap().push(f);
+}
+
+fn v4(a: [u8; 4], port: u16) -> NetAddr {
+    let mut n = NetAddr { family: NET_AF_INET, port, ..Default::default() };
+    n.addr[..4].copy_from_slice(&a);
+    n
+}
+
+fn v6(a: [u8; 16], port: u16) -> NetAddr {
+    NetAddr { family: NET_AF_INET6, port, addr: a, ..Default::default() }
+}
+
+fn run(t: &mut u64) {
+    for _ in 0..50 {
+        *t += 50;
+        stack_poll(*t);
+    }
+}
+
+fn cfg() -> StackConfig {
+    let mut c = StackConfig { mac: [0x52, 0x54, 0, 0x12, 0x34, 0x56], ip4: [10, 0, 2, 15], ip4_prefix: 24,
+                              gw4: [10, 0, 2, 2], ip6_prefix: 64, seed: 1, ..Default::default() };
+    c.ip6[..2].copy_from_slice(&[0xfe, 0xc0]);
+    c.ip6[15] = 0x15;
+    c
+}
+
+fn udp_echo(t: &mut u64, family: u16, to: NetAddr) {
+    let a = stack_socket(family, NET_SOCK_DGRAM);
+    let b = stack_socket(family, NET_SOCK_DGRAM);
+    assert!(a >= 0 && b >= 0);
+    let any = NetAddr { family, port: 7007, ..Default::default() };
+    assert_eq!(stack_bind(a, &any), 0);
+    assert_eq!(stack_bind(b, &any), -NET_ERR_ADDRINUSE);
+    assert_eq!(stack_send(b, b"ping".as_ptr(), 4, &to), 4);
+    run(t);
+    for f in WIRE.lock().unwrap().iter().rev().take(4) { eprintln!("wire {:02x?}", &f[..f.len().min(60)]); }
+    let mut buf = [0u8; 64];
+    let mut from = NetAddr::default();
+    assert_eq!(stack_events(a) & NET_EV_IN as i64, NET_EV_IN as i64);
+    assert_eq!(stack_recv(a, buf.as_mut_ptr(), 64, &mut from), 4);
+    assert_eq!(&buf[..4], b"ping");
+    assert_eq!(from.family, family);
+    assert_eq!(stack_recv(a, buf.as_mut_ptr(), 64, &mut from), -NET_ERR_AGAIN);
+    // TCP has ports of its own
+    let t = stack_socket(family, NET_SOCK_STREAM);
+    assert_eq!(stack_bind(t, &any), 0, "TCP port of a bound UDP one");
+    assert_eq!(stack_close(t), 0);
+    assert_eq!(stack_close(a), 0);
+    assert_eq!(stack_close(b), 0);
+}
+
+fn tcp_echo(t: &mut u64, family: u16, to: NetAddr) {
+    let l = stack_socket(family, NET_SOCK_STREAM);
+    let any = NetAddr { family, port: to.port, ..Default::default() };
+    assert_eq!(stack_listen(l, 4), -NET_ERR_INVAL, "listen before bind");
+    assert_eq!(stack_bind(l, &any), 0);
+    assert_eq!(stack_listen(l, 4), 0);
+    let c = stack_socket(family, NET_SOCK_STREAM);
+    assert_eq!(stack_accept(l, std::ptr::null_mut()), -NET_ERR_AGAIN);
+    assert_eq!(stack_connect(c, &to), 0);
+    run(t);
+    let mut peer = NetAddr::default();
+    let s = stack_accept(l, &mut peer);
+    assert!(s >= 0, "accept: {s}");
+    assert_eq!(peer.family, family);
+    assert_ne!(stack_events(c) & NET_EV_OUT as i64, 0);
+    assert_eq!(stack_send(c, b"hello".as_ptr(), 5, std::ptr::null()), 5);
+    assert_eq!(stack_shutdown(c, NET_SHUT_WR), 0);
+    run(t);
+    let mut buf = [0u8; 64];
+    assert_eq!(stack_recv(s, buf.as_mut_ptr(), 64, std::ptr::null_mut()), 5);
+    assert_eq!(&buf[..5], b"hello");
+    assert_eq!(stack_recv(s, buf.as_mut_ptr(), 64, std::ptr::null_mut()), 0, "end of stream");
+    assert_eq!(stack_send(s, b"olleh".as_ptr(), 5, std::ptr::null()), 5);
+    assert_eq!(stack_close(s), 0);
+    run(t);
+    assert_eq!(stack_recv(c, buf.as_mut_ptr(), 64, std::ptr::null_mut()), 5);
+    assert_eq!(stack_recv(c, buf.as_mut_ptr(), 64, std::ptr::null_mut()), 0);
+    assert_eq!(stack_close(c), 0);
+    assert_eq!(stack_close(l), 0);
+}
+
+fn ping(t: &mut u64, family: u16, to: NetAddr) {
+    let h = stack_socket(family, NET_SOCK_ICMP);
+    assert!(h >= 0);
+    assert_eq!(stack_bind(h, &NetAddr { family, port: 0x1234, ..Default::default() }), 0);
+    let ty = if family == NET_AF_INET { 8 } else { 128 };
+    let msg = [ty, 0, 0, 0, 0x12, 0x34, 0, 1, b'a', b'b'];
+    assert_eq!(stack_send(h, msg.as_ptr(), msg.len(), &to), msg.len() as i64);
+    run(t);
+    // the socket sees the request it sent (looped back) as well as the reply
+    let want = if family == NET_AF_INET { 0 } else { 129 };
+    let mut buf = [0u8; 64];
+    let mut got = false;
+    while let n @ 0.. = stack_recv(h, buf.as_mut_ptr(), 64, std::ptr::null_mut()) {
+        assert_eq!(n, msg.len() as i64);
+        got |= buf[0] == want && &buf[8..10] == b"ab";
+    }
+    assert!(got, "no echo reply");
+    assert_eq!(stack_close(h), 0);
+}
+
+fn bad_input() {
+    let mut buf = [0u8; 8];
+    for h in [-1, 63, 64, 1 << 40] {
+        assert_eq!(stack_close(h), -NET_ERR_HANDLE);
+        assert_eq!(stack_recv(h, buf.as_mut_ptr(), 8, std::ptr::null_mut()), -NET_ERR_HANDLE);
+        assert_eq!(stack_events(h), -NET_ERR_HANDLE);
+    }
+    assert_eq!(stack_socket(99, NET_SOCK_STREAM), -NET_ERR_AFNOSUPPORT);
+    assert_eq!(stack_socket(NET_AF_INET, 9), -NET_ERR_INVAL);
+    let u = stack_socket(NET_AF_INET, NET_SOCK_DGRAM);
+    assert_eq!(stack_send(u, buf.as_ptr(), 8, std::ptr::null()), -NET_ERR_NOTCONN);
+    assert_eq!(stack_send(u, std::ptr::null(), 8, &v4([127, 0, 0, 1], 9)), -NET_ERR_INVAL);
+    assert_eq!(stack_bind(u, std::ptr::null()), -NET_ERR_INVAL);
+    assert_eq!(stack_bind(u, &v6([0; 16], 1)), -NET_ERR_AFNOSUPPORT);
+    assert_eq!(stack_connect(u, &v4([127, 0, 0, 1], 9)), -NET_ERR_OPNOTSUPP);
+    assert_eq!(stack_listen(u, 1), -NET_ERR_OPNOTSUPP);
+    assert_eq!(stack_close(u), 0);
+    assert_eq!(stack_close(u), -NET_ERR_HANDLE);
+    // the table fills up and says so; closing gives the handles back
+    let hs: Vec<i64> = (0..MAX_HANDLES + 2).map(|_| stack_socket(NET_AF_INET, NET_SOCK_DGRAM)).collect();
+    assert!(hs.iter().any(|&h| h == -NET_ERR_NOBUFS));
+    for h in hs.into_iter().filter(|&h| h >= 0) {
+        assert_eq!(stack_close(h), 0);
+    }
+}
+
+struct L;
+impl log::Log for L {
+    fn enabled(&self, _: &log::Metadata) -> bool { true }
+    fn log(&self, r: &log::Record) { eprintln!("{}", r.args()); }
+    fn flush(&self) {}
+}
+
+#[test]
+fn stack() {
+    log::set_logger(&L).unwrap();
+    log::set_max_level(log::LevelFilter::Trace);
+    let mut t = 1000;
+    assert_eq!(stack_init(&cfg(), tx, t), 0);
+    assert_eq!(stack_init(&cfg(), tx, t), -NET_ERR_INVAL, "second init");
+    udp_echo(&mut t, NET_AF_INET, v4([127, 0, 0, 1], 7007));
+    udp_echo(&mut t, NET_AF_INET, v4([10, 0, 2, 15], 7007));
+    udp_echo(&mut t, NET_AF_INET6, v6(cfg().ip6, 7007));
+    tcp_echo(&mut t, NET_AF_INET, v4([127, 0, 0, 1], 7100));
+    tcp_echo(&mut t, NET_AF_INET6, v6(cfg().ip6, 7101));
+    ping(&mut t, NET_AF_INET, v4([10, 0, 2, 15], 0));
+    ping(&mut t, NET_AF_INET6, v6(cfg().ip6, 0));
+    bad_input();
+    // nothing for our own addresses went out on the wire
+    for f in WIRE.lock().unwrap().iter() {
+        assert!(f[0] & 1 == 1, "a unicast frame left: {:02x?}", &f[..14]);
+    }
+}
