@@ -209,6 +209,7 @@ void lx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS, RES_PROC_TABLE,
 		   RES_UTCB_SLOTS, RES_COUNT };
 void lx_exhausted(enum lx_resource r);
+u64 lx_kip_word(unsigned off);                  /* a word of the KIP (KIP_OFF_*), e.g. the kernel pool */
 void rlimits_default(struct proc *p);           /* syscall/sys_misc.c: init's limits */
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

@@ -1009,21 +1009,15 @@ static long ext2_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n)
 
 /* --- names --- */
 
+/* fs_new_name_ok's checks, and not taken. */
 static int new_name_check(struct inode *dir, const char *name)
 {
 	size_t len = strlen(name);
-	if (!LX_S_ISDIR(dir->mode))
-		return -LX_ENOTDIR;
-	if (dir->nlink == 0)
-		return -LX_ENOENT;
-	if (len > LX_NAME_MAX)
-		return -LX_ENAMETOOLONG;
-	if (len == 0)
-		return -LX_ENOENT;
-	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
-		return -LX_EEXIST;
+	int r = fs_new_name_ok(dir, name, len);
+	if (r < 0)
+		return r;
 	struct find f;
-	int r = dir_find(dir, name, len, &f);
+	r = dir_find(dir, name, len, &f);
 	return r < 0 ? r : r ? -LX_EEXIST : 0;
 }
 

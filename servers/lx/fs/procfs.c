@@ -158,7 +158,7 @@ static void root_refresh(struct inode *root)
 		      "SwapTotal:             0 kB\nSwapFree:              0 kB\n"
 		      "Shmem:                 0 kB\nSReclaimable:          0 kB\n"
 		      "PecanKernelPoolFree: %8lu kB\n",
-		      total, free, free, *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_FREE) >> 10);
+		      total, free, free, lx_kip_word(KIP_OFF_KMEM_FREE) >> 10);
 	put_file(root, "meminfo", buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 	u64 up = lx_now_us();
 	n = snfmt(buf, sizeof(buf), "%lu.%02lu 0.00\n", up / 1000000, (up / 10000) % 100);

@@ -215,19 +215,12 @@ static size_t bounded_len(const char *s, size_t max)
 
 /* --- directory operations --- */
 
-/* The checks every new name in dir passes. */
+/* The checks every new name in dir passes: fs_new_name_ok's, and not taken. */
 static int check_new_name(struct inode *dir, const char *name, size_t len)
 {
-	if (!LX_S_ISDIR(dir->mode))
-		return -LX_ENOTDIR;
-	if (dir->nlink == 0)
-		return -LX_ENOENT;
-	if (len > LX_NAME_MAX)
-		return -LX_ENAMETOOLONG;
-	if (len == 0)
-		return -LX_ENOENT;
-	if (is_dot(name, len))
-		return -LX_EEXIST;
+	int r = fs_new_name_ok(dir, name, len);
+	if (r < 0)
+		return r;
 	refresh(dir);
 	if (dir_find(dir, name, len))
 		return -LX_EEXIST;

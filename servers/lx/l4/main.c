@@ -31,7 +31,7 @@ void lx_log(const char *fmt, ...)
 	console_out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-static u64 kip_word(unsigned off)
+u64 lx_kip_word(unsigned off)
 {
 	return *(const L4_Word_t *)((const char *)__L4_KIP + off);
 }
@@ -42,7 +42,7 @@ void lx_exhausted(enum lx_resource r)
 	if (said[r])
 		return;
 	said[r] = true;
-	u64 ksize = kip_word(KIP_OFF_KMEM_SIZE), kfree = kip_word(KIP_OFF_KMEM_FREE);
+	u64 ksize = lx_kip_word(KIP_OFF_KMEM_SIZE), kfree = lx_kip_word(KIP_OFF_KMEM_FREE);
 	switch (r) {
 	case RES_KMEM_POOL:
 		lx_log("lx: out of kernel memory: %lu of %lu KiB free, the last %lu KiB are kept from "
@@ -324,19 +324,16 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 	struct thread *t = thread_by_tid(from);
 	/* the common cases first: a fast call or a system call's trap from a thread
 	 * running its own code passes every check below (exact tags: no flags) */
-	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread, 1)) {
-		if (tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0)) {
-			t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
-			t->state = T_INCALL;
+	bool fast = tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0);
+	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread &&
+			     (fast || tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {
+		t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
+		t->state = T_INCALL;
+		if (fast)
 			fast_call(t);
-			return;
-		}
-		if (tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)) {
-			t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
-			t->state = T_INCALL;
+		else
 			exception(t);
-			return;
-		}
+		return;
 	}
 	if (!t) {
 		if (from == tty_reader_id())
@@ -593,8 +590,8 @@ int main(void)
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
 	lx_log("lx: Linux personality on Pecan: %lu MiB (%lu KiB) for processes, kernel pool %lu of %lu KiB "
-	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, kip_word(KIP_OFF_KMEM_FREE) >> 10,
-	       kip_word(KIP_OFF_KMEM_SIZE) >> 10);
+	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, lx_kip_word(KIP_OFF_KMEM_FREE) >> 10,
+	       lx_kip_word(KIP_OFF_KMEM_SIZE) >> 10);
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
 	loop();

@@ -79,7 +79,7 @@ bool lx_confine = true;
 
 static L4_Word_t kmem_quota(void)
 {
-	return *(const L4_Word_t *)((const char *)__L4_KIP + KIP_OFF_KMEM_SIZE) / LX_PAGE_SIZE;
+	return lx_kip_word(KIP_OFF_KMEM_SIZE) / LX_PAGE_SIZE;
 }
 
 /* Create the L4 thread t in mm's space (a new space if mm has none yet). */
@@ -254,9 +254,7 @@ void sigthread_delete(struct mm *mm)
  */
 static bool room_for_process(void)
 {
-	const char *kip = (const char *)__L4_KIP;
-	u64 size = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_SIZE);
-	u64 free = *(const L4_Word_t *)(kip + KIP_OFF_KMEM_FREE);
+	u64 size = lx_kip_word(KIP_OFF_KMEM_SIZE), free = lx_kip_word(KIP_OFF_KMEM_FREE);
 	if (nprocs >= LX_MAX_PROCS) {
 		lx_exhausted(RES_PROC_TABLE);
 		return false;

@@ -274,6 +274,26 @@ static bool busy(struct inode *dir, const char *name)
 	return b;
 }
 
+/*
+ * What every new name in dir must be, whatever the file system: dir a live
+ * directory, the name neither empty, too long, "." nor "..".  The types'
+ * create, link and symlink call it before they look whether it is taken.
+ */
+int fs_new_name_ok(const struct inode *dir, const char *name, size_t len)
+{
+	if (!LX_S_ISDIR(dir->mode))
+		return -LX_ENOTDIR;
+	if (dir->nlink == 0)
+		return -LX_ENOENT;
+	if (len > LX_NAME_MAX)
+		return -LX_ENAMETOOLONG;
+	if (len == 0)
+		return -LX_ENOENT;
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return -LX_EEXIST;
+	return 0;
+}
+
 int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 	      struct inode **out)
 {

@@ -158,6 +158,7 @@ long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, 
 long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n);
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n);
 int fs_truncate(struct inode *ip, uint64_t size);
+int fs_new_name_ok(const struct inode *dir, const char *name, size_t len);   /* for the types */
 /* The page holding byte off, allocated (zeroed) if `alloc`; NULL past EOF or without memory. */
 void *fs_page(struct inode *ip, uint64_t off, bool alloc);
 bool fs_can_share(const struct inode *ip);   /* its file system gives pages (fs_page) */
