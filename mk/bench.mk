@@ -51,7 +51,7 @@ bench-linux: deps bench-guest
 # of record (DS/LQ, fastpath on, no counters): $(BENCH_OUT)/pecan-lx.results.
 # lat_scale keeps 1,000 processes alive, and each costs the kernel about
 # 56 KiB (its space's page tables, thread, kernel stack, UTCB page), more
-# than the default pool (a sixteenth of the RAM) holds; it runs in a second
+# than the default pool (28 MiB at 256 MiB: kernel/config.h) holds; it runs in a second
 # boot on the same kernel built (Makefile) with half the RAM for the pool:
 # $(BENCH_OUT)/pecan-lx-scale.results (docs/bench-method.md).
 BENCH_PECAN_TARGETS += bench-lx
