@@ -23,6 +23,12 @@ struct boot_info {
  * mbi + virt_offset.  Returns NULL on success or a message naming what is wrong.
  */
 const char *multiboot_parse(u64 mbi, u64 virt_offset, struct boot_info *bi);
+/*
+ * Tell the root task (which reads the information at mbi, as the KIP's
+ * BootInfo says) that module i, of those multiboot_parse found, now lies at
+ * [start, end); false, changing nothing, if that does not fit the 32-bit fields.
+ */
+bool multiboot_move_module(u64 mbi, u64 virt_offset, int i, u64 start, u64 end);
 /* Parse a Multiboot memory map of len bytes into out; NULL or an error message. */
 const char *multiboot_parse_mmap(const u8 *buf, u32 len, struct mem_map *out);
 

@@ -11,6 +11,7 @@
 #include "space.h"
 #include "smp.h"
 #include "config.h"
+#include "../lib/c/string.h"
 #include <l4/utcb.h>
 #include <arch.h>
 #include <l4/thread.h>
@@ -42,6 +43,7 @@ static void claim(u64 base, u64 end, const char *what)
 		boot_fail("memory map too fragmented while reserving %s", what);
 }
 
+/* What no one else may have: low memory, the kernel image, the boot information. */
 static void plan_memory(void)
 {
 	if (!pmem_usable(&bi.fw, &usable))
@@ -49,8 +51,6 @@ static void plan_memory(void)
 	claim(0, 1UL << 20, "low memory");
 	claim((u64)_load_start, (u64)_bss_end_phys, "the kernel image");
 	claim(bi.info_start, bi.info_end, "the boot information");
-	for (int i = 0; i < bi.nmods; i++)
-		claim(bi.mods[i].start, bi.mods[i].end, "a boot module");
 }
 
 static void check_module(int i, const char *role, struct elf_image *img)
@@ -64,7 +64,12 @@ static void check_module(int i, const char *role, struct elf_image *img)
 			  ROOT_UTCB_AREA, ROOT_KIP_AREA + PAGE_SIZE);
 }
 
-/* Claim the physical frames the image's segments load into, page rounded. */
+static struct mem_map images;   /* the frames the root servers' segments load into */
+
+/*
+ * Claim the physical frames the image's segments load into, page rounded.
+ * Modules are not claimed yet: one that lies there is moved (place_modules).
+ */
 static void claim_segments(int i, const char *role, const struct elf_image *img)
 {
 	struct mem_map need = { 0 };
@@ -80,6 +85,8 @@ static void claim_segments(int i, const char *role, const struct elf_image *img)
 		u64 base = need.r[r].base, end = need.r[r].end;
 		if (pmem_contains(&usable, base, end)) {
 			claim(base, end, role);
+			if (!pmem_add(&images, base, end, MEM_RAM))
+				boot_fail("module %d (%s): too many segment ranges", i, role);
 			continue;
 		}
 		if (!pmem_contains(&ram, base, end))
@@ -88,9 +95,54 @@ static void claim_segments(int i, const char *role, const struct elf_image *img)
 				  i, role, m->cmdline, base, end,
 				  end > pmem_top(&ram) ? "beyond" : "outside", pmem_top(&ram));
 		boot_fail("module %d (%s, \"%s\"): segment at physical %lx-%lx is not free RAM "
-			  "(overlaps the kernel, another module or reserved memory)",
+			  "(overlaps low memory, the kernel, the boot information or the other "
+			  "root server's segments)",
 			  i, role, m->cmdline, base, end);
 	}
+}
+
+#define MODULE_LIMIT (1UL << 32)   /* Multiboot's module fields are 32 bits */
+
+static u64 module_base(int i) { return ALIGN_DOWN(bi.mods[i].start, PAGE_SIZE); }
+static u64 module_top(int i) { return ALIGN_UP(bi.mods[i].end, PAGE_SIZE); }
+
+/*
+ * Move module i out of the root servers' way: to the lowest free RAM that
+ * holds it, which may overlap its own old place (memmove) but no other
+ * module, and tell the root task through the boot information.  The loader
+ * puts modules right after the kernel, so big ones reach the addresses the
+ * servers are linked for (abi.md §8 wants them loaded there).
+ */
+static void move_module(int i, u64 mbi)
+{
+	struct boot_module *m = &bi.mods[i];
+	struct mem_map room = usable;
+	for (int j = 0; j < bi.nmods; j++)
+		if (j != i && !pmem_remove(&room, module_base(j), module_top(j)))
+			boot_fail("memory map too fragmented while moving module %d", i);
+	u64 at, len = m->end - m->start;
+	if (!pmem_find_low(&room, module_top(i) - module_base(i), PAGE_SIZE, MODULE_LIMIT, &at))
+		boot_fail("module %d (\"%s\"): lies where the root servers load, and no free RAM "
+			  "below 4 GiB holds its %lu KiB (give the machine more RAM)",
+			  i, m->cmdline, len >> 10);
+	u64 start = at + (m->start - module_base(i));
+	if (!multiboot_move_module(mbi, PHYS_MAP_BASE, i, start, start + len))
+		boot_fail("module %d: cannot record its new place %lx", i, start);
+	memmove(phys_to_virt(start), phys_to_virt(m->start), len);
+	printk("pecan: module %d moved from %lx-%lx to %lx-%lx, out of the root servers' way\n",
+	       i, m->start, m->end, start, start + len);
+	m->start = start;
+	m->end = start + len;
+}
+
+/* Move the modules that lie where the root servers load, then claim every module. */
+static void place_modules(u64 mbi)
+{
+	for (int i = 0; i < bi.nmods; i++)
+		if (pmem_overlaps(&images, module_base(i), module_top(i)))
+			move_module(i, mbi);
+	for (int i = 0; i < bi.nmods; i++)
+		claim(bi.mods[i].start, bi.mods[i].end, "a boot module");
 }
 
 /*
@@ -265,6 +317,7 @@ void kmain(u32 mbi)
 	check_module(1, "root", &root);
 	claim_segments(0, "sigma0", &s0);
 	claim_segments(1, "root", &root);
+	place_modules(mbi);
 	u64 kmem = setup_kernel_memory();
 	start_mapping(kmem);
 	kip_init();

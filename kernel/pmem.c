@@ -116,10 +116,37 @@ bool pmem_find_top(const struct mem_map *m, u64 size, u64 align, u64 limit, u64 
 	return found;
 }
 
+bool pmem_find_low(const struct mem_map *m, u64 size, u64 align, u64 limit, u64 *out)
+{
+	u64 best = ~0UL;
+	bool found = false;
+	for (int i = 0; i < m->n; i++) {
+		u64 end = m->r[i].end < limit ? m->r[i].end : limit;
+		u64 cand = ALIGN_UP(m->r[i].base, align);
+		if (cand < m->r[i].base || cand > end || end - cand < size)
+			continue;           /* the rounding wrapped, or the block does not fit */
+		if (cand <= best) {
+			best = cand;
+			found = true;
+		}
+	}
+	if (found)
+		*out = best;
+	return found;
+}
+
 bool pmem_contains(const struct mem_map *m, u64 base, u64 end)
 {
 	for (int i = 0; i < m->n; i++)
 		if (base >= m->r[i].base && end <= m->r[i].end && base < end)
+			return true;
+	return false;
+}
+
+bool pmem_overlaps(const struct mem_map *m, u64 base, u64 end)
+{
+	for (int i = 0; i < m->n; i++)
+		if (base < end && overlaps(&m->r[i], base, end))
 			return true;
 	return false;
 }

@@ -31,8 +31,12 @@ void pmem_normalize(struct mem_map *m);
 bool pmem_usable(const struct mem_map *fw, struct mem_map *out);
 /* Highest size-byte block, aligned, ending at or below `limit`, inside a range. */
 bool pmem_find_top(const struct mem_map *m, u64 size, u64 align, u64 limit, u64 *out);
+/* Lowest size-byte block, aligned, ending at or below `limit`, inside a range. */
+bool pmem_find_low(const struct mem_map *m, u64 size, u64 align, u64 limit, u64 *out);
 /* True if [base, end) lies entirely inside one range of m. */
 bool pmem_contains(const struct mem_map *m, u64 base, u64 end);
+/* True if [base, end) shares a byte with some range of m. */
+bool pmem_overlaps(const struct mem_map *m, u64 base, u64 end);
 /* Highest end address of any range (0 if none). */
 u64 pmem_top(const struct mem_map *m);
 

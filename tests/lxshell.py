@@ -25,10 +25,12 @@ PATHS = {"fast": "", "trap": "lx.fast=0 /bin/sh"}
 
 
 class Shell:
-    def __init__(self, timeout=600, mem=None, root_args="", path="fast", disk=None):
+    def __init__(self, timeout=600, mem=None, root_args="", path="fast", disk=None, modules=()):
         self.path = path
         root_args = root_args or PATHS[path]
         cmd = [RUN, "--eof-ctrl-d", "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
+        for m in modules:                       # more cpio archives, loaded after LXFS
+            cmd += ["--module", m]
         if mem:
             cmd += ["--mem", str(mem)]
         if root_args:

@@ -375,6 +375,27 @@ TEST_CASE("multiboot.parse_zero_modules", "the mods flag with a count of 0 gives
 	EXPECT(bi.nmods == 0, "nmods %d", bi.nmods);
 }
 
+TEST_CASE("multiboot.move_module", "a moved module's new range is what the MBI then says, the other entries unchanged") {
+	fake_mbi();
+	EXPECT(multiboot_move_module(MBI_AT, virt_offset(), 1, 0x5000000, 0x5020123), "move refused");
+	EXPECT(mods()[1].start == 0x5000000 && mods()[1].end == 0x5020123, "entry 1 %x-%x",
+	       mods()[1].start, mods()[1].end);
+	EXPECT(mods()[1].string == STR_AT + 0x100, "entry 1 string %x", mods()[1].string);
+	EXPECT(mods()[0].start == 0x200000 && mods()[0].end == 0x210000, "entry 0 %x-%x",
+	       mods()[0].start, mods()[0].end);
+	EXPECT(!parse() && bi.mods[1].start == 0x5000000 && bi.mods[1].end == 0x5020123,
+	       "parsed again: module 1 %lx-%lx", bi.mods[1].start, bi.mods[1].end);
+}
+
+TEST_CASE("multiboot.move_module_above_4g", "a range that does not fit the 32-bit fields is refused and changes nothing") {
+	fake_mbi();
+	EXPECT(!multiboot_move_module(MBI_AT, virt_offset(), 0, 0xfffff000, 0x100000000), "accepted");
+	EXPECT(!multiboot_move_module(MBI_AT, virt_offset(), 0, 0x300000, 0x200000), "backwards accepted");
+	EXPECT(mods()[0].start == 0x200000 && mods()[0].end == 0x210000, "entry 0 %x-%x",
+	       mods()[0].start, mods()[0].end);
+	EXPECT(multiboot_move_module(MBI_AT, virt_offset(), 0, 0xffff0000, 0xffffffff), "top accepted");
+}
+
 int main(void)
 {
 	return test_run_all() ? 1 : 0;

@@ -430,7 +430,63 @@ TEST_CASE("pmem.find_top_64bit", "find_top works above 4 GiB and below the 1 TiB
 	EXPECT(at == 0xbfe00000 - (16UL << 20), "below 4G: at %lx", at);
 }
 
-/* --- pmem_contains, pmem_top --- */
+/* --- pmem_find_low --- */
+
+TEST_CASE("pmem.find_low_lowest", "find_low returns the lowest aligned block that fits, skipping ranges too small") {
+	struct mem_map m = { 0 };
+	pmem_add(&m, 0x1000000, 0x1345000, MEM_RAM);
+	pmem_add(&m, 0x100000, 0x180000, MEM_RAM);
+	pmem_add(&m, 0x900000, 0xa00000, MEM_RAM);
+	u64 at = 0;
+	EXPECT(pmem_find_low(&m, 0x10000, 0x1000, ~0UL, &at) && at == 0x100000, "at %lx", at);
+	EXPECT(pmem_find_low(&m, 0x80001, 0x1000, ~0UL, &at) && at == 0x900000, "too big for the first: at %lx", at);
+	EXPECT(pmem_find_low(&m, 0x100000, 0x200000, ~0UL, &at) && at == 0x1000000, "aligned: at %lx", at);
+	EXPECT(pmem_find_low(&m, 0x100000, 0x1000, ~0UL, &at) && at == 0x900000, "exact fit: at %lx", at);
+}
+
+TEST_CASE("pmem.find_low_alignment", "find_low rounds a range's base up and fails where that leaves no room") {
+	struct mem_map m = one_range(0x101000, 0x300000);
+	u64 at = 0;
+	EXPECT(pmem_find_low(&m, 0x100000, 0x100000, ~0UL, &at) && at == 0x200000, "at %lx", at);
+	EXPECT(!pmem_find_low(&m, 0x100001, 0x100000, ~0UL, &at), "found %lx", at);
+}
+
+TEST_CASE("pmem.find_low_limit", "find_low keeps the whole block at or below the limit") {
+	struct mem_map m = { 0 };
+	pmem_add(&m, 0x100000, 0x200000, MEM_RAM);
+	pmem_add(&m, 4 * GIB, 8 * GIB, MEM_RAM);
+	u64 at = 0;
+	EXPECT(pmem_find_low(&m, 0x200000, 0x1000, 4 * GIB + 0x200000, &at) && at == 4 * GIB, "at %lx", at);
+	EXPECT(!pmem_find_low(&m, 0x200000, 0x1000, 4 * GIB + 0x1ff000, &at), "limit cuts it: found %lx", at);
+	EXPECT(!pmem_find_low(&m, 0x1000, 0x1000, 0x100800, &at), "limit inside the first page: found %lx", at);
+	EXPECT(pmem_find_low(&m, 0x1000, 0x1000, 0x101000, &at) && at == 0x100000, "limit at the page's end: %lx", at);
+}
+
+TEST_CASE("pmem.find_low_near_top", "find_low of a range at the top of the 64-bit space neither wraps nor fits") {
+	struct mem_map m = one_range(~0UL - 0x2fff, ~0UL);
+	struct mem_map empty = { 0 };
+	u64 at = 0;
+	EXPECT(!pmem_find_low(&m, 0x1000, 0x10000, ~0UL, &at), "alignment wrapped: found %lx", at);
+	EXPECT(pmem_find_low(&m, 0x1000, 0x1000, ~0UL, &at) && at == ~0UL - 0x2fff, "at %lx", at);
+	EXPECT(!pmem_find_low(&empty, 0x1000, 0x1000, ~0UL, &at), "empty map: found %lx", at);
+}
+
+/* --- pmem_contains, pmem_overlaps, pmem_top --- */
+
+TEST_CASE("pmem.overlaps", "overlaps is true when a non-empty range shares a byte with some range") {
+	struct mem_map m = { 0 };
+	pmem_add(&m, 0x1000, 0x5000, MEM_RAM);
+	pmem_add(&m, 4 * GIB, 8 * GIB, MEM_RAM);
+	EXPECT(pmem_overlaps(&m, 0x4fff, 0x6000), "last byte");
+	EXPECT(pmem_overlaps(&m, 0x0, 0x1001), "first byte");
+	EXPECT(pmem_overlaps(&m, 0x0, 0x10000), "covering");
+	EXPECT(pmem_overlaps(&m, 8 * GIB - 1, 9 * GIB), "above 4 GiB");
+	EXPECT(!pmem_overlaps(&m, 0x5000, 0x6000), "touching the end");
+	EXPECT(!pmem_overlaps(&m, 0x0, 0x1000), "touching the base");
+	EXPECT(!pmem_overlaps(&m, 0x2000, 0x2000), "empty range inside");
+	EXPECT(!pmem_overlaps(&m, 0x6000, 4 * GIB), "the hole");
+}
+
 
 TEST_CASE("pmem.contains", "contains is true only for non-empty ranges inside a single range") {
 	struct mem_map m = { 0 };

@@ -11,8 +11,10 @@ from harness import BUILD, RUN, Result, run_group
 BAD_BOOT = 5
 
 
-def run(tmp_path, root_bytes=None, root="file", sigma0=None):
+def run(tmp_path, root_bytes=None, root="file", sigma0=None, modules=()):
     cmd = [RUN, "--timeout", "30"]
+    for m in modules:
+        cmd += ["--module", str(m)]
     if root == "file":
         path = tmp_path / "root.img"
         path.write_bytes(root_bytes)
@@ -90,6 +92,26 @@ def test_segment_beyond_ram(tmp_path):
     assert r.rc == BAD_BOOT, r.tail()
     assert r.line_index(r"boot failed: module 1 \(root, \"root\.img\"\): segment at physical "
                         r"41000000-[0-9a-f]+ lies beyond RAM \(RAM ends at [0-9a-f]+") >= 0, r.tail()
+
+
+def test_segment_over_kernel(tmp_path):
+    """A root task linked at 1 MiB, where the kernel image lies: refused, not loaded over it."""
+    r = run(tmp_path, relocated(root_elf(), -0xf00000))
+    assert r.rc == BAD_BOOT, r.tail()
+    assert r.line_index(r"boot failed: module 1 \(root, \"root\.img\"\): segment at physical "
+                        r"100000-[0-9a-f]+ is not free RAM \(overlaps low memory, the kernel") >= 0, r.tail()
+
+
+def test_module_with_no_room_to_move(tmp_path):
+    """A 245 MiB module on a 256 MiB machine covers the servers' load addresses
+    (the loader puts it right after the kernel) and no free RAM above them holds it."""
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as f:
+        f.truncate(245 << 20)
+    r = run(tmp_path, root_elf(), modules=[big])
+    assert r.rc == BAD_BOOT, r.tail()
+    assert r.line_index(r"boot failed: module 2 \(\"big\.bin\"\): lies where the root servers load, "
+                        r"and no free RAM below 4 GiB holds its 250880 KiB") >= 0, r.tail()
 
 
 def test_runner_rejects_missing_file(tmp_path):

@@ -94,3 +94,14 @@ const char *multiboot_parse(u64 mbi, u64 off, struct boot_info *bi)
 	const char *err = multiboot_parse_mmap((const u8 *)(m->mmap_addr + off), m->mmap_length, &bi->fw);
 	return err ? err : parse_modules(m, off, bi);
 }
+
+bool multiboot_move_module(u64 mbi, u64 off, int i, u64 start, u64 end)
+{
+	const struct mbi *m = (const void *)(mbi + off);
+	if (end > 0xffffffffUL || start > end)
+		return false;
+	struct mb_module *mod = (struct mb_module *)(m->mods_addr + off) + i;
+	mod->start = (u32)start;
+	mod->end = (u32)end;
+	return true;
+}
