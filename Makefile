@@ -9,6 +9,10 @@ OBJCOPY := objcopy
 PYTHON  ?= python3
 # Kernel configuration: -DCONFIG_X=value overrides kernel/config.h defaults.
 KCONFIG ?=
+# The architecture: kernel/arch/$(ARCH) provides arch.h and the rest of the
+# fixed interface the generic kernel calls (docs/architecture.md).
+ARCH    ?= x86_64
+ARCHDIR := kernel/arch/$(ARCH)
 # Scheduler-variant presets (kernel/config.h, docs/architecture.md).  Each is
 # built as $(BUILD)/kernels/<name>/pecan.bin besides the default kernel.
 PRESET_dslq   := -DCONFIG_SCHED_DIRECT=1 -DCONFIG_SCHED_LAZY=1 -DCONFIG_SCHED_BENNO=0
@@ -33,15 +37,15 @@ COMMON_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-pic -fno-pi
 	-fno-stack-protector -fno-asynchronous-unwind-tables -Iinclude
 # link-time optimization lets the IPC paths inline across files
 KCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -mcmodel=kernel -mgeneral-regs-only -mno-sse \
-	-Ikernel/arch/x86_64 -flto $(KCONFIG)
+	-I$(ARCHDIR) -flto $(KCONFIG)
 KLINK = $(CC) $(KCFLAGS) -nostdlib -static -no-pie -Wl,-n -Wl,-z,max-page-size=4096 \
-	-Wl,--no-warn-rwx-segments -Wl,--build-id=none -Wl,-T,kernel/arch/x86_64/linker.ld
+	-Wl,--no-warn-rwx-segments -Wl,--build-id=none -Wl,-T,$(ARCHDIR)/linker.ld
 # no red zone, so the wrappers need not step over it (lib/l4/l4.h); tests run in source order
 UCFLAGS := $(COMMON_CFLAGS) -mno-red-zone -DPECAN_NO_RED_ZONE -fno-toplevel-reorder
 HCFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -DPECAN_HOST_TEST -Iinclude -Ikernel -fno-toplevel-reorder \
 	-fsanitize=address,undefined -fno-omit-frame-pointer
 
-KSRC := $(wildcard kernel/*.c kernel/arch/x86_64/*.c kernel/arch/x86_64/*.S) \
+KSRC := $(wildcard kernel/*.c $(ARCHDIR)/*.c $(ARCHDIR)/*.S) \
 	lib/fmt/fmt.c lib/c/string.c
 KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 
@@ -139,7 +143,7 @@ $(BUILD)/k/%.c.o: %.c Makefile
 $(BUILD)/k/%.S.o: %.S Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -MMD -c $< -o $@
-$(BUILD)/kernel.elf: $(KOBJ) kernel/arch/x86_64/linker.ld
+$(BUILD)/kernel.elf: $(KOBJ) $(ARCHDIR)/linker.ld
 	$(KLINK) -o $@ $(KOBJ)
 $(KERNEL): $(BUILD)/kernel.elf
 	$(OBJCOPY) -O binary $< $@
@@ -152,7 +156,7 @@ $(BUILD)/kv/$(1)/%.c.o: %.c Makefile
 $(BUILD)/kv/$(1)/%.S.o: %.S Makefile
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(KCFLAGS) $(2) -MMD -c $$< -o $$@
-$(BUILD)/kernels/$(1)/kernel.elf: $(patsubst %,$(BUILD)/kv/$(1)/%.o,$(KSRC)) kernel/arch/x86_64/linker.ld
+$(BUILD)/kernels/$(1)/kernel.elf: $(patsubst %,$(BUILD)/kv/$(1)/%.o,$(KSRC)) $(ARCHDIR)/linker.ld
 	@mkdir -p $$(dir $$@)
 	$$(KLINK) $(2) -o $$@ $$(filter %.o,$$^)
 $(BUILD)/kernels/$(1)/pecan.bin: $(BUILD)/kernels/$(1)/kernel.elf
@@ -259,8 +263,8 @@ HOST_COMMON := lib/test/test.c lib/fmt/fmt.c
 $(BUILD)/host/test_pmem: tests/host/test_pmem.c kernel/pmem.c $(HOST_COMMON)
 $(BUILD)/host/test_frame: tests/host/test_frame.c kernel/frame.c $(HOST_COMMON)
 $(BUILD)/host/test_elf: tests/host/test_elf.c kernel/elf.c $(HOST_COMMON)
-$(BUILD)/host/test_multiboot: tests/host/test_multiboot.c kernel/arch/x86_64/multiboot.c kernel/pmem.c $(HOST_COMMON)
-$(BUILD)/host/test_madt: tests/host/test_madt.c kernel/arch/x86_64/acpi.c $(HOST_COMMON)
+$(BUILD)/host/test_multiboot: tests/host/test_multiboot.c $(ARCHDIR)/multiboot.c kernel/pmem.c $(HOST_COMMON)
+$(BUILD)/host/test_madt: tests/host/test_madt.c $(ARCHDIR)/acpi.c $(HOST_COMMON)
 $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)

@@ -126,9 +126,9 @@ static const char *check_thread(word_t no, const struct tcb *t)
 	if (t->state == TS_RECV_BLOCKED && t->partner != L4_ANYTHREAD && t->partner != L4_ANYLOCALTHREAD &&
 	    tcb_lookup(t->partner) && !(tcb_lookup(t->partner)->marks & MARK_KNOWN))
 		return "a thread waits for a thread not marked known (its deletion would miss it)";
-	/* the IPC fastpaths leave by sysretq to such a thread without looking (ipc_fast.c) */
-	if (t->fast_key == FAST_KEY_WAITING(IPC_USER) && !arch_sysret_safe(arch_user_frame(t)->rip))
-		return "a thread waiting in an Ipc receive has a non-canonical RIP";
+	/* the IPC fastpaths return to such a thread without looking (ipc_fast.c) */
+	if (t->fast_key == FAST_KEY_WAITING(IPC_USER) && !arch_user_ip_valid(frame_ip(arch_user_frame(t))))
+		return "a thread waiting in an Ipc receive has an invalid IP";
 	if (t->local_hint && (!in_table(t->local_hint) || t->local_hint->space != t->space))
 		return "a thread's Lipc hint names a thread gone or of another space";
 	if (t->send_to) {

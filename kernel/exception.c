@@ -15,29 +15,21 @@
 #include <l4/thread.h>
 #include "../lib/fmt/fmt.h"
 
-#define VEC_BP 3
-#define VEC_UD 6
-#define VEC_PF 14
-
 /* KernelInterface is the 2-byte #UD `F0 90` (lock; nop), read where the CPU fetched it. */
 static bool kernel_interface(struct trapframe *tf)
 {
 	u16 op;
-	if (!arch_user_read2(tf->rip, &op) || op != 0x90F0)
+	if (!arch_user_read2(frame_ip(tf), &op) || op != ARCH_KIF_OPCODE)
 		return false;
-	tf->rax = current->space->kip_base;
-	tf->rcx = KIP_API_VERSION;
-	tf->rdx = KIP_API_FLAGS;
-	tf->rsi = KIP_KERNEL_ID;
-	tf->rip += 2;
+	kif_set_result(tf, current->space->kip_base, KIP_API_VERSION, KIP_API_FLAGS, KIP_KERNEL_ID);
 	return true;
 }
 
 void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 {
 	struct tcb *t = current;
-	printk("pecan: thread %lu.%lu (%s) halted: %s at rip %lx", l4_thread_no(t->id),
-	       l4_version(t->id), t->name, why, tf->rip);
+	printk("pecan: thread %lu.%lu (%s) halted: %s at " ARCH_IP_NAME " %lx", l4_thread_no(t->id),
+	       l4_version(t->id), t->name, why, frame_ip(tf));
 	if (addr)
 		printk(", address %lx", addr);
 	printk("\n");
@@ -45,32 +37,6 @@ void thread_halt_current(const char *why, struct trapframe *tf, word_t addr)
 	t->state = TS_HALTED;
 	sched_swap(NULL);
 	panic("halted thread %lu.%lu resumed", l4_thread_no(t->id), l4_version(t->id));
-}
-
-#define VEC_GP 13
-
-/*
- * The port an `in`/`out` at RIP touches (imm8 or DX forms, 0x66 for 16 bits);
- * false if it is no such instruction.  *log2: log2 of the access width.
- */
-static bool io_instruction(struct trapframe *tf, word_t *port, word_t *log2, word_t *rwx)
-{
-	u8 op[2];
-	if (!space_read(current->space, tf->rip, op, 2))
-		return false;
-	bool wide16 = op[0] == 0x66;
-	u8 o = wide16 ? op[1] : op[0], imm;
-	if ((o & 0xf4) != 0xe4)                  /* e4-e7: imm8, ec-ef: dx */
-		return false;
-	if (o & 0x08)
-		*port = tf->rdx & 0xffff;
-	else if (space_read(current->space, tf->rip + 1 + wide16, &imm, 1))
-		*port = imm;
-	else
-		return false;
-	*log2 = (o & 1) ? (wide16 ? 1 : 2) : 0;
-	*rwx = (o & 2) ? MAP_W : MAP_R;
-	return true;
 }
 
 /* Words of a thread's state a kernel-generated Call overwrites (abi.md §3, §7.1). */
@@ -123,23 +89,23 @@ word_t handler_of(struct tcb *t, word_t handler)
 /*
  * A user page fault (or I/O page fault) becomes a Call to the thread's
  * pager: label -2<<4 | rwx (-8<<4 | rwx), MR1 = address (I/O fpage), MR2 =
- * RIP; the pager's map items land through a receive window of the whole
+ * the faulting IP; the pager's map items land through a receive window of the whole
  * space.  Afterwards the instruction is retried.  Returns false if there is
  * no pager.
  */
-static bool fault_ipc_at(word_t rip, word_t label, word_t what)
+static bool fault_ipc_at(word_t ip, word_t label, word_t what)
 {
 	struct tcb *t = current;
 	word_t pager = handler_of(t, utcb_get(t, UTCB_PAGER));
 	if (!pager || !tcb_resolve(t, pager))
 		return false;
-	word_t err = kernel_call(pager, label, what, rip, L4_COMPLETE_SPACE);
+	word_t err = kernel_call(pager, label, what, ip, L4_COMPLETE_SPACE);
 	return L4_IPC_CODE(err) != L4_IPC_NOPARTNER;
 }
 
 static bool fault_ipc(struct trapframe *tf, word_t label, word_t what)
 {
-	return fault_ipc_at(tf->rip, label, what);
+	return fault_ipc_at(frame_ip(tf), label, what);
 }
 
 /* A string copy faulted in current's memory: MR2 = ~0 says the kernel's copy did. */
@@ -154,15 +120,14 @@ word_t pager_fault(word_t addr, unsigned rwx)
 
 static bool pagefault_ipc(struct trapframe *tf, word_t addr)
 {
-	word_t rwx = (tf->error & 2) ? MAP_W : (tf->error & 16) ? MAP_X : MAP_R;
-	return fault_ipc(tf, L4_LABEL_PAGEFAULT | rwx, addr);
+	return fault_ipc(tf, L4_LABEL_PAGEFAULT | arch_fault_rwx(tf), addr);
 }
 
 /* An `in` or `out` on a port the space does not have: an I/O page fault (abi.md §7.3). */
 static bool io_fault_ipc(struct trapframe *tf)
 {
 	word_t port, log2, rwx;
-	if (!io_instruction(tf, &port, &log2, &rwx) || port >= IO_PORTS)
+	if (!arch_io_instruction(tf, &port, &log2, &rwx) || port >= IO_PORTS)
 		return false;
 	word_t fpage = (port << 16) | (log2 << 10) | (2 << 4) | rwx;
 	return fault_ipc(tf, L4_LABEL_IO_PAGEFAULT | rwx, fpage);
@@ -177,7 +142,7 @@ static bool reply_sets_tls(word_t tag)
 /* Is mr (MR0..MR19 of a handler's reply) a register state the kernel may install? */
 static bool reply_valid(const word_t *mr)
 {
-	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_sysret_safe(mr[1]) &&
+	return L4_TAG_T(mr[0]) == 0 && L4_TAG_U(mr[0]) >= 18 && arch_user_ip_valid(mr[1]) &&
 	       (!reply_sets_tls(mr[0]) || arch_tls_base_valid(mr[19]));
 }
 
@@ -205,12 +170,7 @@ void preemption_ipc(struct trapframe *tf)
  */
 static void install_state(struct tcb *t, const word_t *mr)
 {
-	struct trapframe *tf = arch_user_frame(t);
-#define IN(i, r) tf->r = mr[i];
-	EXC_REGS(IN)
-#undef IN
-	tf->rflags = (tf->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
-	arch_frame_state_set(tf);
+	exc_mrs_to_regs(arch_user_frame(t), mr);
 	if (reply_sets_tls(mr[0]))
 		arch_set_tls_base(t, mr[19]);
 }
@@ -288,6 +248,6 @@ struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 	char why[96];
 	snfmt(why, sizeof(why), "%s (vector %lu, error %lx), %s", arch_vector_name(tf->vector),
 	      tf->vector, tf->error, r == EXC_FAILED ? "its exception IPC failed" : "no exception handler");
-	thread_halt_current(why, tf, tf->vector == 14 ? fault_addr : 0);
+	thread_halt_current(why, tf, tf->vector == VEC_PF ? fault_addr : 0);
 	return tf;
 }

@@ -36,31 +36,24 @@ enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code);
 struct tcb;
 word_t exception_transfer(struct tcb *snd, struct tcb *rcv);
 
-/* Registers in exception-message order: MR1..MR17 (abi.md §7.4). */
-#define EXC_REGS(X) X(1, rip) X(2, rbx) X(3, r10) X(4, r12) X(5, r13) X(6, r14) \
-	X(7, r15) X(8, rax) X(9, rcx) X(10, rdx) X(11, rsi) X(12, rdi) X(13, rbp) \
-	X(14, r8) X(15, r9) X(16, r11) X(17, rsp)
 #define EXC_U 19                 /* MR1..MR19 counted in the tag; MR20 written beyond it */
 #define EXC_WORDS 21             /* MR0..MR20 */
 _Static_assert(EXC_MSG_TAG == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0), "entry.S's exception tag");
 
 /*
  * The exception message, the one definition both the fastpath and the
- * slowpath send: label -5<<4, u = 19, MR1..MR18 the registers and RFLAGS,
- * MR19 the vector, MR20 the error code.
+ * slowpath send: label -5<<4, u = 19, MR1..MR18 the registers and the
+ * flags (exc_regs_to_mrs), MR19 the vector, MR20 the error code.
  */
 static inline void exception_message(const struct trapframe *tf, word_t vector, word_t code,
 				     word_t *mr)
 {
 	mr[0] = L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0);
-#define OUT(i, r) mr[i] = tf->r;
-	EXC_REGS(OUT)
-#undef OUT
-	mr[18] = tf->rflags;
+	exc_regs_to_mrs(tf, mr);
 	mr[19] = vector;
 	mr[20] = code;
 }
-/* int3 from user mode: true if it was a kernel-debugger request (handled). */
+/* A breakpoint trap from user mode: true if it was a kernel-debugger request (handled). */
 bool kdb_trap(struct trapframe *tf);
 /*
  * Nothing can ever run again: report it with the thread table and halt,

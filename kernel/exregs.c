@@ -35,16 +35,16 @@ static void apply(struct tcb *t, struct trapframe *tf, word_t control, struct tr
 	if (control & (L4_EXREG_ABORT_SEND | L4_EXREG_ABORT_RECV))
 		ipc_abort(t, control & L4_EXREG_ABORT_SEND, control & L4_EXREG_ABORT_RECV);
 	if (control & L4_EXREG_SET_SP)
-		uf->rsp = tf->rdx;
+		frame_set_sp(uf, exregs_sp(tf));
 	if (control & L4_EXREG_SET_IP)
-		uf->rip = tf->r8;
+		frame_set_ip(uf, exregs_ip(tf));
 	if (control & L4_EXREG_SET_FLAGS)
-		uf->rflags = (uf->rflags & ~L4_USER_FLAGS_MASK) | (tf->r9 & L4_USER_FLAGS_MASK);
+		frame_set_user_flags(uf, exregs_flags(tf));
 	if (control & L4_EXREG_SET_HANDLE)
-		utcb_set(t, UTCB_USER_HANDLE, tf->r10);
+		utcb_set(t, UTCB_USER_HANDLE, exregs_handle(tf));
 	if (control & L4_EXREG_SET_PAGER) {
-		t->pager = tf->rdi;
-		utcb_set(t, UTCB_PAGER, tf->rdi);
+		t->pager = exregs_pager(tf);
+		utcb_set(t, UTCB_PAGER, t->pager);
 	}
 	if (control & L4_EXREG_HALT_VALID)
 		set_halt(t, control & L4_EXREG_HALT);
@@ -65,30 +65,25 @@ static bool may_exchange(const struct tcb *t)
 
 void sys_exchange_registers(struct trapframe *tf)
 {
-	word_t dest = tf->rax, control = tf->rsi;
+	word_t dest = exregs_dest(tf), control = exregs_control(tf);
 	struct tcb *t = tcb_resolve(current, dest);
 	if (!t || t->is_irq || t->state == TS_INACTIVE || !t->utcb_k || !may_exchange(t)) {
 		utcb_set(current, UTCB_ERROR_CODE, L4_ERR_INVALID_THREAD);
-		tf->rax = L4_NILTHREAD;
+		exregs_set_result(tf, L4_NILTHREAD);
 		return;
 	}
-	if ((control & L4_EXREG_SET_IP) && !arch_sysret_safe(tf->r8)) {
+	if ((control & L4_EXREG_SET_IP) && !arch_user_ip_valid(exregs_ip(tf))) {
 		utcb_set(current, UTCB_ERROR_CODE, L4_ERR_INVALID_PARAM);   /* no CPU returns there */
-		tf->rax = L4_NILTHREAD;
+		exregs_set_result(tf, L4_NILTHREAD);
 		return;
 	}
 	struct trapframe *uf = t == current ? tf : arch_user_frame(t);
-	word_t old_sp = uf->rsp, old_ip = uf->rip, old_flags = uf->rflags;
+	word_t old_sp = frame_sp(uf), old_ip = frame_ip(uf), old_flags = frame_flags(uf);
 	word_t old_pager = utcb_get(t, UTCB_PAGER), old_handle = utcb_get(t, UTCB_USER_HANDLE);
 	word_t old = old_control(t);
 	apply(t, tf, control, uf);
-	tf->rax = l4_is_local_id(dest) ? t->id : t->utcb;
-	tf->rdx = old_sp;
-	tf->rsi = old;
-	tf->rdi = old_pager;
-	tf->r8 = old_ip;
-	tf->r9 = old_flags;
-	tf->r10 = old_handle;
+	exregs_set_result(tf, l4_is_local_id(dest) ? t->id : t->utcb);
+	exregs_set_old(tf, old, old_sp, old_ip, old_flags, old_handle, old_pager);
 	if (!sched_runnable(current) || sched_highest_prio() > current->prio)
 		sched_schedule();
 }

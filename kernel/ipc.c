@@ -614,8 +614,8 @@ static inline void user_return(struct trapframe *tf)
 		mr[0] &= ~L4_TAG_FLAGS_MASK;
 	}
 	mrs_to_frame_n(mr, tf, tag_reg_words(mr[0]));   /* the rest of MR1..7 stays the thread's own */
-	tf->rsi = t->ipc_from;
-	tf->rdi = t->utcb;          /* a thread blocked by the fastpath left no RDI */
+	ipc_set_from(tf, t->ipc_from);
+	sys_set_utcb(tf, t->utcb);  /* a thread blocked by the fastpath left none in its frame */
 }
 
 void ipc_user_return(struct trapframe *tf)
@@ -626,9 +626,9 @@ void ipc_user_return(struct trapframe *tf)
 void sys_ipc(struct trapframe *tf)
 {
 	struct tcb *t = current;
-	frame_to_mrs_n(tf, utcb_mrs(t), tag_reg_words(tf->r9));
+	frame_to_mrs_n(tf, utcb_mrs(t), tag_reg_words(ipc_tag(tf)));
 	t->ipc_kind = IPC_USER;
-	ipc_do(t, tf->rsi, tf->rdx, tf->r8);
+	ipc_do(t, ipc_to(tf), ipc_from_spec(tf), ipc_timeouts(tf));
 	user_return(tf);
 }
 
@@ -638,10 +638,10 @@ void ipc_startup_return(struct trapframe *tf)
 	word_t *mr = utcb_mrs(t);
 	t->ipc_kind = IPC_USER;
 	if (!t->ipc_error && L4_TAG_U(mr[0]) == 2 && L4_TAG_T(mr[0]) == 0) {
-		if (!arch_sysret_safe(mr[1]))
+		if (!arch_user_ip_valid(mr[1]))
 			thread_halt_current("start message with a non-canonical IP", tf, mr[1]);
-		tf->rip = mr[1];
-		tf->rsp = mr[2];
+		frame_set_ip(tf, mr[1]);
+		frame_set_sp(tf, mr[2]);
 	}
 }
 

@@ -7,53 +7,11 @@
 #include <l4/ipc.h>
 #include <l4/utcb.h>
 
-/* MR0..MR7 travel in these frame registers for Ipc and Unmap (abi.md §0.4). */
-static inline void frame_to_mrs(const struct trapframe *tf, word_t *mr)
-{
-	mr[0] = tf->r9;  mr[1] = tf->rax; mr[2] = tf->rbx; mr[3] = tf->r10;
-	mr[4] = tf->r12; mr[5] = tf->r13; mr[6] = tf->r14; mr[7] = tf->r15;
-}
-
-static inline void mrs_to_frame(const word_t *mr, struct trapframe *tf)
-{
-	tf->r9 = mr[0];  tf->rax = mr[1]; tf->rbx = mr[2]; tf->r10 = mr[3];
-	tf->r12 = mr[4]; tf->r13 = mr[5]; tf->r14 = mr[6]; tf->r15 = mr[7];
-}
-
 /* How many of MR0..MR7 a message with this tag uses (the others are not read). */
 static inline word_t tag_reg_words(word_t tag)
 {
 	word_t n = 1 + L4_TAG_U(tag) + L4_TAG_T(tag);
 	return n < 8 ? n : 8;
-}
-
-/* The first n of MR0..MR7 between frame and UTCB (n >= 1). */
-static inline void frame_to_mrs_n(const struct trapframe *tf, word_t *mr, word_t n)
-{
-	switch (n) {
-	default: mr[7] = tf->r15;   /* fall through */
-	case 7: mr[6] = tf->r14;    /* fall through */
-	case 6: mr[5] = tf->r13;    /* fall through */
-	case 5: mr[4] = tf->r12;    /* fall through */
-	case 4: mr[3] = tf->r10;    /* fall through */
-	case 3: mr[2] = tf->rbx;    /* fall through */
-	case 2: mr[1] = tf->rax;    /* fall through */
-	case 1: mr[0] = tf->r9;
-	}
-}
-
-static inline void mrs_to_frame_n(const word_t *mr, struct trapframe *tf, word_t n)
-{
-	switch (n) {
-	default: tf->r15 = mr[7];   /* fall through */
-	case 7: tf->r14 = mr[6];    /* fall through */
-	case 6: tf->r13 = mr[5];    /* fall through */
-	case 5: tf->r12 = mr[4];    /* fall through */
-	case 4: tf->r10 = mr[3];    /* fall through */
-	case 3: tf->rbx = mr[2];    /* fall through */
-	case 2: tf->rax = mr[1];    /* fall through */
-	case 1: tf->r9 = mr[0];
-	}
 }
 
 void sys_ipc(struct trapframe *tf);
@@ -141,10 +99,10 @@ bool ipc_xfer_preempt(struct tcb *snd);
 void ipc_tunnel_resume(struct trapframe *tf);
 
 /*
- * The register-only fast path, called by entry.S (the arguments are the Ipc
- * registers, abi.md §2; what it returns: ipc_fast.c).
+ * The register-only fast path, called by entry.S with the Ipc arguments as
+ * they arrived (abi.md §2; a0 and a3 carry nothing; what it returns: ipc_fast.c).
  */
-struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t timeouts,
 			   word_t tag);
 /*
  * The exception message to a handler already waiting for it, straight from

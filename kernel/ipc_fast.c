@@ -18,23 +18,23 @@
  * guards comes the one commit: the caller becomes a receiver, the partner
  * becomes current, and the kernel leaves through the partner's frame.
  *
- * Ipc: MR0-7 never touch memory.  entry.S stored only RIP, RFLAGS, RSP,
- * RDI, RAX, R9 and R10 of the caller's frame and hands the message
- * registers to the partner in place (RBX and R12-R15 are live throughout).
- * The exception message puts RBX, R10 and R12-R15 in MR2..MR7, exactly the
- * registers that carry MR2..MR7, so an exception reply hands them over in
- * place as well.
+ * Ipc: MR0-7 never touch memory.  entry.S stored only the caller's IP,
+ * flags and stack pointer, its UTCB pointer, MR0, MR1 and MR3 in its frame
+ * (MR1 is ipc_mr1) and hands the message registers to the partner in place
+ * (MR2 and MR4-7 stay live in registers throughout).  The exception message
+ * puts exactly the registers that carry MR2..MR7 there (sysregs.h), so an
+ * exception reply hands them over in place as well.
  *
  * A partner blocked in an Ipc receive (fast_key FAST_KEY_WAITING(IPC_USER))
- * always has a canonical RIP, so sysretq to it cannot fault in ring 0: it
- * entered through the Ipc stub and ExchangeRegisters refuses non-canonical
- * IPs (check.c verifies it).
+ * always has a valid IP (arch_user_ip_valid), so the fastpath's return to it
+ * cannot fault in the kernel: it entered through the Ipc stub and
+ * ExchangeRegisters refuses invalid IPs (check.c verifies it).
  */
 
 /*
- * What entry.S gets back, in RAX and RDX: the partner's kernel stack top (its
- * frame lies below, with From in RSI) and MR0; or FP_SLOW; or an exception
- * reply's frame | FP_EXC_REPLY.
+ * What entry.S gets back, as a two-word return value: the partner's kernel
+ * stack top (its frame lies below, with From set) and MR0; or FP_SLOW; or
+ * an exception reply's frame | FP_EXC_REPLY.
  */
 struct fp_ret {
 	word_t top;
@@ -46,7 +46,7 @@ struct fp_ret {
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
 {
-	return (struct trapframe *)*arch_tss_rsp0 - 1;
+	return arch_own_frame();
 }
 
 /*
@@ -55,15 +55,11 @@ static inline struct trapframe *own_frame(void)
  * exception_reply), so that a guard that fails ends in a jump with every
  * argument still in place.
  */
-static __attribute__((noinline, noipa)) struct fp_ret slow(word_t rdi, word_t to, word_t from, word_t rcx,
+static __attribute__((noinline, noipa)) struct fp_ret slow(word_t a0, word_t to, word_t from, word_t a3,
 						    word_t timeouts, word_t tag)
 {
-	(void)rdi, (void)rcx;
-	struct trapframe *tf = own_frame();
-	tf->rsi = to;
-	tf->rdx = from;
-	tf->r8 = timeouts;
-	tf->r9 = tag;
+	(void)a0, (void)a3;
+	ipc_set_args(own_frame(), to, from, timeouts, tag);
 	return (struct fp_ret){ FP_SLOW, 0 };
 }
 #define SLOW() slow(0, to, from, 0, timeouts, tag)
@@ -127,24 +123,18 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
  * registers.  Bit 0 of the frame returned tells entry.S.
  */
 static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
-							       word_t from, word_t rcx,
+							       word_t from, word_t a3,
 							       word_t timeouts, word_t tag)
 {
-	(void)rcx;
+	(void)a3;
 	struct tcb *self = current;
 	struct trapframe *tf = own_frame();
 	if (d->fast_key != FAST_KEY_WAITING(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
-	    L4_TAG_U(tag) < 18 || !arch_sysret_safe(tf->rax) ||
+	    L4_TAG_U(tag) < 18 || !arch_user_ip_valid(ipc_mr1(tf)) ||
 	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) || self->space->redirector)
 		return SLOW();   /* it fails it properly, or sets the TLS base */
 	struct trapframe *df = arch_user_frame(d);
-	const word_t *mr = utcb_mrs(self);
-	df->rip = tf->rax;  df->r10 = tf->r10;
-	df->rax = mr[8];    df->rcx = mr[9];   df->rdx = mr[10];  df->rsi = mr[11];
-	df->rdi = mr[12];   df->rbp = mr[13];  df->r8 = mr[14];   df->r9 = mr[15];
-	df->r11 = mr[16];   df->rsp = mr[17];
-	df->rflags = (df->rflags & ~L4_USER_FLAGS_MASK) | (mr[18] & L4_USER_FLAGS_MASK);
-	arch_frame_state_set(df);
+	exc_fast_reply_to_regs(df, tf, utcb_mrs(self));
 	d->ipc_kind = IPC_USER;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, 0 };
@@ -169,7 +159,7 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 	if (unlikely(L4_TAG_U(tag) > 7))
 		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
 	word_t top = d->kstack_top;
-	((struct trapframe *)top - 1)->rsi = self->space == d->space ? self->utcb : self->id;
+	ipc_set_from((struct trapframe *)top - 1, self->space == d->space ? self->utcb : self->id);
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return (struct fp_ret){ top, tag };
 }
@@ -196,10 +186,10 @@ static inline __attribute__((always_inline)) struct tcb *local_dest(struct tcb *
  * Lipc: a local destination ID (out of line, so that global IDs pay
  * nothing for it; tcb_resolve_local tries the thread named last first).
  */
-static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t rdi, word_t to, word_t from,
-						    word_t rcx, word_t timeouts, word_t tag)
+static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t a0, word_t to, word_t from,
+						    word_t a3, word_t timeouts, word_t tag)
 {
-	(void)rdi, (void)rcx;
+	(void)a0, (void)a3;
 	struct tcb *self = current, *d = local_dest(self, to, &from);
 	if (!d)
 		return SLOW();
@@ -209,11 +199,11 @@ static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t rdi, word_t to
 }
 
 /*
- * entry.S: RBX into the first argument, then ipc_fastpath_string.  Reached
+ * entry.S: MR2 into the first argument, then ipc_fastpath_string.  Reached
  * by a tail call from ipc_fastpath, whose callee-saved registers are then
- * the caller's again: the first argument is MR2.
+ * the caller's again.
  */
-struct fp_ret ipc_fastpath_typed(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+struct fp_ret ipc_fastpath_typed(word_t a0, word_t to, word_t from, word_t a3, word_t timeouts,
 				 word_t tag);
 
 /*
@@ -222,11 +212,11 @@ struct fp_ret ipc_fastpath_typed(word_t rdi, word_t to, word_t from, word_t rcx,
  * fastpath with the copy added (ipc_fastpath checked the receive
  * timeout).  Everything else is the slowpath's.
  */
-struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t rcx,
+struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t a3,
 				  word_t timeouts, word_t tag)
 {
-	(void)rcx;
-	word_t no = slot_of(to), mr1 = own_frame()->rax;
+	(void)a3;
+	word_t no = slot_of(to), mr1 = ipc_mr1(own_frame());
 	struct tcb *self = current, *d = tcb_table[no];
 	if ((tag & (0xfffUL | L4_TAG_FLAGS_MASK)) != 2 << 6 || !ipc_short_string_item(mr1, mr2))
 		return SLOW();
@@ -242,13 +232,13 @@ struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t rcx
 
 /*
  * Called by entry.S with To, FromSpecifier, Timeouts and MR0 as they came
- * (abi.md §2; RDI and RCX are not arguments).  The functions it passes on
- * to take the same registers, so those stay where they are.
+ * (abi.md §2; a0 and a3 carry nothing).  The functions it passes on to
+ * take the same arguments, so those stay where they are.
  */
-struct fp_ret ipc_fastpath(word_t rdi, word_t to, word_t from, word_t rcx, word_t timeouts,
+struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t timeouts,
 			   word_t tag)
 {
-	(void)rdi, (void)rcx;
+	(void)a0, (void)a3;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(L4_RCV_TIMEOUT(timeouts)))
 		return SLOW();
 	if (unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)))
@@ -278,7 +268,7 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
 	arch_copy(utcb_mrs(h) + 8, mr + 8, (EXC_WORDS - 8) * 8);
-	hf->rsi = tcb_id_as_seen_by(self, h);
+	ipc_set_from(hf, tcb_id_as_seen_by(self, h));
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
 	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */
 }

@@ -103,7 +103,7 @@ static void release(struct tcb *t)
 static void irq_error(struct trapframe *tf, word_t code)
 {
 	utcb_set(current, UTCB_ERROR_CODE, code);
-	tf->rax = 0;
+	sys_set_result(tf, 0);
 }
 
 void irq_control(struct trapframe *tf, word_t irq_id, word_t handler)
@@ -115,7 +115,7 @@ void irq_control(struct trapframe *tf, word_t irq_id, word_t handler)
 	if (h == t) {
 		if (handler_of(t))
 			release(t);
-		tf->rax = 1;
+		sys_set_result(tf, 1);
 		return;
 	}
 	if (!h || !thread_is_user(h))
@@ -125,7 +125,7 @@ void irq_control(struct trapframe *tf, word_t irq_id, word_t handler)
 	t->pager = t->scheduler = h->id;
 	if (!t->irq_delivered && t->state != TS_SEND_BLOCKED)
 		arch_irq_unmask(n);
-	tf->rax = 1;
+	sys_set_result(tf, 1);
 }
 
 void irq_forget_handler(struct tcb *h)

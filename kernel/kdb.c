@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The kernel-debugger int3 protocol of abi.md §9 on the serial console.
+// The kernel-debugger protocol of abi.md §9 (a breakpoint trap and a marker) on the serial console.
 #include "exception.h"
 #include "config.h"
 #include "printk.h"
@@ -33,18 +33,17 @@ static void print_user_string(word_t va)
 	}
 }
 
-/* L4_KDB_Enter: `int3; jmp rel8; mov $imm32, %rax` with imm32 the message. */
+/* L4_KDB_Enter: the instructions after the trap carry the message's address (abi.md §9). */
 static bool kdb_enter(struct trapframe *tf)
 {
-	u8 insn[9];
-	if (!space_read(current->space, tf->rip, insn, sizeof(insn)) || insn[0] != 0xEB ||
-	    insn[2] != 0x48 || insn[3] != 0xC7 || insn[4] != 0xC0)
+	u8 insn[ARCH_KDB_ENTER_LEN];
+	word_t msg;
+	if (!space_read(current->space, frame_ip(tf), insn, sizeof(insn)) || !kdb_enter_message(insn, &msg))
 		return false;
-	i64 msg = (int)(insn[5] | insn[6] << 8 | insn[7] << 16 | (u32)insn[8] << 24);
 	printk("--- KDB: ");
-	print_user_string((word_t)msg);
+	print_user_string(msg);
 	printk(" ---\n");
-	return true;     /* continue after the int3, which takes the jmp */
+	return true;     /* continue after the trap, which jumps over the message */
 }
 
 /* Walk the mapping database and print the verdict; 0 if consistent, 1 if not, 2 if refused. */
@@ -94,28 +93,28 @@ static word_t read_char(bool block)
 	}
 }
 
-/* Run every consistency check: RAX = failed checks, RDX = free pool frames (kdebug.h). */
+/* Run every consistency check: the failed checks, and free pool frames second (kdebug.h). */
 static void check_kernel_op(struct trapframe *tf)
 {
 	if (!CONFIG_CHECK || !current->space->privileged) {
-		tf->rax = ~0UL;
+		kdb_set_result(tf, ~0UL);
 		return;
 	}
-	tf->rax = check_kernel(&tf->rdx);
+	kdb_set_result(tf, check_kernel(kdb_result2(tf)));
 }
 
 static bool kdb_op(struct trapframe *tf, u8 op)
 {
 	switch (op) {
 	case KDB_OP_PRINT_CHAR:
-		printk("%c", (char)tf->rax);
+		printk("%c", (char)kdb_arg(tf));
 		return true;
 	case KDB_OP_PRINT_STRING:
-		print_user_string(tf->rax);
+		print_user_string(kdb_arg(tf));
 		return true;
 	case KDB_OP_READ_CHAR:
 	case KDB_OP_READ_CHAR_BLK:
-		tf->rax = read_char(op == KDB_OP_READ_CHAR_BLK);
+		kdb_set_result(tf, read_char(op == KDB_OP_READ_CHAR_BLK));
 		return true;
 	case KDB_OP_POWER_OFF:
 		if (!current->space->privileged) {
@@ -123,9 +122,10 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 			       l4_thread_no(current->id), l4_version(current->id));
 			return true;
 		}
-		halt_system((int)tf->rax, "power off requested by %s (status %lu)", current->name, tf->rax);
+		halt_system((int)kdb_arg(tf), "power off requested by %s (status %lu)", current->name,
+			    kdb_arg(tf));
 	case KDB_OP_CHECK_MAPPINGS:
-		tf->rax = check_mappings();
+		kdb_set_result(tf, check_mappings());
 		return true;
 	case KDB_OP_CHECK_KERNEL:
 		check_kernel_op(tf);
@@ -137,13 +137,13 @@ static bool kdb_op(struct trapframe *tf, u8 op)
 
 bool kdb_trap(struct trapframe *tf)
 {
-	u8 marker[2];
+	u8 marker[ARCH_KDB_MARKER_LEN], op;
 	if (current->space->strict && current->space->redirector)
-		return false;   /* a strictly confined space: int3 is its exception, for its handler */
-	if (!space_read(current->space, tf->rip, marker, 2))
+		return false;   /* a strictly confined space: the trap is its exception, for its handler */
+	if (!space_read(current->space, frame_ip(tf), marker, sizeof(marker)))
 		return false;
-	if (marker[0] == 0x3C)          /* cmpb $op, %al: executes harmlessly on return */
-		return kdb_op(tf, marker[1]);
+	if (kdb_marker(marker, &op))
+		return kdb_op(tf, op);
 	return kdb_enter(tf);
 }
 

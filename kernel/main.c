@@ -206,7 +206,7 @@ static struct tcb *start_server(int i, const char *role, word_t no, const struct
 	for (int k = 0; k < img->nsegs; k++)      /* abi.md §4: t = 2, an init server's memory */
 		kip_add_memdesc(MEMDESC_BOOTLOADER, 2, false, ALIGN_DOWN(img->segs[k].paddr, PAGE_SIZE),
 				ALIGN_UP(img->segs[k].paddr + img->segs[k].memsz, PAGE_SIZE));
-	/* abi.md §8: RSP starts at 0; crt0 sets up its own stack */
+	/* abi.md §8: the stack pointer starts at 0; crt0 sets up its own stack */
 	struct tcb *t = thread_create(l4_global_id(no, 1), s, ROOT_UTCB_AREA, img->entry, 0, role);
 	if (!t)
 		boot_fail("out of kernel memory creating the %s thread", role);
@@ -295,8 +295,8 @@ static void selftests(void)
 	}
 	if (cmdline_has(bi.cmdline, "pecan.selftest=badrip")) {
 		/* no path builds such a frame: this checks that the exits refuse it anyway */
-		printk("pecan: selftest: sigma0 starts at a non-canonical RIP\n");
-		arch_user_frame(tcb_by_number(L4_USER_BASE))->rip = 0x8000000000000000UL;
+		printk("pecan: selftest: sigma0 starts at an invalid IP\n");
+		frame_set_ip(arch_user_frame(tcb_by_number(L4_USER_BASE)), ARCH_INVALID_USER_IP);
 	}
 }
 

@@ -406,13 +406,13 @@ static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 void sys_unmap(struct trapframe *tf)
 {
 	struct tcb *t = current;
-	word_t *mr = utcb_mrs(t), k = tf->rdx & 0x3f;
-	bool flush = tf->rdx & 0x40;
+	word_t *mr = utcb_mrs(t), k = unmap_control(tf) & 0x3f;
+	bool flush = unmap_control(tf) & 0x40;
 	frame_to_mrs(tf, mr);
 	for (word_t i = 0; i <= k; i++)
 		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush);
 	mrs_to_frame(mr, tf);
-	tf->rdi = t->utcb;
+	sys_set_utcb(tf, t->utcb);
 }
 
 /*

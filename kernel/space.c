@@ -136,10 +136,10 @@ bool space_area_free(const struct space *s, word_t base, word_t size)
 	return !(base < s->utcb_base + s->utcb_size && end > s->utcb_base);
 }
 
-static word_t space_control_error(struct trapframe *tf, word_t code)
+static void space_control_error(struct trapframe *tf, word_t code)
 {
 	utcb_set(current, UTCB_ERROR_CODE, code);
-	return tf->rax = 0;
+	sys_set_result(tf, 0);
 }
 
 /* An fpage usable as a KIP or UTCB area: at least a page, naturally aligned, user memory. */
@@ -167,19 +167,19 @@ static void set_quota(struct space *s, word_t control)
 /* SpaceControl(space, control, kip area, utcb area, redirector) (abi.md §5.7). */
 void sys_space_control(struct trapframe *tf)
 {
-	word_t kip = tf->rdx, utcb = tf->r8, control = tf->rsi;
+	word_t kip = sc_kip_area(tf), utcb = sc_utcb_area(tf), control = sc_control(tf);
 	if (!current->space->privileged)
 		return (void)space_control_error(tf, L4_ERR_NO_PRIVILEGE);
-	struct tcb *t = tcb_lookup(tf->rdi);
+	struct tcb *t = tcb_lookup(sc_space(tf));
 	if (!t || !thread_is_user(t))
 		return (void)space_control_error(tf, L4_ERR_INVALID_SPACE);
 	struct space *s = t->space;
 	/* the redirector (X.2): nil leaves it, anythread removes it, else an existing thread */
-	word_t redir = s->redirector;
-	if (tf->r9 == L4_ANYTHREAD)
+	word_t redir = s->redirector, want = sc_redirector(tf);
+	if (want == L4_ANYTHREAD)
 		redir = 0;
-	else if (tf->r9 != L4_NILTHREAD) {
-		struct tcb *r = tcb_resolve(current, tf->r9);
+	else if (want != L4_NILTHREAD) {
+		struct tcb *r = tcb_resolve(current, want);
 		if (!r || !thread_is_user(r))
 			return (void)space_control_error(tf, L4_ERR_INVALID_THREAD);
 		redir = r->id;
@@ -188,8 +188,8 @@ void sys_space_control(struct trapframe *tf)
 	if (s->configured) {
 		s->redirector = redir;
 		set_quota(s, control);
-		tf->rdx = old_quota;            /* no compatibility mode, ever */
-		tf->rax = 1;                    /* areas are fixed once set */
+		sc_set_old_control(tf, old_quota);   /* no compatibility mode, ever */
+		sys_set_result(tf, 1);               /* areas are fixed once set */
 		return;
 	}
 	word_t ks = 1UL << 12;
@@ -206,6 +206,6 @@ void sys_space_control(struct trapframe *tf)
 	}
 	s->redirector = redir;
 	thread_try_activate_space(s);
-	tf->rdx = old_quota;
-	tf->rax = 1;
+	sc_set_old_control(tf, old_quota);
+	sys_set_result(tf, 1);
 }

@@ -20,24 +20,24 @@ typedef void (*syscall_fn)(struct trapframe *tf);
 static void sys_error(struct trapframe *tf, word_t code)
 {
 	utcb_set(current, UTCB_ERROR_CODE, code);
-	tf->rax = 0;
+	sys_set_result(tf, 0);
 }
 
 /* ThreadSwitch(dest): nil yields to equals; otherwise donate the CPU to dest. */
 static void sys_thread_switch(struct trapframe *tf)
 {
-	if (tf->rdi == L4_NILTHREAD) {
+	if (tswitch_dest(tf) == L4_NILTHREAD) {
 		sched_yield();
 		return;
 	}
-	struct tcb *t = tcb_resolve(current, tf->rdi);
+	struct tcb *t = tcb_resolve(current, tswitch_dest(tf));
 	if (t)
 		sched_donate(t);
 }
 
 static void sys_system_clock(struct trapframe *tf)
 {
-	tf->rax = timer_now();
+	sys_set_result(tf, timer_now());
 }
 
 /* A time period (timeout encoding m * 2^e µs) for a number of µs, rounded down. */
@@ -63,8 +63,8 @@ static word_t sched_state(const struct tcb *t)
 /* Schedule(dest, prio, time, processor, preemption): only dest's scheduler may call it. */
 static void sys_schedule(struct trapframe *tf)
 {
-	struct tcb *t = tcb_resolve(current, tf->rdi);
-	word_t prio = tf->rsi, time = tf->rdx, cpu = tf->r8;
+	struct tcb *t = tcb_resolve(current, sched_dest(tf));
+	word_t prio = sched_prio_ctl(tf), time = sched_time_ctl(tf), cpu = sched_cpu_ctl(tf);
 	if (!t || (!thread_is_user(t) && !t->is_irq))
 		return sys_error(tf, L4_ERR_INVALID_THREAD);
 	if (t->scheduler != current->id)
@@ -78,8 +78,8 @@ static void sys_schedule(struct trapframe *tf)
 		if ((time & 0xffff) != 0xffff)
 			sched_set_quantum(t, timeout_deadline(time & 0xffff, 0));
 	}
-	tf->rdx = old_time;
-	tf->rax = sched_state(t);
+	sched_set_old_time(tf, old_time);
+	sys_set_result(tf, sched_state(t));
 	if (prio != ~0UL)
 		sched_set_prio(t, prio & 0xff);
 }
@@ -88,26 +88,26 @@ static void sys_processor_control(struct trapframe *tf)
 {
 	if (!current->space->privileged)
 		return sys_error(tf, L4_ERR_NO_PRIVILEGE);
-	if (tf->rdi >= cpu_count)
+	if (pctl_cpu(tf) >= cpu_count)
 		return sys_error(tf, L4_ERR_INVALID_PARAM);
-	tf->rax = 1;       /* a processor online; nothing to tune under emulation */
+	sys_set_result(tf, 1);       /* a processor online; nothing to tune under emulation */
 }
 
 /*
- * MemoryControl: only default attributes exist; the result is in RDX.
- * Attributes 1 and 2 arrive in RSI and R8; 0 and 3 (RCX and R11 at the
- * call) were parked in the UTCB by the stub.
+ * MemoryControl: only default attributes exist.  Attributes 1 and 2 arrive
+ * in the frame; 0 and 3 (in registers the system-call instruction itself
+ * overwrites) were parked in the UTCB by the stub.
  */
 static void sys_memory_control(struct trapframe *tf)
 {
 	bool ok = current->space->privileged;
 	word_t err = ok ? L4_ERR_INVALID_PARAM : L4_ERR_NO_PRIVILEGE;
-	if (ok && utcb_get(current, USTUB_MEMCTL_ATTR0) == 0 && tf->rsi == 0 && tf->r8 == 0 &&
+	if (ok && utcb_get(current, USTUB_MEMCTL_ATTR0) == 0 && memctl_attr1(tf) == 0 && memctl_attr2(tf) == 0 &&
 	    utcb_get(current, USTUB_MEMCTL_ATTR3) == 0)
 		err = 0;
 	if (err)
 		utcb_set(current, UTCB_ERROR_CODE, err);
-	tf->rdx = !err;
+	memctl_set_result(tf, !err);
 }
 
 static const syscall_fn syscall_table[USTUB_SLOTS] = {
@@ -127,7 +127,7 @@ static const syscall_fn syscall_table[USTUB_SLOTS] = {
  * A `syscall` from outside the stub page follows some other ABI (Linux's,
  * for the Linux personality).  It goes to the thread's exception handler as
  * an exception message with vector PECAN_VEC_SYSCALL; without a handler it
- * fails with -ENOSYS in RAX and L4_ERR_NO_SYSCALL in ErrorCode.  A handler
+ * fails with -ENOSYS as its result and L4_ERR_NO_SYSCALL in ErrorCode.  A handler
  * that fails the exchange (garbage reply, deleted) halts the thread.
  */
 static struct trapframe *foreign_syscall(struct trapframe *tf)
@@ -141,14 +141,14 @@ static struct trapframe *foreign_syscall(struct trapframe *tf)
 	if (r == EXC_FAILED)
 		thread_halt_current("foreign syscall: its exception IPC failed", tf, 0);
 	utcb_set(current, UTCB_ERROR_CODE, L4_ERR_NO_SYSCALL);
-	tf->rax = (word_t)PECAN_FOREIGN_NOSYS;
+	foreign_set_result(tf, (word_t)PECAN_FOREIGN_NOSYS);
 	return tf;
 }
 
 /* Returns the frame to return through: tf, or the exception handler's after a fastpath. */
 struct trapframe *syscall_dispatch(struct trapframe *tf)
 {
-	word_t off = tf->rip - USTUB_BASE;
+	word_t off = frame_ip(tf) - USTUB_BASE;      /* the return address into the stub page */
 	if (off >= USTUB_SLOTS * USTUB_SLOT)
 		return foreign_syscall(tf);
 	syscall_fn fn = syscall_table[off / USTUB_SLOT];

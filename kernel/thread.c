@@ -294,7 +294,7 @@ void thread_try_activate_space(struct space *s)
 static void tc_error(struct trapframe *tf, word_t code)
 {
 	utcb_set(current, UTCB_ERROR_CODE, code);
-	tf->rax = 0;
+	sys_set_result(tf, 0);
 }
 
 static void delete_thread(struct trapframe *tf, struct tcb *t)
@@ -305,7 +305,7 @@ static void delete_thread(struct trapframe *tf, struct tcb *t)
 	thread_destroy(t);
 	if (s->nthreads == 0)
 		space_destroy(s);
-	tf->rax = 1;
+	sys_set_result(tf, 1);
 }
 
 /* A valid user thread ID for a new thread: number in range, version not local-looking. */
@@ -369,11 +369,12 @@ static bool configure_thread(struct trapframe *tf, struct tcb *t, word_t sched, 
 
 /*
  * ThreadControl(dest, space, scheduler, pager, utcb location) (abi.md §5.7).
- * Registers (abi.md §2): RDI dest, RSI pager, RDX scheduler, R8 space, R9 UTCB.
+ * Its registers are not in argument order (abi.md §2; the tc_* views).
  */
 void sys_thread_control(struct trapframe *tf)
 {
-	word_t dest = tf->rdi, pager = tf->rsi, sched = tf->rdx, space = tf->r8, utcb = tf->r9;
+	word_t dest = tc_dest(tf), pager = tc_pager(tf), sched = tc_scheduler(tf), space = tc_space(tf);
+	word_t utcb = tc_utcb(tf);
 	if (!current->space->privileged)
 		return tc_error(tf, L4_ERR_NO_PRIVILEGE);
 	if (l4_thread_no(dest) < L4_SYSTEM_BASE) {
@@ -404,5 +405,5 @@ void sys_thread_control(struct trapframe *tf)
 			return tc_error(tf, L4_ERR_INVALID_SPACE);
 	}
 	if (configure_thread(tf, t, sched, pager, utcb))
-		tf->rax = 1;
+		sys_set_result(tf, 1);
 }

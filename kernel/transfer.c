@@ -84,10 +84,10 @@ static inline word_t br(const struct xfer *x, int i)
 static void xfer_timeouts(struct xfer *x)
 {
 	u64 now = timer_now();
-	u64 ds = timeout_deadline(utcb_get(x->snd, UTCB_XFER_TIMEOUTS) >> 16 & 0xffff, now);
-	u64 dr = timeout_deadline(utcb_get(x->rcv, UTCB_XFER_TIMEOUTS) & 0xffff, now);
-	x->snd_expires = ds != TIMEOUT_NONE && (dr == TIMEOUT_NONE || ds <= dr);
-	x->deadline = x->snd_expires ? ds : dr;
+	u64 dsnd = timeout_deadline(utcb_get(x->snd, UTCB_XFER_TIMEOUTS) >> 16 & 0xffff, now);
+	u64 drcv = timeout_deadline(utcb_get(x->rcv, UTCB_XFER_TIMEOUTS) & 0xffff, now);
+	x->snd_expires = dsnd != TIMEOUT_NONE && (drcv == TIMEOUT_NONE || dsnd <= drcv);
+	x->deadline = x->snd_expires ? dsnd : drcv;
 	x->timed = true;
 }
 

@@ -78,11 +78,15 @@ static inline void arch_zero(void *d, word_t n)
 	__asm__ __volatile__("rep stosq" : "+D"(d), "+c"(q) : "a"(0UL) : "memory");
 }
 
-/* May sysretq go to rip?  Only a non-canonical RIP makes it fault in ring 0. */
-static inline bool arch_sysret_safe(word_t rip)
+/*
+ * May a thread resume at user address ip?  sysretq to a non-canonical RIP
+ * faults in ring 0, so no such RIP may reach it (or iretq).
+ */
+static inline bool arch_user_ip_valid(word_t ip)
 {
-	return (word_t)(((long)rip >> 47) + 1) <= 1;
+	return (word_t)(((long)ip >> 47) + 1) <= 1;
 }
+#define ARCH_INVALID_USER_IP 0x8000000000000000UL   /* non-canonical (the badrip selftest) */
 
 /*
  * New register state was written into tf (an exception handler's reply).
@@ -199,5 +203,26 @@ bool arch_user_read2(word_t va, u16 *out);
 
 void arch_dump_frame(const struct trapframe *tf);
 const char *arch_vector_name(word_t vector);
+#define ARCH_IP_NAME "rip"       /* what console messages call the instruction pointer */
+
+/* The exceptions the generic code treats apart (exception.c). */
+#define VEC_BP 3                 /* int3: the kernel debugger */
+#define VEC_GP 13                /* general protection: `in`/`out` on a port not mapped */
+#define VEC_PF 14                /* page fault */
+
+/* A user page fault's access (MAP_R, MAP_W or MAP_X), from its error code. */
+static inline unsigned arch_fault_rwx(const struct trapframe *tf)
+{
+	return (tf->error & 2) ? MAP_W : (tf->error & 16) ? MAP_X : MAP_R;
+}
+
+/*
+ * The port the current thread's `in`/`out` at the frame's IP touches, log2
+ * of the access width and its direction (MAP_R or MAP_W); false if the
+ * instruction is no such thing (traps.c).
+ */
+bool arch_io_instruction(const struct trapframe *tf, word_t *port, word_t *log2, word_t *rwx);
+
+#include "sysregs.h"
 
 #endif

@@ -8,6 +8,12 @@
 #include "io.h"
 
 extern word_t *const arch_tss_rsp0;      /* cpu.c: where entries from ring 3 land */
+
+/* The current thread's user frame, read where the CPU found its kernel stack (one load). */
+static inline struct trapframe *arch_own_frame(void)
+{
+	return (struct trapframe *)*arch_tss_rsp0 - 1;
+}
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);

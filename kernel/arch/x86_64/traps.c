@@ -7,6 +7,7 @@
 #include "../../timer.h"
 #include "../../irq.h"
 #include "../../sched.h"
+#include "../../space.h"
 #include <l4/pecan.h>
 #include <l4/thread.h>
 
@@ -16,7 +17,6 @@ extern char user_read2_insn[], user_read2_fixup[];
 
 #define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
 #define VEC_NMI 2
-#define VEC_GP 13
 
 static const char *const names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -120,6 +120,27 @@ struct trapframe *trap_dispatch(struct trapframe *tf)
 	if ((tf->cs & 3) == 0)
 		kernel_fault(tf);
 	return exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
+}
+
+/* The imm8 and DX forms, 0x66 for 16 bits. */
+bool arch_io_instruction(const struct trapframe *tf, word_t *port, word_t *log2, word_t *rwx)
+{
+	u8 op[2];
+	if (!space_read(current->space, tf->rip, op, 2))
+		return false;
+	bool wide16 = op[0] == 0x66;
+	u8 o = wide16 ? op[1] : op[0], imm;
+	if ((o & 0xf4) != 0xe4)                  /* e4-e7: imm8, ec-ef: dx */
+		return false;
+	if (o & 0x08)
+		*port = tf->rdx & 0xffff;
+	else if (space_read(current->space, tf->rip + 1 + wide16, &imm, 1))
+		*port = imm;
+	else
+		return false;
+	*log2 = (o & 1) ? (wide16 ? 1 : 2) : 0;
+	*rwx = (o & 2) ? MAP_W : MAP_R;
+	return true;
 }
 
 bool arch_user_read2(word_t va, u16 *out)
