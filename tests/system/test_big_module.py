@@ -9,6 +9,7 @@ import hashlib
 import os
 import re
 
+from harness import BUILD, boot
 from lxshell import Shell
 
 MIB = 1 << 20
@@ -54,3 +55,16 @@ def test_module_of_240_mib_arrives_whole(tmp_path):
         assert st == 0 and re.search(r"^32$", out, re.M), out
     finally:
         sh.close(60)
+
+
+def test_root_image_in_its_own_way(tmp_path):
+    """The root task's own ELF file padded to 15 MiB covers the addresses its
+    segments and sigma0's load at: it is moved first, then loaded from its new place."""
+    with open(os.path.join(BUILD, "servers", "root.elf"), "rb") as f:
+        elf = f.read()
+    padded = tmp_path / "root.elf"
+    padded.write_bytes(elf + bytes(15 * MIB))       # bytes past the segments: no ELF reads them
+    r = boot(root=str(padded))
+    assert r.rc == 0, r.tail()
+    assert r.line_index(r"^pecan: module 1 moved from [0-9a-f]+-[0-9a-f]+ to ") >= 0, r.tail()
+    assert r.line_index(r"^root: hello from the Pecan root task") >= 0, r.tail()
