@@ -230,24 +230,25 @@ void exception_resume(struct trapframe *tf)
 
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 {
-	if (tf->vector == VEC_PF && (mapping_sigma0_fault(current->space, fault_addr) ||
-				     pagefault_ipc(tf, fault_addr)))
+	if (frame_vector(tf) == VEC_PF && (mapping_sigma0_fault(current->space, fault_addr) ||
+					   pagefault_ipc(tf, fault_addr)))
 		return tf;
-	if (tf->vector == VEC_UD && kernel_interface(tf))
+	if (frame_vector(tf) == VEC_UD && kernel_interface(tf))
 		return tf;
-	if (tf->vector == VEC_GP && io_fault_ipc(tf))
+	if (frame_vector(tf) == VEC_GP && io_fault_ipc(tf))
 		return tf;
-	if (tf->vector == VEC_BP && kdb_trap(tf))
+	if (frame_vector(tf) == VEC_BP && kdb_trap(tf))
 		return tf;
-	struct trapframe *hf = exception_fastpath(tf, tf->vector, tf->error);
+	struct trapframe *hf = exception_fastpath(tf, frame_vector(tf), frame_error(tf));
 	if (hf)
 		return hf;
-	enum exc_result r = exception_ipc(tf, tf->vector, tf->error);
+	enum exc_result r = exception_ipc(tf, frame_vector(tf), frame_error(tf));
 	if (r == EXC_HANDLED)
 		return tf;
 	char why[96];
-	snfmt(why, sizeof(why), "%s (vector %lu, error %lx), %s", arch_vector_name(tf->vector),
-	      tf->vector, tf->error, r == EXC_FAILED ? "its exception IPC failed" : "no exception handler");
-	thread_halt_current(why, tf, tf->vector == VEC_PF ? fault_addr : 0);
+	snfmt(why, sizeof(why), "%s (vector %lu, error %lx), %s", arch_vector_name(frame_vector(tf)),
+	      frame_vector(tf), frame_error(tf),
+	      r == EXC_FAILED ? "its exception IPC failed" : "no exception handler");
+	thread_halt_current(why, tf, frame_vector(tf) == VEC_PF ? fault_addr : 0);
 	return tf;
 }

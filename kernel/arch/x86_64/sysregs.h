@@ -20,6 +20,9 @@ static inline void frame_set_ip(struct trapframe *tf, word_t ip) { tf->rip = ip;
 static inline word_t frame_sp(const struct trapframe *tf) { return tf->rsp; }
 static inline void frame_set_sp(struct trapframe *tf, word_t sp) { tf->rsp = sp; }
 static inline word_t frame_flags(const struct trapframe *tf) { return tf->rflags; }
+/* The exception (VEC_*) or entry the frame records, and the exception's error code. */
+static inline word_t frame_vector(const struct trapframe *tf) { return tf->vector; }
+static inline word_t frame_error(const struct trapframe *tf) { return tf->error; }
 /* Only the flags user code may set (abi.md §5.6) take f's values. */
 static inline void frame_set_user_flags(struct trapframe *tf, word_t f)
 {
