@@ -889,8 +889,8 @@ long sys_umask(struct thread *t, u64 mask, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 
 /*
  * Who may set times: both to now (ts NULL or both UTIME_NOW) the owner,
- * root or whoever may write (EACCES); any explicit time the owner or root
- * (EPERM); a time to now with the other left alone, anybody (as Linux).
+ * root or whoever may write (EACCES); anything else the owner or root
+ * (EPERM), as Linux answers (even for UTIME_NOW with UTIME_OMIT).
  */
 static long may_set_times(struct inode *ip, const struct lx_timespec *ts)
 {
@@ -898,10 +898,7 @@ static long may_set_times(struct inode *ip, const struct lx_timespec *ts)
 		return 0;
 	if (!ts || (ts[0].tv_nsec == LX_UTIME_NOW && ts[1].tv_nsec == LX_UTIME_NOW))
 		return fs_permission(ip, FS_MAY_WRITE);
-	for (int i = 0; i < 2; i++)
-		if (ts[i].tv_nsec != LX_UTIME_NOW && ts[i].tv_nsec != LX_UTIME_OMIT)
-			return -LX_EPERM;
-	return 0;
+	return -LX_EPERM;
 }
 
 /* Set atime and mtime from ts[2] (NULL: now), with UTIME_NOW / UTIME_OMIT. */
