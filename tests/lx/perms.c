@@ -23,7 +23,9 @@
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -449,6 +451,50 @@ static void setids(void)
 	T(U1000, "kill -1 0", kill(-1, 0));
 }
 
+/* SO_PEERCRED's user and group of a socketpair's other end, or of an unconnected socket. */
+static long peercred(int paired)
+{
+	int sv[2];
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	if (paired ? socketpair(AF_UNIX, SOCK_STREAM, 0, sv) : (sv[0] = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+		return -1;
+	if (getsockopt(sv[0], SOL_SOCKET, SO_PEERCRED, &uc, &len))
+		return -1;
+	printf("    peercred %d %d\n", (int)uc.uid, (int)uc.gid);
+	return 0;
+}
+
+static long connect_to(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	strcpy(a.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	return fd < 0 ? -1 : connect(fd, (struct sockaddr *)&a, sizeof(a));
+}
+
+/* A listening socket of root's (mode 0755 from the umask): connecting needs write permission. */
+static void sockets(void)
+{
+	T(U1000, "peercred socketpair", peercred(1));
+	T(U1000, "peercred unconnected", peercred(0));
+	struct sockaddr_un a = {.sun_family = AF_UNIX, .sun_path = "sock"};
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 8)) {
+		printf("setup sock: %s\n", strerror(errno));
+		exit(1);
+	}
+	show("sock");
+	T(NOBODY, "connect sock 0755", connect_to("sock"));
+	T(ROOT, "connect sock 0755", connect_to("sock"));
+	chmod("sock", 0777);
+	T(NOBODY, "connect sock 0777", connect_to("sock"));
+	T(NOBODY, "connect d700/none", connect_to("d700/none"));
+	T(NOBODY, "bind d755/s2", ({ struct sockaddr_un b = {.sun_family = AF_UNIX, .sun_path = "d755/s2"};
+		bind(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&b, sizeof(b)); }));
+	close(l);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--ids")) {
@@ -482,6 +528,7 @@ int main(int argc, char **argv)
 	attrs();
 	accesses();
 	setids();
+	sockets();
 	printf("perms done\n");
 	return 0;
 }
