@@ -442,6 +442,12 @@ static void setids(void)
 	T(ROOT, "getgroups 1 of 3", (syscall(SYS_setgroups, 3, g3), syscall(SYS_getgroups, 1, g3)));
 	T(ROOT, "getgroups 0 of 3", (syscall(SYS_setgroups, 3, g3), syscall(SYS_getgroups, 0, NULL)));
 	T(ROOT, "getgroups -1", syscall(SYS_getgroups, -1, NULL));
+	static gid_t many[65536];
+	for (int i = 0; i < 65536; i++)
+		many[i] = (gid_t)(65535 - i);
+	T(ROOT, "setgroups 65536", syscall(SYS_setgroups, 65536, many) ? -1 :
+		(syscall(SYS_getgroups, 65536, many), printf("    groups %ld first %u last %u\n",
+		 syscall(SYS_getgroups, 0, NULL), many[0], many[65535]), 0));
 	static gid_t bad[] = {5, (gid_t)-1};
 	T(ROOT, "setgroups -1 in list", syscall(SYS_setgroups, 2, bad));
 	T(U1002, "open f060 via group", xopen("f060", O_RDONLY));

@@ -4,6 +4,7 @@ makes files of many modes and owners as root, then tries every operation as
 other users; its lines (a result or an errno's name per case) must equal the
 host Linux's, on lx's RAM root and on its ext2 root."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -65,3 +66,12 @@ def test_ext2_root_matches_linux(native, tmp_path):
         compare(native, lx_lines(sh))
     finally:
         sh.close(120)
+    # the owners and modes lx gave new files are on the disk, as the host reads them
+    env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/sbin:/usr/sbin")
+    for path, user, group, mode in [("dsg/m", 65534, 1001, "02755"), ("dsg/f", 65534, 1001, "0644"),
+                                    ("d777/p", 65534, 65534, "0644"), ("f060", 1000, 1001, "02775"),
+                                    ("s6755", 1002, 1001, "0755")]:
+        out = subprocess.run(["debugfs", "-R", "stat /perms.d/" + path, img], capture_output=True,
+                             text=True, env=env).stdout
+        assert re.search(rf"Mode:\s+{mode}\b", out) and re.search(rf"User:\s+{user}\s+Group:\s+{group}\b", out), \
+            path + ": " + out[:300]
