@@ -229,6 +229,11 @@ static void setup(void)
 	mkexe("s2755", 02755, 0, 1001);
 	mkexe("s6755", 06755, 1001, 1001);
 	mkexe("chown.s", 06755, 1000, 1000);
+	mk("w6777", 0106777, 1000, 1000);
+	mk("w2767", 0102767, 1000, 1000);
+	mk("w6777r", 0106777, 1000, 1000);
+	mk("w2767g", 0102767, 0, 1000);
+	mk("t6777", 0106777, 1000, 1000);
 }
 
 static void opens(void)
@@ -386,6 +391,27 @@ static void attrs(void)
 	T(NOBODY, "utimens d700/in NULL", utimensat(AT_FDCWD, "d700/in", NULL, 0));
 }
 
+static long write1(const char *path)
+{
+	int fd = open(path, O_WRONLY);
+	return fd < 0 || write(fd, "x", 1) != 1 ? -1 : close(fd);
+}
+
+/* Changing a file's data takes its set-ID bits away, unless root changes it. */
+static void privs(void)
+{
+	T(NOBODY, "write w6777", write1("w6777"));
+	T(NOBODY, "write w2767", write1("w2767"));
+	T(ROOT, "write w6777r", write1("w6777r"));
+	T(U1000, "write w2767g", write1("w2767g"));
+	T(NOBODY, "truncate t6777", truncate("t6777", 0));
+	show("w6777");
+	show("w2767");
+	show("w6777r");
+	show("w2767g");
+	show("t6777");
+}
+
 static void accesses(void)
 {
 	T(R1000, "access f600 r", access("f600", R_OK));
@@ -532,6 +558,7 @@ int main(int argc, char **argv)
 	execs();
 	names();
 	attrs();
+	privs();
 	accesses();
 	setids();
 	sockets();

@@ -810,18 +810,14 @@ static bool may_chown(const struct inode *ip, u32 uid, u32 gid)
 
 /*
  * What chown does to the mode of anything but a directory: S_ISUID goes,
- * S_ISGID too if group-executable or the caller is neither in the file's
- * group nor root.  A change of mode is chmod's to make (EPERM otherwise).
+ * S_ISGID as fs_drop_sgid says.  A change of mode is chmod's to make
+ * (EPERM otherwise).
  */
 static u32 chown_mode(const struct inode *ip)
 {
-	u32 m = ip->mode;
-	if (LX_S_ISDIR(m))
-		return m;
-	m &= ~(u32)LX_S_ISUID;
-	if ((m & 0010) || (!fs_in_group(ip->gid) && !fs_is_root()))
-		m &= ~(u32)LX_S_ISGID;
-	return m;
+	if (LX_S_ISDIR(ip->mode))
+		return ip->mode;
+	return ip->mode & ~(u32)(LX_S_ISUID | (fs_drop_sgid(ip) ? LX_S_ISGID : 0));
 }
 
 static long set_owner(struct inode *ip, u64 uid, u64 gid)

@@ -489,15 +489,35 @@ long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
 	return o->read ? o->read(ip, off, buf, n) : -LX_EINVAL;
 }
 
+/*
+ * A regular file changed by someone other than root loses its set-user-ID
+ * bit and (fs_drop_sgid) its set-group-ID bit, as Linux's file_remove_privs:
+ * nobody plants code in a program that runs with another's rights.
+ */
+static int remove_privs(struct inode *ip)
+{
+	u32 m = ip->mode & ~(u32)(LX_S_ISUID | (fs_drop_sgid(ip) ? LX_S_ISGID : 0));
+	if (!LX_S_ISREG(ip->mode) || fs_is_root() || m == ip->mode)
+		return 0;
+	ip->mode = m;
+	return fs_setattr(ip);
+}
+
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 {
 	const struct fs_ops *o = ip->sb->ops;
+	int r = o->write && n ? remove_privs(ip) : 0;
+	if (r < 0)
+		return r;
 	return o->write ? o->write(ip, off, buf, n) : -LX_EINVAL;
 }
 
 int fs_truncate(struct inode *ip, uint64_t size)
 {
 	const struct fs_ops *o = ip->sb->ops;
+	int r = o->truncate ? remove_privs(ip) : 0;
+	if (r < 0)
+		return r;
 	return o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
 }
 

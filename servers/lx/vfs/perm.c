@@ -113,6 +113,17 @@ void fs_init_owner(struct inode *ip, const struct inode *dir)
 		ip->mode &= ~(u32)LX_S_ISGID;
 }
 
+/*
+ * Linux's setattr_should_drop_sgid: a group-executable S_ISGID goes,
+ * another only when the caller is neither in the file's group nor root.
+ */
+bool fs_drop_sgid(const struct inode *ip)
+{
+	if (!(ip->mode & LX_S_ISGID))
+		return false;
+	return (ip->mode & 0010) || (!fs_in_group(ip->gid) && !fs_is_root());
+}
+
 struct group_info *groups_new(u32 n)
 {
 	struct group_info *g = lx_malloc(sizeof(*g) + (size_t)n * sizeof(u32));

@@ -209,6 +209,8 @@ bool fs_in_group(u32 gid);                      /* fsgid or a supplementary grou
 bool fs_owner_or_root(const struct inode *ip);  /* fsuid owns it, or CAP_FOWNER */
 /* open(2)'s checks of an existing inode with open flags (Linux's may_open). */
 int fs_may_open(const struct inode *ip, u32 flags);
+/* chown and a change of data by a non-root caller take S_ISGID away (Linux's rule). */
+bool fs_drop_sgid(const struct inode *ip);
 /* A new inode's owner, group and set-group-ID bit from the caller and dir (inode_init_owner). */
 void fs_init_owner(struct inode *ip, const struct inode *dir);
 struct group_info *groups_new(u32 n);           /* refs = 1; NULL: ENOMEM */
