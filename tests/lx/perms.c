@@ -474,6 +474,11 @@ static void setids(void)
 	T(ROOT, "setgroups 65536", syscall(SYS_setgroups, 65536, many) ? -1 :
 		(syscall(SYS_getgroups, 65536, many), printf("    groups %ld first %u last %u\n",
 		 syscall(SYS_getgroups, 0, NULL), many[0], many[65535]), 0));
+	void *wild = (void *)16;
+	T(ROOT, "setgroups wild pointer", syscall(SYS_setgroups, 2, wild));
+	T(ROOT, "getgroups wild pointer", (syscall(SYS_setgroups, 3, g3), syscall(SYS_getgroups, 3, wild)));
+	T(ROOT, "getresuid wild pointer", syscall(SYS_getresuid, wild, wild, wild));
+	T(ROOT, "getresgid wild pointer", syscall(SYS_getresgid, g3, g3 + 1, wild));
 	static gid_t bad[] = {5, (gid_t)-1};
 	T(ROOT, "setgroups -1 in list", syscall(SYS_setgroups, 2, bad));
 	T(U1002, "open f060 via group", xopen("f060", O_RDONLY));

@@ -476,6 +476,7 @@ long sys_getppid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	return t->proc->parent ? t->proc->parent->pid : 0;
 }
 
+/* One processor: affinity and yielding change nothing. */
 #define NOP_CALL(name) \
 	long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
 	{ (void)t; NOARGS; return 0; }

@@ -2,8 +2,8 @@
 /*
  * The VFS (vfs/vfs.h): the mount table, the one path walk (symbolic links,
  * "..", mount points in both directions), and every fs_* call checked for
- * what all file systems share, then dispatched through the inode's
- * file-system operations.  Pure C: the host tests build it with fs/ramfs.c.
+ * what all file systems share (permissions included: vfs/perm.c), then
+ * dispatched through the inode's file-system operations.  Pure C: the host tests build it with fs/ramfs.c.
  */
 #include "vfs.h"
 #include "../mm/mm.h"

@@ -65,8 +65,9 @@ struct inode {
  * A file-system type's operations: inode operations and file-system
  * operations in one table, called through the VFS only (vfs/namei.c),
  * which walks paths, crosses mount points, answers "." and a root's "..",
- * and refuses links and renames between file systems (EXDEV) and the
- * removal of a mount point (EBUSY).  The type checks the rest as Linux
+ * refuses links and renames between file systems (EXDEV) and the
+ * removal of a mount point (EBUSY), and checks permissions (vfs/perm.c)
+ * with the caller's credentials.  The type checks the rest as Linux
  * does.  Names are NUL-terminated components, except lookup's (name, len).
  * A NULL entry: the operation is refused (EPERM for names, EINVAL for
  * data; page NULL: no shared mappings, ENODEV).
