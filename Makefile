@@ -268,7 +268,7 @@ $(BUILD)/host/test_madt: tests/host/test_madt.c $(ARCHDIR)/acpi.c $(HOST_COMMON)
 $(BUILD)/host/test_fmt: tests/host/test_fmt.c $(HOST_COMMON)
 $(BUILD)/host/test_mdb: tests/host/test_mdb.c kernel/mdb.c $(HOST_COMMON)
 $(BUILD)/host/test_range: tests/host/test_range.c $(HOST_COMMON)
-$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs/ramfs.c servers/lx/vfs/namei.c servers/lx/mm/malloc.c $(HOST_COMMON)
+$(BUILD)/host/test_lxfs: tests/host/test_lxfs.c servers/lx/fs/ramfs.c servers/lx/vfs/namei.c servers/lx/vfs/perm.c servers/lx/mm/malloc.c $(HOST_COMMON)
 $(BUILD)/host/test_netconfig: tests/host/test_netconfig.c servers/net/config.c $(HOST_COMMON)
 $(BUILD)/host/test_store: tests/host/test_store.c $(STORE_SRC) lib/store/impl.h lib/store/store.h $(HOST_COMMON)
 $(BUILD)/host/%:

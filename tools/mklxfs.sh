@@ -13,6 +13,7 @@ set -e
 out=$1 busybox=$2 benchdir=$3 testdir=$4 benchinit=$5
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"      # the root directory: mktemp's 0700 would shut out every other user
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" "$stage/etc" \
 	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/mnt" "$stage/bench" "$stage/tests"
 cp "$busybox" "$stage/bin/busybox"
@@ -35,8 +36,9 @@ chmod 755 "$stage/bench/init"
 for p in "$testdir"/*; do
 	[ -f "$p" ] && cp "$p" "$stage/tests/"
 done
-echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
-echo "root:x:0:" > "$stage/etc/group"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
+	> "$stage/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"
 echo "pecan" > "$stage/etc/hostname"
 chmod 1777 "$stage/tmp"
 # fixed timestamps and owners: the image depends only on its inputs

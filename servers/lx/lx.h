@@ -191,6 +191,9 @@ struct proc {
 	u64 utime_us;
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */
+	/* users and groups (vfs/perm.c, syscall/sys_cred.c): inherited by fork, kept by exec
+	 * but for set-user-ID and set-group-ID files; one set for all the process's threads */
+	struct cred cred;
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */

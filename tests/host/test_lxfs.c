@@ -770,6 +770,96 @@ TEST_CASE("lxfs.refresh", "a directory's refresh hook runs before lookups and li
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 
+/* --- permissions (vfs/perm.c through the walk and the fs_* calls) --- */
+
+static struct cred nobody_cred = {65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, NULL};
+static struct cred u1000_cred = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, NULL};
+
+/* make() as cred: 0 or -errno */
+static int make_as(struct cred *c, const char *path, uint32_t mode)
+{
+	fs_cred = c;
+	int r = make(path, mode);
+	fs_cred = NULL;
+	return r;
+}
+
+static int unlink_as(struct cred *c, const char *dir, const char *name)
+{
+	struct inode *d;
+	int r = fs_lookup(R, dir, FS_FOLLOW, &d);
+	if (r == 0) {
+		fs_cred = c;
+		r = fs_unlink(d, name);
+		fs_cred = NULL;
+		fs_put(d);
+	}
+	return r;
+}
+
+TEST_CASE("lxfs.perm_walk", "search permission on every directory walked, write and search to create") {
+	fresh();
+	EXPECT(make_as(&u1000_cred, "/d", LX_S_IFDIR | 0700) == -LX_EACCES, "/ is root's 0755");
+	struct inode *d;
+	EXPECT(fs_create(R, "d", LX_S_IFDIR | 0700, 0, &d) == 0, "/d");
+	d->uid = 1000;          /* as chown would */
+	fs_put(d);
+	EXPECT(make("/d/f", LX_S_IFREG | 0644) == 0, "root makes /d/f inside");
+	EXPECT(make("/w", LX_S_IFDIR | 0777) == 0 && make("/r", LX_S_IFDIR | 0755) == 0, "dirs");
+	fs_cred = &nobody_cred;
+	EXPECT(lookup_err(R, "/d/f", 0, NULL) == -LX_EACCES, "walk through 0700 of another");
+	EXPECT(lookup_err(R, "/d", 0, NULL) == 0, "the directory itself is visible");
+	fs_cred = &u1000_cred;
+	EXPECT(lookup_err(R, "/d/f", 0, NULL) == 0, "its owner walks through");
+	fs_cred = NULL;
+	EXPECT(make_as(&nobody_cred, "/r/x", LX_S_IFREG | 0644) == -LX_EACCES, "no write: EACCES");
+	EXPECT(make("/r/x", LX_S_IFREG | 0644) == 0, "root makes it");
+	EXPECT(make_as(&nobody_cred, "/r/x", LX_S_IFREG | 0644) == -LX_EEXIST, "taken: EEXIST first");
+	EXPECT(make_as(&nobody_cred, "/w/c", LX_S_IFCHR | 0644) == -LX_EPERM, "devices: root's");
+	EXPECT(make_as(&nobody_cred, "/w/x", LX_S_IFREG | 0644) == 0, "0777: anybody creates");
+	struct inode *ip;
+	EXPECT(fs_lookup(R, "/w/x", 0, &ip) == 0 && ip->uid == 65534 && ip->gid == 65534,
+	       "the creator owns it");
+	fs_put(ip);
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
+TEST_CASE("lxfs.perm_sticky_setgid", "the sticky bit guards others' files; a setgid directory gives its group") {
+	fresh();
+	EXPECT(make("/t", LX_S_IFDIR | 01777) == 0 && make("/t/root", LX_S_IFREG | 0666) == 0, "/t");
+	EXPECT(make_as(&u1000_cred, "/t/mine", LX_S_IFREG | 0644) == 0, "u1000's file");
+	EXPECT(unlink_as(&nobody_cred, "/t", "root") == -LX_EPERM, "another's: EPERM");
+	EXPECT(unlink_as(&nobody_cred, "/t", "mine") == -LX_EPERM, "u1000's, by nobody: EPERM");
+	EXPECT(unlink_as(&u1000_cred, "/t", "mine") == 0, "its owner removes it");
+	EXPECT(unlink_as(&nobody_cred, "/t", "none") == -LX_ENOENT, "missing: ENOENT");
+	struct inode *g;
+	EXPECT(fs_create(R, "g", LX_S_IFDIR | 02777, 0, &g) == 0, "/g");
+	g->gid = 1001;
+	fs_put(g);
+	EXPECT(make_as(&u1000_cred, "/g/sub", LX_S_IFDIR | 0755) == 0, "sub");
+	struct inode *ip;
+	EXPECT(fs_lookup(R, "/g/sub", 0, &ip) == 0 && ip->gid == 1001 && (ip->mode & LX_S_ISGID) &&
+	       ip->uid == 1000, "group and S_ISGID inherited: %o", ip->mode);
+	fs_put(ip);
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
+TEST_CASE("lxfs.perm_refresh_as_lx", "a refresh hook writes in a directory its caller may only read") {
+	static const struct inode_ops ops = { .refresh = add_on_refresh };
+	fresh();
+	struct inode *p;
+	EXPECT(fs_create(R, "proc", LX_S_IFDIR | 0555, 0, &p) == 0, "made");
+	p->ops = &ops;
+	fs_cred = &nobody_cred;
+	EXPECT(lookup_err(R, "/proc/gen", 0, NULL) == 0, "the hook made gen for nobody");
+	EXPECT(make("/proc/mine", LX_S_IFREG | 0644) == -LX_EACCES, "nobody itself may not");
+	EXPECT(fs_cred == &nobody_cred, "the caller's credentials are back");
+	fs_cred = NULL;
+	p->ops = NULL;
+	fs_put(p);
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
 /* --- cpio archives --- */
 
 static char tmpdir[64];

@@ -1035,6 +1035,7 @@ static int inode_new(struct inode *dir, u32 mode, struct inode **out)
 		return -LX_ENOMEM;
 	}
 	ip->mode = mode;
+	fs_init_owner(ip, dir);
 	now(&ip->mtime);
 	ip->atime = ip->ctime = ip->mtime;
 	*out = ip;

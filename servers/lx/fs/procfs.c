@@ -44,9 +44,11 @@ static void pid_files(struct inode *dir, struct proc *p)
 		      p->utime_us / 10000, p->nthreads, start, rss * LX_PAGE_SIZE, rss);
 	put_file(dir, "stat", buf, (size_t)n);
 	n = snfmt(buf, sizeof(buf),
-		  "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t0\t0\t0\t0\n"
-		  "Gid:\t0\t0\t0\t0\nVmRSS:\t%lu kB\nThreads:\t%d\n",
-		  p->comm, state_of(p), p->pid, p->pid, p->ppid, rss * 4, p->nthreads);
+		  "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t%u\t%u\t%u\t%u\n"
+		  "Gid:\t%u\t%u\t%u\t%u\nVmRSS:\t%lu kB\nThreads:\t%d\n",
+		  p->comm, state_of(p), p->pid, p->pid, p->ppid, p->cred.uid, p->cred.euid,
+		  p->cred.suid, p->cred.fsuid, p->cred.gid, p->cred.egid, p->cred.sgid, p->cred.fsgid,
+		  rss * 4, p->nthreads);
 	put_file(dir, "status", buf, (size_t)n);
 	put_file(dir, "cmdline", p->cmdline ? p->cmdline : "", p->cmdline ? p->cmdline_len : 0);
 	n = snfmt(buf, sizeof(buf), "%s\n", p->comm);

@@ -156,15 +156,19 @@ static void dir_remove(struct inode *dir, struct dentry *e)
 }
 
 /* The directory whose refresh hook is running: the hook may look up and
- * create names in it without being called again. */
+ * create names in it without being called again.  It runs as lx itself
+ * (no credentials): it writes what the caller only reads. */
 static struct inode *refreshing;
 
 static void refresh(struct inode *dir)
 {
 	if (dir->ops && dir->ops->refresh && dir != refreshing) {
 		struct inode *outer = refreshing;
+		const struct cred *caller = fs_cred;
 		refreshing = dir;
+		fs_cred = NULL;
 		dir->ops->refresh(dir);
+		fs_cred = caller;
 		refreshing = outer;
 	}
 }
@@ -257,6 +261,7 @@ static int ram_create(struct inode *dir, const char *name, uint32_t mode, uint64
 	struct inode *ip = inode_new(dir->sb, mode);
 	if (!ip)
 		return -LX_ENOMEM;
+	fs_init_owner(ip, dir);
 	ip->rdev = rdev;
 	if (dir_link(dir, name, ip) < 0) {
 		inode_free(ip);
@@ -293,6 +298,7 @@ static int symlink_len(struct inode *dir, const char *name, const char *target, 
 			inode_free(ip);
 		return -LX_ENOMEM;
 	}
+	fs_init_owner(ip, dir);
 	ip->size = tlen;
 	if (out) {
 		fs_get(ip);

@@ -50,13 +50,18 @@ struct sockaddr_k {
 
 enum sstate { SS_UNCONNECTED, SS_LISTENING, SS_CONNECTED };
 
+struct ucred_k {                        /* SO_PEERCRED's struct ucred */
+	int32_t pid;
+	u32 uid, gid;
+};
+
 struct sock {
 	u32 refs;                       /* its file, peers, queued buffers, a listener */
 	int type;
 	enum sstate state;
 	u32 shut;                       /* SHUT_RCV | SHUT_SEND */
 	bool dead;                      /* its file is gone */
-	int pid;                        /* SO_PEERCRED: who made, connected or listened */
+	struct ucred_k who;             /* SO_PEERCRED: who made, connected or listened */
 	struct sock *peer;              /* connected: the other end, or a datagram's default */
 	struct skb *head, *tail;        /* the receive queue */
 	u32 qbytes, qcost, qmsgs;       /* data bytes, their cost (cost()), buffers */
@@ -268,14 +273,20 @@ static void consume(struct sock *sk, size_t n)
 
 /* --- sockets --- */
 
-static struct sock *sock_new(int type, int pid)
+/* struct ucred: a process and its effective user and group */
+static struct ucred_k who_of(const struct proc *p)
+{
+	return (struct ucred_k){p->pid, p->cred.euid, p->cred.egid};
+}
+
+static struct sock *sock_new(int type, struct ucred_k who)
 {
 	struct sock *sk = lx_zalloc(sizeof(*sk));
 	if (!sk)
 		return NULL;
 	sk->refs = 1;
 	sk->type = type;
-	sk->pid = pid;
+	sk->who = who;
 	sk->wchan = sk;
 	return sk;
 }
@@ -429,8 +440,11 @@ static struct sock *lookup_name(struct thread *t, const struct sockaddr_k *a, lo
 		*err = r;
 		return NULL;
 	}
-	struct sock *s = LX_S_ISSOCK(ip->mode) ? ip->priv : NULL;
+	r = fs_permission(ip, FS_MAY_WRITE);          /* connecting writes to it */
+	struct sock *s = r == 0 && LX_S_ISSOCK(ip->mode) ? ip->priv : NULL;
 	fs_put(ip);
+	if (r < 0)
+		*err = r;
 	return s;
 }
 
@@ -507,7 +521,7 @@ long sys_listen(struct thread *t, u64 fd, u64 backlog, u64 a2, u64 a3, u64 a4, u
 	int b = (int)backlog;
 	sk->backlog = b < 0 ? 0 : b > 4096 ? 4096 : (u32)b;
 	sk->state = SS_LISTENING;
-	sk->pid = t->proc->pid;
+	sk->who = who_of(t->proc);
 	wake(sk);
 	return 0;
 }
@@ -537,12 +551,12 @@ static long connect_stream(struct thread *t, struct sock *sk, struct sock *l, bo
 		return -LX_ECONNREFUSED;
 	if (l->npending > l->backlog)
 		return wait_for(t, l, nonblock);
-	struct sock *s = sock_new(l->type, l->pid);
+	struct sock *s = sock_new(l->type, l->who);
 	if (!s)
 		return -LX_ENOMEM;
 	s->name = l->name;
 	join(sk, s);
-	sk->pid = t->proc->pid;
+	sk->who = who_of(t->proc);
 	s->next_pending = NULL;
 	struct sock **pp = &l->pending;
 	while (*pp)
@@ -652,7 +666,7 @@ static long unix_socket(struct thread *t, u64 domain, u64 type, u64 proto)
 	long base = check_create(domain, type, proto);
 	if (base < 0)
 		return base;
-	struct sock *sk = sock_new((int)base, t->proc->pid);
+	struct sock *sk = sock_new((int)base, who_of(t->proc));
 	if (!sk)
 		return -LX_ENOMEM;
 	long fd = new_fd(t, sk, (u32)type);
@@ -666,7 +680,7 @@ static long unix_socketpair(struct thread *t, u64 domain, u64 type, u64 proto, u
 	long base = check_create(domain, type, proto);
 	if (base < 0)
 		return base;
-	struct sock *a = sock_new((int)base, t->proc->pid), *b = sock_new((int)base, t->proc->pid);
+	struct sock *a = sock_new((int)base, who_of(t->proc)), *b = sock_new((int)base, who_of(t->proc));
 	if (!a || !b) {
 		sock_put(a);
 		sock_put(b);
@@ -1161,8 +1175,11 @@ long sys_getsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 uval, u64
 	case LX_SO_REUSEADDR:
 	case LX_SO_KEEPALIVE:
 	case LX_SO_PASSCRED: v[0] = 0; break;
-	case LX_SO_PEERCRED:            /* struct ucred: pid, uid, gid; everyone is root */
-		v[0] = sk->peer ? sk->peer->pid : 0;
+	case LX_SO_PEERCRED:            /* struct ucred: pid, uid, gid */
+		if (sk->peer)
+			memcpy(v, &sk->peer->who, sizeof(sk->peer->who));
+		else
+			v[1] = v[2] = -1;       /* no peer: no credentials, as Linux */
 		len = sizeof(v);
 		break;
 	default:

@@ -124,6 +124,12 @@ static int map_segments(struct mm *mm, struct inode *ip, struct image *im)
 	return im->brk ? 0 : -LX_ENOEXEC;
 }
 
+/* A program or loader must be a regular file the caller may execute (EACCES). */
+static int exec_permission(const struct inode *ip)
+{
+	return LX_S_ISREG(ip->mode) ? fs_permission(ip, FS_MAY_EXEC) : -LX_EACCES;
+}
+
 /* The loader's path from the program's PT_INTERP, looked up from the root; *ipp: a reference. */
 static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp)
 {
@@ -137,10 +143,8 @@ static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct i
 	if (!err)
 		err = fs_lookup(fs_root(), path, FS_FOLLOW, ipp);   /* missing: ENOENT, as Linux */
 	page_free(path);
-	if (!err && !LX_S_ISREG((*ipp)->mode)) {
+	if (!err && (err = exec_permission(*ipp)) < 0)
 		fs_put(*ipp);
-		err = -LX_EACCES;
-	}
 	return err;
 }
 
@@ -337,9 +341,9 @@ static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 		int err = fs_lookup(p->cwd, a->path, FS_FOLLOW, &ip);
 		if (err)
 			return err;
-		if (!LX_S_ISREG(ip->mode) || !(ip->mode & 0111)) {
+		if ((err = exec_permission(ip)) < 0) {
 			fs_put(ip);
-			return -LX_EACCES;
+			return err;
 		}
 		err = shebang(ip, a);
 		if (err <= 0) {
@@ -354,6 +358,22 @@ static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 	return -LX_ELOOP;
 }
 
+/*
+ * execve(2): a set-user-ID program runs with its owner as effective user,
+ * a set-group-ID one (with S_IXGRP) with its group; the effective IDs are
+ * then copied to the saved ones, and the file-system IDs follow them.
+ * (A script's bits are not looked at: its interpreter's are, as on Linux.)
+ */
+static void exec_creds(struct cred *c, const struct inode *ip)
+{
+	if (ip->mode & LX_S_ISUID)
+		c->euid = ip->uid;
+	if ((ip->mode & (LX_S_ISGID | 0010)) == (LX_S_ISGID | 0010))
+		c->egid = ip->gid;
+	c->suid = c->fsuid = c->euid;
+	c->sgid = c->fsgid = c->egid;
+}
+
 long do_execve(struct thread *t, struct exec_args *a)
 {
 	struct proc *p = t->proc;
@@ -365,8 +385,13 @@ long do_execve(struct thread *t, struct exec_args *a)
 	struct mm *mm;
 	u64 sp;
 	err = load_image(ip, &im, &mm, a, &sp);
+	struct cred c = p->cred;        /* the same groups: no reference changes hands */
+	exec_creds(&c, ip);
 	fs_put(ip);
 	if (err)
 		return err;
-	return exec_commit(t, mm, im.start, sp, a);
+	long r = exec_commit(t, mm, im.start, sp, a);
+	if (r == SYS_NOREPLY)
+		p->cred = c;
+	return r;
 }

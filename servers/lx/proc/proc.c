@@ -287,6 +287,9 @@ struct proc *proc_new(struct proc *parent)
 		parent->children = p;
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
 		memcpy(p->rlim, parent->rlim, sizeof(p->rlim));
+		p->cred = parent->cred;
+		if (p->cred.groups)
+			p->cred.groups->refs++;
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
@@ -322,6 +325,7 @@ void proc_free(struct proc *p)
 	nprocs--;
 	deadlines_changed();
 	lx_free(p->cmdline);
+	groups_put(p->cred.groups);
 	lx_free(p);
 }
 

@@ -560,23 +560,35 @@ long sys_sigaltstack(struct thread *t, u64 ss, u64 oss, u64 a2, u64 a3, u64 a4, 
 	return 0;
 }
 
+/* kill(2)'s permission: root, or the sender's real or effective user is the target's real
+ * or saved one; SIGCONT within the session.  Signal 0 is checked as well. */
+static bool may_signal(const struct proc *from, const struct proc *to, u64 sig)
+{
+	const struct cred *a = &from->cred, *b = &to->cred;
+	return from == to || a->euid == 0 || a->euid == b->suid || a->euid == b->uid ||
+	       a->uid == b->suid || a->uid == b->uid || (sig == LX_SIGCONT && from->sid == to->sid);
+}
+
 long sys_kill(struct thread *t, u64 pid_, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	int pid = (int)pid_;
 	if (sig > LX_NSIG)
 		return -LX_EINVAL;
-	int hit = 0;
+	int hit = 0, allowed = 0;
 	for (struct proc *p = procs; p; p = p->next_all) {
 		bool match = pid > 0 ? p->pid == pid : pid == 0 ? p->pgid == t->proc->pgid :
 			     pid == -1 ? p->pid != 1 && p != t->proc : p->pgid == -pid;
 		if (!match || p->zombie)
 			continue;
 		hit++;
+		if (!may_signal(t->proc, p, sig))
+			continue;
+		allowed++;
 		if (sig)
 			signal_send_proc(p, (int)sig);
 	}
-	return hit ? 0 : -LX_ESRCH;
+	return !hit ? -LX_ESRCH : allowed || pid == -1 ? 0 : -LX_EPERM;
 }
 
 static struct thread *thread_by_linux_tid(int tid)
@@ -590,12 +602,14 @@ static struct thread *thread_by_linux_tid(int tid)
 
 long sys_tgkill(struct thread *t, u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 {
-	(void)t; (void)a3; (void)a4; (void)a5;
+	(void)a3; (void)a4; (void)a5;
 	if (sig > LX_NSIG || (int)tid <= 0)
 		return -LX_EINVAL;
 	struct thread *d = thread_by_linux_tid((int)tid);
 	if (!d || ((int)tgid > 0 && d->proc->pid != (int)tgid))
 		return -LX_ESRCH;
+	if (!may_signal(t->proc, d->proc, sig))
+		return -LX_EPERM;
 	if (sig)
 		signal_send_thread(d, (int)sig);
 	return 0;

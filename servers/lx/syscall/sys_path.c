@@ -2,8 +2,9 @@
 // System calls on names: open, stat, directories, links, attributes.
 // Paths are copied in whole (copyin_str, LX_PATH_MAX) before anything is
 // looked up; a relative path starts at the process's cwd or at dirfd's
-// directory.  Every process runs as root, so permissions are not checked
-// (access(X_OK) still wants some x bit, as Linux gives root).  Each inode
+// directory.  Permissions are checked by vfs/perm.c's rules with the
+// caller's credentials (the walk and fs_* calls check their own); the
+// owner and mode rules of chmod, chown and utimensat are here.  Each inode
 // reference a lookup returns is dropped before the call returns.
 #include "../vfs/vfs.h"
 #include "syscall.h"
@@ -125,12 +126,14 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 	if (fl & LX_O_DIRECTORY)
 		lf |= FS_DIRECTORY;
 	struct inode *ip;
+	bool created = false;
 	r = lookup_at(t, dirfd, path1, lf, &ip);
 	if (r == -LX_ENOENT && (fl & LX_O_CREAT) && path1[0]) {
 		r = create_at(t, dirfd, path1, (u32)mode, &ip);
 		if (r < 0)
 			return r;
 		fl &= ~(u32)LX_O_TRUNC;
+		created = true;         /* its creator opens it whatever its mode, as Linux */
 	} else if (r < 0) {
 		return r;
 	} else if ((fl & LX_O_CREAT) && ((fl & LX_O_EXCL) || LX_S_ISDIR(ip->mode))) {
@@ -140,6 +143,10 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 	if (LX_S_ISLNK(ip->mode) && !(fl & LX_O_PATH)) {
 		fs_put(ip);
 		return -LX_ELOOP;
+	}
+	if (!created && (r = fs_may_open(ip, fl)) < 0) {
+		fs_put(ip);
+		return r;
 	}
 	struct file *f;
 	r = file_open_inode(t, ip, fl, &f);
@@ -311,22 +318,54 @@ long sys_statx(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 mask, u64 b
 
 /* --- access --- */
 
-#define LX_X_OK 1
 #define LX_AT_EACCESS 0x200
 
+/* The file dirfd/path names (a reference), for access: "" with AT_EMPTY_PATH is dirfd's
+ * (1: an anonymous pipe or socket end, which has no inode). */
+static long access_inode(struct thread *t, u64 dirfd, u64 flags, struct inode **ip)
+{
+	if (!path1[0] && (flags & LX_AT_EMPTY_PATH)) {
+		struct file *f = (int)dirfd == LX_AT_FDCWD ? NULL : fd_get(t->proc, (int)dirfd);
+		struct inode *i = (int)dirfd == LX_AT_FDCWD ? t->proc->cwd : f ? f->ip : NULL;
+		if (!i)
+			return f ? 1 : -LX_EBADF;       /* a pipe or socket: its owner's, mode 0600 */
+		fs_get(i);
+		*ip = i;
+		return 0;
+	}
+	return lookup_at(t, dirfd, path1, (flags & LX_AT_SYMLINK_NOFOLLOW) ? 0 : FS_FOLLOW, ip);
+}
+
+/*
+ * access(2) asks as the real user and group (the walk too), AT_EACCESS as
+ * the effective (file-system) ones; X_OK on a regular file wants an x bit
+ * even from root.
+ */
 static long access_at(struct thread *t, u64 dirfd, u64 upath, u64 mode, u64 flags)
 {
 	if (mode & ~7UL)
 		return -LX_EINVAL;
 	if (flags & ~(u64)(LX_AT_EACCESS | LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
 		return -LX_EINVAL;
-	struct lx_stat st;
-	long r = stat_at(t, dirfd, upath, flags & ~(u64)LX_AT_EACCESS, &st);
+	long r = get_path(t, upath, path1);
 	if (r < 0)
 		return r;
-	if ((mode & LX_X_OK) && !LX_S_ISDIR(st.st_mode) && !(st.st_mode & 0111))
-		return -LX_EACCES;
-	return 0;
+	struct cred real = t->proc->cred;
+	const struct cred *caller = fs_cred;
+	real.fsuid = real.uid;
+	real.fsgid = real.gid;
+	if (!(flags & LX_AT_EACCESS))
+		fs_cred = &real;
+	struct inode *ip;
+	r = access_inode(t, dirfd, flags, &ip);
+	if (r == 0) {
+		r = fs_permission(ip, (int)mode);
+		fs_put(ip);
+	} else if (r == 1) {
+		r = (mode & FS_MAY_EXEC) ? -LX_EACCES : 0;
+	}
+	fs_cred = caller;
+	return r;
 }
 
 long sys_access(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -412,11 +451,13 @@ long sys_getcwd(struct thread *t, u64 buf, u64 size, u64 a2, u64 a3, u64 a4, u64
 	return copyout(t->proc, buf, path1, (size_t)n + 1) ? n + 1 : -LX_EFAULT;
 }
 
+/* chdir and fchdir: a directory the caller may search. */
 static long set_cwd(struct proc *p, struct inode *ip)
 {
-	if (!LX_S_ISDIR(ip->mode)) {
+	long r = LX_S_ISDIR(ip->mode) ? fs_permission(ip, FS_MAY_EXEC) : -LX_ENOTDIR;
+	if (r < 0) {
 		fs_put(ip);
-		return -LX_ENOTDIR;
+		return r;
 	}
 	fs_put(p->cwd);
 	p->cwd = ip;
@@ -713,8 +754,15 @@ static long fd_inode(struct thread *t, u64 fd, struct inode **ip)
 	return 0;
 }
 
+/* chmod: the owner or root; S_ISGID only stays for a member of the file's group or root. */
 static long set_mode(struct inode *ip, u64 mode)
 {
+	if (!fs_owner_or_root(ip)) {
+		fs_put(ip);
+		return -LX_EPERM;
+	}
+	if (!fs_in_group(ip->gid) && !fs_is_root())
+		mode &= ~(u64)LX_S_ISGID;
 	ip->mode = (ip->mode & LX_S_IFMT) | ((u32)mode & 07777);
 	stamp_ctime(ip);
 	long r = fs_setattr(ip);
@@ -746,9 +794,40 @@ long sys_fchmod(struct thread *t, u64 fd, u64 mode, u64 a2, u64 a3, u64 a4, u64 
 	return r < 0 ? r : set_mode(ip, mode);
 }
 
-/* chown: an id of -1 stays as it is. */
+/*
+ * chown's rules (an ID of -1 stays as it is): root changes anything; the
+ * owner may "change" the owner to himself and the group to one of his.
+ */
+static bool may_chown(const struct inode *ip, u32 uid, u32 gid)
+{
+	if (fs_is_root())
+		return true;
+	bool owner = fs_cred->fsuid == ip->uid;
+	if (uid != ~0U && !(owner && uid == ip->uid))
+		return false;
+	return gid == ~0U || (owner && (gid == ip->gid || fs_in_group(gid)));
+}
+
+/*
+ * What chown does to the mode of anything but a directory: S_ISUID goes,
+ * S_ISGID as fs_drop_sgid says.  A change of mode is chmod's to make
+ * (EPERM otherwise).
+ */
+static u32 chown_mode(const struct inode *ip)
+{
+	if (LX_S_ISDIR(ip->mode))
+		return ip->mode;
+	return ip->mode & ~(u32)(LX_S_ISUID | (fs_drop_sgid(ip) ? LX_S_ISGID : 0));
+}
+
 static long set_owner(struct inode *ip, u64 uid, u64 gid)
 {
+	u32 mode = chown_mode(ip);
+	if (!may_chown(ip, (u32)uid, (u32)gid) || (mode != ip->mode && !fs_owner_or_root(ip))) {
+		fs_put(ip);
+		return -LX_EPERM;
+	}
+	ip->mode = mode;
 	if ((u32)uid != ~0U)
 		ip->uid = (u32)uid;
 	if ((u32)gid != ~0U)
@@ -804,9 +883,28 @@ long sys_umask(struct thread *t, u64 mask, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 #define LX_UTIME_NOW  ((1L << 30) - 1)
 #define LX_UTIME_OMIT ((1L << 30) - 2)
 
+/*
+ * Who may set times: both to now (ts NULL or both UTIME_NOW) the owner,
+ * root or whoever may write (EACCES); anything else the owner or root
+ * (EPERM), as Linux answers (even for UTIME_NOW with UTIME_OMIT).
+ */
+static long may_set_times(struct inode *ip, const struct lx_timespec *ts)
+{
+	if (fs_owner_or_root(ip))
+		return 0;
+	if (!ts || (ts[0].tv_nsec == LX_UTIME_NOW && ts[1].tv_nsec == LX_UTIME_NOW))
+		return fs_permission(ip, FS_MAY_WRITE);
+	return -LX_EPERM;
+}
+
 /* Set atime and mtime from ts[2] (NULL: now), with UTIME_NOW / UTIME_OMIT. */
 static long set_times(struct inode *ip, const struct lx_timespec *ts)
 {
+	long perm = may_set_times(ip, ts);
+	if (perm < 0) {
+		fs_put(ip);
+		return perm;
+	}
 	struct lx_timespec now = {0, 0};
 	if (fs_now)
 		fs_now(&now);
@@ -836,14 +934,16 @@ long sys_utimensat(struct thread *t, u64 dirfd, u64 path, u64 utimes, u64 flags,
 {
 	(void)a4, (void)a5;
 	struct lx_timespec ts[2];
-	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
-		return -LX_EINVAL;
 	if (utimes) {
 		if (!copyin(t->proc, ts, utimes, sizeof(ts)))
 			return -LX_EFAULT;
+		if (ts[0].tv_nsec == LX_UTIME_OMIT && ts[1].tv_nsec == LX_UTIME_OMIT)
+			return 0;       /* nothing to do: Linux does not even look at the path */
 		if (!times_valid(ts))
 			return -LX_EINVAL;
 	}
+	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
 	struct inode *ip;
 	long r = path ? inode_at(t, dirfd, path, flags, &ip) : fd_inode(t, dirfd, &ip);
 	return r < 0 ? r : set_times(ip, utimes ? ts : NULL);
@@ -902,7 +1002,13 @@ long sys_truncate(struct thread *t, u64 path, u64 len, u64 a2, u64 a3, u64 a4, u
 	(void)a2, (void)a3, (void)a4, (void)a5;
 	struct inode *ip;
 	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
-	return r < 0 ? r : truncate_inode(ip, len);
+	if (r < 0)
+		return r;
+	if (LX_S_ISREG(ip->mode) && (r = fs_permission(ip, FS_MAY_WRITE)) < 0) {
+		fs_put(ip);
+		return r;
+	}
+	return truncate_inode(ip, len);
 }
 
 long sys_ftruncate(struct thread *t, u64 fd, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)

@@ -476,33 +476,11 @@ long sys_getppid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	return t->proc->parent ? t->proc->parent->pid : 0;
 }
 
-/* Everyone is root: the id calls read 0 and every change succeeds. */
-#define ROOT_CALL(name) \
+/* One processor: affinity and yielding change nothing. */
+#define NOP_CALL(name) \
 	long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
 	{ (void)t; NOARGS; return 0; }
-ROOT_CALL(getuid) ROOT_CALL(getgid) ROOT_CALL(geteuid) ROOT_CALL(getegid)
-ROOT_CALL(setuid) ROOT_CALL(setgid) ROOT_CALL(setreuid) ROOT_CALL(setregid)
-ROOT_CALL(setresuid) ROOT_CALL(setresgid) ROOT_CALL(setgroups) ROOT_CALL(getgroups)
-ROOT_CALL(sched_setaffinity) ROOT_CALL(sched_yield)
-
-static long get_three_ids(struct thread *t, u64 a, u64 b, u64 c)
-{
-	uint32_t zero = 0;
-	return copyout(t->proc, a, &zero, 4) && copyout(t->proc, b, &zero, 4) &&
-	       copyout(t->proc, c, &zero, 4) ? 0 : -LX_EFAULT;
-}
-
-long sys_getresuid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	(void)a3; (void)a4; (void)a5;
-	return get_three_ids(t, a0, a1, a2);
-}
-
-long sys_getresgid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	(void)a3; (void)a4; (void)a5;
-	return get_three_ids(t, a0, a1, a2);
-}
+NOP_CALL(sched_setaffinity) NOP_CALL(sched_yield)
 
 long sys_setpgid(struct thread *t, u64 pid, u64 pgid, u64 a2, u64 a3, u64 a4, u64 a5)
 {

@@ -133,7 +133,9 @@ void syscall_run(struct thread *t)
 	long res;
 	lx_current = t;
 	if (nr < SYS_MAX && table[nr]) {
+		fs_cred = &t->proc->cred;
 		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
+		fs_cred = NULL;
 	} else {
 		log_unknown(nr);
 		res = -LX_ENOSYS;

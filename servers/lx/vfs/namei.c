@@ -2,8 +2,8 @@
 /*
  * The VFS (vfs/vfs.h): the mount table, the one path walk (symbolic links,
  * "..", mount points in both directions), and every fs_* call checked for
- * what all file systems share, then dispatched through the inode's
- * file-system operations.  Pure C: the host tests build it with fs/ramfs.c.
+ * what all file systems share (permissions included: vfs/perm.c), then
+ * dispatched through the inode's file-system operations.  Pure C: the host tests build it with fs/ramfs.c.
  */
 #include "vfs.h"
 #include "../mm/mm.h"
@@ -126,6 +126,9 @@ static int step(struct inode *dir, const char *name, size_t len, struct inode **
 {
 	if (!LX_S_ISDIR(dir->mode))
 		return -LX_ENOTDIR;
+	int r = fs_permission(dir, FS_MAY_EXEC);        /* search permission */
+	if (r < 0)
+		return r;
 	if (len > LX_NAME_MAX)
 		return -LX_ENAMETOOLONG;
 	if (dir->nlink == 0)
@@ -138,7 +141,7 @@ static int step(struct inode *dir, const char *name, size_t len, struct inode **
 			return 0;
 		}
 	}
-	int r = dir->sb->ops->lookup(dir, name, len, out);
+	r = dir->sb->ops->lookup(dir, name, len, out);
 	if (r == 0 && !(len <= 2 && name[0] == '.' && (len == 1 || name[1] == '.')))
 		*out = cross_down(*out);
 	return r;
@@ -247,6 +250,10 @@ int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
 		if (r < 0)
 			return r;
 	}
+	if (end > 0 && fs_permission(d, FS_MAY_EXEC) < 0) {    /* the last name is looked up in d */
+		fs_put(d);
+		return -LX_EACCES;
+	}
 	memcpy(last, path + start, end - start);
 	last[end - start] = 0;
 	*dir = d;
@@ -294,18 +301,100 @@ int fs_new_name_ok(const struct inode *dir, const char *name, size_t len)
 	return 0;
 }
 
+/* Is name in dir taken?  Errors answer no: the operation itself reports them. */
+static bool name_taken(struct inode *dir, const char *name)
+{
+	struct inode *ip;
+	size_t len = strlen(name);
+	if (fs_new_name_ok(dir, name, len) < 0)
+		return false;
+	if (dir->sb->ops->lookup(dir, name, len, &ip) < 0)
+		return false;
+	fs_put(ip);
+	return true;
+}
+
+/*
+ * A new name in dir needs write and search permission on dir.  Linux tells
+ * what is wrong with the name (EEXIST, a removed directory's ENOENT) before
+ * what the caller may do; denial is rare, so only then is the name looked at.
+ */
+static int may_create(struct inode *dir, const char *name)
+{
+	int r = fs_permission(dir, FS_MAY_WRITE | FS_MAY_EXEC);
+	if (r == 0)
+		return 0;
+	if (LX_S_ISDIR(dir->mode) && dir->nlink == 0)
+		return -LX_ENOENT;
+	return name_taken(dir, name) ? -LX_EEXIST : r;
+}
+
+/* The sticky bit: only the file's owner, the directory's or root removes or renames it. */
+static bool sticky_denies(const struct inode *dir, const struct inode *ip)
+{
+	return (dir->mode & LX_S_ISVTX) && !fs_is_root() && fs_cred->fsuid != ip->uid &&
+	       fs_cred->fsuid != dir->uid;
+}
+
+/* Removing victim from dir: EACCES, then the sticky bit's EPERM. */
+static int may_remove(struct inode *dir, const struct inode *victim)
+{
+	int r = fs_permission(dir, FS_MAY_WRITE | FS_MAY_EXEC);
+	return r == 0 && sticky_denies(dir, victim) ? -LX_EPERM : r;
+}
+
+/* Removing name from dir: ENOENT, then may_remove's answer. */
+static int may_delete(struct inode *dir, const char *name)
+{
+	struct inode *victim;
+	int r = step(dir, name, strlen(name), &victim);
+	if (r < 0)
+		return r;
+	r = may_remove(dir, victim);
+	fs_put(victim);
+	return r;
+}
+
+/* Devices are made by root only (CAP_MKNOD). */
 int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 	      struct inode **out)
 {
 	const struct fs_ops *o = dir->sb->ops;
+	int r = may_create(dir, name);
+	if (r < 0)
+		return r;
+	u32 type = mode & LX_S_IFMT;
+	if ((type == LX_S_IFCHR || type == LX_S_IFBLK) && !fs_is_root())
+		return -LX_EPERM;
 	return o->create ? o->create(dir, name, mode, rdev, out) : -LX_EPERM;
+}
+
+/*
+ * fs.protected_hardlinks (1 on the distributions lx follows): who does not
+ * own a file links to it only if it is a regular file he may read and
+ * write that would not raise privileges when run.
+ */
+static bool may_link_to(const struct inode *ip)
+{
+	if (fs_owner_or_root(ip))
+		return true;
+	u32 sx = LX_S_ISGID | 0010;
+	return LX_S_ISREG(ip->mode) && !(ip->mode & LX_S_ISUID) && (ip->mode & sx) != sx &&
+	       fs_permission(ip, FS_MAY_READ | FS_MAY_WRITE) == 0;
 }
 
 int fs_link(struct inode *dir, const char *name, struct inode *target)
 {
 	const struct fs_ops *o = dir->sb->ops;
+	int r = 0;
 	if (LX_S_ISDIR(dir->mode) && target->sb != dir->sb)
-		return -LX_EXDEV;
+		r = -LX_EXDEV;
+	else if (!may_link_to(target))
+		r = -LX_EPERM;
+	if (r < 0)
+		return name_taken(dir, name) ? -LX_EEXIST : r;
+	if ((r = may_create(dir, name)) < 0)
+		return r;
 	if (LX_S_ISDIR(target->mode))
 		return -LX_EPERM;       /* link(2): no hard links to directories */
 	if (target->nlink == 0)
@@ -316,12 +405,18 @@ int fs_link(struct inode *dir, const char *name, struct inode *target)
 int fs_symlink(struct inode *dir, const char *name, const char *target)
 {
 	const struct fs_ops *o = dir->sb->ops;
+	int r = may_create(dir, name);
+	if (r < 0)
+		return r;
 	return o->symlink ? o->symlink(dir, name, target) : -LX_EPERM;
 }
 
 int fs_unlink(struct inode *dir, const char *name)
 {
 	const struct fs_ops *o = dir->sb->ops;
+	int r = may_delete(dir, name);
+	if (r < 0)
+		return r;
 	if (busy(dir, name))
 		return -LX_EISDIR;      /* a mount point is a directory */
 	return o->unlink ? o->unlink(dir, name) : -LX_EPERM;
@@ -330,9 +425,38 @@ int fs_unlink(struct inode *dir, const char *name)
 int fs_rmdir(struct inode *dir, const char *name)
 {
 	const struct fs_ops *o = dir->sb->ops;
+	int r = may_delete(dir, name);
+	if (r < 0)
+		return r;
 	if (busy(dir, name))
 		return -LX_EBUSY;
 	return o->rmdir ? o->rmdir(dir, name) : -LX_EPERM;
+}
+
+/*
+ * Linux's vfs_rename: renaming a file onto itself does nothing (*same);
+ * otherwise the old name is removed, the new one created or replaced, and
+ * a directory that changes parent needs write permission to update "..".
+ */
+static int may_rename(struct inode *odir, const char *oname, struct inode *ndir,
+		      const char *nname, bool *same)
+{
+	struct inode *src, *dst;
+	int r = step(odir, oname, strlen(oname), &src);
+	if (r < 0)
+		return r;
+	if (step(ndir, nname, strlen(nname), &dst) < 0)
+		dst = NULL;
+	*same = dst == src;
+	if (!*same)
+		r = may_remove(odir, src);
+	if (r == 0 && !*same)
+		r = dst ? may_remove(ndir, dst) : may_create(ndir, nname);
+	if (r == 0 && !*same && LX_S_ISDIR(src->mode) && odir != ndir)
+		r = fs_permission(src, FS_MAY_WRITE);
+	fs_put(dst);
+	fs_put(src);
+	return r;
 }
 
 int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname)
@@ -340,6 +464,10 @@ int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const c
 	const struct fs_ops *o = odir->sb->ops;
 	if (LX_S_ISDIR(ndir->mode) && ndir->sb != odir->sb)
 		return -LX_EXDEV;
+	bool same;
+	int r = may_rename(odir, oname, ndir, nname, &same);
+	if (r < 0 || same)
+		return r;
 	if (busy(odir, oname) || busy(ndir, nname))
 		return -LX_EBUSY;
 	return o->rename ? o->rename(odir, oname, ndir, nname) : -LX_EPERM;
@@ -361,15 +489,35 @@ long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n)
 	return o->read ? o->read(ip, off, buf, n) : -LX_EINVAL;
 }
 
+/*
+ * A regular file changed by someone other than root loses its set-user-ID
+ * bit and (fs_drop_sgid) its set-group-ID bit, as Linux's file_remove_privs:
+ * nobody plants code in a program that runs with another's rights.
+ */
+static int remove_privs(struct inode *ip)
+{
+	u32 m = ip->mode & ~(u32)(LX_S_ISUID | (fs_drop_sgid(ip) ? LX_S_ISGID : 0));
+	if (!LX_S_ISREG(ip->mode) || fs_is_root() || m == ip->mode)
+		return 0;
+	ip->mode = m;
+	return fs_setattr(ip);
+}
+
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 {
 	const struct fs_ops *o = ip->sb->ops;
+	int r = o->write && n ? remove_privs(ip) : 0;
+	if (r < 0)
+		return r;
 	return o->write ? o->write(ip, off, buf, n) : -LX_EINVAL;
 }
 
 int fs_truncate(struct inode *ip, uint64_t size)
 {
 	const struct fs_ops *o = ip->sb->ops;
+	int r = o->truncate ? remove_privs(ip) : 0;
+	if (r < 0)
+		return r;
 	return o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
 }
 

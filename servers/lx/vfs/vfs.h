@@ -65,8 +65,9 @@ struct inode {
  * A file-system type's operations: inode operations and file-system
  * operations in one table, called through the VFS only (vfs/namei.c),
  * which walks paths, crosses mount points, answers "." and a root's "..",
- * and refuses links and renames between file systems (EXDEV) and the
- * removal of a mount point (EBUSY).  The type checks the rest as Linux
+ * refuses links and renames between file systems (EXDEV) and the
+ * removal of a mount point (EBUSY), and checks permissions (vfs/perm.c)
+ * with the caller's credentials.  The type checks the rest as Linux
  * does.  Names are NUL-terminated components, except lookup's (name, len).
  * A NULL entry: the operation is refused (EPERM for names, EINVAL for
  * data; page NULL: no shared mappings, ENODEV).
@@ -172,6 +173,49 @@ void fs_stat(const struct inode *ip, struct lx_stat *st);
  * its length without the NUL, -ERANGE if buf is too small, -ENOENT once removed.
  */
 long fs_path(struct inode *dir, char *buf, size_t n);
+
+/* --- credentials and permissions (vfs/perm.c) --- */
+/*
+ * A process's credentials (credentials(7)): real, effective, saved and
+ * file-system user and group IDs and the supplementary groups.  Root's
+ * privileges follow Linux without capability sets: the file-system ones
+ * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_CHOWN, CAP_FSETID,
+ * CAP_MKNOD) belong to fsuid 0, the others (CAP_SETUID, CAP_SETGID, CAP_KILL)
+ * to euid 0.
+ */
+#define LX_NGROUPS_MAX 65536
+struct group_info {
+	u32 refs;                       /* credentials sharing it (fork) */
+	u32 n;
+	u32 gid[];                      /* sorted, as Linux keeps them */
+};
+struct cred {
+	u32 uid, euid, suid, fsuid;
+	u32 gid, egid, sgid, fsgid;
+	struct group_info *groups;      /* NULL: none */
+};
+/*
+ * The credentials of the system call in progress (syscall/syscall.c sets
+ * them around each call); NULL while lx acts for itself (boot, /proc's
+ * refresh), which may do anything.
+ */
+extern const struct cred *fs_cred;
+#define FS_MAY_EXEC  1
+#define FS_MAY_WRITE 2
+#define FS_MAY_READ  4
+/* 0, or -EACCES: the caller may access ip as mask (FS_MAY_*) says. */
+int fs_permission(const struct inode *ip, int mask);
+bool fs_is_root(void);                          /* fsuid 0: the file-system privileges */
+bool fs_in_group(u32 gid);                      /* fsgid or a supplementary group */
+bool fs_owner_or_root(const struct inode *ip);  /* fsuid owns it, or CAP_FOWNER */
+/* open(2)'s checks of an existing inode with open flags (Linux's may_open). */
+int fs_may_open(const struct inode *ip, u32 flags);
+/* chown and a change of data by a non-root caller take S_ISGID away (Linux's rule). */
+bool fs_drop_sgid(const struct inode *ip);
+/* A new inode's owner, group and set-group-ID bit from the caller and dir (inode_init_owner). */
+void fs_init_owner(struct inode *ip, const struct inode *dir);
+struct group_info *groups_new(u32 n);           /* refs = 1; NULL: ENOMEM */
+void groups_put(struct group_info *g);
 
 /* --- open files and descriptor tables (vfs/file.c) --- */
 /* --- files (vfs/file.c) --- */
