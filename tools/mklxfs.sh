@@ -14,7 +14,7 @@ out=$1 busybox=$2 benchdir=$3 testdir=$4 benchinit=$5
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" "$stage/etc" \
-	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/mnt" "$stage/bench" "$stage/tests"
+	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/sys" "$stage/mnt" "$stage/bench" "$stage/tests"
 cp "$busybox" "$stage/bin/busybox"
 chmod 755 "$stage/bin/busybox"
 for applet in $("$busybox" --list-full); do

@@ -106,6 +106,8 @@ struct mm {
 	bool sig_waiting;               /* the signal thread waits for a request */
 	struct thread *kickq;           /* threads waiting to be redirected by it */
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
+	/* where exec put the arguments and environment, for /proc/PID/{stat,environ} */
+	u64 arg_start, arg_end, env_start, env_end, start_stack;
 };
 
 /* --- signals --- */
@@ -164,6 +166,8 @@ struct thread {
 	struct thread *next_blocked;
 	u64 saved_sigmask;              /* rt_sigsuspend / pselect restore it */
 	bool restore_sigmask;
+	/* CPU time, sampled (proc/cputime.c) */
+	u64 utime_us;
 };
 
 struct proc {
@@ -191,9 +195,14 @@ struct proc {
 	u64 utime_us;
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */
+	/* for /proc (fs/procfs.c): the program exec ran (opened read-only, named by
+	 * the path it was found by), and the CPU time of reaped children */
+	struct file *exe;
+	u64 cutime_us;
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */
+extern u64 procs_created;           /* forks since boot (/proc/stat's "processes") */
 extern struct proc *init_proc;
 extern L4_ThreadId_t lx_id;
 

@@ -398,6 +398,9 @@ struct mm *mm_fork(struct mm *parent)
 	child->brk_start = parent->brk_start;
 	child->brk = parent->brk;
 	child->mmap_top = parent->mmap_top;
+	child->arg_start = parent->arg_start, child->arg_end = parent->arg_end;
+	child->env_start = parent->env_start, child->env_end = parent->env_end;
+	child->start_stack = parent->start_stack;
 	child->fast = fast_get(parent->fast);       /* the same image: same text, same slots */
 	struct fork_ctx c = { .child = child };
 	if (copy_vmas(child, parent))

@@ -221,6 +221,9 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 			return -LX_ENOMEM;
 		argp[i] = sp;
 	}
+	tmp->mm->arg_start = a->argc ? argp[0] : sp;
+	tmp->mm->arg_end = tmp->mm->env_start = a->envc ? envp[0] : execfn;
+	tmp->mm->env_end = execfn;
 	push(tmp, &sp, "x86_64", 7);
 	platform = sp;
 	push(tmp, &sp, random, 16);
@@ -245,7 +248,7 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 	ok &= copyout(tmp, w, &zero, 8);
 	w += 8;
 	ok &= copyout(tmp, w, aux, sizeof(aux));
-	*sp_out = sp;
+	*sp_out = tmp->mm->start_stack = sp;
 	return ok ? 0 : -LX_ENOMEM;
 }
 
@@ -329,24 +332,46 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	return 0;
 }
 
+/* The program as an open file, named by where it was found, for /proc/PID/exe. */
+static int exe_file(struct inode *ip, struct fs_name *where, struct exec_args *a)
+{
+	struct file *f = file_new(&reg_ops, LX_O_RDONLY);
+	if (!f) {
+		fs_name_drop(where);
+		return -LX_ENOMEM;
+	}
+	fs_get(ip);
+	f->ip = ip;
+	file_set_name(f, where);
+	file_put(a->exe);
+	a->exe = f;
+	return 0;
+}
+
 /* Find the program, following `#!` lines (at most 4 deep); *ip gets a reference. */
 static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 {
 	for (int depth = 0; depth < 5; depth++) {
 		struct inode *ip;
-		int err = fs_lookup(p->cwd, a->path, FS_FOLLOW, &ip);
+		struct fs_name where;
+		int err = fs_lookup_named(p->cwd, a->path, FS_FOLLOW, &ip, &where);
 		if (err)
 			return err;
-		if (!LX_S_ISREG(ip->mode) || !(ip->mode & 0111)) {
-			fs_put(ip);
-			return -LX_EACCES;
-		}
-		err = shebang(ip, a);
+		if (!LX_S_ISREG(ip->mode) || !(ip->mode & 0111))
+			err = -LX_EACCES;
+		else
+			err = shebang(ip, a);
 		if (err <= 0) {
+			fs_name_drop(&where);
 			fs_put(ip);
 			if (err)
 				return err;
 			continue;                   /* a script: now its interpreter */
+		}
+		err = exe_file(ip, &where, a);
+		if (err) {
+			fs_put(ip);
+			return err;
 		}
 		*ipp = ip;
 		return 0;
@@ -354,10 +379,23 @@ static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 	return -LX_ELOOP;
 }
 
+/* The basename of the path execve was given, cut to 15 bytes as Linux's comm. */
+static void comm_of(const char *path, char comm[16])
+{
+	const char *base = path;
+	for (const char *s = path; *s; s++)
+		if (*s == '/')
+			base = s + 1;
+	memset(comm, 0, 16);
+	for (int i = 0; i < 15 && base[i]; i++)
+		comm[i] = base[i];
+}
+
 long do_execve(struct thread *t, struct exec_args *a)
 {
 	struct proc *p = t->proc;
 	struct inode *ip;
+	comm_of(a->path, a->comm);
 	int err = resolve(p, a, &ip);
 	if (err)
 		return err;

@@ -15,6 +15,7 @@
 
 struct proc *procs;
 struct proc *init_proc;
+u64 procs_created;
 static struct thread *by_tno[LAST_TNO + 1];
 static uint8_t version[LAST_TNO + 1];
 static int next_pid = 1;
@@ -287,6 +288,8 @@ struct proc *proc_new(struct proc *parent)
 		parent->children = p;
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
 		memcpy(p->rlim, parent->rlim, sizeof(p->rlim));
+		if ((p->exe = parent->exe))
+			file_get(p->exe);
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
@@ -296,6 +299,7 @@ struct proc *proc_new(struct proc *parent)
 	p->next_all = procs;
 	procs = p;
 	nprocs++;
+	procs_created++;
 	return p;
 }
 
@@ -321,6 +325,9 @@ void proc_free(struct proc *p)
 		}
 	nprocs--;
 	deadlines_changed();
+	if (p->parent)
+		p->parent->cutime_us += p->utime_us + p->cutime_us;
+	file_put(p->exe);
 	lx_free(p->cmdline);
 	lx_free(p);
 }
@@ -479,7 +486,8 @@ static bool init_files(struct proc *p)
 {
 	struct inode *ip;
 	struct file *f;
-	int e = fs_lookup(fs_root(), "/dev/console", FS_FOLLOW, &ip);
+	struct fs_name where;
+	int e = fs_lookup_named(fs_root(), "/dev/console", FS_FOLLOW, &ip, &where);
 	if (e) {
 		lx_log("lx: /dev/console: error %d\n", e);
 		return false;
@@ -488,8 +496,11 @@ static bool init_files(struct proc *p)
 	struct thread dummy = { .proc = p };
 	int err = p->fds ? file_open_inode(&dummy, ip, LX_O_RDWR, &f) : -LX_ENOMEM;
 	fs_put(ip);
-	if (err)
+	if (err) {
+		fs_name_drop(&where);
 		return false;
+	}
+	file_set_name(f, &where);
 	for (int fd = 0; fd < 3; fd++) {
 		if (fd)
 			file_get(f);

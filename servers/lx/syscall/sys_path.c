@@ -73,6 +73,18 @@ static long lookup_at(struct thread *t, u64 dirfd, const char *path, int flags, 
 	return r < 0 ? r : fs_lookup(base, path, flags, ip);
 }
 
+/* lookup_at, and where the walk ended (for the open file's name) */
+static long lookup_named(struct thread *t, u64 dirfd, const char *path, int flags,
+			 struct inode **ip, struct fs_name *where)
+{
+	struct inode *base;
+	where->dir = NULL;
+	if (!path[0])
+		return -LX_ENOENT;
+	long r = base_dir(t->proc, dirfd, path, &base);
+	return r < 0 ? r : fs_lookup_named(base, path, flags, ip, where);
+}
+
 /* The parent directory of a path's last component (a reference) and that name. */
 static long parent_at(struct thread *t, u64 dirfd, const char *path, struct inode **dir,
 		      char last[LX_NAME_MAX + 1])
@@ -98,8 +110,9 @@ static void stamp_ctime(struct inode *ip)
 
 /* --- open --- */
 
-/* Create the regular file `path` names (O_CREAT without an existing file). */
-static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip)
+/* Create the regular file `path` names (O_CREAT without an existing file); where: its name. */
+static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip,
+		      struct fs_name *where)
 {
 	struct inode *dir;
 	char last[LX_NAME_MAX + 1];
@@ -110,7 +123,12 @@ static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, s
 		return r;
 	mode = LX_S_IFREG | (mode & 07777 & ~t->proc->umask);
 	r = special_name(last) ? -LX_EISDIR : fs_create(dir, last, mode, 0, ip);
-	fs_put(dir);
+	if (r == 0) {
+		where->dir = dir;
+		memcpy(where->name, last, strlen(last) + 1);
+	} else {
+		fs_put(dir);
+	}
 	return r;
 }
 
@@ -125,33 +143,36 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 	if (fl & LX_O_DIRECTORY)
 		lf |= FS_DIRECTORY;
 	struct inode *ip;
-	r = lookup_at(t, dirfd, path1, lf, &ip);
+	struct fs_name where;
+	r = lookup_named(t, dirfd, path1, lf, &ip, &where);
 	if (r == -LX_ENOENT && (fl & LX_O_CREAT) && path1[0]) {
-		r = create_at(t, dirfd, path1, (u32)mode, &ip);
+		r = create_at(t, dirfd, path1, (u32)mode, &ip, &where);
 		if (r < 0)
 			return r;
 		fl &= ~(u32)LX_O_TRUNC;
 	} else if (r < 0) {
 		return r;
 	} else if ((fl & LX_O_CREAT) && ((fl & LX_O_EXCL) || LX_S_ISDIR(ip->mode))) {
-		fs_put(ip);
-		return (fl & LX_O_EXCL) ? -LX_EEXIST : -LX_EISDIR;
+		r = (fl & LX_O_EXCL) ? -LX_EEXIST : -LX_EISDIR;
 	}
-	if (LX_S_ISLNK(ip->mode) && !(fl & LX_O_PATH)) {
-		fs_put(ip);
-		return -LX_ELOOP;
-	}
+	if (r == 0 && LX_S_ISLNK(ip->mode) && !(fl & LX_O_PATH))
+		r = -LX_ELOOP;
 	struct file *f;
-	r = file_open_inode(t, ip, fl, &f);
+	if (r == 0)
+		r = file_open_inode(t, ip, fl, &f);
 	if (r == -LX_EAGAIN) {          /* a FIFO's writer waits for a reader */
 		void *w = fifo_open_wchan(ip);
 		fs_put(ip);
+		fs_name_drop(&where);
 		block_on(t, w, 0);
 		return SYS_BLOCK;
 	}
 	fs_put(ip);
-	if (r < 0)
+	if (r < 0) {
+		fs_name_drop(&where);
 		return r;
+	}
+	file_set_name(f, &where);
 	int fd = fd_install(p, f, 0, fl & LX_O_CLOEXEC);
 	if (fd < 0)
 		file_put(f);
