@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -98,9 +99,11 @@ static void cpu_time(void)
 	char buf[1024];
 	struct timespec a, b;
 	struct tms t0, t1;
+	struct rusage r0, r1;
 	slurp("/proc/self/stat", buf, sizeof(buf));
 	long long before = stat_field(buf, 14);
 	times(&t0);
+	getrusage(RUSAGE_SELF, &r0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	volatile unsigned long spin = 0;
 	do {
@@ -110,9 +113,12 @@ static void cpu_time(void)
 	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < 500);
 	slurp("/proc/self/stat", buf, sizeof(buf));
 	times(&t1);
+	getrusage(RUSAGE_SELF, &r1);
 	long long after = stat_field(buf, 14);
 	check("utime_moves", after > before, 1, 0);
 	check("times_utime_moves", t1.tms_utime > t0.tms_utime, 1, 0);
+	check("rusage_utime_moves", (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) * 1000000 +
+	      r1.ru_utime.tv_usec - r0.ru_utime.tv_usec > 0, 1, 0);
 	long long start = stat_field(buf, 22);
 	char up[128];
 	slurp("/proc/uptime", up, sizeof(up));
@@ -349,6 +355,15 @@ static void writes(void)
 	check("write_uptime_eio", fd >= 0 ? write(fd, "1", 1) : -2, -1, EIO);
 	close(fd);
 	check("open_ro_sysctl_eacces", open("/proc/sys/kernel/ostype", O_WRONLY), -1, EACCES);
+	check("open_sysctl_dir_eisdir", open("/proc/sys/kernel", O_WRONLY), -1, EISDIR);
+	/* comm is writable, as prctl(PR_SET_NAME) */
+	char name[32] = "";
+	fd = open("/proc/self/comm", O_WRONLY);
+	check("write_comm", fd >= 0 ? write(fd, "renamed", 7) : -2, 7, 0);
+	close(fd);
+	prctl(PR_GET_NAME, name);
+	check("comm_written", strcmp(name, "renamed"), 0, 0);
+	prctl(PR_SET_NAME, "procfs");
 }
 
 static void system_files(void)

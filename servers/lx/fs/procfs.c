@@ -76,7 +76,7 @@ struct pent {
 	uint16_t parent;
 	uint16_t mode;
 	show_fn show;                   /* files: the text; links: the target */
-	int (*write)(const char *buf, size_t n);        /* a writable sysctl */
+	long (*write)(struct pctx *c, const char *buf, size_t n);     /* a writable file */
 };
 
 enum {
@@ -116,13 +116,13 @@ static int ctx_of(const struct pkey *k, struct pctx *c)
 	if (!p || p->start_time != k->start)
 		return -LX_ESRCH;
 	c->p = p;
-	c->t = p->threads;
-	if (k->tid) {
-		for (c->t = p->threads; c->t && c->t->tid_linux != k->tid; c->t = c->t->next_in_proc)
-			;
-		if (!c->t)
-			return -LX_ESRCH;
-	}
+	int tid = k->tid ? k->tid : p->pid;         /* the process: its first thread's */
+	for (c->t = p->threads; c->t && c->t->tid_linux != tid; c->t = c->t->next_in_proc)
+		;
+	if (!c->t && k->tid)
+		return -LX_ESRCH;
+	if (!c->t)
+		c->t = p->threads;                  /* the first thread exited: any */
 	if ((k->ent == E_FDLINK || k->ent == E_FDINFO_N) && !fd_get(p, k->fd))
 		return -LX_ENOENT;
 	return 0;
@@ -424,8 +424,12 @@ static long proc_write(struct inode *ip, u64 off, const void *buf, size_t n)
 {
 	(void)off;
 	const struct pent *e = &ents[key_of(ip)->ent];
+	struct pctx c;
+	int r = ctx_of(key_of(ip), &c);
+	if (r < 0)
+		return r;
 	if (e->write)
-		return e->write(buf, n);
+		return e->write(&c, buf, n);
 	return per_process(key_of(ip)->ent) ? -LX_EINVAL : -LX_EIO;
 }
 
@@ -433,7 +437,7 @@ static long proc_write(struct inode *ip, u64 off, const void *buf, size_t n)
 static int proc_open(struct inode *ip, u32 flags)
 {
 	int e = key_of(ip)->ent;
-	bool sysctl = e > E_SYS && e < E_SYSVIPC;
+	bool sysctl = e > E_SYS && e < E_SYSVIPC && LX_S_ISREG(ip->mode);
 	if (sysctl && !ents[e].write && (flags & LX_O_ACCMODE) != LX_O_RDONLY)
 		return -LX_EACCES;
 	struct pctx c;
@@ -594,7 +598,7 @@ static int show_stat(struct pbuf *b, struct pctx *c)
 	   p->nthreads, ticks(p->start_time), s.size, rss_pages(p), p->rlim[5][0]);
 	pf(b, "%lu %lu %lu 0 0 %lu %lu %lu %lu 0 0 0 17 0 0 0 0 0 0 ",
 	   mm ? s.start_code : 0, mm ? s.end_code : 0, mm ? mm->start_stack : 0, pend & 0x7fffffff,
-	   (p->threads ? p->threads->sigmask : 0) & 0x7fffffff, sig_ignored(p, false) & 0x7fffffff,
+	   (c->t ? c->t->sigmask : 0) & 0x7fffffff, sig_ignored(p, false) & 0x7fffffff,
 	   sig_ignored(p, true) & 0x7fffffff);
 	pf(b, "%lu %lu %lu %lu %lu %lu %lu %d\n", 0UL, 0UL, mm ? mm->brk_start : 0,
 	   mm ? mm->arg_start : 0, mm ? mm->arg_end : 0, mm ? mm->env_start : 0,
@@ -648,7 +652,7 @@ static int bits(u64 m)
 static int show_status(struct pbuf *b, struct pctx *c)
 {
 	struct proc *p = c->p;
-	struct thread *t = c->k->tid ? c->t : NULL, *any = t ? t : p->threads;
+	struct thread *t = c->k->tid ? c->t : NULL, *any = c->t;
 	pf(b, "Name:\t%s\nUmask:\t%04o\nState:\t%s\n", p->comm, p->umask,
 	   state_name(state_of(p, t)));
 	status_ids(b, p, t);
@@ -678,6 +682,14 @@ static int show_comm(struct pbuf *b, struct pctx *c)
 {
 	pf(b, "%s\n", c->p->comm);
 	return 0;
+}
+
+/* A new name, as prctl(PR_SET_NAME): the first 15 bytes, a newline kept as Linux keeps it. */
+static long write_comm(struct pctx *c, const char *buf, size_t n)
+{
+	memset(c->p->comm, 0, sizeof(c->p->comm));
+	memcpy(c->p->comm, buf, n < 15 ? n : 15);
+	return (long)n;
 }
 
 /* The environment as exec left it on the stack (the process may have changed it since). */
@@ -1043,7 +1055,7 @@ static const struct pent ents[E_COUNT] = {
 	[E_P_STATM] = { "statm", E_PID, REG, show_statm, NULL },
 	[E_P_STATUS] = { "status", E_PID, REG, show_status, NULL },
 	[E_P_CMDLINE] = { "cmdline", E_PID, REG, show_cmdline, NULL },
-	[E_P_COMM] = { "comm", E_PID, REG, show_comm, NULL },
+	[E_P_COMM] = { "comm", E_PID, RW, show_comm, write_comm },
 	[E_P_MAPS] = { "maps", E_PID, REG, show_maps, NULL },
 	[E_P_ENVIRON] = { "environ", E_PID, REG, show_environ, NULL },
 	[E_P_EXE] = { "exe", E_PID, LNK, show_link, NULL },

@@ -147,17 +147,31 @@ long sys_times(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
 	u64 ticks = lx_now_us() / 10000;
-	u64 tms[4] = { t->proc->utime_us / 10000, 0, 0, 0 };
+	u64 tms[4] = { t->proc->utime_us / 10000, 0, t->proc->cutime_us / 10000, 0 };
 	if (buf && put(t, buf, tms, sizeof(tms)))
 		return -LX_EFAULT;
 	return (long)ticks;
 }
 
+/* struct rusage with only ru_utime: lx samples user time (proc/cputime.c) and keeps no other figure. */
+void rusage_of(u64 utime_us, u64 ru[18])
+{
+	memset(ru, 0, 18 * sizeof(u64));
+	ru[0] = utime_us / 1000000;
+	ru[1] = utime_us % 1000000;
+}
+
+#define RUSAGE_CHILDREN ((u64)-1)
+#define RUSAGE_THREAD   1
+
 long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)who; (void)a2; (void)a3; (void)a4; (void)a5;
-	char zero[144] = { 0 };
-	return put(t, buf, zero, sizeof(zero));
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	u64 ru[18];
+	if (who != 0 && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD)
+		return -LX_EINVAL;
+	rusage_of(who == RUSAGE_THREAD ? t->utime_us : who ? t->proc->cutime_us : t->proc->utime_us, ru);
+	return put(t, buf, ru, sizeof(ru));
 }
 
 /* --- limits --- */

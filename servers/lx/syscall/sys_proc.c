@@ -413,8 +413,9 @@ long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u
 	if (status && !copyout(p, status, &st, 4))
 		return -LX_EFAULT;
 	if (rusage) {
-		char zero[144] = { 0 };
-		if (!copyout(p, rusage, zero, sizeof(zero)))
+		u64 ru[18];
+		rusage_of(c->utime_us + c->cutime_us, ru);
+		if (!copyout(p, rusage, ru, sizeof(ru)))
 			return -LX_EFAULT;
 	}
 	long r = c->pid;

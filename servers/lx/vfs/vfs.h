@@ -31,10 +31,9 @@ struct super;
 struct inode;
 struct dentry;
 
-/* Hooks for synthetic nodes (/proc): set by lx on ramfs inodes it creates. */
+/* A tag lx puts on inodes of its own kinds, to tell them apart (System V segments). */
 struct inode_ops {
-	/* a directory: called before every lookup in it and every getdents of it */
-	void (*refresh)(struct inode *dir);
+	const char *kind;
 };
 
 struct inode {
@@ -49,7 +48,7 @@ struct inode {
 	struct super *sb;               /* the mounted file system it belongs to */
 	struct super *mounted;          /* a directory another file system is mounted on */
 	const struct inode_ops *ops;    /* NULL for ordinary nodes */
-	void *priv;                     /* lx's: a pipe, a socket, a /proc generator */
+	void *priv;                     /* lx's: a pipe, a socket */
 	void *fs_priv;                  /* the file-system type's own (ext2: its inode record) */
 	/* ramfs's (fs/ramfs.c), in the inode so that a RAM inode is one allocation */
 	struct inode *parent;           /* directories: ".." */
