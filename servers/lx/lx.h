@@ -86,6 +86,8 @@ struct vma {
 	struct inode *file;             /* file mapping: private copies, or (VM_SHARED) its pages */
 	u64 off;                        /* file offset of start */
 	u64 file_end;                   /* bytes beyond this (virtual) come zero */
+	/* the open file it was mapped from, which names it in /proc/PID/maps (a reference), or NULL */
+	struct file *named;
 };
 
 struct mm {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -236,6 +237,15 @@ static void descriptors(void)
 	getcwd(cwd, sizeof(cwd));
 	snprintf(want, sizeof(want), "%s/procfs.tmp", strcmp(cwd, "/") ? cwd : "");
 	check("fd_link_file", strcmp(buf, want), 0, 0);
+	ftruncate(fd, 4096);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	static char maps[65536];
+	slurp("/proc/self/maps", maps, sizeof(maps));
+	static char line[PATH_MAX + 40];
+	snprintf(line, sizeof(line), " %s\n", want);
+	check("maps_names_mapped_file", m != MAP_FAILED && strstr(maps, line) != NULL, 1, 0);
+	munmap(m, 4096);
+	ftruncate(fd, 0);
 	int again = open(path, O_RDONLY);
 	check("reopen_file_own_offset", write(fd, "abc", 3) == 3 && read(again, buf, 3) == 3 &&
 	      !memcmp(buf, "abc", 3), 1, 0);

@@ -710,9 +710,10 @@ static int show_environ(struct pbuf *b, struct pctx *c)
 
 static void map_name(struct pbuf *b, struct proc *p, struct vma *v, char *path)
 {
+	(void)p;
 	long n = 0;
-	if (p->exe && v->file == p->exe->ip)
-		n = file_link_name(p->exe, path, LX_PAGE_SIZE);
+	if (v->named)
+		n = file_link_name(v->named, path, LX_PAGE_SIZE);
 	else if (v->prot & VM_HEAP)
 		n = snfmt(path, 16, "[heap]");
 	else if (v->prot & VM_STACK)

@@ -64,6 +64,18 @@ struct image {
 	u64 interp_base, start;             /* the loader's bias (AT_BASE); where the thread starts */
 };
 
+/* ip opened read-only and named by where (which it takes over), for /proc; NULL without memory. */
+static struct file *named_file(struct inode *ip, struct fs_name *where)
+{
+	struct file *f = file_new(&reg_ops, LX_O_RDONLY);
+	if (f) {
+		fs_get(ip);
+		f->ip = ip;
+		file_set_name(f, where);
+	}
+	return f;
+}
+
 /* Check the ELF header and read the program headers; -ENOEXEC for anything we cannot run. */
 static int read_elf(struct inode *ip, struct image *im)
 {
@@ -125,7 +137,8 @@ static int map_segments(struct mm *mm, struct inode *ip, struct image *im)
 }
 
 /* The loader's path from the program's PT_INTERP, looked up from the root; *ipp: a reference. */
-static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp)
+static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp,
+			 struct fs_name *where)
 {
 	if (ph->filesz < 2 || ph->filesz > LX_PATH_MAX)
 		return -LX_ENOEXEC;
@@ -135,10 +148,11 @@ static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct i
 	int err = fs_read(prog, ph->offset, path, ph->filesz) == (long)ph->filesz &&
 		  path[ph->filesz - 1] == 0 ? 0 : -LX_ENOEXEC;
 	if (!err)
-		err = fs_lookup(fs_root(), path, FS_FOLLOW, ipp);   /* missing: ENOENT, as Linux */
+		err = fs_lookup_named(fs_root(), path, FS_FOLLOW, ipp, where);  /* missing: ENOENT */
 	page_free(path);
 	if (!err && !LX_S_ISREG((*ipp)->mode)) {
 		fs_put(*ipp);
+		fs_name_drop(where);
 		err = -LX_EACCES;
 	}
 	return err;
@@ -169,7 +183,8 @@ static void load_span(const struct image *im, u64 *lo, u64 *hi)
 static int map_interp(struct mm *mm, struct inode *prog, struct image *im)
 {
 	struct inode *ip;
-	int err = interp_lookup(prog, &im->ph[im->interp], &ip);
+	struct fs_name where;
+	int err = interp_lookup(prog, &im->ph[im->interp], &ip, &where);
 	if (err)
 		return err;
 	struct image *li = lx_zalloc(sizeof(*li));
@@ -185,11 +200,15 @@ static int map_interp(struct mm *mm, struct inode *prog, struct image *im)
 		li->bias = PAGE_DOWN(mm->mmap_top - (hi - lo)) - lo;
 		err = map_segments(mm, ip, li);
 	}
+	struct file *named = err ? NULL : named_file(ip, &where);
+	fs_name_drop(&where);
 	if (!err) {
 		mm->mmap_top = li->bias + lo;
 		im->interp_base = li->bias;
 		im->start = li->entry;
+		vm_set_name(mm, li->bias + lo, li->bias + hi, named);
 	}
+	file_put(named);
 	lx_free(li);
 	fs_put(ip);
 	return err;
@@ -313,6 +332,7 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	if (im->interp >= 0)
 		randomise(mm, im);
 	err = map_segments(mm, ip, im);
+	vm_set_name(mm, 0, LX_MMAP_TOP, a->exe);
 	im->start = im->entry;
 	if (!err && im->interp >= 0)
 		err = map_interp(mm, ip, im);
@@ -335,14 +355,10 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 /* The program as an open file, named by where it was found, for /proc/PID/exe. */
 static int exe_file(struct inode *ip, struct fs_name *where, struct exec_args *a)
 {
-	struct file *f = file_new(&reg_ops, LX_O_RDONLY);
-	if (!f) {
-		fs_name_drop(where);
+	struct file *f = named_file(ip, where);
+	fs_name_drop(where);
+	if (!f)
 		return -LX_ENOMEM;
-	}
-	fs_get(ip);
-	f->ip = ip;
-	file_set_name(f, where);
 	file_put(a->exe);
 	a->exe = f;
 	return 0;
