@@ -100,7 +100,8 @@ void thread_reply(struct thread *t)
 {
 	reply_flush();
 	t->state = T_RUNNING;
-	cpu_busy = true;                        /* CPU time's sampling runs (proc/cputime.c) */
+	if (__builtin_expect(!cpu_busy, 0))
+		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
 	pending = t->tid;
 	if (t->fast) {
 		fast_reply(t);

@@ -7,7 +7,7 @@
  * lx for it, l4/clock.c), the time since the last sample is shared among
  * the threads then running (the kernel runs them round robin at one
  * priority).  Time lx spends serving a call is nobody's: stime stays 0.
- * When no thread runs, sampling stops until lx next answers one (cpu_busy).
+ * When no thread runs, sampling stops until lx next answers one (cpu_start).
  */
 #include "../lx.h"
 #include "proc.h"
@@ -22,6 +22,13 @@ static u64 tick_at;                     /* the next sample; 0: not sampling */
 static u64 user_us;                     /* every thread's time, the living's and the dead's */
 static u64 load[3], load_at;            /* FIXED_1 units; when the last period ended */
 static int last_running;                /* threads running at the last sample */
+
+/* The next sample is one of the deadlines next_deadline caches: a change marks them stale. */
+void cpu_start(void)
+{
+	cpu_busy = true;
+	deadlines_changed();
+}
 
 u64 cpu_next_tick(void)
 {
@@ -86,6 +93,7 @@ void cpu_tick(u64 now)
 	last_running = n;
 	cpu_busy = n != 0;
 	tick_at = n ? now + TICK_US : 0;
+	deadlines_changed();
 }
 
 void cpu_load(u64 out[3])

@@ -51,7 +51,8 @@ extern struct thread *lx_current;                  /* whose call runs now */
 void futex_wake_addr(struct proc *p, u64 uaddr, int n);
 
 /* proc/cputime.c: CPU time sampled every 10 ms while any thread runs its own code */
-extern bool cpu_busy;                               /* lx answered a thread: sampling runs */
+extern bool cpu_busy;                               /* sampling runs (a thread was answered) */
+void cpu_start(void);                               /* lx answers a thread: sample from now on */
 u64 cpu_next_tick(void);                            /* the next sample's deadline; 0: none */
 void cpu_tick(u64 now);                             /* a deadline passed: sample if due */
 u64 cpu_user_us(void);                              /* all threads' time since boot */

@@ -88,14 +88,14 @@ static u64 earlier(u64 a, u64 b)
 u64 next_deadline(void)
 {
 	if (!deadlines_stale)
-		return earlier(deadline_cached, cpu_next_tick());
+		return deadline_cached;
 	u64 d = signal_next_timer();
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
 	deadlines_stale = false;
-	deadline_cached = d;
-	return earlier(d, cpu_next_tick());
+	deadline_cached = earlier(d, cpu_next_tick());
+	return deadline_cached;
 }
 
 void expire_deadlines(u64 now)

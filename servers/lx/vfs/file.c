@@ -10,6 +10,8 @@
 
 /* --- struct file --- */
 
+static void file_drop_name(struct file *f);
+
 struct file *file_new(const struct file_ops *ops, u32 flags)
 {
 	struct file *f = lx_zalloc(sizeof(*f));
@@ -34,9 +36,17 @@ void file_put(struct file *f)
 		f->ops->release(f);
 	if (f->ip)
 		fs_put(f->ip);
-	fs_put(f->name_dir);
-	lx_free(f->name);
+	file_drop_name(f);
 	lx_free(f);
+}
+
+static void file_drop_name(struct file *f)
+{
+	fs_put(f->name_dir);
+	if (f->name != f->name_buf)
+		lx_free(f->name);
+	f->name_dir = NULL;
+	f->name = NULL;
 }
 
 void file_set_name(struct file *f, struct fs_name *where)
@@ -44,14 +54,14 @@ void file_set_name(struct file *f, struct fs_name *where)
 	if (!where->dir)
 		return;
 	size_t len = strlen(where->name) + 1;
-	char *name = lx_malloc(len);
+	char *name = len <= sizeof(f->name_buf) ? f->name_buf : lx_malloc(len);
 	if (!name) {
 		fs_name_drop(where);    /* the file just has no name to show */
 		return;
 	}
+	if (f->name_dir)
+		file_drop_name(f);
 	memcpy(name, where->name, len);
-	fs_put(f->name_dir);
-	lx_free(f->name);
 	f->name_dir = where->dir;
 	f->name = name;
 	where->dir = NULL;

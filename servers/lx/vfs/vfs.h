@@ -235,9 +235,12 @@ struct file {
 	const struct file_ops *ops;
 	void *priv;
 	/* the name it was opened by, for /proc/PID/fd (file_link_name): dir a
-	 * reference and name allocated, or both NULL (directories, anonymous files) */
+	 * reference and name in name_buf or allocated, or both NULL (directories,
+	 * anonymous files); short names are kept in the file, so an open costs no
+	 * allocation of its own */
 	struct inode *name_dir;
 	char *name;
+	char name_buf[24];
 };
 
 #define LX_NFD 256
