@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
@@ -257,6 +258,16 @@ static void descriptors(void)
 	n = readlink("/dev/stdin", buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = 0;
 	check("dev_stdin_link", strcmp(buf, "/proc/self/fd/0"), 0, 0);
+	int sv[2];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	fstat(sv[0], &st);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", sv[0]);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = 0;
+	snprintf(want, sizeof(want), "socket:[%lu]", (unsigned long)st.st_ino);
+	check("fd_link_socket", strcmp(buf, want), 0, 0);
+	check("reopen_socket_enxio", open(path, O_RDWR), -1, ENXIO);
+	close(sv[0]), close(sv[1]);
 	int gone = fcntl(fd, F_DUPFD, 100);     /* above what opendir takes */
 	close(gone);
 	DIR *d = opendir("/proc/self/fd");
