@@ -423,6 +423,20 @@ static void system_files(void)
 	check("pid_max_above_pid", atol(buf) > getpid(), 1, 0);
 	slurp("/proc/sys/kernel/shmmax", buf, sizeof(buf));
 	check("shmmax", strtoull(buf, NULL, 10) > 0, 1, 0);
+	char u1[64], u2[64];
+	slurp("/proc/sys/kernel/random/uuid", u1, sizeof(u1));
+	slurp("/proc/sys/kernel/random/uuid", u2, sizeof(u2));
+	check("uuid_v4_format", strlen(u1) == 37 && u1[8] == '-' && u1[14] == '4' && u1[36] == '\n', 1, 0);
+	check("uuid_new_each_read", strcmp(u1, u2) != 0, 1, 0);
+	slurp("/proc/sys/kernel/random/boot_id", u1, sizeof(u1));
+	slurp("/proc/sys/kernel/random/boot_id", u2, sizeof(u2));
+	check("boot_id_fixed", strlen(u1) == 37 && !strcmp(u1, u2), 1, 0);
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	slurp("/proc/sys/fs/nr_open", buf, sizeof(buf));
+	check("nr_open_covers_nofile", strtoull(buf, NULL, 10) >= rl.rlim_max, 1, 0);
+	slurp("/proc/sys/kernel/cap_last_cap", buf, sizeof(buf));
+	check("cap_last_cap", atoi(buf) >= 36, 1, 0);
 	slurp("/proc/sysvipc/shm", buf, sizeof(buf));
 	check("sysvipc_shm_header", strncmp(buf, "       key      shmid perms", 27), 0, 0);
 	/* the online list names as many processors as sysconf counts */

@@ -82,7 +82,8 @@ struct pent {
 enum {
 	E_NONE, E_ROOT, E_SELF, E_THREAD_SELF, E_CPUINFO, E_MEMINFO, E_STAT, E_UPTIME,
 	E_LOADAVG, E_VMSTAT, E_MOUNTS, E_FILESYSTEMS, E_VERSION, E_SYS, E_KERNEL, E_PIDMAX, E_OSTYPE,
-	E_OSRELEASE, E_HOSTNAME, E_CORE, E_SHMMAX, E_SHMALL, E_SHMMNI, E_VM, E_OVERCOMMIT,
+	E_OSRELEASE, E_HOSTNAME, E_CORE, E_SHMMAX, E_SHMALL, E_SHMMNI, E_CAP_LAST, E_THREADS_MAX,
+	E_RANDOM, E_UUID, E_BOOT_ID, E_ENTROPY, E_FS, E_FILE_MAX, E_NR_OPEN, E_VM, E_OVERCOMMIT,
 	E_SYSVIPC, E_IPC_SHM, E_IPC_SEM, E_IPC_MSG,
 	E_PID, E_P_STAT, E_P_STATM, E_P_STATUS, E_P_CMDLINE, E_P_COMM, E_P_MAPS, E_P_ENVIRON,
 	E_P_EXE, E_P_CWD, E_P_ROOT, E_P_FD, E_P_FDINFO, E_P_TASK, E_P_MOUNTS, E_P_MOUNTINFO,
@@ -995,6 +996,41 @@ static int show_ipc_limit(struct pbuf *b, struct pctx *c)
 	return 0;
 }
 
+/* Numeric sysctls: lx's limits, or Linux's constants where lx has none. */
+static int show_number(struct pbuf *b, struct pctx *c)
+{
+	switch (c->k->ent) {
+	case E_CAP_LAST: pf(b, "40\n"); break;                 /* CapPrm's 41 bits */
+	case E_THREADS_MAX: pf(b, "%d\n", LX_MAX_THREADS); break;
+	case E_ENTROPY: pf(b, "256\n"); break;                  /* Linux 5.18 on: always full */
+	case E_FILE_MAX: pf(b, "9223372036854775807\n"); break;  /* no limit but memory */
+	default: pf(b, "%d\n", LX_NFD); break;                  /* nr_open: a table's size */
+	}
+	return 0;
+}
+
+/* A version 4 UUID: a new one each read (uuid), or one for the boot (boot_id). */
+static int show_uuid(struct pbuf *b, struct pctx *c)
+{
+	static uint8_t boot[16];
+	static bool have_boot;
+	uint8_t u[16];
+	bool fixed = c->k->ent == E_BOOT_ID;
+	if (!fixed || !have_boot) {
+		lx_random(u, sizeof(u));
+		u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+		u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+		if (fixed)
+			memcpy(boot, u, 16), have_boot = true;
+	}
+	if (fixed)
+		memcpy(u, boot, 16);
+	for (int i = 0; i < 16; i++)
+		pf(b, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+	pf(b, "\n");
+	return 0;
+}
+
 static int show_overcommit(struct pbuf *b, struct pctx *c)
 {
 	(void)c;
@@ -1045,6 +1081,15 @@ static const struct pent ents[E_COUNT] = {
 	[E_SHMMAX] = { "shmmax", E_KERNEL, REG, show_ipc_limit, NULL },
 	[E_SHMALL] = { "shmall", E_KERNEL, REG, show_ipc_limit, NULL },
 	[E_SHMMNI] = { "shmmni", E_KERNEL, REG, show_ipc_limit, NULL },
+	[E_CAP_LAST] = { "cap_last_cap", E_KERNEL, REG, show_number, NULL },
+	[E_THREADS_MAX] = { "threads-max", E_KERNEL, REG, show_number, NULL },
+	[E_RANDOM] = { "random", E_KERNEL, DIR, NULL, NULL },
+	[E_UUID] = { "uuid", E_RANDOM, REG, show_uuid, NULL },
+	[E_BOOT_ID] = { "boot_id", E_RANDOM, REG, show_uuid, NULL },
+	[E_ENTROPY] = { "entropy_avail", E_RANDOM, REG, show_number, NULL },
+	[E_FS] = { "fs", E_SYS, DIR, NULL, NULL },
+	[E_FILE_MAX] = { "file-max", E_FS, REG, show_number, NULL },
+	[E_NR_OPEN] = { "nr_open", E_FS, REG, show_number, NULL },
 	[E_VM] = { "vm", E_SYS, DIR, NULL, NULL },
 	[E_OVERCOMMIT] = { "overcommit_memory", E_VM, REG, show_overcommit, NULL },
 	[E_SYSVIPC] = { "sysvipc", E_ROOT, DIR, NULL, NULL },
