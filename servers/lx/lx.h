@@ -60,6 +60,10 @@ typedef uint32_t u32;
 #define LX_LAST_TNO      2047
 #define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)
 #define LX_KMEM_PER_PROC (64UL << 10)            /* kernel memory a small process takes */
+/* How lx names itself: uname(2) and /proc/version, /proc/sys/kernel */
+#define LX_UTS_NODENAME  "pecan"
+#define LX_UTS_RELEASE   "6.1.0-lx"
+#define LX_UTS_VERSION   "#1 Pecan lx"
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -419,6 +420,17 @@ static void system_files(void)
 	check("version", strncmp(buf, "Linux version ", 14), 0, 0);
 	slurp("/proc/sys/kernel/ostype", buf, sizeof(buf));
 	check("ostype", strcmp(buf, "Linux\n"), 0, 0);
+	struct utsname uts;
+	char want[256];
+	uname(&uts);
+	snprintf(want, sizeof(want), "%s\n", uts.release);
+	slurp("/proc/sys/kernel/osrelease", buf, sizeof(buf));
+	check("osrelease_is_uname", strcmp(buf, want), 0, 0);
+	snprintf(want, sizeof(want), "%s\n", uts.nodename);
+	slurp("/proc/sys/kernel/hostname", buf, sizeof(buf));
+	check("hostname_is_uname", strcmp(buf, want), 0, 0);
+	slurp("/proc/version", buf, sizeof(buf));
+	check("version_names_release", strstr(buf, uts.release) != NULL, 1, 0);
 	slurp("/proc/sys/kernel/pid_max", buf, sizeof(buf));
 	check("pid_max_above_pid", atol(buf) > getpid(), 1, 0);
 	slurp("/proc/sys/kernel/shmmax", buf, sizeof(buf));

@@ -502,7 +502,6 @@ static int show_link(struct pbuf *b, struct pctx *c)
 
 static int show_self(struct pbuf *b, struct pctx *c)
 {
-	(void)c;
 	if (!lx_current)
 		return -LX_ENOENT;
 	if (c->k->ent == E_THREAD_SELF)
@@ -709,9 +708,9 @@ static int show_environ(struct pbuf *b, struct pctx *c)
 	return 0;
 }
 
-static void map_name(struct pbuf *b, struct proc *p, struct vma *v, char *path)
+/* The name column: the file mapped, [heap] or [stack], from column 73 as Linux pads it. */
+static void map_name(struct pbuf *b, struct vma *v, char *path)
 {
-	(void)p;
 	long n = 0;
 	if (v->named)
 		n = file_link_name(v->named, path, LX_PAGE_SIZE);
@@ -740,7 +739,7 @@ static int show_maps(struct pbuf *b, struct pctx *c)
 		   (v->prot & VM_EXEC) ? 'x' : '-', (v->prot & VM_SHARED) ? 's' : 'p',
 		   v->file ? v->off : 0, 0, v->file ? (unsigned)v->file->sb->dev : 0,
 		   v->file ? (unsigned long)v->file->ino : 0UL);
-		map_name(b, c->p, v, path);
+		map_name(b, v, path);
 		pf(b, "\n");
 	}
 	page_free(path);
@@ -971,21 +970,23 @@ static int show_filesystems(struct pbuf *b, struct pctx *c)
 static int show_version(struct pbuf *b, struct pctx *c)
 {
 	(void)c;
-	pf(b, "Linux version 6.1.0-lx (lx@pecan) (Pecan lx) #1 Pecan lx\n");
+	pf(b, "Linux version %s (lx@%s) (Pecan lx) %s\n", LX_UTS_RELEASE, LX_UTS_NODENAME,
+	   LX_UTS_VERSION);
 	return 0;
 }
 
-static int show_text(struct pbuf *b, const char *s)
+/* The kernel's fixed sysctls, as uname(2) names lx (syscall/sys_misc.c). */
+static int show_kernel(struct pbuf *b, struct pctx *c)
 {
-	pf(b, "%s\n", s);
+	switch (c->k->ent) {
+	case E_PIDMAX: pf(b, "%d\n", PID_MAX); break;
+	case E_OSTYPE: pf(b, "Linux\n"); break;
+	case E_OSRELEASE: pf(b, "%s\n", LX_UTS_RELEASE); break;
+	case E_HOSTNAME: pf(b, "%s\n", LX_UTS_NODENAME); break;
+	default: pf(b, "core\n"); break;                   /* core_pattern */
+	}
 	return 0;
 }
-
-static int show_pidmax(struct pbuf *b, struct pctx *c) { (void)c; pf(b, "%d\n", PID_MAX); return 0; }
-static int show_ostype(struct pbuf *b, struct pctx *c) { (void)c; return show_text(b, "Linux"); }
-static int show_osrelease(struct pbuf *b, struct pctx *c) { (void)c; return show_text(b, "6.1.0-lx"); }
-static int show_hostname(struct pbuf *b, struct pctx *c) { (void)c; return show_text(b, "pecan"); }
-static int show_core(struct pbuf *b, struct pctx *c) { (void)c; return show_text(b, "core"); }
 
 /* System V limits as syscall/sys_ipc.c applies them (ipc_limits). */
 static int show_ipc_limit(struct pbuf *b, struct pctx *c)
@@ -1073,11 +1074,11 @@ static const struct pent ents[E_COUNT] = {
 	[E_VERSION] = { "version", E_ROOT, REG, show_version, NULL },
 	[E_SYS] = { "sys", E_ROOT, DIR, NULL, NULL },
 	[E_KERNEL] = { "kernel", E_SYS, DIR, NULL, NULL },
-	[E_PIDMAX] = { "pid_max", E_KERNEL, REG, show_pidmax, NULL },
-	[E_OSTYPE] = { "ostype", E_KERNEL, REG, show_ostype, NULL },
-	[E_OSRELEASE] = { "osrelease", E_KERNEL, REG, show_osrelease, NULL },
-	[E_HOSTNAME] = { "hostname", E_KERNEL, REG, show_hostname, NULL },
-	[E_CORE] = { "core_pattern", E_KERNEL, REG, show_core, NULL },
+	[E_PIDMAX] = { "pid_max", E_KERNEL, REG, show_kernel, NULL },
+	[E_OSTYPE] = { "ostype", E_KERNEL, REG, show_kernel, NULL },
+	[E_OSRELEASE] = { "osrelease", E_KERNEL, REG, show_kernel, NULL },
+	[E_HOSTNAME] = { "hostname", E_KERNEL, REG, show_kernel, NULL },
+	[E_CORE] = { "core_pattern", E_KERNEL, REG, show_kernel, NULL },
 	[E_SHMMAX] = { "shmmax", E_KERNEL, REG, show_ipc_limit, NULL },
 	[E_SHMALL] = { "shmall", E_KERNEL, REG, show_ipc_limit, NULL },
 	[E_SHMMNI] = { "shmmni", E_KERNEL, REG, show_ipc_limit, NULL },

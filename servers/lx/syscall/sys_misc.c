@@ -122,8 +122,8 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 long sys_uname(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	static const char *const fields[6] = { "Linux", "pecan", "6.1.0-lx",
-					       "#1 Pecan lx", "x86_64", "(none)" };
+	static const char *const fields[6] = { "Linux", LX_UTS_NODENAME, LX_UTS_RELEASE,
+					       LX_UTS_VERSION, "x86_64", "(none)" };
 	char u[6][65];
 	memset(u, 0, sizeof(u));
 	for (int i = 0; i < 6; i++)
