@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
@@ -451,6 +452,10 @@ static void system_files(void)
 	check("cap_last_cap", atoi(buf) >= 36, 1, 0);
 	slurp("/proc/sysvipc/shm", buf, sizeof(buf));
 	check("sysvipc_shm_header", strncmp(buf, "       key      shmid perms", 27), 0, 0);
+	struct statfs sf;
+	check("statfs_proc_type", statfs("/proc", &sf) == 0 ? (long)sf.f_type : -1, 0x9fa0, 0);
+	check("statfs_proc_no_blocks", (long)sf.f_blocks, 0, 0);
+	check("statfs_sys_type", statfs("/sys", &sf) == 0 ? (long)sf.f_type : -1, 0x62656572, 0);
 	/* the online list names as many processors as sysconf counts */
 	slurp("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	int lo = 0, hi = -1;

@@ -983,17 +983,33 @@ struct lx_statfs {
 #define TMPFS_MAGIC 0x01021994
 
 /* A tmpfs-like answer: lx's free pages are the file system's free blocks. */
-static long put_statfs(struct thread *t, u64 buf)
+/* Linux's f_type of each file-system type; /proc and /sys hold no blocks, as on Linux. */
+static bool statfs_type(const struct super *sb, struct lx_statfs *s)
+{
+	static const struct { const char *type; int64_t magic; } types[] = {
+		{ "proc", 0x9fa0 }, { "sysfs", 0x62656572 }, { "ext2", 0xef53 },
+		{ "pipefs", 0x50495045 },
+	};
+	s->type = TMPFS_MAGIC;                  /* ramfs, tmpfs, devtmpfs */
+	for (unsigned i = 0; sb && i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(sb->type, types[i].type))
+			s->type = types[i].magic;
+	return s->type == 0x9fa0 || s->type == 0x62656572;
+}
+
+static long put_statfs(struct thread *t, u64 buf, const struct super *sb)
 {
 	struct lx_statfs s;
 	memset(&s, 0, sizeof(s));
-	s.type = TMPFS_MAGIC;
+	bool empty = statfs_type(sb, &s);
 	s.bsize = s.frsize = LX_PAGE_SIZE;
-	s.bfree = s.bavail = (int64_t)page_free_count();
-	s.blocks = s.bfree + 1;
-	s.files = 1 << 20;
-	s.ffree = s.files - 1;
 	s.namelen = LX_NAME_MAX;
+	if (!empty) {
+		s.bfree = s.bavail = (int64_t)page_free_count();
+		s.blocks = s.bfree + 1;
+		s.files = 1 << 20;
+		s.ffree = s.files - 1;
+	}
 	return copyout(t->proc, buf, &s, sizeof(s)) ? 0 : -LX_EFAULT;
 }
 
@@ -1004,16 +1020,18 @@ long sys_statfs(struct thread *t, u64 path, u64 buf, u64 a2, u64 a3, u64 a4, u64
 	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
 	if (r < 0)
 		return r;
+	struct super *sb = ip->sb;
 	fs_put(ip);
-	return put_statfs(t, buf);
+	return put_statfs(t, buf, sb);
 }
 
 long sys_fstatfs(struct thread *t, u64 fd, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
-	if (!fd_get(t->proc, (int)fd))
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
 		return -LX_EBADF;
-	return put_statfs(t, buf);
+	return put_statfs(t, buf, f->ip ? f->ip->sb : NULL);
 }
 
 long sys_sync(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
