@@ -778,6 +778,14 @@ static int show_zero(struct pbuf *b, struct pctx *c)
 	return 0;
 }
 
+/* lx's OOM killer chooses by resident pages (proc/proc.c): their share of memory, in thousandths. */
+static int show_oom_score(struct pbuf *b, struct pctx *c)
+{
+	u64 total = pool_total_bytes() / LX_PAGE_SIZE;
+	pf(b, "%lu\n", total ? rss_pages(c->p) * 1000 / total : 0);
+	return 0;
+}
+
 static int show_loginuid(struct pbuf *b, struct pctx *c)
 {
 	(void)c;
@@ -1115,7 +1123,7 @@ static const struct pent ents[E_COUNT] = {
 	[E_P_MOUNTINFO] = { "mountinfo", E_PID, REG, show_mountinfo, NULL },
 	[E_P_LIMITS] = { "limits", E_PID, REG, show_limits, NULL },
 	[E_P_OOM_ADJ] = { "oom_score_adj", E_PID, REG, show_zero, NULL },
-	[E_P_OOM_SCORE] = { "oom_score", E_PID, REG, show_zero, NULL },
+	[E_P_OOM_SCORE] = { "oom_score", E_PID, REG, show_oom_score, NULL },
 	[E_P_LOGINUID] = { "loginuid", E_PID, REG, show_loginuid, NULL },
 	[E_FDLINK] = { NULL, E_P_FD, LNK, show_link, NULL },
 	[E_FDINFO_N] = { NULL, E_P_FDINFO, REG, show_fdinfo, NULL },
