@@ -64,6 +64,7 @@ typedef uint32_t u32;
 #define LX_UTS_NODENAME  "pecan"
 #define LX_UTS_RELEASE   "6.1.0-lx"
 #define LX_UTS_VERSION   "#1 Pecan lx"
+#define LX_EPOCH_AT_BOOT 1767225600UL            /* wall time at boot: 2026-01-01 00:00 UTC */
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {

@@ -19,7 +19,6 @@
 
 #define HZ 100                          /* USER_HZ: clock ticks in stat, uptime's unit */
 #define PID_MAX 32768                   /* proc/proc.c wraps pids below this */
-#define BOOT_EPOCH 1767225600UL         /* wall time at boot: 2026-01-01 00:00 UTC */
 
 /* --- output: a window [skip, skip + room) of the generated text --- */
 
@@ -172,7 +171,7 @@ static int node_new(struct super *sb, const struct pkey *k, struct inode **out)
 	n->i.sb = sb;
 	struct pctx c;
 	u64 us = ctx_of(k, &c) == 0 && c.p ? c.p->start_time : 0;
-	n->i.mtime.tv_sec = (int64_t)(BOOT_EPOCH + us / 1000000);
+	n->i.mtime.tv_sec = (int64_t)(LX_EPOCH_AT_BOOT + us / 1000000);
 	n->i.mtime.tv_nsec = (long)(us % 1000000) * 1000;
 	n->i.atime = n->i.ctime = n->i.mtime;
 	*out = &n->i;
@@ -963,7 +962,7 @@ static int show_stat_sys(struct pbuf *b, struct pctx *c)
 	for (int i = 0; i < 2; i++)
 		pf(b, "cpu%s %lu 0 0 %lu 0 0 0 0 0 0\n", i ? "0" : " ", user, idle);
 	pf(b, "intr 0\nctxt 0\nbtime %lu\nprocesses %lu\nprocs_running %d\nprocs_blocked 0\n"
-	   "softirq 0 0 0 0 0 0 0 0 0 0 0\n", BOOT_EPOCH, procs_created, running_procs());
+	   "softirq 0 0 0 0 0 0 0 0 0 0 0\n", LX_EPOCH_AT_BOOT, procs_created, running_procs());
 	return 0;
 }
 

@@ -564,7 +564,7 @@ void lx_init_exited(int status)
 static void now_stamp(struct lx_timespec *ts)
 {
 	u64 us = lx_now_us();
-	ts->tv_sec = (int64_t)(1767225600UL + us / 1000000);
+	ts->tv_sec = (int64_t)(LX_EPOCH_AT_BOOT + us / 1000000);
 	ts->tv_nsec = (int64_t)(us % 1000000) * 1000;
 }
 

@@ -65,7 +65,7 @@ struct ipc_obj {
 
 static int64_t now_s(void)
 {
-	return (int64_t)(1767225600UL + lx_now_us() / 1000000);
+	return (int64_t)(LX_EPOCH_AT_BOOT + lx_now_us() / 1000000);
 }
 
 static void perm_out(const struct ipc_obj *o, struct ipc_perm_k *p)

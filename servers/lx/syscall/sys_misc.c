@@ -5,8 +5,6 @@
 
 #define NOARGS (void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5
 /* lx has no real-time clock: wall time starts at 2026-01-01 00:00 UTC at boot. */
-#define EPOCH_AT_BOOT 1767225600UL
-
 static long put(struct thread *t, u64 uaddr, const void *v, size_t n)
 {
 	return copyout(t->proc, uaddr, v, n) ? 0 : -LX_EFAULT;
@@ -31,7 +29,7 @@ static bool get_ts(struct thread *t, u64 uaddr, u64 *us)
 static u64 clock_us(u64 clk)
 {
 	u64 now = lx_now_us();
-	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + EPOCH_AT_BOOT * 1000000 : now;
+	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + LX_EPOCH_AT_BOOT * 1000000 : now;
 }
 
 long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -481,7 +479,7 @@ static long futex_wait(struct thread *t, u64 uaddr, uint32_t val, u64 timeout, b
 		u64 us = 0;
 		if (timeout && !get_ts(t, timeout, &us))
 			return -LX_EINVAL;
-		u64 shift = (op & 256) ? EPOCH_AT_BOOT * 1000000 : 0;
+		u64 shift = (op & 256) ? LX_EPOCH_AT_BOOT * 1000000 : 0;
 		t->call_deadline = !timeout ? 0 : !absolute ? lx_now_us() + us :
 			us > shift ? us - shift : 1;
 		if (nwaiters == (int)(sizeof(futex_waiters) / sizeof(futex_waiters[0])))
