@@ -6,7 +6,8 @@
  * every TICK_US while any thread runs its own code (the clock thread wakes
  * lx for it, l4/clock.c), the time since the last sample is shared among
  * the threads then running (the kernel runs them round robin at one
- * priority).  Time lx spends serving a call is nobody's: stime stays 0.
+ * priority).  lx's own time serving their calls lies in those intervals and
+ * counts as theirs, as user time: stime stays 0.
  * When no thread runs, sampling stops until lx next answers one (cpu_start).
  */
 #include "../lx.h"
