@@ -184,6 +184,11 @@ static void self_names(char **argv)
 	n = readlink("/proc/self/cwd", buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = 0;
 	check("cwd_link", n > 0 && getcwd(cwd, sizeof(cwd)) && !strcmp(buf, cwd), 1, 0);
+	char here[64];
+	snprintf(here, sizeof(here), "/proc/%d/task", getpid());
+	check("getcwd_in_proc", chdir("/proc/self/task") == 0 && getcwd(buf, sizeof(buf)) &&
+	      !strcmp(buf, here), 1, 0);
+	chdir(cwd);
 	n = readlink("/proc/self/root", buf, sizeof(buf));
 	check("root_link", n == 1 && buf[0] == '/', 1, 0);
 	n = slurp("/proc/self/environ", buf, sizeof(buf));
