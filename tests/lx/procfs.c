@@ -246,7 +246,7 @@ static void descriptors(void)
 	snprintf(want, sizeof(want), "%s/procfs.tmp", strcmp(cwd, "/") ? cwd : "");
 	check("fd_link_file", strcmp(buf, want), 0, 0);
 	ftruncate(fd, 4096);
-	void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
 	static char maps[65536];
 	slurp("/proc/self/maps", maps, sizeof(maps));
 	static char line[PATH_MAX + 40];
