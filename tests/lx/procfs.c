@@ -469,6 +469,37 @@ static void system_files(void)
 	check("sys_cpu_online", hi - lo + 1, sysconf(_SC_NPROCESSORS_ONLN), 0);
 }
 
+/* Every name a directory lists can be looked up (pids in /proc may go meanwhile: skipped). */
+static int unreachable(const char *dir)
+{
+	DIR *d = opendir(dir);
+	char path[512];
+	struct stat st;
+	int bad = d ? 0 : 1;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && !strcmp(dir, "/proc"))
+			continue;
+		if (lstat(path, &st)) {
+			printf("  cannot lstat %s\n", path);
+			bad++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return bad;
+}
+
+static void listings(void)
+{
+	check("proc_names_resolve", unreachable("/proc"), 0, 0);
+	check("self_names_resolve", unreachable("/proc/self"), 0, 0);
+	check("sys_kernel_names_resolve", unreachable("/proc/sys/kernel"), 0, 0);
+	struct stat st;
+	check("overcommit_memory_listed", unreachable("/proc/sys/vm") == 0 &&
+	      lstat("/proc/sys/vm/overcommit_memory", &st) == 0, 1, 0);
+}
+
 /* execve of /proc/self/exe runs this program again; a script's process is named by the script. */
 static void exec_self(void)
 {
@@ -524,6 +555,7 @@ int main(int argc, char **argv)
 	tasks();
 	writes();
 	system_files();
+	listings();
 	exec_self();
 	return checks_done("procfs");
 }

@@ -345,9 +345,10 @@ static size_t put_dirent(void *buf, size_t at, size_t n, const struct pkey *k, c
  * the number n, so a listing goes on where it was while processes come and go.
  */
 #define NUMBERED 1024
+#define ENT_NAME_MAX 32                 /* the longest entry's name ("overcommit_memory") and a NUL */
 
 /* The entry at or after *pos: its key and name; false at the end. */
-static bool dir_entry(struct pctx *c, u64 *pos, struct pkey *k, char name[16])
+static bool dir_entry(struct pctx *c, u64 *pos, struct pkey *k, char name[ENT_NAME_MAX])
 {
 	const struct pkey *d = c->k;
 	if (*pos < 2) {
@@ -360,7 +361,7 @@ static bool dir_entry(struct pctx *c, u64 *pos, struct pkey *k, char name[16])
 			int e = (int)(*pos - 2);
 			*k = per_process(e) ? *d : (struct pkey){ 0 };
 			k->ent = (uint16_t)e;
-			snfmt(name, 16, "%s", ents[e].name);
+			snfmt(name, ENT_NAME_MAX, "%s", ents[e].name);
 			return true;
 		}
 	int kind = numbered_kind(d->ent);
@@ -371,7 +372,7 @@ static bool dir_entry(struct pctx *c, u64 *pos, struct pkey *k, char name[16])
 		return false;
 	*pos = NUMBERED + (u64)num;
 	*k = numbered_key(d, kind, num, start);
-	snfmt(name, 16, "%d", num);
+	snfmt(name, ENT_NAME_MAX, "%d", num);
 	return true;
 }
 
@@ -382,7 +383,7 @@ static long proc_getdents(struct inode *dir, u64 *pos, void *buf, size_t n)
 		return -LX_ENOENT;
 	size_t at = 0, rec;
 	struct pkey k;
-	char name[16];
+	char name[ENT_NAME_MAX];
 	while (dir_entry(&c, pos, &k, name)) {
 		u64 next = *pos + 1;
 		if (!(rec = put_dirent(buf, at, n, &k, name, (int64_t)next)))
