@@ -490,6 +490,17 @@ static int unreachable(const char *dir)
 	return bad;
 }
 
+/* Open files record the name they were opened by: a name too long is refused before that. */
+static void long_names(void)
+{
+	static char path[4000];
+	memset(path, 'n', sizeof(path) - 1);
+	check("open_long_component", open(path, O_RDONLY), -1, ENAMETOOLONG);
+	check("creat_long_component", open(path, O_CREAT | O_WRONLY, 0600), -1, ENAMETOOLONG);
+	path[300] = 0;
+	check("open_300_byte_name", open(path, O_CREAT | O_WRONLY, 0600), -1, ENAMETOOLONG);
+}
+
 static void listings(void)
 {
 	check("proc_names_resolve", unreachable("/proc"), 0, 0);
@@ -556,6 +567,7 @@ int main(int argc, char **argv)
 	writes();
 	system_files();
 	listings();
+	long_names();
 	exec_self();
 	return checks_done("procfs");
 }

@@ -80,12 +80,12 @@ static long path_name(struct file *f, char *buf, size_t n)
 
 long file_link_name(struct file *f, char *buf, size_t n)
 {
-	struct lx_stat st;
-	file_stat(f, &st);
 	if (f->ops->link_name)
 		return f->ops->link_name(f, buf, n);
 	if (f->name_dir || (f->ip && LX_S_ISDIR(f->ip->mode)))
 		return path_name(f, buf, n);
+	struct lx_stat st;
+	file_stat(f, &st);
 	const char *kind = LX_S_ISSOCK(st.st_mode) ? "socket" : file_is_pipe(f) ? "pipe" :
 			   "anon_inode";
 	int m = snfmt(buf, n, "%s:[%lu]", kind, (unsigned long)st.st_ino);

@@ -168,10 +168,11 @@ void fs_name_drop(struct fs_name *w)
 	}
 }
 
-/* The walk reached name in dir as its last component (so far). */
+/* The walk reached name in dir as its last component (so far); a name too
+ * long is not kept (the step to it fails with ENAMETOOLONG). */
 static void record(struct fs_name *w, struct inode *dir, const char *name, size_t len)
 {
-	if (!w)
+	if (!w || len > LX_NAME_MAX)
 		return;
 	fs_name_drop(w);
 	fs_get(dir);
