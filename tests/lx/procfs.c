@@ -121,6 +121,9 @@ static void cpu_time(void)
 	long long after = stat_field(buf, 14);
 	check("utime_moves", after > before, 1, 0);
 	check("times_utime_moves", t1.tms_utime > t0.tms_utime, 1, 0);
+	struct rusage rc;
+	check("rusage_bad_who", syscall(SYS_getrusage, 7, &rc), -1, EINVAL);
+	check("rusage_children_high_bits", syscall(SYS_getrusage, (1UL << 40) | 0xffffffffUL, &rc), 0, 0);
 	check("rusage_utime_moves", (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) * 1000000 +
 	      r1.ru_utime.tv_usec - r0.ru_utime.tv_usec > 0, 1, 0);
 	long long start = stat_field(buf, 22);

@@ -159,16 +159,17 @@ void rusage_of(u64 utime_us, u64 ru[18])
 	ru[1] = utime_us % 1000000;
 }
 
-#define RUSAGE_CHILDREN ((u64)-1)
+#define RUSAGE_CHILDREN (-1)
 #define RUSAGE_THREAD   1
 
 long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	u64 ru[18];
-	if (who != 0 && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD)
+	int w = (int)who;                       /* an int, as Linux takes it */
+	if (w != 0 && w != RUSAGE_CHILDREN && w != RUSAGE_THREAD)
 		return -LX_EINVAL;
-	rusage_of(who == RUSAGE_THREAD ? t->utime_us : who ? t->proc->cutime_us : t->proc->utime_us, ru);
+	rusage_of(w == RUSAGE_THREAD ? t->utime_us : w ? t->proc->cutime_us : t->proc->utime_us, ru);
 	return put(t, buf, ru, sizeof(ru));
 }
 
