@@ -121,7 +121,9 @@ def test_ps_lists_itself(sh):
 def test_ps_and_top_follow_the_process_table(sh):
     """A background sleep shows in ps and top (pid, parent, state, command) and
     in /proc's listing, and is gone from all three once it is killed and reaped."""
-    pid = lines(run(sh, "sleep 300 & echo $!"))[0]
+    # the child has exec'd sleep and sleeps in it before ps looks
+    pid = lines(run(sh, "sleep 300 & p=$!; until grep -q '^sleep$' /proc/$p/comm && "
+                        "grep -q 'sleeping' /proc/$p/status; do sleep 0.1; done; echo $p"))[0]
     ps = [l.split() for l in lines(run(sh, "ps -o pid,ppid,stat,args"))]
     assert [pid, "1", "S", "sleep", "300"] in ps, ps
     top = [l.split() for l in lines(run(sh, "top -bn1"))]
