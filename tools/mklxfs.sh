@@ -15,7 +15,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"      # the root directory: mktemp's 0700 would shut out every other user
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" "$stage/etc" \
-	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/mnt" "$stage/bench" "$stage/tests"
+	"$stage/root" "$stage/tmp" "$stage/dev" "$stage/proc" "$stage/sys" "$stage/mnt" "$stage/bench" "$stage/tests"
 cp "$busybox" "$stage/bin/busybox"
 chmod 755 "$stage/bin/busybox"
 for applet in $("$busybox" --list-full); do

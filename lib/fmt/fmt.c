@@ -114,6 +114,9 @@ int vfmt(fmt_sink_t sink, void *arg, const char *f, va_list ap)
 		case 'u':
 			n += emit_number(sink, arg, &sp, fetch_unsigned(&sp, &aq), 10, 0, 0);
 			break;
+		case 'o':
+			n += emit_number(sink, arg, &sp, fetch_unsigned(&sp, &aq), 8, 0, 0);
+			break;
 		case 'x':
 		case 'X':
 			n += emit_number(sink, arg, &sp, fetch_unsigned(&sp, &aq), 16, 0, c == 'X');

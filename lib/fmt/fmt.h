@@ -7,7 +7,7 @@
 
 typedef void (*fmt_sink_t)(char c, void *arg);
 
-/* Supports %c %s %d %i %u %x %X %p %%, flags '-' '0', a width, and l/ll/z. */
+/* Supports %c %s %d %i %u %o %x %X %p %%, flags '-' '0', a width, and l/ll/z. */
 int vfmt(fmt_sink_t sink, void *arg, const char *fmt, va_list ap);
 int snfmt(char *buf, unsigned long size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

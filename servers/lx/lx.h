@@ -60,6 +60,11 @@ typedef uint32_t u32;
 #define LX_LAST_TNO      2047
 #define LX_MAX_THREADS   (LX_LAST_TNO - LX_FIRST_TNO + 1)
 #define LX_KMEM_PER_PROC (64UL << 10)            /* kernel memory a small process takes */
+/* How lx names itself: uname(2) and /proc/version, /proc/sys/kernel */
+#define LX_UTS_NODENAME  "pecan"
+#define LX_UTS_RELEASE   "6.1.0-lx"
+#define LX_UTS_VERSION   "#1 Pecan lx"
+#define LX_EPOCH_AT_BOOT 1767225600UL            /* wall time at boot: 2026-01-01 00:00 UTC */
 
 /* A thread's registers in the order of the exception message's MR1..MR18. */
 struct regs {
@@ -86,6 +91,8 @@ struct vma {
 	struct inode *file;             /* file mapping: private copies, or (VM_SHARED) its pages */
 	u64 off;                        /* file offset of start */
 	u64 file_end;                   /* bytes beyond this (virtual) come zero */
+	/* the open file it was mapped from, which names it in /proc/PID/maps (a reference), or NULL */
+	struct file *named;
 };
 
 struct mm {
@@ -106,6 +113,8 @@ struct mm {
 	bool sig_waiting;               /* the signal thread waits for a request */
 	struct thread *kickq;           /* threads waiting to be redirected by it */
 	u64 utcb_used[(1UL << LX_UTCB_LOG2) / UTCB_SIZE / 64];
+	/* where exec put the arguments and environment, for /proc/PID/{stat,environ} */
+	u64 arg_start, arg_end, env_start, env_end, start_stack;
 };
 
 /* --- signals --- */
@@ -164,6 +173,8 @@ struct thread {
 	struct thread *next_blocked;
 	u64 saved_sigmask;              /* rt_sigsuspend / pselect restore it */
 	bool restore_sigmask;
+	/* CPU time, sampled (proc/cputime.c) */
+	u64 utime_us;
 };
 
 struct proc {
@@ -194,9 +205,14 @@ struct proc {
 	/* users and groups (vfs/perm.c, syscall/sys_cred.c): inherited by fork, kept by exec
 	 * but for set-user-ID and set-group-ID files; one set for all the process's threads */
 	struct cred cred;
+	/* for /proc (fs/procfs.c): the program exec ran (opened read-only, named by
+	 * the path it was found by), and the CPU time of reaped children */
+	struct file *exe;
+	u64 cutime_us;
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */
+extern u64 procs_created;           /* forks since boot (/proc/stat's "processes") */
 extern struct proc *init_proc;
 extern L4_ThreadId_t lx_id;
 

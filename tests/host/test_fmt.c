@@ -90,6 +90,13 @@ TEST_CASE("fmt.hex", "%x and %X print lower and upper case hex without a prefix"
 	EXPECT_FMT("a", "%x", 10u);
 }
 
+TEST_CASE("fmt.octal", "%o prints octal without a prefix, padded like any number") {
+	EXPECT_FMT("0", "%o", 0u);
+	EXPECT_FMT("755", "%o", 0755u);
+	EXPECT_FMT("0022", "%04o", 022u);
+	EXPECT_FMT("1777777777777777777777", "%lo", ~0UL);
+}
+
 TEST_CASE("fmt.width_zero_pad", "a width pads numbers with spaces, or zeros with the 0 flag") {
 	EXPECT_FMT("[   42]", "[%5d]", 42);
 	EXPECT_FMT("[00042]", "[%05d]", 42);

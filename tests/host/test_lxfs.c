@@ -742,34 +742,6 @@ TEST_CASE("lxfs.getdents_changes", "the cursor survives additions and removals: 
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 
-/* --- synthetic directories --- */
-
-static int refreshes;
-
-static void add_on_refresh(struct inode *dir)
-{
-	refreshes++;
-	/* the hook may use fs on its own directory: that does not refresh again */
-	fs_create(dir, "gen", LX_S_IFREG | 0444, 0, NULL);
-}
-
-TEST_CASE("lxfs.refresh", "a directory's refresh hook runs before lookups and listings in it") {
-	static const struct inode_ops ops = { .refresh = add_on_refresh };
-	fresh();
-	struct inode *p;
-	EXPECT(fs_create(R, "proc", LX_S_IFDIR | 0555, 0, &p) == 0, "made");
-	p->ops = &ops;
-	refreshes = 0;
-	EXPECT(lookup_err(R, "/proc/gen", 0, NULL) == 0 && refreshes >= 1, "lookup made it");
-	int before = refreshes;
-	char buf[256];
-	uint64_t pos = 0;
-	EXPECT(fs_getdents(p, &pos, buf, sizeof(buf)) > 0 && refreshes > before, "getdents refreshed");
-	p->ops = NULL;
-	fs_put(p);
-	EXPECT(all_freed(), "leak: %ld pages", pages_out);
-}
-
 /* --- permissions (vfs/perm.c through the walk and the fs_* calls) --- */
 
 static struct cred nobody_cred = {65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, NULL};
@@ -841,22 +813,6 @@ TEST_CASE("lxfs.perm_sticky_setgid", "the sticky bit guards others' files; a set
 	EXPECT(fs_lookup(R, "/g/sub", 0, &ip) == 0 && ip->gid == 1001 && (ip->mode & LX_S_ISGID) &&
 	       ip->uid == 1000, "group and S_ISGID inherited: %o", ip->mode);
 	fs_put(ip);
-	EXPECT(all_freed(), "leak: %ld pages", pages_out);
-}
-
-TEST_CASE("lxfs.perm_refresh_as_lx", "a refresh hook writes in a directory its caller may only read") {
-	static const struct inode_ops ops = { .refresh = add_on_refresh };
-	fresh();
-	struct inode *p;
-	EXPECT(fs_create(R, "proc", LX_S_IFDIR | 0555, 0, &p) == 0, "made");
-	p->ops = &ops;
-	fs_cred = &nobody_cred;
-	EXPECT(lookup_err(R, "/proc/gen", 0, NULL) == 0, "the hook made gen for nobody");
-	EXPECT(make("/proc/mine", LX_S_IFREG | 0644) == -LX_EACCES, "nobody itself may not");
-	EXPECT(fs_cred == &nobody_cred, "the caller's credentials are back");
-	fs_cred = NULL;
-	p->ops = NULL;
-	fs_put(p);
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 

@@ -118,11 +118,40 @@ def test_ps_lists_itself(sh):
     assert re.search(r"\bps\b", out) and re.search(r"\bsh\b", out), out
 
 
+def test_ps_and_top_follow_the_process_table(sh):
+    """A background sleep shows in ps and top (pid, parent, state, command) and
+    in /proc's listing, and is gone from all three once it is killed and reaped."""
+    # the child has exec'd sleep and sleeps in it before ps looks
+    pid = lines(run(sh, "sleep 300 & p=$!; until grep -q '^sleep$' /proc/$p/comm && "
+                        "grep -q 'sleeping' /proc/$p/status; do sleep 0.1; done; echo $p"))[0]
+    ps = [l.split() for l in lines(run(sh, "ps -o pid,ppid,stat,args"))]
+    assert [pid, "1", "S", "sleep", "300"] in ps, ps
+    top = [l.split() for l in lines(run(sh, "top -bn1"))]
+    assert any(t[0] == pid and t[1] == "1" and t[-2:] == ["sleep", "300"] for t in top), top
+    assert pid in lines(run(sh, "ls -1 /proc"))
+    run(sh, f"kill {pid}; wait {pid}", status=143)
+    assert not any(l.split()[0] == pid for l in lines(run(sh, "ps -o pid,args"))[1:])
+    assert pid not in lines(run(sh, "ls -1 /proc"))
+    out, st = sh.run(f"cat /proc/{pid}/stat", 60)
+    assert st == 1 and "No such file or directory" in out, out
+
+
+def test_mount_lists_lx_mounts(sh):
+    out = lines(run(sh, "mount"))
+    for want in ["proc on /proc type proc (rw,relatime)", "sysfs on /sys type sysfs (rw,relatime)",
+                 "tmpfs on /tmp type tmpfs (rw,relatime)"]:
+        assert want in out, out
+
+
 def test_free_and_uptime(sh):
     """free's total is lx's page pool (the figure lx prints at boot); uptime grows."""
     pool_kib = int(re.search(r"lx: Linux personality on Pecan: \d+ MiB \((\d+) KiB\)", sh.buf).group(1))
     total = lines(run(sh, "free"))[1].split()
     assert total[0] == "Mem:" and int(total[1]) == pool_kib, total
+    meminfo = dict(l.split(":") for l in lines(run(sh, "cat /proc/meminfo")))
+    assert int(meminfo["MemTotal"].split()[0]) == pool_kib, meminfo
+    used, free = int(total[2]), int(total[3])
+    assert used + free == pool_kib and 0 < used < pool_kib, total
     first = float(lines(run(sh, "cat /proc/uptime"))[0].split()[0])
     assert re.search(r"up +\d+ min|up +\d+:\d\d", run(sh, "sleep 1; uptime"))
     assert float(lines(run(sh, "cat /proc/uptime"))[0].split()[0]) >= first + 1

@@ -249,3 +249,17 @@ def test_dynamic_programs_run(tmp_path):
     assert all(re.match(r"main 0x[0-9a-f]+ printf 0x[0-9a-f]+", w) for w in where), where
     assert where[0] != where[1], where      # the program and libc at random bases
     close(sh)
+
+
+def test_proc_on_an_ext2_root(tmp_path):
+    """/proc's names of files come from ext2's directories too (fd links, exe, maps, cwd)."""
+    img = str(tmp_path / "proc.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    out = run(sh, "mkdir -p /work && cd /work && /tests/procfs; readlink /proc/self/exe")
+    fails = [l for l in out.splitlines() if l.startswith("FAIL")]
+    assert not fails and "procfs done, 0 failed" in out, "\n".join(fails) or out
+    assert "/bin/busybox" in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// /dev: a small ramfs holding lx's character devices and /dev/shm's mount
-// point, and the devices' file operations, chosen by st_rdev when a
+// /dev: a small ramfs holding lx's character devices, /dev/shm's mount
+// point and the links /dev/fd, /dev/std{in,out,err}, and the devices' file operations, chosen by st_rdev when a
 // character-device inode is opened (on any file system).
 #include "../lx.h"
 #include "../../../lib/c/string.h"
@@ -22,6 +22,13 @@ struct super *devfs_new(void)
 			fs_put(ip);
 	if (!fs_create(sb->root, "shm", LX_S_IFDIR | 01777, 0, &ip))
 		fs_put(ip);
+	/* as udev makes them: a process's descriptors through /proc (fs/procfs.c) */
+	static const char *const links[][2] = {
+		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+	};
+	for (unsigned i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		fs_symlink(sb->root, links[i][0], links[i][1]);
 	return sb;
 }
 

@@ -2,8 +2,8 @@
 /*
  * lx's file-system types, each behind vfs/vfs.h's struct fs_ops and none
  * knowing another: ramfs (the in-memory file system, also tmpfs, filled at
- * boot from a cpio archive), procfs (/proc from the process table, on
- * ramfs's nodes), devfs (/dev's character devices), pipefs (pipes and
+ * boot from a cpio archive), procfs (/proc and /sys, generated from the
+ * process table), devfs (/dev's character devices), pipefs (pipes and
  * FIFOs) and ext2 (on the disk).
  * ramfs is pure data structures: the host tests run it against the host's heap.
  */
@@ -25,8 +25,9 @@ int fs_load_cpio(const void *archive, size_t len);
 /* A regular file with no name (System V shared memory): freed with its last reference. */
 struct inode *fs_new_unnamed(uint32_t mode);
 
-/* fs/procfs.c: /proc, a ramfs whose directories refresh from the process table */
+/* fs/procfs.c: /proc and /sys, generated from the process table as they are read */
 struct super *procfs_new(void);
+struct super *sysfs_new(void);
 
 /* fs/devfs.c: /dev with lx's character devices, and their operations */
 struct super *devfs_new(void);

@@ -187,22 +187,63 @@ static struct file *pipe_end(struct pipe *pp, u32 flags)
 	return f;
 }
 
+/*
+ * An anonymous pipe has an inode too, as on Linux (pipefs, mounted nowhere):
+ * it is the pipe's identity in fstat and /proc/PID/fd ("pipe:[ino]"), and
+ * opening /proc/PID/fd/N opens it as a FIFO, a new end of the same pipe.
+ */
+static void pipe_inode_evict(struct inode *ip)
+{
+	if (ip->priv)
+		((struct pipe *)ip->priv)->fifo = NULL;
+	lx_free(ip);
+}
+
+static const struct fs_ops pipefs_ops = { .evict = pipe_inode_evict };
+
+static struct inode *pipe_inode(struct pipe *pp)
+{
+	static struct super *sb;
+	static u64 next_ino = 1;
+	if (!sb && !(sb = vfs_super_new(&pipefs_ops, "pipefs")))
+		return NULL;
+	struct inode *ip = lx_zalloc(sizeof(*ip));
+	if (!ip)
+		return NULL;
+	ip->ino = next_ino++;
+	ip->mode = LX_S_IFIFO | 0600;
+	ip->nlink = 1;
+	ip->sb = sb;
+	ip->priv = pp;
+	if (fs_now)
+		fs_now(&ip->mtime);
+	ip->atime = ip->ctime = ip->mtime;
+	pp->fifo = ip;
+	return ip;
+}
+
 int pipe_new(u32 flags, struct file **rd, struct file **wr)
 {
 	struct pipe *pp = lx_zalloc(sizeof(*pp));
-	if (!pp)
+	struct inode *ip = pp ? pipe_inode(pp) : NULL;
+	if (!ip) {
+		lx_free(pp);
 		return -LX_ENOMEM;
+	}
 	flags &= LX_O_NONBLOCK;
 	*rd = pipe_end(pp, flags | LX_O_RDONLY);
-	if (!*rd) {
-		lx_free(pp);
-		return -LX_ENFILE;
-	}
-	*wr = pipe_end(pp, flags | LX_O_WRONLY);
+	*wr = *rd ? pipe_end(pp, flags | LX_O_WRONLY) : NULL;
 	if (!*wr) {
-		file_put(*rd);
+		if (*rd)
+			file_put(*rd);      /* frees the pipe */
+		else
+			lx_free(pp);
+		lx_free(ip);
 		return -LX_ENFILE;
 	}
+	(*rd)->ip = ip;                 /* the creation reference */
+	fs_get(ip);
+	(*wr)->ip = ip;
 	return 0;
 }
 

@@ -155,24 +155,6 @@ static void dir_remove(struct inode *dir, struct dentry *e)
 	touch(dir);
 }
 
-/* The directory whose refresh hook is running: the hook may look up and
- * create names in it without being called again.  It runs as lx itself
- * (no credentials): it writes what the caller only reads. */
-static struct inode *refreshing;
-
-static void refresh(struct inode *dir)
-{
-	if (dir->ops && dir->ops->refresh && dir != refreshing) {
-		struct inode *outer = refreshing;
-		const struct cred *caller = fs_cred;
-		refreshing = dir;
-		fs_cred = NULL;
-		dir->ops->refresh(dir);
-		fs_cred = caller;
-		refreshing = outer;
-	}
-}
-
 static char *name_dup(const char *name, size_t len)
 {
 	char *s = lx_malloc(len + 1);
@@ -198,7 +180,6 @@ static int dir_lookup(struct inode *dir, const char *name, size_t len, struct in
 	} else if (len == 2 && name[0] == '.' && name[1] == '.') {
 		ip = dir->parent ? dir->parent : dir;
 	} else {
-		refresh(dir);
 		struct dentry *e = dir_find(dir, name, len);
 		if (!e)
 			return -LX_ENOENT;
@@ -225,7 +206,6 @@ static int check_new_name(struct inode *dir, const char *name, size_t len)
 	int r = fs_new_name_ok(dir, name, len);
 	if (r < 0)
 		return r;
-	refresh(dir);
 	if (dir_find(dir, name, len))
 		return -LX_EEXIST;
 	return 0;
@@ -320,7 +300,6 @@ static int find_entry(struct inode *dir, const char *name, struct dentry **out)
 	size_t len = strlen(name);
 	if (len > LX_NAME_MAX)
 		return -LX_ENAMETOOLONG;
-	refresh(dir);
 	struct dentry *e = dir_find(dir, name, len);
 	if (!e)
 		return -LX_ENOENT;
@@ -377,7 +356,6 @@ static int ram_rmdir(struct inode *dir, const char *name)
 	struct inode *ip = e->ip;
 	if (!LX_S_ISDIR(ip->mode))
 		return -LX_ENOTDIR;
-	refresh(ip);
 	if (ip->nentries)
 		return -LX_ENOTEMPTY;
 	dir_remove(dir, e);
@@ -407,7 +385,6 @@ static int rename_check(struct inode *src, struct inode *dst, struct inode *ndir
 	if (!sdir && LX_S_ISDIR(dst->mode))
 		return -LX_EISDIR;
 	if (sdir) {
-		refresh(dst);
 		if (dst->nentries)
 			return -LX_ENOTEMPTY;
 	}
@@ -429,7 +406,6 @@ static int ram_rename(struct inode *odir, const char *oname, struct inode *ndir,
 	int r = find_entry(odir, oname, &se);
 	if (r < 0)
 		return r;
-	refresh(ndir);
 	de = dir_find(ndir, nname, nlen);
 	struct inode *src = se->ip, *dst = de ? de->ip : NULL;
 	if (src == dst)
@@ -660,7 +636,6 @@ static long ram_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n)
 		return -LX_ENOTDIR;
 	if (dir->nlink == 0)
 		return -LX_ENOENT;
-	refresh(dir);
 	size_t at = 0, rec;
 	if (*pos == 0) {
 		if (!(rec = put_dirent(buf, at, n, dir, ".", 1)))

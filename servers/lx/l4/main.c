@@ -100,6 +100,8 @@ void thread_reply(struct thread *t)
 {
 	reply_flush();
 	t->state = T_RUNNING;
+	if (__builtin_expect(!cpu_busy, 0))
+		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
 	pending = t->tid;
 	if (t->fast) {
 		fast_reply(t);
@@ -528,16 +530,17 @@ static void mount_disk_at(const char *cmdline)
 	lx_log("lx: lx.disk=%s: not mounted (error %d)\n", path, err);
 }
 
-/* The directories every root has, then devfs on /dev, procfs on /proc, tmpfs on /tmp and /dev/shm. */
+/* The directories every root has, then devfs on /dev, procfs on /proc, sysfs on
+ * /sys, tmpfs on /tmp and /dev/shm. */
 static void mount_all(bool ram_root)
 {
-	static const char *const dirs[] = { "dev", "proc", "tmp", "bin", "sbin", "usr", "etc" };
+	static const char *const dirs[] = { "dev", "proc", "tmp", "sys", "bin", "sbin", "usr", "etc" };
 	static const struct { const char *path; struct super *(*make)(void); } mnt[] = {
-		{ "/dev", devfs_new }, { "/proc", procfs_new }, { "/tmp", tmpfs_new },
-		{ "/dev/shm", tmpfs_new },
+		{ "/dev", devfs_new }, { "/proc", procfs_new }, { "/sys", sysfs_new },
+		{ "/tmp", tmpfs_new }, { "/dev/shm", tmpfs_new },
 	};
 	struct inode *ip;
-	for (unsigned i = 0; i < (ram_root ? 7 : 3); i++)
+	for (unsigned i = 0; i < (ram_root ? 8 : 4); i++)
 		if (!fs_create(fs_root(), dirs[i], LX_S_IFDIR | (i == 2 ? 01777 : 0755), 0, &ip))
 			fs_put(ip);
 	for (unsigned i = 0; i < sizeof(mnt) / sizeof(mnt[0]); i++) {
@@ -561,7 +564,7 @@ void lx_init_exited(int status)
 static void now_stamp(struct lx_timespec *ts)
 {
 	u64 us = lx_now_us();
-	ts->tv_sec = (int64_t)(1767225600UL + us / 1000000);
+	ts->tv_sec = (int64_t)(LX_EPOCH_AT_BOOT + us / 1000000);
 	ts->tv_nsec = (int64_t)(us % 1000000) * 1000;
 }
 

@@ -44,6 +44,7 @@ typedef uint32_t u32;
 struct proc;
 struct mm;
 struct inode;
+struct file;
 /* mm/vm.c */
 /* The RAM file system's pages count against the same commit limit as writable
  * mappings: false when the pool has no page left to promise (ENOSPC). */
@@ -63,6 +64,8 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 long vm_unmap_file(struct proc *p, u64 addr, u64 len, struct inode *file);
 /* The file an area starting at addr maps, or NULL. */
 struct inode *vm_file_at(struct proc *p, u64 addr);
+/* The file mappings of f's inode in [start, end) are named by f in /proc/PID/maps. */
+void vm_set_name(struct mm *mm, u64 start, u64 end, struct file *f);
 long vm_msync(struct proc *p, u64 addr, u64 len);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);

@@ -236,6 +236,7 @@ static void vma_free(struct mm *mm, struct vma *v)
 		uncharge(mm, (v->end - v->start) / LX_PAGE_SIZE);
 	if (v->file)
 		fs_put(v->file);
+	file_put(v->named);
 	lx_free(v);
 }
 
@@ -260,6 +261,8 @@ static bool vma_split(struct vma *v, u64 va)
 		h->off += va - v->start;
 		fs_get(h->file);
 	}
+	if (h->named)
+		file_get(h->named);
 	v->end = va;
 	v->next = h;
 	return true;
@@ -384,6 +387,8 @@ static bool copy_vmas(struct mm *child, const struct mm *parent)
 		n->next = NULL;
 		if (n->file)
 			fs_get(n->file);
+		if (n->named)
+			file_get(n->named);
 		vma_link(child, n);
 	}
 	return true;
@@ -398,6 +403,9 @@ struct mm *mm_fork(struct mm *parent)
 	child->brk_start = parent->brk_start;
 	child->brk = parent->brk;
 	child->mmap_top = parent->mmap_top;
+	child->arg_start = parent->arg_start, child->arg_end = parent->arg_end;
+	child->env_start = parent->env_start, child->env_end = parent->env_end;
+	child->start_stack = parent->start_stack;
 	child->fast = fast_get(parent->fast);       /* the same image: same text, same slots */
 	struct fork_ctx c = { .child = child };
 	if (copy_vmas(child, parent))
@@ -615,6 +623,15 @@ static bool range_free(struct mm *mm, u64 start, u64 end)
 		if (v->start < end && v->end > start)
 			return false;
 	return true;
+}
+
+void vm_set_name(struct mm *mm, u64 start, u64 end, struct file *f)
+{
+	for (struct vma *v = mm->vmas; f && v && v->start < end; v = v->next)
+		if (v->end > start && v->file && v->file == f->ip && !v->named) {
+			file_get(f);
+			v->named = f;
+		}
 }
 
 /* The highest free range of len bytes below mmap_top; 0 if none. */

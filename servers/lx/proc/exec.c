@@ -64,6 +64,18 @@ struct image {
 	u64 interp_base, start;             /* the loader's bias (AT_BASE); where the thread starts */
 };
 
+/* ip opened read-only and named by where (which it takes over), for /proc; NULL without memory. */
+static struct file *named_file(struct inode *ip, struct fs_name *where)
+{
+	struct file *f = file_new(&reg_ops, LX_O_RDONLY);
+	if (f) {
+		fs_get(ip);
+		f->ip = ip;
+		file_set_name(f, where);
+	}
+	return f;
+}
+
 /* Check the ELF header and read the program headers; -ENOEXEC for anything we cannot run. */
 static int read_elf(struct inode *ip, struct image *im)
 {
@@ -131,7 +143,8 @@ static int exec_permission(const struct inode *ip)
 }
 
 /* The loader's path from the program's PT_INTERP, looked up from the root; *ipp: a reference. */
-static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp)
+static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct inode **ipp,
+			 struct fs_name *where)
 {
 	if (ph->filesz < 2 || ph->filesz > LX_PATH_MAX)
 		return -LX_ENOEXEC;
@@ -141,10 +154,12 @@ static int interp_lookup(struct inode *prog, const struct elf_phdr *ph, struct i
 	int err = fs_read(prog, ph->offset, path, ph->filesz) == (long)ph->filesz &&
 		  path[ph->filesz - 1] == 0 ? 0 : -LX_ENOEXEC;
 	if (!err)
-		err = fs_lookup(fs_root(), path, FS_FOLLOW, ipp);   /* missing: ENOENT, as Linux */
+		err = fs_lookup_named(fs_root(), path, FS_FOLLOW, ipp, where);  /* missing: ENOENT */
 	page_free(path);
-	if (!err && (err = exec_permission(*ipp)) < 0)
+	if (!err && (err = exec_permission(*ipp)) < 0) {
 		fs_put(*ipp);
+		fs_name_drop(where);
+	}
 	return err;
 }
 
@@ -173,7 +188,8 @@ static void load_span(const struct image *im, u64 *lo, u64 *hi)
 static int map_interp(struct mm *mm, struct inode *prog, struct image *im)
 {
 	struct inode *ip;
-	int err = interp_lookup(prog, &im->ph[im->interp], &ip);
+	struct fs_name where;
+	int err = interp_lookup(prog, &im->ph[im->interp], &ip, &where);
 	if (err)
 		return err;
 	struct image *li = lx_zalloc(sizeof(*li));
@@ -189,11 +205,15 @@ static int map_interp(struct mm *mm, struct inode *prog, struct image *im)
 		li->bias = PAGE_DOWN(mm->mmap_top - (hi - lo)) - lo;
 		err = map_segments(mm, ip, li);
 	}
+	struct file *named = err ? NULL : named_file(ip, &where);
+	fs_name_drop(&where);
 	if (!err) {
 		mm->mmap_top = li->bias + lo;
 		im->interp_base = li->bias;
 		im->start = li->entry;
+		vm_set_name(mm, li->bias + lo, li->bias + hi, named);
 	}
+	file_put(named);
 	lx_free(li);
 	fs_put(ip);
 	return err;
@@ -225,6 +245,9 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 			return -LX_ENOMEM;
 		argp[i] = sp;
 	}
+	tmp->mm->arg_start = a->argc ? argp[0] : sp;
+	tmp->mm->arg_end = tmp->mm->env_start = a->envc ? envp[0] : execfn;
+	tmp->mm->env_end = execfn;
 	push(tmp, &sp, "x86_64", 7);
 	platform = sp;
 	push(tmp, &sp, random, 16);
@@ -249,7 +272,7 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 	ok &= copyout(tmp, w, &zero, 8);
 	w += 8;
 	ok &= copyout(tmp, w, aux, sizeof(aux));
-	*sp_out = sp;
+	*sp_out = tmp->mm->start_stack = sp;
 	return ok ? 0 : -LX_ENOMEM;
 }
 
@@ -314,6 +337,7 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	if (im->interp >= 0)
 		randomise(mm, im);
 	err = map_segments(mm, ip, im);
+	vm_set_name(mm, 0, LX_MMAP_TOP, a->exe);
 	im->start = im->entry;
 	if (!err && im->interp >= 0)
 		err = map_interp(mm, ip, im);
@@ -333,24 +357,40 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	return 0;
 }
 
+/* The program as an open file, named by where it was found, for /proc/PID/exe. */
+static int exe_file(struct inode *ip, struct fs_name *where, struct exec_args *a)
+{
+	struct file *f = named_file(ip, where);
+	fs_name_drop(where);
+	if (!f)
+		return -LX_ENOMEM;
+	file_put(a->exe);
+	a->exe = f;
+	return 0;
+}
+
 /* Find the program, following `#!` lines (at most 4 deep); *ip gets a reference. */
 static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 {
 	for (int depth = 0; depth < 5; depth++) {
 		struct inode *ip;
-		int err = fs_lookup(p->cwd, a->path, FS_FOLLOW, &ip);
+		struct fs_name where;
+		int err = fs_lookup_named(p->cwd, a->path, FS_FOLLOW, &ip, &where);
 		if (err)
 			return err;
-		if ((err = exec_permission(ip)) < 0) {
-			fs_put(ip);
-			return err;
-		}
-		err = shebang(ip, a);
+		if ((err = exec_permission(ip)) == 0)
+			err = shebang(ip, a);
 		if (err <= 0) {
+			fs_name_drop(&where);
 			fs_put(ip);
 			if (err)
 				return err;
 			continue;                   /* a script: now its interpreter */
+		}
+		err = exe_file(ip, &where, a);
+		if (err) {
+			fs_put(ip);
+			return err;
 		}
 		*ipp = ip;
 		return 0;
@@ -374,10 +414,23 @@ static void exec_creds(struct cred *c, const struct inode *ip)
 	c->sgid = c->fsgid = c->egid;
 }
 
+/* The basename of the path execve was given, cut to 15 bytes as Linux's comm. */
+static void comm_of(const char *path, char comm[16])
+{
+	const char *base = path;
+	for (const char *s = path; *s; s++)
+		if (*s == '/')
+			base = s + 1;
+	memset(comm, 0, 16);
+	for (int i = 0; i < 15 && base[i]; i++)
+		comm[i] = base[i];
+}
+
 long do_execve(struct thread *t, struct exec_args *a)
 {
 	struct proc *p = t->proc;
 	struct inode *ip;
+	comm_of(a->path, a->comm);
 	int err = resolve(p, a, &ip);
 	if (err)
 		return err;

@@ -15,6 +15,7 @@
 
 struct proc *procs;
 struct proc *init_proc;
+u64 procs_created;
 static struct thread *by_tno[LAST_TNO + 1];
 static uint8_t version[LAST_TNO + 1];
 static int next_pid = 1;
@@ -290,6 +291,8 @@ struct proc *proc_new(struct proc *parent)
 		p->cred = parent->cred;
 		if (p->cred.groups)
 			p->cred.groups->refs++;
+		if ((p->exe = parent->exe))
+			file_get(p->exe);
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
@@ -299,6 +302,7 @@ struct proc *proc_new(struct proc *parent)
 	p->next_all = procs;
 	procs = p;
 	nprocs++;
+	procs_created++;
 	return p;
 }
 
@@ -324,6 +328,9 @@ void proc_free(struct proc *p)
 		}
 	nprocs--;
 	deadlines_changed();
+	if (p->parent)
+		p->parent->cutime_us += p->utime_us + p->cutime_us;
+	file_put(p->exe);
 	lx_free(p->cmdline);
 	groups_put(p->cred.groups);
 	lx_free(p);
@@ -483,7 +490,8 @@ static bool init_files(struct proc *p)
 {
 	struct inode *ip;
 	struct file *f;
-	int e = fs_lookup(fs_root(), "/dev/console", FS_FOLLOW, &ip);
+	struct fs_name where;
+	int e = fs_lookup_named(fs_root(), "/dev/console", FS_FOLLOW, &ip, &where);
 	if (e) {
 		lx_log("lx: /dev/console: error %d\n", e);
 		return false;
@@ -492,8 +500,11 @@ static bool init_files(struct proc *p)
 	struct thread dummy = { .proc = p };
 	int err = p->fds ? file_open_inode(&dummy, ip, LX_O_RDWR, &f) : -LX_ENOMEM;
 	fs_put(ip);
-	if (err)
+	if (err) {
+		fs_name_drop(&where);
 		return false;
+	}
+	file_set_name(f, &where);
 	for (int fd = 0; fd < 3; fd++) {
 		if (fd)
 			file_get(f);

@@ -15,6 +15,10 @@ struct exec_args {
 	int argc, envc;
 	char *buf;                      /* the strings: EXEC_MAX_BYTES */
 	size_t used;
+	/* the process's new name (the basename of the path execve was given, a
+	 * script's rather than its interpreter's, as Linux's) and its program */
+	char comm[16];
+	struct file *exe;
 };
 
 struct exec_args *exec_args_new(void);
@@ -45,6 +49,14 @@ int proc_new_tid(void);                            /* a Linux thread ID, from th
 bool start_init(const char *cmdline);              /* the first process, from lx's command line */
 extern struct thread *lx_current;                  /* whose call runs now */
 void futex_wake_addr(struct proc *p, u64 uaddr, int n);
+
+/* proc/cputime.c: CPU time sampled every 10 ms while any thread runs its own code */
+extern bool cpu_busy;                               /* sampling runs (a thread was answered) */
+void cpu_start(void);                               /* lx answers a thread: sample from now on */
+u64 cpu_next_tick(void);                            /* the next sample's deadline; 0: none */
+void cpu_tick(u64 now);                             /* a deadline passed: sample if due */
+u64 cpu_user_us(void);                              /* all threads' time since boot */
+void cpu_load(u64 load[3]);                         /* 1, 5, 15 minutes, in hundredths */
 
 /* proc/proc.c */
 struct thread *sigthread_create(struct mm *mm);

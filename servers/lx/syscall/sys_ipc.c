@@ -11,6 +11,7 @@
 // after a signal handler, as on Linux: a signal ends the wait with EINTR.
 #include "syscall.h"
 #include "../../../lib/c/string.h"
+#include "../../../lib/fmt/fmt.h"
 
 #define LX_IPC_PRIVATE 0
 #define LX_IPC_CREAT   01000
@@ -64,7 +65,7 @@ struct ipc_obj {
 
 static int64_t now_s(void)
 {
-	return (int64_t)(1767225600UL + lx_now_us() / 1000000);
+	return (int64_t)(LX_EPOCH_AT_BOOT + lx_now_us() / 1000000);
 }
 
 static void perm_out(const struct ipc_obj *o, struct ipc_perm_k *p)
@@ -680,5 +681,59 @@ long sys_msgctl(struct thread *t, u64 id, u64 cmd, u64 buf, u64 a3, u64 a4, u64 
 		return 0;
 	default:
 		return -LX_EINVAL;
+	}
+}
+
+/* --- /proc/sysvipc and /proc/sys/kernel/shm* (fs/procfs.c) --- */
+
+void ipc_limits(u64 lim[3])
+{
+	lim[0] = SHM_MAX;                                       /* shmmax: bytes a segment */
+	lim[1] = SHM_MAX / LX_PAGE_SIZE * IPC_SLOTS;            /* shmall: pages in all */
+	lim[2] = IPC_SLOTS;                                     /* shmmni: segments */
+}
+
+/* A segment's resident bytes: the pages its file holds. */
+static u64 shm_rss(struct shm *m)
+{
+	return m->ip && m->ip->sb->ops->blocks ? m->ip->sb->ops->blocks(m->ip) * 512 : 0;
+}
+
+static int ipc_id(const struct ipc_obj *o, int slot)
+{
+	return slot + o->seq * SEQ_MUL;
+}
+
+/* Linux's /proc/sysvipc/{shm,sem,msg} (which 0, 1, 2): the header, then a line an object. */
+void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *arg)
+{
+	static const char *const head[3] = {
+		"       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n",
+		"       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n",
+		"       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n",
+	};
+	char line[256];
+	put(arg, head[which]);
+	for (int i = 0; i < IPC_SLOTS; i++) {
+		if (which == 0 && shms[i].obj.used) {
+			struct shm *m = &shms[i];
+			snfmt(line, sizeof(line), "%10d %10d  %4o %21lu %5u %5u  %5lu %5u %5u %5u %5u "
+			      "%10ld %10ld %10ld %21lu %21lu\n", m->obj.key, ipc_id(&m->obj, i), m->obj.mode,
+			      m->size, m->obj.cpid, m->lpid, m->ip ? (unsigned long)m->ip->refs - 1 : 0UL,
+			      0, 0, 0, 0, m->atime, m->dtime, m->obj.ctime, shm_rss(m), 0UL);
+		} else if (which == 1 && sems[i].obj.used) {
+			struct semset *s = &sems[i];
+			snfmt(line, sizeof(line), "%10d %10d  %4o %10u %5u %5u %5u %5u %10ld %10ld\n",
+			      s->obj.key, ipc_id(&s->obj, i), s->obj.mode, s->nsems, 0, 0, 0, 0, s->otime,
+			      s->obj.ctime);
+		} else if (which == 2 && msgqs[i].obj.used) {
+			struct msgq *q = &msgqs[i];
+			snfmt(line, sizeof(line), "%10d %10d  %4o  %10lu %10lu %5u %5u %5u %5u %5u %5u "
+			      "%10ld %10ld %10ld\n", q->obj.key, ipc_id(&q->obj, i), q->obj.mode, q->bytes,
+			      q->count, q->lspid, q->lrpid, 0, 0, 0, 0, q->stime, q->rtime, q->obj.ctime);
+		} else {
+			continue;
+		}
+		put(arg, line);
 	}
 }

@@ -65,7 +65,10 @@ long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, 
 	}
 	if (!ip && type == LX_MAP_SHARED)
 		return map_shared_anon(t, addr, len, prot, flags);
-	return vm_mmap(t->proc, addr, len, (u32)prot, (u32)flags, ip, off, writable);
+	long r = vm_mmap(t->proc, addr, len, (u32)prot, (u32)flags, ip, off, writable);
+	if (r >= 0 && ip)
+		vm_set_name(t->proc->mm, (u64)r, (u64)r + len, fd_get(t->proc, (int)fd));
+	return r;
 }
 
 long sys_munmap(struct thread *t, u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)

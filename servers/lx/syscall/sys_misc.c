@@ -5,8 +5,6 @@
 
 #define NOARGS (void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5
 /* lx has no real-time clock: wall time starts at 2026-01-01 00:00 UTC at boot. */
-#define EPOCH_AT_BOOT 1767225600UL
-
 static long put(struct thread *t, u64 uaddr, const void *v, size_t n)
 {
 	return copyout(t->proc, uaddr, v, n) ? 0 : -LX_EFAULT;
@@ -31,7 +29,7 @@ static bool get_ts(struct thread *t, u64 uaddr, u64 *us)
 static u64 clock_us(u64 clk)
 {
 	u64 now = lx_now_us();
-	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + EPOCH_AT_BOOT * 1000000 : now;
+	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + LX_EPOCH_AT_BOOT * 1000000 : now;
 }
 
 long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -122,8 +120,8 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 long sys_uname(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	static const char *const fields[6] = { "Linux", "pecan", "6.1.0-lx",
-					       "#1 Pecan lx", "x86_64", "(none)" };
+	static const char *const fields[6] = { "Linux", LX_UTS_NODENAME, LX_UTS_RELEASE,
+					       LX_UTS_VERSION, "x86_64", "(none)" };
 	char u[6][65];
 	memset(u, 0, sizeof(u));
 	for (int i = 0; i < 6; i++)
@@ -147,17 +145,32 @@ long sys_times(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
 	u64 ticks = lx_now_us() / 10000;
-	u64 tms[4] = { t->proc->utime_us / 10000, 0, 0, 0 };
+	u64 tms[4] = { t->proc->utime_us / 10000, 0, t->proc->cutime_us / 10000, 0 };
 	if (buf && put(t, buf, tms, sizeof(tms)))
 		return -LX_EFAULT;
 	return (long)ticks;
 }
 
+/* struct rusage with only ru_utime: lx samples user time (proc/cputime.c) and keeps no other figure. */
+void rusage_of(u64 utime_us, u64 ru[18])
+{
+	memset(ru, 0, 18 * sizeof(u64));
+	ru[0] = utime_us / 1000000;
+	ru[1] = utime_us % 1000000;
+}
+
+#define RUSAGE_CHILDREN (-1)
+#define RUSAGE_THREAD   1
+
 long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)who; (void)a2; (void)a3; (void)a4; (void)a5;
-	char zero[144] = { 0 };
-	return put(t, buf, zero, sizeof(zero));
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	u64 ru[18];
+	int w = (int)who;                       /* an int, as Linux takes it */
+	if (w != 0 && w != RUSAGE_CHILDREN && w != RUSAGE_THREAD)
+		return -LX_EINVAL;
+	rusage_of(w == RUSAGE_THREAD ? t->utime_us : w ? t->proc->cutime_us : t->proc->utime_us, ru);
+	return put(t, buf, ru, sizeof(ru));
 }
 
 /* --- limits --- */
@@ -467,7 +480,7 @@ static long futex_wait(struct thread *t, u64 uaddr, uint32_t val, u64 timeout, b
 		u64 us = 0;
 		if (timeout && !get_ts(t, timeout, &us))
 			return -LX_EINVAL;
-		u64 shift = (op & 256) ? EPOCH_AT_BOOT * 1000000 : 0;
+		u64 shift = (op & 256) ? LX_EPOCH_AT_BOOT * 1000000 : 0;
 		t->call_deadline = !timeout ? 0 : !absolute ? lx_now_us() + us :
 			us > shift ? us - shift : 1;
 		if (nwaiters == (int)(sizeof(futex_waiters) / sizeof(futex_waiters[0])))

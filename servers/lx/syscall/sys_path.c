@@ -74,6 +74,18 @@ static long lookup_at(struct thread *t, u64 dirfd, const char *path, int flags, 
 	return r < 0 ? r : fs_lookup(base, path, flags, ip);
 }
 
+/* lookup_at, and where the walk ended (for the open file's name) */
+static long lookup_named(struct thread *t, u64 dirfd, const char *path, int flags,
+			 struct inode **ip, struct fs_name *where)
+{
+	struct inode *base;
+	where->dir = NULL;
+	if (!path[0])
+		return -LX_ENOENT;
+	long r = base_dir(t->proc, dirfd, path, &base);
+	return r < 0 ? r : fs_lookup_named(base, path, flags, ip, where);
+}
+
 /* The parent directory of a path's last component (a reference) and that name. */
 static long parent_at(struct thread *t, u64 dirfd, const char *path, struct inode **dir,
 		      char last[LX_NAME_MAX + 1])
@@ -99,8 +111,9 @@ static void stamp_ctime(struct inode *ip)
 
 /* --- open --- */
 
-/* Create the regular file `path` names (O_CREAT without an existing file). */
-static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip)
+/* Create the regular file `path` names (O_CREAT without an existing file); where: its name. */
+static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip,
+		      struct fs_name *where)
 {
 	struct inode *dir;
 	char last[LX_NAME_MAX + 1];
@@ -111,7 +124,12 @@ static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, s
 		return r;
 	mode = LX_S_IFREG | (mode & 07777 & ~t->proc->umask);
 	r = special_name(last) ? -LX_EISDIR : fs_create(dir, last, mode, 0, ip);
-	fs_put(dir);
+	if (r == 0) {
+		where->dir = dir;
+		memcpy(where->name, last, strlen(last) + 1);
+	} else {
+		fs_put(dir);
+	}
 	return r;
 }
 
@@ -127,9 +145,10 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 		lf |= FS_DIRECTORY;
 	struct inode *ip;
 	bool created = false;
-	r = lookup_at(t, dirfd, path1, lf, &ip);
+	struct fs_name where;
+	r = lookup_named(t, dirfd, path1, lf, &ip, &where);
 	if (r == -LX_ENOENT && (fl & LX_O_CREAT) && path1[0]) {
-		r = create_at(t, dirfd, path1, (u32)mode, &ip);
+		r = create_at(t, dirfd, path1, (u32)mode, &ip, &where);
 		if (r < 0)
 			return r;
 		fl &= ~(u32)LX_O_TRUNC;
@@ -137,28 +156,28 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 	} else if (r < 0) {
 		return r;
 	} else if ((fl & LX_O_CREAT) && ((fl & LX_O_EXCL) || LX_S_ISDIR(ip->mode))) {
-		fs_put(ip);
-		return (fl & LX_O_EXCL) ? -LX_EEXIST : -LX_EISDIR;
+		r = (fl & LX_O_EXCL) ? -LX_EEXIST : -LX_EISDIR;
 	}
-	if (LX_S_ISLNK(ip->mode) && !(fl & LX_O_PATH)) {
-		fs_put(ip);
-		return -LX_ELOOP;
-	}
-	if (!created && (r = fs_may_open(ip, fl)) < 0) {
-		fs_put(ip);
-		return r;
-	}
+	if (r == 0 && LX_S_ISLNK(ip->mode) && !(fl & LX_O_PATH))
+		r = -LX_ELOOP;
+	if (r == 0 && !created)
+		r = fs_may_open(ip, fl);
 	struct file *f;
-	r = file_open_inode(t, ip, fl, &f);
+	if (r == 0)
+		r = file_open_inode(t, ip, fl, &f);
 	if (r == -LX_EAGAIN) {          /* a FIFO's writer waits for a reader */
 		void *w = fifo_open_wchan(ip);
 		fs_put(ip);
+		fs_name_drop(&where);
 		block_on(t, w, 0);
 		return SYS_BLOCK;
 	}
 	fs_put(ip);
-	if (r < 0)
+	if (r < 0) {
+		fs_name_drop(&where);
 		return r;
+	}
+	file_set_name(f, &where);
 	int fd = fd_install(p, f, 0, fl & LX_O_CLOEXEC);
 	if (fd < 0)
 		file_put(f);
@@ -1068,17 +1087,33 @@ struct lx_statfs {
 #define TMPFS_MAGIC 0x01021994
 
 /* A tmpfs-like answer: lx's free pages are the file system's free blocks. */
-static long put_statfs(struct thread *t, u64 buf)
+/* Linux's f_type of each file-system type; /proc and /sys hold no blocks, as on Linux. */
+static bool statfs_type(const struct super *sb, struct lx_statfs *s)
+{
+	static const struct { const char *type; int64_t magic; } types[] = {
+		{ "proc", 0x9fa0 }, { "sysfs", 0x62656572 }, { "ext2", 0xef53 },
+		{ "pipefs", 0x50495045 },
+	};
+	s->type = TMPFS_MAGIC;                  /* ramfs, tmpfs, devtmpfs */
+	for (unsigned i = 0; sb && i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(sb->type, types[i].type))
+			s->type = types[i].magic;
+	return s->type == 0x9fa0 || s->type == 0x62656572;
+}
+
+static long put_statfs(struct thread *t, u64 buf, const struct super *sb)
 {
 	struct lx_statfs s;
 	memset(&s, 0, sizeof(s));
-	s.type = TMPFS_MAGIC;
+	bool empty = statfs_type(sb, &s);
 	s.bsize = s.frsize = LX_PAGE_SIZE;
-	s.bfree = s.bavail = (int64_t)page_free_count();
-	s.blocks = s.bfree + 1;
-	s.files = 1 << 20;
-	s.ffree = s.files - 1;
 	s.namelen = LX_NAME_MAX;
+	if (!empty) {
+		s.bfree = s.bavail = (int64_t)page_free_count();
+		s.blocks = s.bfree + 1;
+		s.files = 1 << 20;
+		s.ffree = s.files - 1;
+	}
 	return copyout(t->proc, buf, &s, sizeof(s)) ? 0 : -LX_EFAULT;
 }
 
@@ -1089,16 +1124,18 @@ long sys_statfs(struct thread *t, u64 path, u64 buf, u64 a2, u64 a3, u64 a4, u64
 	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
 	if (r < 0)
 		return r;
+	struct super *sb = ip->sb;
 	fs_put(ip);
-	return put_statfs(t, buf);
+	return put_statfs(t, buf, sb);
 }
 
 long sys_fstatfs(struct thread *t, u64 fd, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
-	if (!fd_get(t->proc, (int)fd))
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
 		return -LX_EBADF;
-	return put_statfs(t, buf);
+	return put_statfs(t, buf, f->ip ? f->ip->sb : NULL);
 }
 
 long sys_sync(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

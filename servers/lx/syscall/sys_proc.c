@@ -209,11 +209,14 @@ struct exec_args *exec_args_new(void)
 	args.argc = args.envc = 0;
 	args.argv[0] = args.envp[0] = NULL;
 	args.path[0] = 0;
+	args.exe = NULL;
 	return &args;
 }
 
 void exec_args_free(struct exec_args *a)
 {
+	file_put(a->exe);
+	a->exe = NULL;
 	if (a == &args)
 		args_busy = false;
 }
@@ -307,13 +310,10 @@ static void set_cmdline(struct proc *p, struct exec_args *a)
 		memcpy(p->cmdline + at, a->argv[i], l);
 		at += (int)l;
 	}
-	const char *base = a->path;
-	for (const char *s = a->path; *s; s++)
-		if (*s == '/')
-			base = s + 1;
-	memset(p->comm, 0, sizeof(p->comm));
-	for (int i = 0; i < 15 && base[i]; i++)
-		p->comm[i] = base[i];
+	memcpy(p->comm, a->comm, sizeof(p->comm));
+	file_put(p->exe);
+	p->exe = a->exe;
+	a->exe = NULL;
 }
 
 long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec_args *a)
@@ -413,8 +413,9 @@ long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u
 	if (status && !copyout(p, status, &st, 4))
 		return -LX_EFAULT;
 	if (rusage) {
-		char zero[144] = { 0 };
-		if (!copyout(p, rusage, zero, sizeof(zero)))
+		u64 ru[18];
+		rusage_of(c->utime_us + c->cutime_us, ru);
+		if (!copyout(p, rusage, ru, sizeof(ru)))
 			return -LX_EFAULT;
 	}
 	long r = c->pid;

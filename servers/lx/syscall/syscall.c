@@ -8,6 +8,7 @@
 #include "../../../lib/c/string.h"
 
 bool lx_trace;
+struct thread *lx_current;              /* the thread whose call runs (for /proc/self) */
 static struct thread *blocked;          /* threads parked in a system call */
 static struct thread *retry;            /* to be run again */
 /* next_deadline's answer, recomputed only after something it reads changed */
@@ -78,6 +79,12 @@ void wake_thread(struct thread *t)
 }
 
 /* The earliest deadline of a parked thread or an alarm (µs), 0 if none. */
+static u64 earlier(u64 a, u64 b)
+{
+	return !a || (b && b < a) ? b : a;
+}
+
+/* The earliest deadline of a parked call, an alarm, or CPU time's next sample. */
 u64 next_deadline(void)
 {
 	if (!deadlines_stale)
@@ -87,12 +94,13 @@ u64 next_deadline(void)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
 	deadlines_stale = false;
-	deadline_cached = d;
-	return d;
+	deadline_cached = earlier(d, cpu_next_tick());
+	return deadline_cached;
 }
 
 void expire_deadlines(u64 now)
 {
+	cpu_tick(now);
 	signal_timers(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;

@@ -72,6 +72,13 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
 	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
 
+/* syscall/sys_misc.c: a struct rusage (18 words) holding only user time */
+void rusage_of(u64 utime_us, u64 ru[18]);
+
+/* syscall/sys_ipc.c: what /proc shows of System V IPC (fs/procfs.c) */
+void ipc_limits(u64 lim[3]);                    /* shmmax, shmall, shmmni */
+void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *arg);
+
 /* syscall/sys_ipc.c: System V shared memory, semaphores and message queues */
 #define SYSCALLS_IPC(X) \
 	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \

@@ -6,8 +6,11 @@
 // (pipes, the tty) follow lx.h's contract: -EAGAIN now, wake(wchan) later.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
+#include "../../../lib/fmt/fmt.h"
 
 /* --- struct file --- */
+
+static void file_drop_name(struct file *f);
 
 struct file *file_new(const struct file_ops *ops, u32 flags)
 {
@@ -33,7 +36,60 @@ void file_put(struct file *f)
 		f->ops->release(f);
 	if (f->ip)
 		fs_put(f->ip);
+	file_drop_name(f);
 	lx_free(f);
+}
+
+static void file_drop_name(struct file *f)
+{
+	fs_put(f->name_dir);
+	if (f->name != f->name_buf)
+		lx_free(f->name);
+	f->name_dir = NULL;
+	f->name = NULL;
+}
+
+void file_set_name(struct file *f, struct fs_name *where)
+{
+	if (!where->dir)
+		return;
+	size_t len = strlen(where->name) + 1;
+	char *name = len <= sizeof(f->name_buf) ? f->name_buf : lx_malloc(len);
+	if (!name) {
+		fs_name_drop(where);    /* the file just has no name to show */
+		return;
+	}
+	if (f->name_dir)
+		file_drop_name(f);
+	memcpy(name, where->name, len);
+	f->name_dir = where->dir;
+	f->name = name;
+	where->dir = NULL;
+}
+
+/* "dir/name" from the recorded name, or the inode's own path for a directory. */
+static long path_name(struct file *f, char *buf, size_t n)
+{
+	long len = fs_path(f->name_dir ? f->name_dir : f->ip, buf, n);
+	if (len < 0 || !f->name_dir)
+		return len;
+	int m = snfmt(buf + len, n - (size_t)len, "%s%s%s", len > 1 ? "/" : "", f->name,
+		      f->ip->nlink ? "" : " (deleted)");
+	return (size_t)(len + m) < n ? len + m : -LX_ERANGE;
+}
+
+long file_link_name(struct file *f, char *buf, size_t n)
+{
+	if (f->ops->link_name)
+		return f->ops->link_name(f, buf, n);
+	if (f->name_dir || (f->ip && LX_S_ISDIR(f->ip->mode)))
+		return path_name(f, buf, n);
+	struct lx_stat st;
+	file_stat(f, &st);
+	const char *kind = LX_S_ISSOCK(st.st_mode) ? "socket" : file_is_pipe(f) ? "pipe" :
+			   "anon_inode";
+	int m = snfmt(buf, n, "%s:[%lu]", kind, (unsigned long)st.st_ino);
+	return (size_t)m < n ? m : -LX_ERANGE;
 }
 
 bool file_readable(const struct file *f)
@@ -277,8 +333,11 @@ int file_open_inode(struct thread *t, struct inode *ip, u32 flags, struct file *
 {
 	(void)t;
 	const struct file_ops *ops;
+	int r = ip->sb->ops->open && !(flags & LX_O_PATH) ? ip->sb->ops->open(ip, flags) : 0;
+	if (r < 0)
+		return r;
 	if ((flags & LX_O_TRUNC) && !(flags & LX_O_PATH) && LX_S_ISREG(ip->mode)) {
-		int r = fs_truncate(ip, 0);
+		r = fs_truncate(ip, 0);
 		if (r < 0)
 			return r;
 	}

@@ -56,6 +56,19 @@ int vfs_mount(const char *path, struct super *sb)
 	return 0;
 }
 
+struct super *vfs_mount_nth(int i)
+{
+	return i >= 0 && i < nmounts ? mounts[i] : NULL;
+}
+
+int vfs_mount_index(const struct super *sb)
+{
+	for (int i = 0; i < nmounts; i++)
+		if (mounts[i] == sb)
+			return i;
+	return -1;
+}
+
 void vfs_destroy(void)
 {
 	while (nmounts > 0) {
@@ -148,19 +161,57 @@ static int step(struct inode *dir, const char *name, size_t len, struct inode **
 }
 
 static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
-		   int *links, struct inode **out);
+		   int *links, struct inode **out, struct fs_name *where);
+
+void fs_name_drop(struct fs_name *w)
+{
+	if (w && w->dir) {
+		fs_put(w->dir);
+		w->dir = NULL;
+	}
+}
+
+/* The walk reached name in dir as its last component (so far); a name too
+ * long is not kept (the step to it fails with ENAMETOOLONG). */
+static void record(struct fs_name *w, struct inode *dir, const char *name, size_t len)
+{
+	if (!w || len > LX_NAME_MAX)
+		return;
+	fs_name_drop(w);
+	fs_get(dir);
+	w->dir = dir;
+	memcpy(w->name, name, len);
+	w->name[len] = 0;
+}
+
+/* A magic link's object (the file system's jump), or -LX_ENOSYS for a path. */
+static int jump(struct inode **ip, struct fs_name *where)
+{
+	const struct fs_ops *o = (*ip)->sb->ops;
+	struct inode *to;
+	int r = o->jump ? o->jump(*ip, &to, where) : -LX_ENOSYS;
+	if (r < 0)
+		return r;
+	fs_put(*ip);
+	*ip = to;
+	return 0;
+}
 
 /* Replaces *ip, a symbolic link found in dir, by what it points to. */
-static int follow(struct inode *dir, struct inode **ip, int flags, int *links)
+static int follow(struct inode *dir, struct inode **ip, int flags, int *links,
+		  struct fs_name *where)
 {
 	if (++*links > LX_SYMLOOP_MAX)
 		return -LX_ELOOP;
+	int r = jump(ip, where);
+	if (r != -LX_ENOSYS)
+		return r;
 	char *target = page_alloc();    /* LX_PATH_MAX: a page (not lx_malloc's page runs) */
 	if (!target)
 		return -LX_ENOMEM;
 	long n = fs_readlink(*ip, target, LX_PATH_MAX - 1);
 	struct inode *to;
-	int r = n < 0 ? (int)n : resolve(dir, target, (size_t)n, flags, links, &to);
+	r = n < 0 ? (int)n : resolve(dir, target, (size_t)n, flags, links, &to, where);
 	page_free(target);
 	if (r < 0)
 		return r;
@@ -171,7 +222,7 @@ static int follow(struct inode *dir, struct inode **ip, int flags, int *links)
 
 /* Resolves path[0..len) from cwd (or the root); *links counts the links followed. */
 static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
-		   int *links, struct inode **out)
+		   int *links, struct inode **out, struct fs_name *where)
 {
 	if (len == 0)
 		return -LX_ENOENT;
@@ -192,9 +243,11 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 			j++;
 		bool last = j == len, slash = i < len;
 		struct inode *next;
+		if (last)
+			record(where, cur, path + start, i - start);
 		int r = step(cur, path + start, i - start, &next);
 		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
-			r = follow(cur, &next, FS_FOLLOW, links);
+			r = follow(cur, &next, FS_FOLLOW, links, where);
 			if (r < 0)
 				fs_put(next);
 		}
@@ -219,7 +272,20 @@ int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out
 	if (len >= LX_PATH_MAX)
 		return -LX_ENAMETOOLONG;
 	int links = 0;
-	return resolve(cwd, path, len, flags, &links, out);
+	return resolve(cwd, path, len, flags, &links, out, NULL);
+}
+
+int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode **out,
+		    struct fs_name *where)
+{
+	size_t len = bounded_len(path, LX_PATH_MAX);
+	int links = 0;
+	where->dir = NULL;
+	int r = len >= LX_PATH_MAX ? -LX_ENAMETOOLONG :
+		resolve(cwd, path, len, flags, &links, out, where);
+	if (r < 0 || LX_S_ISDIR((*out)->mode))
+		fs_name_drop(where);
+	return r;
 }
 
 int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
@@ -246,7 +312,7 @@ int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
 		fs_get(d);
 	} else {
 		int links = 0;
-		int r = resolve(cwd, path, start, FS_FOLLOW | FS_DIRECTORY, &links, &d);
+		int r = resolve(cwd, path, start, FS_FOLLOW | FS_DIRECTORY, &links, &d, NULL);
 		if (r < 0)
 			return r;
 	}

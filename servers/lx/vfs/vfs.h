@@ -31,10 +31,9 @@ struct super;
 struct inode;
 struct dentry;
 
-/* Hooks for synthetic nodes (/proc): set by lx on ramfs inodes it creates. */
+/* A tag lx puts on inodes of its own kinds, to tell them apart (System V segments). */
 struct inode_ops {
-	/* a directory: called before every lookup in it and every getdents of it */
-	void (*refresh)(struct inode *dir);
+	const char *kind;
 };
 
 struct inode {
@@ -49,7 +48,7 @@ struct inode {
 	struct super *sb;               /* the mounted file system it belongs to */
 	struct super *mounted;          /* a directory another file system is mounted on */
 	const struct inode_ops *ops;    /* NULL for ordinary nodes */
-	void *priv;                     /* lx's: a pipe, a socket, a /proc generator */
+	void *priv;                     /* lx's: a pipe, a socket */
 	void *fs_priv;                  /* the file-system type's own (ext2: its inode record) */
 	/* ramfs's (fs/ramfs.c), in the inode so that a RAM inode is one allocation */
 	struct inode *parent;           /* directories: ".." */
@@ -72,6 +71,7 @@ struct inode {
  * A NULL entry: the operation is refused (EPERM for names, EINVAL for
  * data; page NULL: no shared mappings, ENODEV).
  */
+struct fs_name;
 struct fs_ops {
 	/* one component of dir ("." and ".." included); *out: a reference */
 	int (*lookup)(struct inode *dir, const char *name, size_t len, struct inode **out);
@@ -96,7 +96,26 @@ struct fs_ops {
 	void (*evict)(struct inode *ip);                /* its last reference is gone */
 	int (*sync)(struct super *sb);                  /* everything on the medium */
 	void (*kill)(struct super *sb);                 /* free everything (vfs_destroy) */
+	/* Generated file systems (fs/procfs.c).  jump: a "magic" symbolic link
+	 * (/proc/PID/fd/N, exe, cwd) names an object, not a path: the walk goes
+	 * to *out (a reference) and `where` gets the name it was opened by, as
+	 * Linux's nd_jump_link; NULL or -LX_ENOSYS: an ordinary link.  open: may
+	 * refuse an open of ip (a read-only sysctl opened for writing: EACCES). */
+	int (*jump)(struct inode *ip, struct inode **out, struct fs_name *where);
+	int (*open)(struct inode *ip, uint32_t flags);
 };
+
+/*
+ * The directory and last component a walk ended at (its last symbolic link
+ * followed), so that an open file knows its name for /proc/PID/fd; dir is a
+ * reference, or NULL when the walk ended at a directory (whose path
+ * fs_path finds from the inode).
+ */
+struct fs_name {
+	struct inode *dir;
+	char name[LX_NAME_MAX + 1];
+};
+void fs_name_drop(struct fs_name *w);      /* drops dir's reference */
 
 /* One mounted file system. */
 struct super {
@@ -123,6 +142,9 @@ extern void (*fs_now)(struct lx_timespec *ts);
 void vfs_mount_root(struct super *sb);
 int vfs_mount(const char *path, struct super *sb);
 struct super *vfs_super_new(const struct fs_ops *ops, const char *type);   /* NULL: ENOMEM */
+/* The mount table in mount order ([0] is "/"), for /proc/mounts: NULL past its end; -1: not mounted. */
+struct super *vfs_mount_nth(int i);
+int vfs_mount_index(const struct super *sb);
 /* Unmounts everything and destroys every file system (host tests' leak checks). */
 void vfs_destroy(void);
 int vfs_sync(void);                         /* sync(2): every file system */
@@ -137,6 +159,9 @@ void fs_put(struct inode *ip);
 
 /* Resolve path (absolute, or relative to cwd); *out gets a reference. */
 int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out);
+/* The same, and where the walk ended (where->dir a reference on success). */
+int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode **out,
+		    struct fs_name *where);
 /*
  * Resolve all but the last component: *dir gets a reference and `last`
  * the final name (empty for "/"; "." and ".." are returned as they are).
@@ -196,8 +221,8 @@ struct cred {
 };
 /*
  * The credentials of the system call in progress (syscall/syscall.c sets
- * them around each call); NULL while lx acts for itself (boot, /proc's
- * refresh), which may do anything.
+ * them around each call); NULL while lx acts for itself (boot), which
+ * may do anything.
  */
 extern const struct cred *fs_cred;
 #define FS_MAY_EXEC  1
@@ -235,6 +260,9 @@ struct file_ops {
 	void (*release)(struct file *f);
 	/* optional: take back the last n bytes read returned (file_unread) */
 	void (*unread)(struct file *f, size_t n);
+	/* optional: what /proc/PID/fd/N reads for a file with no name
+	 * ("anon_inode:[eventfd]"); the length, as readlink */
+	long (*link_name)(struct file *f, char *buf, size_t n);
 };
 #define LX_POLLIN   0x001
 #define LX_POLLPRI  0x002
@@ -250,6 +278,13 @@ struct file {
 	struct inode *ip;               /* NULL for pipes' and sockets' anonymous ends */
 	const struct file_ops *ops;
 	void *priv;
+	/* the name it was opened by, for /proc/PID/fd (file_link_name): dir a
+	 * reference and name in name_buf or allocated, or both NULL (directories,
+	 * anonymous files); short names are kept in the file, so an open costs no
+	 * allocation of its own */
+	struct inode *name_dir;
+	char *name;
+	char name_buf[24];
 };
 
 #define LX_NFD 256
@@ -279,6 +314,11 @@ bool file_is_pipe(const struct file *f);
 void file_unread(struct file *f, size_t n);
 /* fstat of any open file; anonymous pipe ends get a FIFO's answer. */
 void file_stat(const struct file *f, struct lx_stat *st);
+/* Record where f was opened (a copy; takes over where->dir's reference). */
+void file_set_name(struct file *f, struct fs_name *where);
+/* What readlink of /proc/PID/fd/N gives: a path ("... (deleted)" once
+ * unlinked), "pipe:[ino]", "socket:[ino]" or ops->link_name's; its length. */
+long file_link_name(struct file *f, char *buf, size_t n);
 /* Bytes a read would get now (FIONREAD); -ENOTTY when the file has no such notion. */
 long file_nread(struct file *f);
 
