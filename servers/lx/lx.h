@@ -151,8 +151,8 @@ struct thread {
 	bool woken;                     /* futex: a FUTEX_WAKE chose this thread */
 	bool fresh;                     /* the call runs for the first time (not a retry) */
 	u64 call_deadline;              /* a relative timeout, fixed at the first run */
-	struct mm *futex_mm;            /* the futex it waits on */
-	u64 futex_addr;
+	const void *futex_obj;          /* the futex it waits on: (mm or file, offset) */
+	u64 futex_off;
 	uint32_t futex_bitset;
 	int vfork_child;                /* pid of the vfork child it waits for */
 	u64 robust_list;
@@ -164,6 +164,12 @@ struct thread {
 	struct thread *next_blocked;
 	u64 saved_sigmask;              /* rt_sigsuspend / pselect restore it */
 	bool restore_sigmask;
+	/* queued signals, job control, PI futexes (proc/signal.c, syscall/sys_misc.c) */
+	struct sigq *sigq;              /* thread-directed signals with their siginfo */
+	bool held;                      /* its process is stopped: lx keeps its answer */
+	bool resume;                    /* held, now on the retry list to be answered */
+	bool futex_pi;                  /* waits in FUTEX_LOCK_PI (a wake retries, grants nothing) */
+	u64 futex_seq;                  /* when it began to wait: wakes go first come first */
 };
 
 struct proc {
@@ -191,6 +197,13 @@ struct proc {
 	u64 utime_us;
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */
+	/* queued signals and job control (proc/signal.c) */
+	struct sigq *sigq;              /* process-directed signals with their siginfo */
+	int nqueued;                    /* real-time signals queued on its lists */
+	bool stopped;                   /* a job-control stop: its threads are held */
+	int stop_sig;
+	int wait_report;                /* WAIT_REPORT_*: what its parent's wait may still see */
+	int pdeath_sig;                 /* prctl(PR_SET_PDEATHSIG) */
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */

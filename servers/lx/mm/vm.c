@@ -528,6 +528,28 @@ uint8_t *vm_kaddr(struct mm *mm, u64 va)
 	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
 }
 
+bool vm_mapped(struct mm *mm, u64 va)
+{
+	return vma_find(mm, va) != NULL;
+}
+
+/*
+ * What a shared futex at va is: in a shared file mapping (shared anonymous
+ * memory and System V segments are unnamed files) the file and the offset,
+ * whoever maps it where; elsewhere the memory and the address, as Linux's
+ * get_futex_key.  False if va is in no area.
+ */
+bool vm_futex_key(struct mm *mm, u64 va, const void **obj, u64 *off)
+{
+	struct vma *v = vma_find(mm, va);
+	if (!v)
+		return false;
+	bool shared = (v->prot & VM_SHARED) && v->file;
+	*obj = shared ? (const void *)v->file : (const void *)mm;
+	*off = shared ? v->off + (va - v->start) : va;
+	return true;
+}
+
 bool vm_is_text(struct mm *mm, u64 va)
 {
 	struct vma *v = vma_find(mm, va);
