@@ -252,6 +252,15 @@ static struct thread *taker(struct proc *p, struct thread *to, int sig)
 	return target;
 }
 
+/* Does the receiver (to, or some thread of p) block sig? */
+static bool blocked_by(struct proc *p, struct thread *to, int sig)
+{
+	for (struct thread *t = to ? to : p->threads; t; t = to ? NULL : t->next_in_proc)
+		if (!wants(t, sig))
+			return true;
+	return false;
+}
+
 /* The effects of sending that come before queueing (signal(7)): stops and continues. */
 static bool send_effects(struct proc *p, struct thread *target, int sig)
 {
@@ -278,8 +287,8 @@ static int send_signal(struct proc *p, struct thread *to, const struct lx_siginf
 	if (p->zombie || !p->threads)
 		return 0;
 	struct thread *target = taker(p, to, sig);
-	if (send_effects(p, target, sig) || ignored(p, sig))
-		return 0;
+	if (send_effects(p, target, sig) || (ignored(p, sig) && !blocked_by(p, to, sig)))
+		return 0;                           /* a blocked one is kept: its handler may change */
 	int err = to ? enqueue(p, &to->sigq, &to->sigpending, si) :
 		       enqueue(p, &p->sigq, &p->sigpending, si);
 	if (err)
