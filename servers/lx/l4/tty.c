@@ -3,7 +3,8 @@
 // reader thread of lx's own, and go out through the driver.  Between them
 // a line discipline as Linux's N_TTY does it, reduced to what a shell
 // needs: echo, canonical lines with erase and kill, ^C ^\ ^Z as signals
-// to the foreground process group, ^D as end of file, CR to NL.
+// to the foreground process group, ^D as end of file, CR to NL; a read
+// from a background process group gets SIGTTIN.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 #include "../../../lib/drivers/client.h"
@@ -233,9 +234,38 @@ void tty_set_fg_pgrp(int pgrp) { tty.fg_pgrp = pgrp; }
 
 /* --- the file --- */
 
+/* Is p in the console's session (the session of its foreground process group)? */
+static bool in_tty_session(struct proc *p)
+{
+	for (struct proc *q = procs; q; q = q->next_all)
+		if (q->pgid == tty.fg_pgrp && !q->zombie)
+			return q->sid == p->sid;
+	return false;
+}
+
+/*
+ * A read by a background process group of the console's session: SIGTTIN
+ * to the group, which stops it, and the read runs again when it continues;
+ * EIO when the reader ignores or blocks SIGTTIN or its group is orphaned
+ * (Linux's job control, n_tty_read).  0: the reader may read.
+ */
+static long background_read(void)
+{
+	struct thread *t = lx_current;
+	if (!t || !tty.fg_pgrp || t->proc->pgid == tty.fg_pgrp || !in_tty_session(t->proc))
+		return 0;
+	if (signal_refused(t, LX_SIGTTIN) || pgrp_orphaned(t->proc->pgid))
+		return -LX_EIO;
+	signal_send_pgrp(t->proc->pgid, LX_SIGTTIN);
+	return -LX_ERESTART;
+}
+
 static long tty_read(struct file *f, void *buf, size_t n)
 {
 	(void)f;
+	long bg = background_read();
+	if (bg)
+		return bg;
 	if (!tty.count && tty.eofs) {
 		tty.eofs--;
 		return 0;

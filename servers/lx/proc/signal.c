@@ -252,6 +252,11 @@ static struct thread *taker(struct proc *p, struct thread *to, int sig)
 	return target;
 }
 
+bool signal_refused(struct thread *t, int sig)
+{
+	return !wants(t, sig) || t->proc->sig->act[sig].handler == LX_SIG_IGN;
+}
+
 /* Does the receiver (to, or some thread of p) block sig? */
 static bool blocked_by(struct proc *p, struct thread *to, int sig)
 {
