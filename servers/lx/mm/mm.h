@@ -68,6 +68,7 @@ struct inode *vm_file_at(struct proc *p, u64 addr);
 long vm_msync(struct proc *p, u64 addr, u64 len);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
+long vm_mremap(struct proc *p, u64 old, u64 old_len, u64 new_len, u32 flags, u64 new_addr);
 long vm_brk(struct proc *p, u64 brk);
 /* copy to/from a process's memory through lx's tables; false on a bad address */
 bool copyin(struct proc *p, void *dst, u64 src, size_t n);
