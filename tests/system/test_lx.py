@@ -104,10 +104,15 @@ def test_ctrl_z_stops_foreground_job_and_fg_continues_it(sh):
 
 
 def test_background_job_control(sh):
-    """A background read of the console stops the job with SIGTTIN; a job stopped
+    """A background read of the console stops the job with SIGTTIN, a background
+    write with TOSTOP set or a change of the settings with SIGTTOU; a job stopped
     with SIGTSTP goes on in the background with `bg`."""
     out = run(sh, "cat & sleep 1; jobs; kill -9 %1; sleep 1; echo killed")
     assert "Stopped (tty input)" in out and "killed" in out, out
+    out = run(sh, "stty tostop; (echo from-bg) & sleep 1; jobs; stty -tostop; kill -9 %1; sleep 1")
+    assert "Stopped (tty output)" in out and "from-bg" not in lines(out), out
+    out = run(sh, "sh -c 'stty -echo; echo set' & sleep 1; jobs; kill -9 %1; sleep 1")
+    assert "Stopped (tty output)" in out and "set" not in lines(out), out
     out = run(sh, "sh -c 'sleep 2; echo bg-finished' & sleep 1; kill -TSTP $!; sleep 1; jobs; "
                   "bg; wait; echo waited")
     assert lines(out)[-2:] == ["bg-finished", "waited"] and "Stopped" in out, out

@@ -522,12 +522,19 @@ static bool restartable(const struct thread *t)
 	}
 }
 
+/* Taking a PI futex lock never fails with EINTR (Linux's ERESTARTNOINTR). */
+static bool always_restarts(const struct thread *t)
+{
+	u64 cmd = t->regs.rsi & 0x7f;
+	return t->sysno == 202 && (cmd == 6 || cmd == 13);
+}
+
 /* A call interrupted by a signal: restart it (SA_RESTART, or nothing ran) or fail it with EINTR. */
 static void fix_restart(struct thread *t, const struct sigaction_k *a, bool handler_runs)
 {
 	if (t->regs.rax != (u64)-LX_ERESTART)
 		return;
-	if (!handler_runs || (a && (a->flags & SA_RESTART) && restartable(t))) {
+	if (!handler_runs || always_restarts(t) || (a && (a->flags & SA_RESTART) && restartable(t))) {
 		t->regs.rax = t->sysno;
 		t->regs.rip -= t->fast ? 7 : 2;     /* the `syscall` again, or its rewritten site */
 		t->regs_dirty = true;
