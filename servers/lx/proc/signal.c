@@ -734,7 +734,7 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
 	struct ucontext uc;
 	if (!copyin(t->proc, &uc, t->regs.rsp, sizeof(uc))) {
-		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return SYS_NOREPLY;
 	}
 	const struct sigcontext *c = &uc.mc;
@@ -746,7 +746,7 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 	t->regs_dirty = true;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
 	if (c->rip >= LX_CANONICAL_END || (c->fpstate && !restore_fpu(t, c->fpstate))) {
-		proc_exit(t->proc, LX_SIGSEGV | 0x80);      /* a frame Linux would not take back */
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));      /* a frame Linux would not take back */
 		return SYS_NOREPLY;
 	}
 	if (signal_deliver(t))
