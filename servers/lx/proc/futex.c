@@ -58,7 +58,8 @@ static struct thread *next_waiter(const struct fkey *k, uint32_t bits, bool pi, 
 	for (int i = 0; i < nwaiters; i++) {
 		struct thread *w = waiters[i];
 		if (w->futex_obj != k->obj || w->futex_off != k->off || !(w->futex_bitset & bits) ||
-		    (pi && !w->futex_pi) || w->futex_seq <= after || (best && w->futex_seq > best->futex_seq))
+		    (pi && !w->futex_pi) || w->futex_seq <= after ||
+		    (best && w->futex_seq > best->futex_seq))
 			continue;
 		best = w;
 		*at = i;

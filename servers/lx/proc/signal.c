@@ -746,7 +746,8 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 	t->regs_dirty = true;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
 	if (c->rip >= LX_CANONICAL_END || (c->fpstate && !restore_fpu(t, c->fpstate))) {
-		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));      /* a frame Linux would not take back */
+		/* a frame Linux would not take back */
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return SYS_NOREPLY;
 	}
 	if (signal_deliver(t))
