@@ -345,6 +345,10 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 	}
 	n->tid_linux = p->pid;
 	n->sigmask = t->sigmask;
+	n->sigq = t->sigq;                          /* its pending signals stay pending */
+	n->sigpending = t->sigpending;
+	t->sigq = NULL;
+	t->sigpending = 0;
 	n->regs = (struct regs){ .rip = entry, .rsp = sp, .rflags = 0x202 };
 	n->fs_dirty = true;
 	thread_destroy(t);
