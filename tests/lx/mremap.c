@@ -126,6 +126,23 @@ static void shared_anon_moves(void)
 	check("duplicate_shares_pages", g[0], 'M', 0);
 }
 
+/* /dev/zero mapped shared: a page the child touches first, after the fork, is the parent's too. */
+static void devzero_shared(void)
+{
+	int fd = open("/dev/zero", O_RDWR);
+	char *z = mmap(NULL, 2 * P, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		strcpy(z + P, "child first");
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	check("devzero_page_first_touched_after_fork_shared", strcmp(z + P, "child first"), 0, 0);
+	char *m = mremap(z, 2 * P, 2 * P, MREMAP_MAYMOVE | MREMAP_FIXED, hole(2));
+	check("devzero_moved_keeps_page", addr(m) == 0 && strcmp(m + P, "child first") == 0, 1, 0);
+}
+
 static void shared_file_moves(void)
 {
 	int fd = open("/tmp/mremap.file", O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -155,6 +172,7 @@ int main(void)
 	private_areas();
 	argument_errors();
 	shared_anon_moves();
+	devzero_shared();
 	shared_file_moves();
 	return checks_done("mremap");
 }
