@@ -9,6 +9,7 @@
 // "jobctl done, N failed"; the same program passes on Linux.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -186,6 +187,44 @@ static void blocked_call_goes_on(void)
 		;
 }
 
+static int hup_pipe;
+static void on_hup(int sig) { (void)sig; write(hup_pipe, "h", 1); }
+
+/*
+ * A stopped process whose group loses its last parent in the session (the
+ * parent, leader of a new session, exits) gets SIGHUP and then SIGCONT.
+ */
+static void orphaned_stopped_group(void)
+{
+	int p[2];
+	pipe2(p, O_NONBLOCK);                        /* the parent polls: a missing byte fails, not hangs */
+	hup_pipe = p[1];
+	pid_t mid = fork();
+	if (mid == 0) {
+		setsid();
+		pid_t c = fork();
+		if (c == 0) {
+			setpgid(0, 0);
+			signal(SIGHUP, on_hup);
+			raise(SIGSTOP);
+			write(p[1], "c", 1);         /* continued */
+			_exit(0);
+		}
+		int st;
+		_exit(waitpid(c, &st, WUNTRACED) == c && WIFSTOPPED(st) ? 0 : 1);
+	}
+	check("orphaning_parent_exits", waitpid(mid, NULL, 0), mid, 0);
+	char got[3] = { 0 };
+	for (int i = 0; i < 2; i++) {
+		struct timespec t = { 0, 10000000 };
+		for (int n = 0; n < 500 && read(p[0], got + i, 1) != 1; n++)
+			nanosleep(&t, NULL);
+	}
+	check("orphaned_stopped_gets_sighup_then_sigcont", strcmp(got, "hc"), 0, 0);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void wait_options(void)
 {
 	int st;
@@ -204,6 +243,7 @@ int main(void)
 	stop_and_continue();
 	handled_and_nocldstop();
 	blocked_call_goes_on();
+	orphaned_stopped_group();
 	wait_options();
 	return checks_done("jobctl");
 }

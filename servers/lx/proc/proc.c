@@ -326,7 +326,8 @@ void proc_free(struct proc *p)
 	lx_free(p);
 }
 
-/* p's children go to init; zombies among them are init's to reap. */
+/* p's children go to init; zombies among them are init's to reap.  A process group the
+ * exit orphans with a stopped member gets SIGHUP and SIGCONT (job_orphaned). */
 static void reparent_children(struct proc *p)
 {
 	while (p->children) {
@@ -342,7 +343,12 @@ static void reparent_children(struct proc *p)
 			c->sibling = init_proc->children;
 			init_proc->children = c;
 		}
+		if (c->pgid != p->pgid && c->sid == p->sid)
+			job_orphaned(c->pgid);
 	}
+	struct proc *q = p->parent;
+	if (q && q->pgid != p->pgid && q->sid == p->sid)
+		job_orphaned(p->pgid);
 	if (init_proc)
 		wake(init_proc);
 }

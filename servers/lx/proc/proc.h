@@ -127,6 +127,7 @@ void signal_proc_gone(struct proc *p);      /* an exiting process: its queue */
 /* The wait status of death by sig: the core bit as Linux sets it when RLIMIT_CORE allows a dump. */
 int signal_death_status(struct proc *p, int sig);
 bool pgrp_orphaned(int pgid);               /* no member has a parent outside it in its session */
+void job_orphaned(int pgid);                /* an exit may have orphaned it: SIGHUP+SIGCONT if stopped */
 bool signal_refused(struct thread *t, int sig);  /* t blocks sig or its process ignores it */
 bool signal_pending(struct thread *t);      /* a deliverable signal waits */
 /* Before a reply: a handler's frame, or the default action; false if t is gone or held

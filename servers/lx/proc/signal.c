@@ -184,6 +184,23 @@ bool pgrp_orphaned(int pgid)
 	return true;
 }
 
+/*
+ * An exit took away the last link of process group pgid to its session
+ * (a parent in another group of the same session): if a member is
+ * stopped, nobody is left to continue it, so the group gets SIGHUP and
+ * SIGCONT, as POSIX asks.
+ */
+void job_orphaned(int pgid)
+{
+	bool stopped = false;
+	for (struct proc *q = procs; q; q = q->next_all)
+		stopped |= q->pgid == pgid && !q->zombie && q->stopped;
+	if (!stopped || !pgrp_orphaned(pgid))
+		return;
+	signal_send_pgrp(pgid, LX_SIGHUP);
+	signal_send_pgrp(pgid, LX_SIGCONT);
+}
+
 /* Tell p's parent that p stopped or continued (SIGCHLD unless SA_NOCLDSTOP) and wake its wait. */
 static void notify_parent(struct proc *p, int code, int status)
 {
