@@ -992,6 +992,8 @@ long vm_mremap(struct proc *p, u64 old, u64 old_len, u64 new_len, u32 flags, u64
 		return -LX_EINVAL;
 	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
 		return remap_to(mm, old, old_len, new_len, flags, new_addr);
+	if (old_len >= new_len && old > LX_USER_END - old_len)
+		return -LX_EINVAL;                  /* munmap's check of the tail */
 	if (old_len >= new_len)
 		return unmap_range(mm, old + new_len, old + old_len) ? (long)old : -LX_ENOMEM;
 	struct vma *v = vma_find(mm, old);
