@@ -160,8 +160,8 @@ struct thread {
 	bool woken;                     /* futex: a FUTEX_WAKE chose this thread */
 	bool fresh;                     /* the call runs for the first time (not a retry) */
 	u64 call_deadline;              /* a relative timeout, fixed at the first run */
-	struct mm *futex_mm;            /* the futex it waits on */
-	u64 futex_addr;
+	const void *futex_obj;          /* the futex it waits on: (mm or file, offset) */
+	u64 futex_off;
 	uint32_t futex_bitset;
 	int vfork_child;                /* pid of the vfork child it waits for */
 	u64 robust_list;
@@ -175,6 +175,12 @@ struct thread {
 	bool restore_sigmask;
 	/* CPU time, sampled (proc/cputime.c) */
 	u64 utime_us;
+	/* queued signals, job control, PI futexes (proc/signal.c, syscall/sys_misc.c) */
+	struct sigq *sigq;              /* thread-directed signals with their siginfo */
+	bool held;                      /* its process is stopped: lx keeps its answer */
+	bool resume;                    /* held, now on the retry list to be answered */
+	bool futex_pi;                  /* waits in FUTEX_LOCK_PI (a wake retries, grants nothing) */
+	u64 futex_seq;                  /* when it began to wait: wakes go first come first */
 };
 
 struct proc {
@@ -209,6 +215,13 @@ struct proc {
 	 * the path it was found by), and the CPU time of reaped children */
 	struct file *exe;
 	u64 cutime_us;
+	/* queued signals and job control (proc/signal.c) */
+	struct sigq *sigq;              /* process-directed signals with their siginfo */
+	int nqueued;                    /* real-time signals queued on its lists */
+	bool stopped;                   /* a job-control stop: its threads are held */
+	int stop_sig;
+	int wait_report;                /* WAIT_REPORT_*: what its parent's wait may still see */
+	int pdeath_sig;                 /* prctl(PR_SET_PDEATHSIG) */
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */

@@ -89,6 +89,35 @@ def test_ctrl_c_interrupts_foreground(sh):
     assert "alive" in out and "not-interrupted" not in sh.log().split("\n")
 
 
+def test_ctrl_z_stops_foreground_job_and_fg_continues_it(sh):
+    """^Z on the console sends SIGTSTP to the foreground process group: the job
+    stops (not killed), the shell reports it, and `fg` continues it (SIGCONT)."""
+    sh.send("sh -c 'echo started; sleep 3; echo finished-$((6*7))'\n")
+    sh.expect(r"started", 60)
+    time.sleep(0.5)
+    sh.send("\x1a")
+    sh.expect(r"\^Z", 30)
+    sh.expect(r"Stopped", 30)
+    assert "Stopped" in run(sh, "jobs")
+    out = run(sh, "fg", timeout=60)
+    assert "finished-42" in out, out
+
+
+def test_background_job_control(sh):
+    """A background read of the console stops the job with SIGTTIN, a background
+    write with TOSTOP set or a change of the settings with SIGTTOU; a job stopped
+    with SIGTSTP goes on in the background with `bg`."""
+    out = run(sh, "cat & sleep 1; jobs; kill -9 %1; sleep 1; echo killed")
+    assert "Stopped (tty input)" in out and "killed" in out, out
+    out = run(sh, "stty tostop; (echo from-bg) & sleep 1; jobs; stty -tostop; kill -9 %1; sleep 1")
+    assert "Stopped (tty output)" in out and "from-bg" not in lines(out), out
+    out = run(sh, "sh -c 'stty -echo; echo set' & sleep 1; jobs; kill -9 %1; sleep 1")
+    assert "Stopped (tty output)" in out and "set" not in lines(out), out
+    out = run(sh, "sh -c 'sleep 2; echo bg-finished' & sleep 1; kill -TSTP $!; sleep 1; jobs; "
+                  "bg; wait; echo waited")
+    assert lines(out)[-2:] == ["bg-finished", "waited"] and "Stopped" in out, out
+
+
 # --- programs on files the test creates ---
 
 def test_file_tools(sh):
@@ -181,6 +210,15 @@ def test_fast_path_sites(sh):
     out = run(sh, "/tests/fastpath")
     assert "fastpath: all ok" in out, out
     assert ("site rewritten" if sh.path == "fast" else "site original") in out, out
+
+
+@pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap"])
+def test_linux_semantics_program(sh, program):
+    """tests/lx/<program>.c checks futexes across processes, queued signals and
+    their siginfo, EINTR against restarts, job control and mremap call by call;
+    the same binary passes on Linux (tests/host/test_lx_native.py)."""
+    out = run(sh, f"/tests/{program}", timeout=300)
+    assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
 
 
 # --- bad input: clear errors, and lx goes on ---

@@ -177,7 +177,7 @@ void fast_call(struct thread *t)
 	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
 		       t->regs.rip);
-		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
 	t->fast = true;

@@ -254,7 +254,7 @@ static void exception(struct thread *t)
 			return;
 		}
 		lx_log("lx: %s[%d]: fast call failed\n", t->proc->comm, t->proc->pid);
-		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
 	memcpy(&t->regs, &mr[1], sizeof(t->regs));
@@ -268,7 +268,7 @@ static void exception(struct thread *t)
 	if (vec == 6 && fast_ud(t))
 		return;
 	t->fault_rip = t->regs.rip;
-	if (signal_fault(t, vector_signal(vec), 0, true))
+	if (signal_trap(t, vector_signal(vec), vec))
 		thread_reply(t);
 }
 

@@ -3,7 +3,9 @@
 // reader thread of lx's own, and go out through the driver.  Between them
 // a line discipline as Linux's N_TTY does it, reduced to what a shell
 // needs: echo, canonical lines with erase and kill, ^C ^\ ^Z as signals
-// to the foreground process group, ^D as end of file, CR to NL.
+// to the foreground process group, ^D as end of file, CR to NL; a read
+// from a background process group gets SIGTTIN, a change of the settings
+// (and a write, with TOSTOP) SIGTTOU.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 #include "../../../lib/drivers/client.h"
@@ -25,6 +27,7 @@
 #define ECHOCTL 0001000
 #define ECHOKE 0004000
 #define IEXTEN 0100000
+#define TOSTOP 0000400
 enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSUSP, VEOL,
        VREPRINT, VDISCARD, VWERASE, VLNEXT, VEOL2, NCCS = 19 };
 
@@ -233,9 +236,60 @@ void tty_set_fg_pgrp(int pgrp) { tty.fg_pgrp = pgrp; }
 
 /* --- the file --- */
 
+/* Is p in the console's session (the session of its foreground process group)? */
+static bool in_tty_session(struct proc *p)
+{
+	for (struct proc *q = procs; q; q = q->next_all)
+		if (q->pgid == tty.fg_pgrp && !q->zombie)
+			return q->sid == p->sid;
+	return false;
+}
+
+/* t belongs to a background process group of the console's session. */
+static bool in_background(struct thread *t)
+{
+	return t && tty.fg_pgrp && t->proc->pgid != tty.fg_pgrp && in_tty_session(t->proc);
+}
+
+/*
+ * A read by a background process group: SIGTTIN to the group, which stops
+ * it, and the read runs again when it continues; EIO when the reader
+ * ignores or blocks SIGTTIN or its group is orphaned (Linux's n_tty_read).
+ * 0: the reader may read.
+ */
+static long background_read(void)
+{
+	struct thread *t = lx_current;
+	if (!in_background(t))
+		return 0;
+	if (signal_refused(t, LX_SIGTTIN) || pgrp_orphaned(t->proc->pgid))
+		return -LX_EIO;
+	signal_send_pgrp(t->proc->pgid, LX_SIGTTIN);
+	return -LX_ERESTART;
+}
+
+/*
+ * A change of the settings (or a write, with TOSTOP) by a background
+ * process group: SIGTTOU, unless it ignores or blocks it (then the change
+ * is made), as Linux's tty_check_change.  0: go ahead.
+ */
+static long background_change(void)
+{
+	struct thread *t = lx_current;
+	if (!in_background(t) || signal_refused(t, LX_SIGTTOU))
+		return 0;
+	if (pgrp_orphaned(t->proc->pgid))
+		return -LX_EIO;
+	signal_send_pgrp(t->proc->pgid, LX_SIGTTOU);
+	return -LX_ERESTART;
+}
+
 static long tty_read(struct file *f, void *buf, size_t n)
 {
 	(void)f;
+	long bg = background_read();
+	if (bg)
+		return bg;
 	if (!tty.count && tty.eofs) {
 		tty.eofs--;
 		return 0;
@@ -259,7 +313,8 @@ static long tty_read(struct file *f, void *buf, size_t n)
 static long tty_write(struct file *f, const void *buf, size_t n)
 {
 	(void)f;
-	return tty_out(buf, n);
+	long bg = (tty.tio.lflag & TOSTOP) ? background_change() : 0;
+	return bg ? bg : tty_out(buf, n);
 }
 
 static int tty_poll(struct file *f)
@@ -310,12 +365,22 @@ static long set_termios(struct proc *p, u64 arg)
 	return 0;
 }
 
+/* The requests that change the console: a background process group gets SIGTTOU. */
+static bool changes_tty(u64 cmd)
+{
+	return cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF || cmd == TIOCSPGRP ||
+	       cmd == TCFLSH || cmd == TCXONC;
+}
+
 static long tty_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 {
 	(void)f;
 	struct proc *p = t->proc;
 	int32_t v;
 	uint16_t ws[4] = { tty.rows, tty.cols, 0, 0 };
+	long bg = changes_tty(cmd) ? background_change() : 0;
+	if (bg)
+		return cmd == TIOCSPGRP && bg == -LX_EIO ? -LX_ENOTTY : bg;
 	switch (cmd) {
 	case TCGETS:
 		return copyout(p, arg, &tty.tio, sizeof(tty.tio)) ? 0 : -LX_EFAULT;

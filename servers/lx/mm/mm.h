@@ -56,7 +56,9 @@ struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memor
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
 /* lx's address of user byte va, made present for reading; NULL if not mapped readable */
 uint8_t *vm_kaddr(struct mm *mm, u64 va);
-bool vm_is_text(struct mm *mm, u64 va);     /* in a private, read-only, executable file mapping */
+bool vm_is_text(struct mm *mm, u64 va);
+bool vm_mapped(struct mm *mm, u64 va);       /* in an area (a fault there is SEGV_ACCERR) */
+bool vm_futex_key(struct mm *mm, u64 va, const void **obj, u64 *off);   /* a shared futex's key */     /* in a private, read-only, executable file mapping */
 /* file: NULL for anonymous memory; file_writable: its descriptor was opened for writing */
 long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inode *file,
 	     u64 off, bool file_writable);
@@ -69,6 +71,7 @@ void vm_set_name(struct mm *mm, u64 start, u64 end, struct file *f);
 long vm_msync(struct proc *p, u64 addr, u64 len);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
+long vm_mremap(struct proc *p, u64 old, u64 old_len, u64 new_len, u32 flags, u64 new_addr);
 long vm_brk(struct proc *p, u64 brk);
 /* copy to/from a process's memory through lx's tables; false on a bad address */
 bool copyin(struct proc *p, void *dst, u64 src, size_t n);

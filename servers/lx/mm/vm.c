@@ -536,6 +536,28 @@ uint8_t *vm_kaddr(struct mm *mm, u64 va)
 	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
 }
 
+bool vm_mapped(struct mm *mm, u64 va)
+{
+	return vma_find(mm, va) != NULL;
+}
+
+/*
+ * What a shared futex at va is: in a shared file mapping (shared anonymous
+ * memory and System V segments are unnamed files) the file and the offset,
+ * whoever maps it where; elsewhere the memory and the address, as Linux's
+ * get_futex_key.  False if va is in no area.
+ */
+bool vm_futex_key(struct mm *mm, u64 va, const void **obj, u64 *off)
+{
+	struct vma *v = vma_find(mm, va);
+	if (!v)
+		return false;
+	bool shared = (v->prot & VM_SHARED) && v->file;
+	*obj = shared ? (const void *)v->file : (const void *)mm;
+	*off = shared ? v->off + (va - v->start) : va;
+	return true;
+}
+
 bool vm_is_text(struct mm *mm, u64 va)
 {
 	struct vma *v = vma_find(mm, va);
@@ -817,6 +839,191 @@ long vm_brk(struct proc *p, u64 brk)
 	}
 	mm->brk = brk;
 	return (long)brk;
+}
+
+/* --- mremap --- */
+
+#define MREMAP_MAYMOVE   1
+#define MREMAP_FIXED     2
+#define MREMAP_DONTUNMAP 4
+#define HUGE_SPAN (1UL << 21)                   /* what one leaf table of the radix covers */
+
+struct move_ctx {
+	struct mm *mm;
+	u64 delta;
+	struct revoke r;
+};
+
+/* A page moves to va + delta: the same page (and its sharing), the old mapping revoked. */
+static void move_one(void *ctx, u64 va, u64 *e)
+{
+	struct move_ctx *c = ctx;
+	u64 *ne = pte(c->mm, va + c->delta, true);     /* made beforehand: never fails */
+	revoke_add(&c->r, pte_page(*e), L4_R | L4_W | L4_X);
+	*ne = *e;
+	*e = 0;
+}
+
+/* The tables for [start, end), so that moving pages there needs no memory. */
+static bool tables_for(struct mm *mm, u64 start, u64 end)
+{
+	for (u64 a = start; a < end; a = (a & ~(HUGE_SPAN - 1)) + HUGE_SPAN)
+		if (!pte(mm, a, true))
+			return false;
+	return true;
+}
+
+/* [start, end) inside v becomes an area of its own; NULL without memory. */
+static struct vma *isolate(struct vma *v, u64 start, u64 end)
+{
+	if (v->start < start) {
+		if (!vma_split(v, start))
+			return NULL;
+		v = v->next;
+	}
+	if (v->end > end && !vma_split(v, end))
+		return NULL;
+	return v;
+}
+
+/* The area n (a copy of v's kind) at to, new_len long, mapping what v maps from old on. */
+static struct vma *area_like(struct vma *v, u64 old, u64 to, u64 new_len)
+{
+	struct vma *n = lx_malloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	*n = *v;
+	n->next = NULL;
+	n->start = to;
+	n->end = to + new_len;
+	n->prot &= ~VM_CHARGED;
+	if (n->file) {
+		fs_get(n->file);
+		n->off = v->off + (old - v->start);
+		n->file_end = v->file_end > old ? to + (v->file_end - old) : to;
+	}
+	return n;
+}
+
+/* The commit charge of n (new_len) replaces v's, which moves away unless kept. */
+static bool charge_moved(struct mm *mm, struct vma *v, struct vma *n, bool keep_old)
+{
+	if (!(v->prot & VM_CHARGED))
+		return true;
+	u64 old_pages = (v->end - v->start) / LX_PAGE_SIZE;
+	if (!keep_old) {
+		v->prot &= ~VM_CHARGED;
+		uncharge(mm, old_pages);
+	}
+	if (charge(mm, (n->end - n->start) / LX_PAGE_SIZE)) {
+		n->prot |= VM_CHARGED;
+		return true;
+	}
+	if (!keep_old) {
+		v->prot |= VM_CHARGED;
+		charge(mm, old_pages);              /* what was just given back */
+	}
+	return false;
+}
+
+/* Move [old, old + old_len) of area v to a new area [to, to + new_len); keep_old: DONTUNMAP. */
+static long move_area(struct mm *mm, struct vma *v, u64 old, u64 old_len, u64 new_len, u64 to,
+		      bool keep_old)
+{
+	tlb_flush();
+	if (old_len && !(v = isolate(v, old, old + old_len)))
+		return -LX_ENOMEM;
+	struct vma *n = area_like(v, old, to, new_len);
+	if (!n)
+		return -LX_ENOMEM;
+	if (!tables_for(mm, to, to + old_len) || !charge_moved(mm, v, n, keep_old)) {
+		vma_free(mm, n);
+		return -LX_ENOMEM;
+	}
+	struct move_ctx c = { .mm = mm, .delta = to - old };
+	walk(mm, old, old + old_len, move_one, &c);
+	revoke_flush(&c.r);
+	vma_link(mm, n);
+	if (!keep_old && old_len)
+		unmap_range(mm, old, old + old_len);    /* the area only: its pages moved */
+	return (long)to;
+}
+
+/* Grow v (which ends at `end`) in place to new_end, if nothing lies there. */
+static bool grow_in_place(struct mm *mm, struct vma *v, u64 new_end)
+{
+	if (new_end > LX_USER_END || new_end < v->end || !range_free(mm, v->end, new_end) ||
+	    fast_clash(mm, v->end, new_end))
+		return false;
+	if ((v->prot & VM_CHARGED) && !charge(mm, (new_end - v->end) / LX_PAGE_SIZE))
+		return false;
+	v->end = new_end;
+	return true;
+}
+
+/* MREMAP_FIXED and MREMAP_DONTUNMAP: always a move, to new_addr or (DONTUNMAP alone) anywhere. */
+static long remap_to(struct mm *mm, u64 old, u64 old_len, u64 new_len, u32 flags, u64 new_addr)
+{
+	if (new_addr & (LX_PAGE_SIZE - 1))
+		return -LX_EINVAL;
+	if (new_len > LX_USER_END || new_addr > LX_USER_END - new_len)
+		return -LX_EINVAL;
+	if (old + old_len > new_addr && new_addr + new_len > old)
+		return -LX_EINVAL;                  /* the two ranges overlap */
+	if (fast_clash(mm, new_addr, new_addr + new_len))
+		return -LX_EINVAL;
+	if ((flags & MREMAP_FIXED) && !unmap_range(mm, new_addr, new_addr + new_len))
+		return -LX_ENOMEM;
+	if (old_len > new_len) {
+		if (!unmap_range(mm, old + new_len, old + old_len))
+			return -LX_ENOMEM;
+		old_len = new_len;
+	}
+	struct vma *v = vma_find(mm, old);
+	if (!v || old_len > v->end - old)
+		return -LX_EFAULT;
+	if (!(flags & MREMAP_FIXED) && !(new_addr = find_free(mm, new_len)))
+		return -LX_ENOMEM;
+	return move_area(mm, v, old, old_len, new_len, new_addr, flags & MREMAP_DONTUNMAP);
+}
+
+/*
+ * mremap(2) as Linux does it: shrink in place, grow in place when the area
+ * ends there and the room after it is free, else move (MREMAP_MAYMOVE) the
+ * pages themselves to a new area, so shared and file mappings go on
+ * sharing; MREMAP_FIXED moves to new_addr (replacing what was there),
+ * MREMAP_DONTUNMAP leaves the old area mapped without its pages.  An
+ * old_len of 0 maps a shared area's pages a second time.
+ */
+long vm_mremap(struct proc *p, u64 old, u64 old_len, u64 new_len, u32 flags, u64 new_addr)
+{
+	struct mm *mm = p->mm;
+	if ((flags & ~(u32)(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)) ||
+	    ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(flags & MREMAP_MAYMOVE)) ||
+	    ((flags & MREMAP_DONTUNMAP) && old_len != new_len) || (old & (LX_PAGE_SIZE - 1)))
+		return -LX_EINVAL;
+	if (old_len > LX_USER_END || new_len > LX_USER_END || !(new_len = PAGE_UP(new_len)))
+		return -LX_EINVAL;
+	old_len = PAGE_UP(old_len);
+	if (fast_clash(mm, old, old + old_len))
+		return -LX_EINVAL;
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
+		return remap_to(mm, old, old_len, new_len, flags, new_addr);
+	if (old_len >= new_len && old > LX_USER_END - old_len)
+		return -LX_EINVAL;                  /* munmap's check of the tail */
+	if (old_len >= new_len)
+		return unmap_range(mm, old + new_len, old + old_len) ? (long)old : -LX_ENOMEM;
+	struct vma *v = vma_find(mm, old);
+	if (!v || old_len > v->end - old)
+		return -LX_EFAULT;
+	if (!old_len && !(v->prot & VM_SHARED))
+		return -LX_EINVAL;                  /* a private area cannot be duplicated */
+	if (old_len && old + old_len == v->end && grow_in_place(mm, v, old + new_len))
+		return (long)old;
+	if (!(flags & MREMAP_MAYMOVE))
+		return -LX_ENOMEM;
+	u64 to = find_free(mm, new_len);
+	return to ? move_area(mm, v, old, old_len, new_len, to, false) : -LX_ENOMEM;
 }
 
 /* An ELF segment or the stack: an area at a fixed place (proc/exec.c). */

@@ -191,6 +191,7 @@ void thread_destroy(struct thread *t)
 	unblock(t);
 	kick_forget(t);
 	futex_forget(t);
+	signal_forget(t);
 	l4_delete(t);
 	unlink_thread(t);
 	vfork_forget(t);
@@ -336,19 +337,29 @@ void proc_free(struct proc *p)
 	lx_free(p);
 }
 
-/* p's children go to init; zombies among them are init's to reap. */
+/* p's children go to init; zombies among them are init's to reap.  A process group the
+ * exit orphans with a stopped member gets SIGHUP and SIGCONT (job_orphaned). */
 static void reparent_children(struct proc *p)
 {
 	while (p->children) {
 		struct proc *c = p->children;
 		p->children = c->sibling;
+		if (c->pdeath_sig && !c->zombie) {
+			struct lx_siginfo si = { .signo = c->pdeath_sig, .code = LX_SI_USER, .pid = p->pid };
+			signal_send_proc_info(c, &si);
+		}
 		c->parent = init_proc;
 		c->ppid = init_proc ? init_proc->pid : 0;
 		if (init_proc) {
 			c->sibling = init_proc->children;
 			init_proc->children = c;
 		}
+		if (c->pgid != p->pgid && c->sid == p->sid)
+			job_orphaned(c->pgid);
 	}
+	struct proc *q = p->parent;
+	if (q && q->pgid != p->pgid && q->sid == p->sid)
+		job_orphaned(p->pgid);
 	if (init_proc)
 		wake(init_proc);
 }
@@ -366,14 +377,29 @@ static void release_resources(struct proc *p)
 	p->sig = NULL;
 }
 
+/* The SIGCHLD of a child that ended with wait status `status`. */
+static void notify_exit(struct proc *p, int status)
+{
+	int sig = status & 0x7f;
+	struct lx_siginfo si = { .signo = LX_SIGCHLD, .pid = p->pid, .uid = p->cred.uid,
+				 .code = !sig ? LX_CLD_EXITED : (status & 0x80) ? LX_CLD_DUMPED : LX_CLD_KILLED,
+				 .status = sig ? sig : (status >> 8) & 0xff };
+	signal_send_proc_info(p->parent, &si);
+}
+
 /* Every thread of p goes; p becomes a zombie with wait status `status`. */
 void proc_exit(struct proc *p, int status)
 {
 	if (p->zombie)
 		return;
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		futex_exit_robust(t);
 	while (p->threads)
 		thread_destroy(p->threads);
 	p->zombie = true;
+	p->stopped = false;
+	p->wait_report = 0;
+	signal_proc_gone(p);
 	p->exit_status = status;
 	deadlines_changed();                    /* its alarm no longer counts */
 	release_resources(p);
@@ -382,7 +408,7 @@ void proc_exit(struct proc *p, int status)
 		lx_init_exited(status);
 	reparent_children(p);
 	if (p->parent) {
-		signal_send_proc(p->parent, LX_SIGCHLD);
+		notify_exit(p, status);
 		wake(p->parent);
 		if (sigchld_ignored(p->parent))
 			proc_free(p);
@@ -419,6 +445,7 @@ void thread_exit(struct thread *t, int code)
 		proc_exit(p, (code & 0xff) << 8);
 		return;
 	}
+	futex_exit_robust(t);
 	if (t->clear_child_tid) {
 		uint32_t zero = 0;
 		if (copyout(p, t->clear_child_tid, &zero, 4))

@@ -32,6 +32,7 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 /* proc/proc.c */
 struct thread *thread_by_tid(L4_ThreadId_t tid);
 struct proc *proc_by_pid(int pid);
+struct thread *thread_by_linux_tid(int tid);       /* proc/signal.c */
 int proc_count(void);
 struct proc *proc_new(struct proc *parent);        /* NULL: too many or no memory */
 void proc_free(struct proc *p);                    /* a reaped zombie */
@@ -48,7 +49,8 @@ void futex_forget(struct thread *t);
 int proc_new_tid(void);                            /* a Linux thread ID, from the pid space */
 bool start_init(const char *cmdline);              /* the first process, from lx's command line */
 extern struct thread *lx_current;                  /* whose call runs now */
-void futex_wake_addr(struct proc *p, u64 uaddr, int n);
+void futex_wake_addr(struct proc *p, u64 uaddr, int n);   /* a shared key, as clear_child_tid's */
+void futex_exit_robust(struct thread *t);          /* its robust list: owners died (sys_misc.c) */
 
 /* proc/cputime.c: CPU time sampled every 10 ms while any thread runs its own code */
 extern bool cpu_busy;                               /* sampling runs (a thread was answered) */
@@ -90,7 +92,37 @@ void sigthread_delete(struct mm *mm);
 #define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1
+#define LX_SIGRTMIN 32
 #define SIGBIT(s) (1UL << ((s) - 1))
+
+/* siginfo_t as Linux x86-64 lays it out (128 bytes). */
+struct lx_siginfo {
+	int32_t signo, err, code, pad;
+	union {
+		struct {
+			int32_t pid;
+			uint32_t uid;
+			union {
+				int32_t status;         /* SIGCHLD */
+				u64 value;              /* sigqueue's sigval */
+			};
+		};
+		u64 addr;                       /* faults */
+		char raw[112];
+	};
+};
+#define LX_SI_USER    0
+#define LX_SI_KERNEL  0x80
+#define LX_SI_QUEUE   (-1)
+#define LX_SI_TKILL   (-6)
+#define LX_CLD_EXITED 1
+#define LX_CLD_KILLED 2
+#define LX_CLD_DUMPED 3
+#define LX_CLD_STOPPED 5
+#define LX_CLD_CONTINUED 6
+/* proc->wait_report: a stop or a continue not yet seen by the parent's wait */
+#define WAIT_REPORT_STOPPED 1
+#define WAIT_REPORT_CONTINUED 2
 struct sighand *sighand_new(void);
 struct sighand *sighand_dup(struct sighand *h);
 void sighand_put(struct sighand *h);
@@ -99,18 +131,30 @@ bool sigchld_ignored(struct proc *p);
 void signal_send_proc(struct proc *p, int sig);
 void signal_send_thread(struct thread *t, int sig);
 void signal_send_pgrp(int pgid, int sig);
+/* With a siginfo (kill, sigqueue, SIGCHLD): 0, or -EAGAIN when a real-time queue is full. */
+int signal_send_proc_info(struct proc *p, const struct lx_siginfo *si);
+int signal_send_thread_info(struct thread *t, const struct lx_siginfo *si);
+void signal_forget(struct thread *t);       /* a thread going away: its queue */
+void signal_proc_gone(struct proc *p);      /* an exiting process: its queue */
+/* The wait status of death by sig: the core bit as Linux sets it when RLIMIT_CORE allows a dump. */
+int signal_death_status(struct proc *p, int sig);
+bool pgrp_orphaned(int pgid);               /* no member has a parent outside it in its session */
+void job_orphaned(int pgid);                /* an exit may have orphaned it: SIGHUP+SIGCONT if stopped */
+bool signal_refused(struct thread *t, int sig);  /* t blocks sig or its process ignores it */
 bool signal_pending(struct thread *t);      /* a deliverable signal waits */
-/* Before a reply: a handler's frame, or the default action; false if t is gone. */
+/* Before a reply: a handler's frame, or the default action; false if t is gone or held
+ * (its process is stopped: lx answers it when the process continues). */
 bool signal_deliver(struct thread *t);
-/* Has signal_deliver anything to do (a signal, a restart, a mask to restore)?  (The
- * mask never holds SIGKILL or SIGSTOP.) */
+/* Has signal_deliver anything to do (a signal, a restart, a mask to restore, a stopped
+ * process whose thread it holds)?  (The mask never holds SIGKILL or SIGSTOP.) */
 static inline bool signal_work(const struct thread *t)
 {
 	return ((t->sigpending | t->proc->sigpending) & ~t->sigmask) ||
-	       t->regs.rax == (u64)-LX_ERESTART || t->restore_sigmask;
+	       t->regs.rax == (u64)-LX_ERESTART || t->restore_sigmask || t->proc->stopped;
 }
 /* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
 bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
+bool signal_trap(struct thread *t, int sig, u64 vec);  /* a CPU exception other than a page fault */
 u64 signal_next_timer(void);
 void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);

@@ -7,6 +7,7 @@
 #include "../syscall/syscall.h"
 #include "../../../lib/c/string.h"
 
+#define SA_NOCLDSTOP 0x00000001
 #define SA_NOCLDWAIT 0x00000002
 #define SA_SIGINFO   0x00000004
 #define SA_ONSTACK   0x08000000
@@ -56,11 +57,14 @@ bool sigchld_ignored(struct proc *p)
 
 /* --- default actions --- */
 
+static bool stop_signal(int sig)
+{
+	return sig == LX_SIGSTOP || sig == LX_SIGTSTP || sig == LX_SIGTTIN || sig == LX_SIGTTOU;
+}
+
 static bool default_ignores(int sig)
 {
-	return sig == LX_SIGCHLD || sig == LX_SIGCONT || sig == LX_SIGWINCH || sig == 23 ||
-	       /* job-control stops are not implemented: the stop signals are ignored */
-	       sig == LX_SIGSTOP || sig == LX_SIGTSTP || sig == LX_SIGTTIN || sig == LX_SIGTTOU;
+	return sig == LX_SIGCHLD || sig == LX_SIGCONT || sig == LX_SIGWINCH || sig == 23;
 }
 
 static bool ignored(struct proc *p, int sig)
@@ -72,7 +76,178 @@ static bool ignored(struct proc *p, int sig)
 static bool dumps_core(int sig)
 {
 	return sig == LX_SIGQUIT || sig == LX_SIGILL || sig == LX_SIGTRAP || sig == LX_SIGABRT ||
-	       sig == LX_SIGBUS || sig == LX_SIGFPE || sig == LX_SIGSEGV;
+	       sig == LX_SIGBUS || sig == LX_SIGFPE || sig == LX_SIGSEGV || sig == LX_SIGSYS ||
+	       sig == LX_SIGXFSZ || sig == 24;     /* SIGXCPU */
+}
+
+/*
+ * Linux sets the core bit (0x80) only when it wrote a core, which a soft
+ * RLIMIT_CORE of 0 (the usual default, and lx's) prevents; lx writes no
+ * core file, but sets the bit whenever the limit would have allowed one.
+ */
+#define LX_RLIMIT_CORE 4
+int signal_death_status(struct proc *p, int sig)
+{
+	return sig | (dumps_core(sig) && p->rlim[LX_RLIMIT_CORE][0] ? 0x80 : 0);
+}
+
+/* --- queues: standard signals coalesce, real-time ones queue with their siginfo --- */
+
+struct sigq {
+	struct sigq *next;
+	struct lx_siginfo info;
+};
+#define SIGQ_MAX 1024               /* real-time signals queued per process (Linux: RLIMIT_SIGPENDING) */
+
+static bool is_rt(int sig) { return sig >= LX_SIGRTMIN; }
+
+/* Queue si on list (its bit in *pending); -EAGAIN when a real-time queue is full. */
+static int enqueue(struct proc *p, struct sigq **list, u64 *pending, const struct lx_siginfo *si)
+{
+	int sig = si->signo;
+	if (!is_rt(sig) && (*pending & SIGBIT(sig)))
+		return 0;                       /* one standard signal pending at most */
+	struct sigq *q = !is_rt(sig) || p->nqueued < SIGQ_MAX ? lx_malloc(sizeof(*q)) : NULL;
+	if (!q && is_rt(sig) && si->code != LX_SI_USER)
+		return -LX_EAGAIN;              /* kill's signal stays pending without its siginfo */
+	*pending |= SIGBIT(sig);
+	if (!q)
+		return 0;
+	q->info = *si;
+	q->next = NULL;
+	while (*list)
+		list = &(*list)->next;
+	*list = q;
+	p->nqueued += is_rt(sig);
+	return 0;
+}
+
+/* Take sig's first siginfo off list into *si; its bit goes when no more are queued. */
+static void unqueue(struct proc *p, struct sigq **list, u64 *pending, int sig,
+		    struct lx_siginfo *si)
+{
+	bool found = false, more = false;
+	for (struct sigq **pp = list; *pp;) {
+		struct sigq *q = *pp;
+		if (q->info.signo != sig || found) {
+			more |= q->info.signo == sig;
+			pp = &q->next;
+			continue;
+		}
+		found = true;
+		if (si)
+			*si = q->info;
+		*pp = q->next;
+		p->nqueued -= is_rt(sig);
+		lx_free(q);
+	}
+	if (!found && si)                       /* pending without its siginfo */
+		*si = (struct lx_siginfo){ .signo = sig, .code = LX_SI_USER };
+	if (!more)
+		*pending &= ~SIGBIT(sig);
+}
+
+static void flush_list(struct proc *p, struct sigq **list, u64 *pending, int sig)
+{
+	while (*pending & SIGBIT(sig))
+		unqueue(p, list, pending, sig, NULL);
+}
+
+/* sig is no longer pending anywhere in p. */
+static void flush_sig(struct proc *p, int sig)
+{
+	flush_list(p, &p->sigq, &p->sigpending, sig);
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		flush_list(p, &t->sigq, &t->sigpending, sig);
+}
+
+void signal_forget(struct thread *t)
+{
+	for (int s = 1; s <= LX_NSIG; s++)
+		flush_list(t->proc, &t->sigq, &t->sigpending, s);
+}
+
+void signal_proc_gone(struct proc *p)
+{
+	for (int s = 1; s <= LX_NSIG; s++)
+		flush_list(p, &p->sigq, &p->sigpending, s);
+}
+
+/* --- job control --- */
+
+bool pgrp_orphaned(int pgid)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (p->pgid == pgid && !p->zombie && p->parent && p->parent->pgid != pgid &&
+		    p->parent->sid == p->sid)
+			return false;
+	return true;
+}
+
+/*
+ * An exit took away the last link of process group pgid to its session
+ * (a parent in another group of the same session): if a member is
+ * stopped, nobody is left to continue it, so the group gets SIGHUP and
+ * SIGCONT, as POSIX asks.
+ */
+void job_orphaned(int pgid)
+{
+	bool stopped = false;
+	for (struct proc *q = procs; q; q = q->next_all)
+		stopped |= q->pgid == pgid && !q->zombie && q->stopped;
+	if (!stopped || !pgrp_orphaned(pgid))
+		return;
+	signal_send_pgrp(pgid, LX_SIGHUP);
+	signal_send_pgrp(pgid, LX_SIGCONT);
+}
+
+/* Tell p's parent that p stopped or continued (SIGCHLD unless SA_NOCLDSTOP) and wake its wait. */
+static void notify_parent(struct proc *p, int code, int status)
+{
+	struct proc *q = p->parent;
+	if (!q || q->zombie)
+		return;
+	if (!(q->sig->act[LX_SIGCHLD].flags & SA_NOCLDSTOP)) {
+		struct lx_siginfo si = { .signo = LX_SIGCHLD, .code = code, .pid = p->pid,
+					 .uid = p->cred.uid, .status = status };
+		signal_send_proc_info(q, &si);
+	}
+	wake(q);
+}
+
+/* Every thread of p stops: running ones are redirected to lx, which holds them. */
+static void job_stop(struct proc *p, int sig)
+{
+	if (p->stopped)
+		return;
+	p->stopped = true;
+	p->stop_sig = sig;
+	p->wait_report = WAIT_REPORT_STOPPED;
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		if (t->state == T_RUNNING)
+			kick(t);
+	notify_parent(p, LX_CLD_STOPPED, sig);
+}
+
+static void release_held(struct proc *p)
+{
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		if (t->held)
+			resume_thread(t);
+}
+
+/* SIGCONT: pending stops are dropped, and a stopped p continues. */
+static void job_continue(struct proc *p)
+{
+	for (int s = 1; s <= LX_NSIG; s++)
+		if (stop_signal(s))
+			flush_sig(p, s);
+	if (!p->stopped)
+		return;
+	p->stopped = false;
+	p->wait_report = WAIT_REPORT_CONTINUED;
+	release_held(p);
+	notify_parent(p, LX_CLD_CONTINUED, LX_SIGCONT);
 }
 
 /* --- sending --- */
@@ -82,32 +257,96 @@ static bool wants(struct thread *t, int sig)
 	return !(t->sigmask & SIGBIT(sig)) || (SIGBIT(sig) & UNBLOCKABLE);
 }
 
-void signal_send_thread(struct thread *t, int sig)
+/* The thread of p to take sig now: one that does not block it, preferably one parked in lx. */
+static struct thread *taker(struct proc *p, struct thread *to, int sig)
 {
-	if (t->proc->zombie || ignored(t->proc, sig))
-		return;
-	t->sigpending |= SIGBIT(sig);
-	if (wants(t, sig))
-		kick(t);
-	else if (t->state == T_BLOCKED)
-		wake_thread(t);             /* sigtimedwait may want it */
-}
-
-void signal_send_proc(struct proc *p, int sig)
-{
-	if (p->zombie || !p->threads || ignored(p, sig))
-		return;
-	p->sigpending |= SIGBIT(sig);
+	if (to)
+		return wants(to, sig) ? to : NULL;
 	struct thread *target = NULL;
 	for (struct thread *t = p->threads; t; t = t->next_in_proc)
 		if (wants(t, sig) && (!target || t->state == T_BLOCKED))
 			target = t;
-	if (target)
+	return target;
+}
+
+bool signal_refused(struct thread *t, int sig)
+{
+	return !wants(t, sig) || t->proc->sig->act[sig].handler == LX_SIG_IGN;
+}
+
+/* Does the receiver (to, or some thread of p) block sig? */
+static bool blocked_by(struct proc *p, struct thread *to, int sig)
+{
+	for (struct thread *t = to ? to : p->threads; t; t = to ? NULL : t->next_in_proc)
+		if (!wants(t, sig))
+			return true;
+	return false;
+}
+
+/* The effects of sending that come before queueing (signal(7)): stops and continues. */
+static bool send_effects(struct proc *p, struct thread *target, int sig)
+{
+	if (sig == LX_SIGCONT)
+		job_continue(p);
+	else if (stop_signal(sig))
+		flush_sig(p, LX_SIGCONT);
+	if (sig == LX_SIGKILL && p->stopped) {
+		p->stopped = false;                 /* it dies: its held threads go to their end */
+		release_held(p);
+	}
+	if (stop_signal(sig) && p->sig->act[sig].handler == LX_SIG_DFL && target) {
+		if (sig == LX_SIGSTOP || !pgrp_orphaned(p->pgid))
+			job_stop(p, sig);
+		return true;                        /* the stop was its action: nothing to queue */
+	}
+	return false;
+}
+
+/* Send si to p, or to its thread `to`: queue it and get a thread to take it. */
+static int send_signal(struct proc *p, struct thread *to, const struct lx_siginfo *si)
+{
+	int sig = si->signo;
+	if (p->zombie || !p->threads)
+		return 0;
+	struct thread *target = taker(p, to, sig);
+	if (send_effects(p, target, sig) || (ignored(p, sig) && !blocked_by(p, to, sig)))
+		return 0;                           /* a blocked one is kept: its handler may change */
+	int err = to ? enqueue(p, &to->sigq, &to->sigpending, si) :
+		       enqueue(p, &p->sigq, &p->sigpending, si);
+	if (err)
+		return err;
+	if (target) {
 		kick(target);
-	else
-		for (struct thread *t = p->threads; t; t = t->next_in_proc)
-			if (t->state == T_BLOCKED)
-				wake_thread(t);
+		return 0;
+	}
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		if ((!to || t == to) && t->state == T_BLOCKED)
+			wake_thread(t);             /* sigtimedwait may want it */
+	return 0;
+}
+
+int signal_send_proc_info(struct proc *p, const struct lx_siginfo *si)
+{
+	return send_signal(p, NULL, si);
+}
+
+int signal_send_thread_info(struct thread *t, const struct lx_siginfo *si)
+{
+	return send_signal(t->proc, t, si);
+}
+
+/* A signal lx raises for a thread (SIGPIPE, SIGXFSZ): SI_USER from its own process, as Linux. */
+void signal_send_thread(struct thread *t, int sig)
+{
+	struct lx_siginfo si = { .signo = sig, .code = LX_SI_USER, .pid = t->proc->pid };
+	send_signal(t->proc, t, &si);
+}
+
+/* A signal from the kernel's side (the tty, alarms): SI_KERNEL. */
+void signal_send_proc(struct proc *p, int sig)
+{
+	struct lx_siginfo si = { .signo = sig, .code = LX_SI_KERNEL };
+	send_signal(p, NULL, &si);
 }
 
 void signal_send_pgrp(int pgid, int sig)
@@ -149,19 +388,10 @@ struct ucontext {
 	u64 sigmask;
 };
 
-struct siginfo {
-	int32_t signo, err, code, pad;
-	union {
-		struct { int32_t pid, uid, status; } kill;
-		u64 addr;
-		char raw[112];
-	};
-};
-
 struct rt_sigframe {
 	u64 pretcode;
 	struct ucontext uc;
-	struct siginfo info;
+	struct lx_siginfo info;
 };
 
 static void save_context(struct thread *t, struct sigcontext *c)
@@ -234,8 +464,9 @@ static bool fill_fpu_area(struct thread *t, u64 fpu, u64 from)
 }
 
 /* Build the handler's frame and point the registers at the handler (through lx_sigenter). */
-static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
+static bool setup_frame(struct thread *t, const struct lx_siginfo *si, const struct sigaction_k *a)
 {
+	int sig = si->signo;
 	struct rt_sigframe f;
 	u64 saved = 0;
 	if (t->regs.rip == STUB_ADDR(lx_sigreturn) && !unwind_sigreturn(t, &saved))
@@ -255,11 +486,7 @@ static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 	f.uc.mc.fpstate = fpu;
 	f.uc.sigmask = t->restore_sigmask ? t->saved_sigmask : t->sigmask;
 	t->restore_sigmask = false;
-	f.info.signo = sig;
-	if (sig == LX_SIGSEGV || sig == LX_SIGBUS || sig == LX_SIGILL || sig == LX_SIGFPE) {
-		f.info.code = 1;
-		f.info.addr = t->fault_addr;
-	}
+	f.info = *si;
 	if (!fill_fpu_area(t, fpu, saved) || !copyout(t->proc, frame, &f, sizeof(f)))
 		return false;
 	t->regs.rip = STUB_ADDR(saved ? lx_sigenter_saved : lx_sigenter);
@@ -277,18 +504,46 @@ static bool setup_frame(struct thread *t, int sig, const struct sigaction_k *a)
 	return true;
 }
 
-/* The lowest deliverable signal, taken off its pending set; 0 if none. */
-static int dequeue(struct thread *t)
+/* The lowest signal of `set` pending for t, taken off its queue into *si; 0 if none. */
+static int dequeue(struct thread *t, u64 set, struct lx_siginfo *si)
 {
-	u64 d = deliverable(t);
+	struct proc *p = t->proc;
+	u64 d = (t->sigpending | p->sigpending) & set;
 	if (!d)
 		return 0;
 	int sig = __builtin_ctzl(d) + 1;
 	if (t->sigpending & SIGBIT(sig))
-		t->sigpending &= ~SIGBIT(sig);
+		unqueue(p, &t->sigq, &t->sigpending, sig, si);
 	else
-		t->proc->sigpending &= ~SIGBIT(sig);
+		unqueue(p, &p->sigq, &p->sigpending, sig, si);
 	return sig;
+}
+
+/*
+ * Calls that a handler ends with EINTR even under SA_RESTART (signal(7)):
+ * sleeps, waits for signals, poll/select/epoll, System V waits, and a
+ * futex wait with a timeout.
+ */
+static bool restartable(const struct thread *t)
+{
+	switch (t->sysno) {
+	case 7: case 23: case 34: case 35: case 65: case 69: case 70: case 128: case 130:
+	case 220: case 230: case 232: case 270: case 271: case 281: case 441:
+		return false;
+	case 202: {                             /* futex: FUTEX_WAIT(_BITSET) with a timeout */
+		u64 cmd = t->regs.rsi & 0x7f;
+		return !((cmd == 0 || cmd == 9) && t->regs.r10);
+	}
+	default:
+		return true;
+	}
+}
+
+/* Taking a PI futex lock never fails with EINTR (Linux's ERESTARTNOINTR). */
+static bool always_restarts(const struct thread *t)
+{
+	u64 cmd = t->regs.rsi & 0x7f;
+	return t->sysno == 202 && (cmd == 6 || cmd == 13);
 }
 
 /* A call interrupted by a signal: restart it (SA_RESTART, or nothing ran) or fail it with EINTR. */
@@ -296,7 +551,7 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 {
 	if (t->regs.rax != (u64)-LX_ERESTART)
 		return;
-	if (!handler_runs || (a && (a->flags & SA_RESTART))) {
+	if (!handler_runs || always_restarts(t) || (a && (a->flags & SA_RESTART) && restartable(t))) {
 		t->regs.rax = t->sysno;
 		t->regs.rip -= t->fast ? 7 : 2;     /* the `syscall` again, or its rewritten site */
 		t->regs_dirty = true;
@@ -305,25 +560,46 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 	}
 }
 
+/* The default action of sig for t's process: false if the process died. */
+static bool default_action(struct thread *t, int sig)
+{
+	struct proc *p = t->proc;
+	if (!stop_signal(sig)) {
+		proc_exit(p, signal_death_status(p, sig));
+		return false;
+	}
+	if (sig == LX_SIGSTOP || !pgrp_orphaned(p->pgid))
+		job_stop(p, sig);
+	return true;
+}
+
 bool signal_deliver(struct thread *t)
 {
 	struct proc *p = t->proc;
 	if (!signal_work(t))
 		return true;
-	for (int sig; (sig = dequeue(t));) {
+	struct lx_siginfo si;
+	for (int sig;;) {
+		if (p->stopped && !(deliverable(t) & SIGBIT(LX_SIGKILL))) {
+			t->held = true;             /* answered when p continues (resume_thread) */
+			return false;
+		}
+		if (!(sig = dequeue(t, ~t->sigmask | UNBLOCKABLE, &si)))
+			break;
 		struct sigaction_k *a = &p->sig->act[sig];
 		if (ignored(p, sig))
 			continue;
 		if (a->handler == LX_SIG_DFL) {
-			proc_exit(p, sig | (dumps_core(sig) ? 0x80 : 0));
-			return false;
+			if (!default_action(t, sig))
+				return false;
+			continue;
 		}
 		fix_restart(t, a, true);
 		struct sigaction_k act = *a;
 		if (a->flags & SA_RESETHAND)
 			a->handler = LX_SIG_DFL;
-		if (!setup_frame(t, sig, &act)) {
-			proc_exit(p, LX_SIGSEGV);
+		if (!setup_frame(t, &si, &act)) {
+			proc_exit(p, signal_death_status(p, LX_SIGSEGV));
 			return false;
 		}
 		return true;
@@ -337,23 +613,24 @@ bool signal_deliver(struct thread *t)
 }
 
 /*
- * A fault (bad access, CPU exception) of t at t->fault_rip.  With `regs`
- * false t waits for a page-fault answer and lx lacks its registers: a
- * handler needs them, so t is first redirected to the stub.
+ * A fault (bad access, CPU exception) of t at t->fault_rip, with its
+ * siginfo.  With `regs` false t waits for a page-fault answer and lx lacks
+ * its registers: a handler needs them, so t is first redirected to the stub.
  */
-bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
+static bool fault_deliver(struct thread *t, struct lx_siginfo *si, bool regs)
 {
 	struct proc *p = t->proc;
+	int sig = si->signo;
 	struct sigaction_k *a = &p->sig->act[sig];
 	bool handled = sig != LX_SIGKILL && a->handler > LX_SIG_IGN && !(t->sigmask & SIGBIT(sig));
 	if (!handled) {
 		/* what Linux's kernel log says about an unhandled fault */
 		lx_log("lx: %s[%d]: signal %d at ip %lx, address %lx\n", p->comm, p->pid, sig,
-		       t->fault_rip, addr);
-		proc_exit(p, sig | (dumps_core(sig) ? 0x80 : 0));
+		       t->fault_rip, si->addr);
+		proc_exit(p, signal_death_status(p, sig));
 		return false;
 	}
-	t->fault_addr = addr;
+	t->fault_addr = si->addr;
 	if (!regs) {
 		redirect_direct(t);                 /* it waits for the fault's answer: lx may */
 		t->fault_sig = sig;
@@ -362,8 +639,40 @@ bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
 		t->state = T_RUNNING;               /* its #UD at the stub comes next */
 		return false;
 	}
-	t->sigpending |= SIGBIT(sig);
+	enqueue(p, &t->sigq, &t->sigpending, si);
 	return signal_deliver(t);
+}
+
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
+#define BUS_ADRALN  1
+#define BUS_ADRERR  2
+#define ILL_ILLOPN  2
+#define FPE_INTDIV  1
+#define TRAP_TRACE  2
+
+/* A page fault lx cannot serve: SIGSEGV (no area, or no such access) or SIGBUS at addr. */
+bool signal_fault(struct thread *t, int sig, u64 addr, bool regs)
+{
+	struct lx_siginfo si = { .signo = sig, .addr = addr,
+				 .code = sig == LX_SIGBUS ? BUS_ADRERR :
+					 vm_mapped(t->mm, addr) ? SEGV_ACCERR : SEGV_MAPERR };
+	return fault_deliver(t, &si, regs);
+}
+
+/* A CPU exception (vector vec): the si_code and si_addr Linux's x86 trap handlers give. */
+bool signal_trap(struct thread *t, int sig, u64 vec)
+{
+	struct lx_siginfo si = { .signo = sig, .code = LX_SI_KERNEL };
+	if (vec == 0 || vec == 6) {             /* #DE, #UD: the instruction's address */
+		si.code = vec ? ILL_ILLOPN : FPE_INTDIV;
+		si.addr = t->fault_rip;
+	} else if (vec == 1) {
+		si.code = TRAP_TRACE;
+	} else if (vec == 17) {
+		si.code = BUS_ADRALN;
+	}
+	return fault_deliver(t, &si, true);
 }
 
 /* --- system calls --- */
@@ -384,10 +693,7 @@ long sys_rt_sigaction(struct thread *t, u64 sig, u64 act, u64 oact, u64 size, u6
 		n.mask &= ~UNBLOCKABLE;
 		*cur = n;
 		if (ignored(t->proc, (int)sig))
-			for (struct thread *o = t->proc->threads; o; o = o->next_in_proc)
-				o->sigpending &= ~SIGBIT(sig);
-		if (ignored(t->proc, (int)sig))
-			t->proc->sigpending &= ~SIGBIT(sig);
+			flush_sig(t->proc, (int)sig);    /* Linux drops what is pending */
 	}
 	return 0;
 }
@@ -445,7 +751,7 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
 	struct ucontext uc;
 	if (!copyin(t->proc, &uc, t->regs.rsp, sizeof(uc))) {
-		proc_exit(t->proc, LX_SIGSEGV | 0x80);
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return SYS_NOREPLY;
 	}
 	const struct sigcontext *c = &uc.mc;
@@ -457,7 +763,8 @@ long sys_rt_sigreturn(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, 
 	t->regs_dirty = true;
 	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
 	if (c->rip >= LX_CANONICAL_END || (c->fpstate && !restore_fpu(t, c->fpstate))) {
-		proc_exit(t->proc, LX_SIGSEGV | 0x80);      /* a frame Linux would not take back */
+		/* a frame Linux would not take back */
+		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return SYS_NOREPLY;
 	}
 	if (signal_deliver(t))
@@ -502,36 +809,47 @@ long sys_pause(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return SYS_BLOCK;
 }
 
+/* The wait's deadline at its first run: 0 none, else µs (a zero timeout: already passed). */
+static long timedwait_deadline(struct thread *t, u64 timeout)
+{
+	if (!t->fresh)
+		return 0;
+	t->call_deadline = 0;
+	if (!timeout)
+		return 0;
+	struct lx_timespec ts;
+	if (!copyin(t->proc, &ts, timeout, sizeof(ts)))
+		return -LX_EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -LX_EINVAL;
+	t->call_deadline = lx_now_us() + (u64)ts.tv_sec * 1000000 + (u64)(ts.tv_nsec + 999) / 1000 + 1;
+	return 0;
+}
+
 long sys_rt_sigtimedwait(struct thread *t, u64 set, u64 info, u64 timeout, u64 size, u64 a4,
 			 u64 a5)
 {
 	(void)a4; (void)a5;
 	u64 want;
-	if (size != 8 || !copyin(t->proc, &want, set, 8))
-		return size != 8 ? -LX_EINVAL : -LX_EFAULT;
-	u64 have = (t->sigpending | t->proc->sigpending) & want;
-	if (have) {
-		int sig = __builtin_ctzl(have) + 1;
-		t->sigpending &= ~SIGBIT(sig);
-		t->proc->sigpending &= ~SIGBIT(sig);
-		struct siginfo si = { .signo = sig };
-		if (info && !copyout(t->proc, info, &si, sizeof(si)))
-			return -LX_EFAULT;
-		return sig;
-	}
-	if (t->timed_out)
+	if (size != 8)
+		return -LX_EINVAL;
+	if (!copyin(t->proc, &want, set, 8))
+		return -LX_EFAULT;
+	long err = timedwait_deadline(t, timeout);
+	if (err)
+		return err;
+	struct lx_siginfo si;
+	int sig = dequeue(t, want & ~UNBLOCKABLE, &si);
+	if (sig)
+		return info && !copyout(t->proc, info, &si, sizeof(si)) ? -LX_EFAULT : sig;
+	if (t->timed_out || (t->call_deadline && t->call_deadline <= lx_now_us()))
 		return -LX_EAGAIN;
-	if (t->fresh && timeout) {
-		struct lx_timespec ts;
-		if (!copyin(t->proc, &ts, timeout, sizeof(ts)))
-			return -LX_EFAULT;
-		t->call_deadline = lx_now_us() + (u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000 + 1;
-	} else if (t->fresh) {
-		t->call_deadline = 0;
-	}
 	block_on(t, &t->sigpending, t->call_deadline);
-	return SYS_BLOCK;
+	return SYS_BLOCK;                       /* another signal's handler: EINTR (restartable) */
 }
+
+#define SS_AUTODISARM (1U << 31)
+#define MINSIGSTKSZ 2048
 
 long sys_sigaltstack(struct thread *t, u64 ss, u64 oss, u64 a2, u64 a3, u64 a4, u64 a5)
 {
@@ -544,16 +862,13 @@ long sys_sigaltstack(struct thread *t, u64 ss, u64 oss, u64 a2, u64 a3, u64 a4, 
 			return -LX_EFAULT;
 		if (on_altstack(t, t->regs.rsp))
 			return -LX_EPERM;
-		if (n.flags & SS_DISABLE) {
-			t->altstack_sp = t->altstack_size = 0;
-		} else {
-			if (n.flags & ~SS_ONSTACK)
-				return -LX_EINVAL;
-			if (n.size < 2048)
-				return -LX_ENOMEM;
-			t->altstack_sp = n.sp;
-			t->altstack_size = n.size;
-		}
+		uint32_t mode = (uint32_t)n.flags & ~SS_AUTODISARM;
+		if (mode != SS_DISABLE && mode != SS_ONSTACK && mode != 0)
+			return -LX_EINVAL;
+		if (mode != SS_DISABLE && n.size < MINSIGSTKSZ)
+			return -LX_ENOMEM;
+		t->altstack_sp = mode == SS_DISABLE ? 0 : n.sp;
+		t->altstack_size = mode == SS_DISABLE ? 0 : n.size;
 	}
 	if (oss && !copyout(t->proc, oss, &o, sizeof(o)))
 		return -LX_EFAULT;
@@ -576,6 +891,8 @@ long sys_kill(struct thread *t, u64 pid_, u64 sig, u64 a2, u64 a3, u64 a4, u64 a
 	if (sig > LX_NSIG)
 		return -LX_EINVAL;
 	int hit = 0, allowed = 0;
+	struct lx_siginfo si = { .signo = (int)sig, .code = LX_SI_USER, .pid = t->proc->pid,
+				 .uid = t->proc->cred.uid };
 	for (struct proc *p = procs; p; p = p->next_all) {
 		bool match = pid > 0 ? p->pid == pid : pid == 0 ? p->pgid == t->proc->pgid :
 			     pid == -1 ? p->pid != 1 && p != t->proc : p->pgid == -pid;
@@ -586,12 +903,12 @@ long sys_kill(struct thread *t, u64 pid_, u64 sig, u64 a2, u64 a3, u64 a4, u64 a
 			continue;
 		allowed++;
 		if (sig)
-			signal_send_proc(p, (int)sig);
+			signal_send_proc_info(p, &si);
 	}
 	return !hit ? -LX_ESRCH : allowed || pid == -1 ? 0 : -LX_EPERM;
 }
 
-static struct thread *thread_by_linux_tid(int tid)
+struct thread *thread_by_linux_tid(int tid)
 {
 	for (struct proc *p = procs; p; p = p->next_all)
 		for (struct thread *t = p->threads; t; t = t->next_in_proc)
@@ -600,25 +917,72 @@ static struct thread *thread_by_linux_tid(int tid)
 	return NULL;
 }
 
+/* A signal from `from` to thread tid (of process tgid, if > 0) with siginfo si (NULL: only the checks). */
+static long send_to_thread(struct proc *from, int tgid, int tid, u64 sig, const struct lx_siginfo *si)
+{
+	struct thread *d = thread_by_linux_tid(tid);
+	if (!d || (tgid > 0 && d->proc->pid != tgid))
+		return -LX_ESRCH;
+	if (sig > LX_NSIG)
+		return -LX_EINVAL;
+	if (!may_signal(from, d->proc, sig))
+		return -LX_EPERM;
+	return sig && si ? signal_send_thread_info(d, si) : 0;
+}
+
 long sys_tgkill(struct thread *t, u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
 	if (sig > LX_NSIG || (int)tid <= 0)
 		return -LX_EINVAL;
-	struct thread *d = thread_by_linux_tid((int)tid);
-	if (!d || ((int)tgid > 0 && d->proc->pid != (int)tgid))
-		return -LX_ESRCH;
-	if (!may_signal(t->proc, d->proc, sig))
-		return -LX_EPERM;
-	if (sig)
-		signal_send_thread(d, (int)sig);
-	return 0;
+	struct lx_siginfo si = { .signo = (int)sig, .code = LX_SI_TKILL, .pid = t->proc->pid,
+				 .uid = t->proc->cred.uid };
+	return send_to_thread(t->proc, (int)tgid, (int)tid, sig, &si);
 }
 
 long sys_tkill(struct thread *t, u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	return sys_tgkill(t, 0, tid, sig, 0, 0, 0);
+}
+
+/* A caller's siginfo for sigqueue: it may not pose as the kernel or as kill/tgkill (EPERM). */
+static long queued_info(struct thread *t, int to_pid, u64 sig, u64 uinfo, struct lx_siginfo *si)
+{
+	if (!copyin(t->proc, si, uinfo, sizeof(*si)))
+		return -LX_EFAULT;
+	if ((si->code >= 0 || si->code == LX_SI_TKILL) && to_pid != t->proc->pid)
+		return -LX_EPERM;
+	si->signo = (int)sig;
+	return 0;
+}
+
+long sys_rt_sigqueueinfo(struct thread *t, u64 tgid, u64 sig, u64 uinfo, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	struct lx_siginfo si;
+	long err = queued_info(t, (int)tgid, sig, uinfo, &si);
+	if (err)
+		return err;
+	struct proc *p = (int)tgid > 0 ? proc_by_pid((int)tgid) : NULL;
+	if (!p || p->zombie)
+		return -LX_ESRCH;
+	if (sig > LX_NSIG)
+		return -LX_EINVAL;
+	if (!may_signal(t->proc, p, sig))
+		return -LX_EPERM;
+	return sig ? signal_send_proc_info(p, &si) : 0;
+}
+
+long sys_rt_tgsigqueueinfo(struct thread *t, u64 tgid, u64 tid, u64 sig, u64 uinfo, u64 a4,
+			   u64 a5)
+{
+	(void)a4; (void)a5;
+	if ((int)tgid <= 0 || (int)tid <= 0)
+		return -LX_EINVAL;
+	struct lx_siginfo si;
+	long err = queued_info(t, (int)tgid, sig, uinfo, &si);
+	return err ? err : send_to_thread(t->proc, (int)tgid, (int)tid, sig, &si);
 }
 
 /* --- alarm and the real-time interval timer --- */

@@ -89,34 +89,11 @@ long sys_brk(struct thread *t, u64 brk, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return vm_brk(t->proc, brk);
 }
 
-/* mremap: only shrinking in place, or moving to a fresh area by copying. */
-long sys_mremap(struct thread *t, u64 old, u64 old_len, u64 new_len, u64 flags, u64 a4, u64 a5)
+long sys_mremap(struct thread *t, u64 old, u64 old_len, u64 new_len, u64 flags, u64 new_addr,
+		u64 a5)
 {
-	(void)a4; (void)a5;
-	if (old & (LX_PAGE_SIZE - 1))
-		return -LX_EINVAL;
-	if (new_len <= old_len) {
-		u64 cut = (old + new_len + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1);
-		u64 end = (old + old_len + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1);
-		if (cut < end)
-			vm_munmap(t->proc, cut, end - cut);
-		return (long)old;
-	}
-	if (!(flags & 1))                           /* MREMAP_MAYMOVE */
-		return -LX_ENOMEM;
-	long n = vm_mmap(t->proc, 0, new_len, 3, LX_MAP_PRIVATE | LX_MAP_ANONYMOUS, NULL, 0, false);
-	if (n < 0)
-		return n;
-	char buf[LX_PAGE_SIZE];
-	for (u64 done = 0; done < old_len; done += sizeof(buf)) {
-		u64 c = old_len - done < sizeof(buf) ? old_len - done : sizeof(buf);
-		if (!copyin(t->proc, buf, old + done, c) || !copyout(t->proc, (u64)n + done, buf, c)) {
-			vm_munmap(t->proc, (u64)n, new_len);
-			return -LX_EFAULT;
-		}
-	}
-	vm_munmap(t->proc, old, old_len);
-	return n;
+	(void)a5;
+	return vm_mremap(t->proc, old, old_len, new_len, (u32)flags, new_addr);
 }
 
 long sys_madvise(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// System calls on time, the machine, limits, futexes and thread-local storage.
+// System calls on time, the machine, limits and thread-local storage.
 #include "syscall.h"
 #include "../../../lib/c/string.h"
 
@@ -16,7 +16,7 @@ static struct lx_timespec ts_of(u64 us)
 }
 
 /* µs of a struct timespec in the process; false for a bad pointer or value. */
-static bool get_ts(struct thread *t, u64 uaddr, u64 *us)
+static bool copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
 {
 	struct lx_timespec ts;
 	if (!copyin(t->proc, &ts, uaddr, sizeof(ts)) || ts.tv_sec < 0 || ts.tv_nsec < 0 ||
@@ -26,7 +26,7 @@ static bool get_ts(struct thread *t, u64 uaddr, u64 *us)
 	return true;
 }
 
-static u64 clock_us(u64 clk)
+u64 lx_clock_us(u64 clk)
 {
 	u64 now = lx_now_us();
 	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + LX_EPOCH_AT_BOOT * 1000000 : now;
@@ -37,7 +37,7 @@ long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	if (clk > 11)
 		return -LX_EINVAL;
-	struct lx_timespec ts = ts_of(clock_us(clk));
+	struct lx_timespec ts = ts_of(lx_clock_us(clk));
 	return put(t, tp, &ts, sizeof(ts));
 }
 
@@ -53,7 +53,7 @@ long sys_clock_getres(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4,
 long sys_gettimeofday(struct thread *t, u64 tv, u64 tz, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	u64 us = clock_us(0);
+	u64 us = lx_clock_us(0);
 	struct lx_timeval v = { (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
 	int32_t zone[2] = { 0, 0 };
 	if (tv && put(t, tv, &v, sizeof(v)))
@@ -64,7 +64,7 @@ long sys_gettimeofday(struct thread *t, u64 tv, u64 tz, u64 a2, u64 a3, u64 a4, 
 long sys_time(struct thread *t, u64 tloc, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	int64_t s = (int64_t)(clock_us(0) / 1000000);
+	int64_t s = (int64_t)(lx_clock_us(0) / 1000000);
 	if (tloc && put(t, tloc, &s, 8))
 		return -LX_EFAULT;
 	return s;
@@ -91,7 +91,7 @@ long sys_nanosleep(struct thread *t, u64 req, u64 rem, u64 a2, u64 a3, u64 a4, u
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	if (t->fresh) {
 		u64 us;
-		if (!get_ts(t, req, &us))
+		if (!copyin_timespec_us(t, req, &us))
 			return -LX_EINVAL;
 		t->call_deadline = lx_now_us() + us;
 	}
@@ -105,10 +105,10 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 		return -LX_EINVAL;
 	if (t->fresh) {
 		u64 us;
-		if (!get_ts(t, req, &us))
+		if (!copyin_timespec_us(t, req, &us))
 			return -LX_EINVAL;
 		if (flags & 1) {                    /* TIMER_ABSTIME */
-			u64 base = clock_us(clk) - lx_now_us();
+			u64 base = lx_clock_us(clk) - lx_now_us();
 			t->call_deadline = us > base ? us - base : 0;
 		} else {
 			t->call_deadline = lx_now_us() + us;
@@ -177,6 +177,7 @@ long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u
 
 #define RLIM_INFINITY LX_RLIM_INFINITY
 #define RLIMIT_STACK  3
+#define RLIMIT_CORE   4
 #define RLIMIT_NPROC  6
 #define RLIMIT_NOFILE 7
 #define RLIMIT_NLIMITS LX_RLIMIT_NLIMITS
@@ -191,6 +192,8 @@ static void limit_of(int res, u64 lim[2])
 		lim[0] = lim[1] = LX_NFD;
 	else if (res == RLIMIT_NPROC)
 		lim[0] = lim[1] = LX_MAX_PROCS;
+	else if (res == RLIMIT_CORE)
+		lim[0] = 0;                         /* no cores by default, as the usual Linux */
 }
 
 void rlimits_default(struct proc *p)
@@ -268,6 +271,16 @@ long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5
 	}
 	if (op == 16)                               /* PR_GET_NAME */
 		return put(t, arg, p->comm, sizeof(p->comm));
+	if (op == 1) {                              /* PR_SET_PDEATHSIG: sent when the parent exits */
+		if (arg > LX_NSIG)
+			return -LX_EINVAL;
+		p->pdeath_sig = (int)arg;
+		return 0;
+	}
+	if (op == 2) {                              /* PR_GET_PDEATHSIG */
+		int32_t sig = p->pdeath_sig;
+		return put(t, arg, &sig, 4);
+	}
 	return -LX_EINVAL;
 }
 
@@ -374,24 +387,6 @@ long sys_set_tid_address(struct thread *t, u64 addr, u64 a1, u64 a2, u64 a3, u64
 	return t->tid_linux;
 }
 
-long sys_set_robust_list(struct thread *t, u64 head, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	(void)a2; (void)a3; (void)a4; (void)a5;
-	if (len != 24)
-		return -LX_EINVAL;
-	t->robust_list = head;
-	return 0;
-}
-
-long sys_get_robust_list(struct thread *t, u64 pid, u64 head, u64 len, u64 a3, u64 a4, u64 a5)
-{
-	(void)pid; (void)a3; (void)a4; (void)a5;
-	u64 l = 24;
-	if (put(t, head, &t->robust_list, 8) || put(t, len, &l, 8))
-		return -LX_EFAULT;
-	return 0;
-}
-
 /*
  * rseq: registration succeeds and the CPU fields read 0 (one CPU).  lx
  * never restarts a critical section when it preempts one; programs that
@@ -406,167 +401,4 @@ long sys_rseq(struct thread *t, u64 rseq, u64 len, u64 flags, u64 sig, u64 a4, u
 		return -LX_EINVAL;
 	uint32_t cpu[2] = { 0, 0 };
 	return put(t, rseq, cpu, sizeof(cpu));
-}
-
-/* --- futexes --- */
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_CMP_REQUEUE 4
-#define FUTEX_WAKE_OP 5
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAKE_BITSET 10
-#define FUTEX_CMD_MASK 0x7f
-
-static char futex_chan[1];
-static struct thread *futex_waiters[256];
-static int nwaiters;
-
-/* Wake at most n threads of p's memory waiting at uaddr (whose bitset meets `bits`). */
-static int futex_wake_bits(struct mm *mm, u64 uaddr, int n, uint32_t bits)
-{
-	int woken = 0;
-	for (int i = 0; i < nwaiters && woken < n;) {
-		struct thread *w = futex_waiters[i];
-		if (w->futex_mm == mm && w->futex_addr == uaddr && (w->futex_bitset & bits)) {
-			futex_waiters[i] = futex_waiters[--nwaiters];
-			w->woken = true;
-			w->futex_mm = NULL;
-			wake_thread(w);
-			woken++;
-		} else {
-			i++;
-		}
-	}
-	return woken;
-}
-
-void futex_wake_addr(struct proc *p, u64 uaddr, int n)
-{
-	futex_wake_bits(p->mm, uaddr, n, ~0U);
-}
-
-/* A thread going away (or woken otherwise) leaves the futex waiters. */
-void futex_forget(struct thread *t)
-{
-	for (int i = 0; i < nwaiters; i++)
-		if (futex_waiters[i] == t) {
-			futex_waiters[i] = futex_waiters[--nwaiters];
-			return;
-		}
-}
-
-/* `absolute`: the timeout is a point on CLOCK_MONOTONIC, or CLOCK_REALTIME with op bit 8. */
-static long futex_wait(struct thread *t, u64 uaddr, uint32_t val, u64 timeout, bool absolute,
-		       uint32_t bits, u64 op)
-{
-	if (t->woken) {
-		t->woken = false;
-		return 0;
-	}
-	if (t->timed_out) {
-		futex_forget(t);
-		return -LX_ETIMEDOUT;
-	}
-	if (t->fresh) {
-		uint32_t cur;
-		if (!copyin(t->proc, &cur, uaddr, 4))
-			return -LX_EFAULT;
-		if (cur != val)
-			return -LX_EAGAIN;
-		if (!bits)
-			return -LX_EINVAL;
-		u64 us = 0;
-		if (timeout && !get_ts(t, timeout, &us))
-			return -LX_EINVAL;
-		u64 shift = (op & 256) ? LX_EPOCH_AT_BOOT * 1000000 : 0;
-		t->call_deadline = !timeout ? 0 : !absolute ? lx_now_us() + us :
-			us > shift ? us - shift : 1;
-		if (nwaiters == (int)(sizeof(futex_waiters) / sizeof(futex_waiters[0])))
-			return -LX_ENOMEM;
-		futex_waiters[nwaiters++] = t;
-		t->futex_mm = t->mm;
-		t->futex_addr = uaddr;
-		t->futex_bitset = bits;
-	}
-	block_on(t, futex_chan, t->call_deadline ? t->call_deadline : 0);
-	return SYS_BLOCK;
-}
-
-static long futex_requeue(struct thread *t, u64 uaddr, int nwake, int nmove, u64 uaddr2)
-{
-	int done = futex_wake_bits(t->mm, uaddr, nwake, ~0U);
-	for (int i = 0; i < nwaiters && nmove > 0; i++) {
-		struct thread *w = futex_waiters[i];
-		if (w->futex_mm == t->mm && w->futex_addr == uaddr) {
-			w->futex_addr = uaddr2;
-			nmove--;
-			done++;
-		}
-	}
-	return done;
-}
-
-static long futex_wake_op(struct thread *t, u64 uaddr, int n, int n2, u64 uaddr2, uint32_t op)
-{
-	uint32_t old, arg = (op >> 12) & 0xfff, cmparg = op & 0xfff, nv;
-	if (op & (8U << 28))
-		arg = 1U << arg;
-	if (!copyin(t->proc, &old, uaddr2, 4))
-		return -LX_EFAULT;
-	switch ((op >> 28) & 7) {
-	case 0: nv = arg; break;
-	case 1: nv = old + arg; break;
-	case 2: nv = old | arg; break;
-	case 3: nv = old & ~arg; break;
-	case 4: nv = old ^ arg; break;
-	default: return -LX_ENOSYS;
-	}
-	if (!copyout(t->proc, uaddr2, &nv, 4))
-		return -LX_EFAULT;
-	bool hit;
-	switch ((op >> 24) & 15) {
-	case 0: hit = old == cmparg; break;
-	case 1: hit = old != cmparg; break;
-	case 2: hit = (int)old < (int)cmparg; break;
-	case 3: hit = (int)old <= (int)cmparg; break;
-	case 4: hit = (int)old > (int)cmparg; break;
-	case 5: hit = (int)old >= (int)cmparg; break;
-	default: return -LX_ENOSYS;
-	}
-	long r = futex_wake_bits(t->mm, uaddr, n, ~0U);
-	if (hit)
-		r += futex_wake_bits(t->mm, uaddr2, n2, ~0U);
-	return r;
-}
-
-long sys_futex(struct thread *t, u64 uaddr, u64 op, u64 val, u64 timeout, u64 uaddr2, u64 val3)
-{
-	if (uaddr & 3)
-		return -LX_EINVAL;
-	switch (op & FUTEX_CMD_MASK) {
-	case FUTEX_WAIT:
-		return futex_wait(t, uaddr, (uint32_t)val, timeout, false, ~0U, op);
-	case FUTEX_WAIT_BITSET:
-		return futex_wait(t, uaddr, (uint32_t)val, timeout, true, (uint32_t)val3, op);
-	case FUTEX_WAKE:
-		return futex_wake_bits(t->mm, uaddr, (int)val, ~0U);
-	case FUTEX_WAKE_BITSET:
-		return futex_wake_bits(t->mm, uaddr, (int)val, (uint32_t)val3);
-	case FUTEX_CMP_REQUEUE: {
-		uint32_t cur;
-		if (!copyin(t->proc, &cur, uaddr, 4))
-			return -LX_EFAULT;
-		if (cur != (uint32_t)val3)
-			return -LX_EAGAIN;
-	}
-		/* fall through */
-	case FUTEX_REQUEUE:
-		return futex_requeue(t, uaddr, (int)val, (int)timeout, uaddr2);
-	case FUTEX_WAKE_OP:
-		return futex_wake_op(t, uaddr, (int)val, (int)timeout, uaddr2, (uint32_t)val3);
-	default:
-		return -LX_ENOSYS;
-	}
 }

@@ -20,6 +20,11 @@
 #define WUNTRACED  2
 #define WEXITED    4
 #define WNOWAIT    0x01000000
+#define WSTOPPED   WUNTRACED
+#define WCONTINUED 8
+#define WNOTHREAD  0x20000000
+#define WALL       0x40000000
+#define WCLONE     0x80000000
 
 /* --- fork and clone --- */
 
@@ -328,6 +333,11 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 		p->mm = old;
 		return err;
 	}
+	p->mm = old;                                /* robust locks live in the old memory */
+	for (struct thread *o = p->threads; o; o = o->next_in_proc)
+		if (o != n)
+			futex_exit_robust(o);
+	p->mm = mm;
 	for (struct thread *o = p->threads, *next; o; o = next) {
 		next = o->next_in_proc;
 		if (o != n && o != t)
@@ -335,6 +345,10 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 	}
 	n->tid_linux = p->pid;
 	n->sigmask = t->sigmask;
+	n->sigq = t->sigq;                          /* its pending signals stay pending */
+	n->sigpending = t->sigpending;
+	t->sigq = NULL;
+	t->sigpending = 0;
 	n->regs = (struct regs){ .rip = entry, .rsp = sp, .rflags = 0x202 };
 	n->fs_dirty = true;
 	thread_destroy(t);
@@ -381,35 +395,51 @@ static bool wait_matches(struct proc *p, struct proc *c, long pid)
 	return true;
 }
 
-/* A zombie child matching pid, or NULL; *any says whether any child matches. */
-static struct proc *find_zombie(struct proc *p, long pid, bool *any)
+enum report { REPORT_EXIT, REPORT_STOP, REPORT_CONT };
+
+/* A child matching pid with an exit, stop or continue that options ask for; *any: a child matches. */
+static struct proc *find_report(struct proc *p, long pid, u64 options, enum report *kind,
+				bool *any)
 {
 	*any = false;
 	for (struct proc *c = p->children; c; c = c->sibling) {
 		if (!wait_matches(p, c, pid))
 			continue;
 		*any = true;
-		if (c->zombie)
+		*kind = c->zombie ? REPORT_EXIT : c->wait_report == WAIT_REPORT_STOPPED ? REPORT_STOP :
+			REPORT_CONT;
+		if (c->zombie ? (options & WEXITED) :
+		    c->wait_report == WAIT_REPORT_STOPPED ? (options & WSTOPPED) :
+		    c->wait_report == WAIT_REPORT_CONTINUED && (options & WCONTINUED))
 			return c;
 	}
 	return NULL;
+}
+
+/* Nothing to report now: ECHILD without a matching child, 0 with WNOHANG, else wait. */
+static long wait_more(struct thread *t, bool any, u64 options)
+{
+	if (!any)
+		return -LX_ECHILD;
+	if (options & WNOHANG)
+		return 0;
+	block_on(t, t->proc, 0);
+	return SYS_BLOCK;
 }
 
 long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u64 a4, u64 a5)
 {
 	(void)a4; (void)a5;
 	struct proc *p = t->proc;
+	if (options & ~(u64)(WNOHANG | WUNTRACED | WCONTINUED | WNOTHREAD | WALL | WCLONE))
+		return -LX_EINVAL;
 	bool any;
-	struct proc *c = find_zombie(p, (long)(int)pid, &any);
-	if (!c) {
-		if (!any)
-			return -LX_ECHILD;
-		if (options & WNOHANG)
-			return 0;
-		block_on(t, p, 0);
-		return SYS_BLOCK;
-	}
-	int32_t st = c->exit_status;
+	enum report kind;
+	struct proc *c = find_report(p, (long)(int)pid, options | WEXITED, &kind, &any);
+	if (!c)
+		return wait_more(t, any, options);
+	int32_t st = kind == REPORT_EXIT ? c->exit_status :
+		     kind == REPORT_STOP ? (c->stop_sig << 8) | 0x7f : 0xffff;
 	if (status && !copyout(p, status, &st, 4))
 		return -LX_EFAULT;
 	if (rusage) {
@@ -419,39 +449,56 @@ long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u
 			return -LX_EFAULT;
 	}
 	long r = c->pid;
-	proc_free(c);
+	if (kind == REPORT_EXIT)
+		proc_free(c);
+	else
+		c->wait_report = 0;
 	return r;
+}
+
+/* waitid's siginfo for what c reports. */
+static void wait_info(struct proc *c, enum report kind, struct lx_siginfo *si)
+{
+	int st = c->exit_status, sig = st & 0x7f;
+	*si = (struct lx_siginfo){ .signo = LX_SIGCHLD, .pid = c->pid, .uid = c->cred.uid };
+	if (kind == REPORT_STOP) {
+		si->code = LX_CLD_STOPPED;
+		si->status = c->stop_sig;
+	} else if (kind == REPORT_CONT) {
+		si->code = LX_CLD_CONTINUED;
+		si->status = LX_SIGCONT;
+	} else {
+		si->code = !sig ? LX_CLD_EXITED : (st & 0x80) ? LX_CLD_DUMPED : LX_CLD_KILLED;
+		si->status = sig ? sig : (st >> 8) & 0xff;
+	}
 }
 
 long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64 rusage, u64 a5)
 {
 	(void)rusage; (void)a5;
 	struct proc *p = t->proc;
-	long pid = idtype == 0 ? -1 : idtype == 1 ? (long)id : idtype == 2 ? -(long)id : -2;
-	if (pid == -2 || !(options & WEXITED))
+	long pid = idtype == 0 ? -1 : idtype == 1 && (int)id > 0 ? (long)(int)id :
+		   idtype == 2 && (int)id >= 0 ? -(long)((int)id ? (int)id : p->pgid) : -2;
+	if (pid == -2 || (options & ~(u64)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
+					    WNOTHREAD | WALL | WCLONE)) ||
+	    !(options & (WEXITED | WSTOPPED | WCONTINUED)))
 		return -LX_EINVAL;
 	bool any;
-	struct proc *c = find_zombie(p, pid, &any);
+	enum report kind;
+	struct proc *c = find_report(p, pid, options, &kind, &any);
 	if (!c) {
-		if (!any)
-			return -LX_ECHILD;
-		if (options & WNOHANG) {
-			char zero[128] = { 0 };
-			return info && !copyout(p, info, zero, sizeof(zero)) ? -LX_EFAULT : 0;
-		}
-		block_on(t, p, 0);
-		return SYS_BLOCK;
+		long r = wait_more(t, any, options);
+		char zero[128] = { 0 };
+		return !r && info && !copyout(p, info, zero, sizeof(zero)) ? -LX_EFAULT : r;
 	}
-	int32_t si[32] = { 0 };
-	int st = c->exit_status;
-	si[0] = LX_SIGCHLD;
-	si[2] = (st & 0x7f) ? 2 : 1;                /* CLD_KILLED : CLD_EXITED */
-	si[4] = c->pid;
-	si[6] = (st & 0x7f) ? (st & 0x7f) : (st >> 8) & 0xff;
-	if (info && !copyout(p, info, si, sizeof(si)))
+	struct lx_siginfo si;
+	wait_info(c, kind, &si);
+	if (info && !copyout(p, info, &si, sizeof(si)))
 		return -LX_EFAULT;
-	if (!(options & WNOWAIT))
+	if (!(options & WNOWAIT) && kind == REPORT_EXIT)
 		proc_free(c);
+	else if (!(options & WNOWAIT))
+		c->wait_report = 0;
 	return 0;
 }
 

@@ -78,6 +78,20 @@ void wake_thread(struct thread *t)
 		make_retry(t);
 }
 
+/*
+ * A held thread whose process continued (proc/signal.c): it goes on the
+ * retry list, and the loop, not the sender of SIGCONT, delivers its signals
+ * and answers it, so that no sender sees a process exit under its feet.
+ */
+void resume_thread(struct thread *t)
+{
+	t->held = false;
+	t->resume = true;
+	t->state = T_RETRY;
+	t->next_blocked = retry;
+	retry = t;
+}
+
 /* The earliest deadline of a parked thread or an alarm (µs), 0 if none. */
 static u64 earlier(u64 a, u64 b)
 {
@@ -119,6 +133,13 @@ void retry_blocked(void)
 		struct thread *t = retry;
 		retry = t->next_blocked;
 		t->state = T_RUNNING;
+		if (t->resume) {
+			t->resume = false;
+			t->state = T_INCALL;
+			if (signal_deliver(t))
+				thread_reply(t);
+			continue;
+		}
 		syscall_run(t);
 	}
 }

@@ -66,6 +66,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(128, rt_sigtimedwait) X(130, rt_sigsuspend) X(131, sigaltstack) X(200, tkill) \
 	X(234, tgkill)
 
+/* proc/signal.c: queued signals with a value */
+#define SYSCALLS_SIGQUEUE(X) X(129, rt_sigqueueinfo) X(297, rt_tgsigqueueinfo)
+
 /* net/: sockets (socket.c picks the family, unix.c has AF_UNIX and every later call) */
 #define SYSCALLS_NET(X) \
 	X(41, socket) X(42, connect) X(43, accept) X(44, sendto) X(45, recvfrom) X(46, sendmsg) \
@@ -90,7 +93,7 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 	X(122, setfsuid) X(123, setfsgid)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X)
 
 SYSCALLS(SYS_DECL)
 
@@ -102,11 +105,15 @@ void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_
 void unblock(struct thread *t);
 void wake(void *wchan);                    /* every thread parked on wchan runs its call again */
 void wake_thread(struct thread *t);
+void resume_thread(struct thread *t);      /* a held thread: the loop passes it through signal_deliver */
 extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
 bool retry_pending(void);
 void retry_blocked(void);
 u64 next_deadline(void);
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
+
+/* syscall/sys_misc.c: time */
+u64 lx_clock_us(u64 clk);                  /* clock clk now, µs */
 
 #endif
