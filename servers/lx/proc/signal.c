@@ -291,6 +291,19 @@ static int dequeue(struct thread *t)
 	return sig;
 }
 
+int signal_dequeue(struct thread *t, u64 mask)
+{
+	u64 have = (t->sigpending | t->proc->sigpending) & mask;
+	if (!have)
+		return 0;
+	int sig = __builtin_ctzl(have) + 1;
+	if (t->sigpending & SIGBIT(sig))
+		t->sigpending &= ~SIGBIT(sig);
+	else
+		t->proc->sigpending &= ~SIGBIT(sig);
+	return sig;
+}
+
 /* A call interrupted by a signal: restart it (SA_RESTART, or nothing ran) or fail it with EINTR. */
 static void fix_restart(struct thread *t, const struct sigaction_k *a, bool handler_runs)
 {

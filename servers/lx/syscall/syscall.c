@@ -63,6 +63,7 @@ char poll_any[1];
 
 void wake(void *wchan)
 {
+	epoll_wake(wchan);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->wchan == wchan || t->wchan == poll_any)
@@ -82,7 +83,9 @@ u64 next_deadline(void)
 {
 	if (!deadlines_stale)
 		return deadline_cached;
-	u64 d = signal_next_timer();
+	u64 d = signal_next_timer(), tfd = timerfd_next();
+	if (tfd && (!d || tfd < d))
+		d = tfd;
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
@@ -94,6 +97,7 @@ u64 next_deadline(void)
 void expire_deadlines(u64 now)
 {
 	signal_timers(now);
+	timerfd_expire(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->deadline && t->deadline <= now) {

@@ -77,8 +77,18 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \
 	X(67, shmdt) X(220, semtimedop) X(68, msgget) X(69, msgsnd) X(70, msgrcv) X(71, msgctl)
 
+/* fs/: event files, each in its own file (epoll.c, eventfd.c, timerfd.c, signalfd.c,
+ * pidfd.c, memfd.c, inotify.c), and syscall/sys_splice.c: data between descriptors */
+#define SYSCALLS_EVENT(X) \
+	X(213, epoll_create) X(291, epoll_create1) X(233, epoll_ctl) X(232, epoll_wait) \
+	X(281, epoll_pwait) X(441, epoll_pwait2) X(284, eventfd) X(290, eventfd2) \
+	X(283, timerfd_create) X(286, timerfd_settime) X(287, timerfd_gettime) \
+	X(282, signalfd) X(289, signalfd4) X(434, pidfd_open) X(424, pidfd_send_signal) \
+	X(319, memfd_create) X(285, fallocate) X(275, splice) X(276, tee) X(278, vmsplice) \
+	X(326, copy_file_range)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_EVENT(X)
 
 SYSCALLS(SYS_DECL)
 
@@ -94,6 +104,14 @@ extern char poll_any[];                    /* wchan of poll/select: woken by eve
 bool retry_pending(void);
 void retry_blocked(void);
 u64 next_deadline(void);
+/* syscall/sys_file.c: waiting the way poll does, for other waiting calls (fs/epoll.c) */
+#define WAIT_FOREVER (~0UL)
+u64 wait_deadline(struct thread *t, u64 us);        /* absolute, fixed by the first run; 0: none */
+bool wait_expired(struct thread *t, u64 us);        /* us == 0 or the deadline passed */
+long wait_timeout(struct thread *t, u64 uts, u64 *us);   /* a timespec (NULL: forever) as µs */
+long wait_sigmask(struct thread *t, u64 umask, u64 size); /* a mask for the wait (epoll_pwait) */
+long wait_end(struct thread *t, bool masked, long res);  /* the call answers: mask undone */
+u64 clock_now_us(u64 clk);     /* syscall/sys_misc.c: now on a Linux clock (µs; realtime: since 1970) */
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
 

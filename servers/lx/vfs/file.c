@@ -29,6 +29,8 @@ void file_put(struct file *f)
 {
 	if (!f || --f->refs)
 		return;
+	if (f->epitems)
+		epoll_file_gone(f);
 	if (f->ops && f->ops->release)
 		f->ops->release(f);
 	if (f->ip)
@@ -188,6 +190,8 @@ static long reg_write(struct file *f, const void *buf, size_t n)
 	if (f->flags & LX_O_APPEND)
 		f->pos = f->ip->size;
 	long r = fsize_limit(f->pos, &n);
+	if (!r && f->ip->seals)
+		r = fs_seals_allow_write(f->ip, f->pos, n);
 	if (r)
 		return r;
 	r = fs_write(f->ip, f->pos, buf, n);

@@ -367,9 +367,26 @@ long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 	return o->write ? o->write(ip, off, buf, n) : -LX_EINVAL;
 }
 
+int fs_seals_allow_write(const struct inode *ip, uint64_t off, size_t n)
+{
+	if ((ip->seals & (LX_F_SEAL_WRITE | LX_F_SEAL_FUTURE_WRITE)) ||
+	    ((ip->seals & LX_F_SEAL_GROW) && off + n > ip->size))
+		return -LX_EPERM;
+	return 0;
+}
+
+int fs_allocate(struct inode *ip, int mode, uint64_t off, uint64_t len)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->allocate ? o->allocate(ip, mode, off, len) : -LX_EOPNOTSUPP;
+}
+
 int fs_truncate(struct inode *ip, uint64_t size)
 {
 	const struct fs_ops *o = ip->sb->ops;
+	if (((ip->seals & LX_F_SEAL_SHRINK) && size < ip->size) ||
+	    ((ip->seals & LX_F_SEAL_GROW) && size > ip->size))
+		return -LX_EPERM;
 	return o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
 }
 

@@ -59,7 +59,18 @@ struct inode {
 	uint8_t *block_ro;              /* 1: the page lies in the archive, copy before writing */
 	uint64_t nblocks;
 	char *target;                   /* symbolic links */
+	/* memfd (fs/memfd.c): LX_SEALABLE | F_SEAL_*; 0 for every other file */
+	uint32_t seals;
 };
+
+/* memfd seals (fcntl(2) F_ADD_SEALS); write, truncate and mmap obey them */
+#define LX_F_SEAL_SEAL         0x01
+#define LX_F_SEAL_SHRINK       0x02
+#define LX_F_SEAL_GROW         0x04
+#define LX_F_SEAL_WRITE        0x08
+#define LX_F_SEAL_FUTURE_WRITE 0x10
+#define LX_F_SEAL_EXEC         0x20
+#define LX_SEALABLE            0x80000000u      /* a memfd: seals apply */
 
 /*
  * A file-system type's operations: inode operations and file-system
@@ -95,7 +106,12 @@ struct fs_ops {
 	void (*evict)(struct inode *ip);                /* its last reference is gone */
 	int (*sync)(struct super *sb);                  /* everything on the medium */
 	void (*kill)(struct super *sb);                 /* free everything (vfs_destroy) */
+	/* fallocate(2) modes 0 and LX_FALLOC_KEEP_SIZE (allocate), PUNCH_HOLE|KEEP_SIZE (free);
+	 * NULL: EOPNOTSUPP, as Linux's ext2 */
+	int (*allocate)(struct inode *ip, int mode, uint64_t off, uint64_t len);
 };
+#define LX_FALLOC_KEEP_SIZE  1
+#define LX_FALLOC_PUNCH_HOLE 2
 
 /* One mounted file system. */
 struct super {
@@ -157,7 +173,10 @@ long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, 
 /* Regular file data. */
 long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n);
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n);
-int fs_truncate(struct inode *ip, uint64_t size);
+int fs_truncate(struct inode *ip, uint64_t size);       /* EPERM past a memfd's seals */
+int fs_allocate(struct inode *ip, int mode, uint64_t off, uint64_t len);   /* fallocate */
+/* A write of n bytes at off is allowed by ip's seals: 0 or -EPERM. */
+int fs_seals_allow_write(const struct inode *ip, uint64_t off, size_t n);
 int fs_new_name_ok(const struct inode *dir, const char *name, size_t len);   /* for the types */
 /* The page holding byte off, allocated (zeroed) if `alloc`; NULL past EOF or without memory. */
 void *fs_page(struct inode *ip, uint64_t off, bool alloc);
@@ -181,6 +200,19 @@ long fs_path(struct inode *dir, char *buf, size_t n);
  * nothing can move now: the system-call layer then parks the thread on
  * wchan(f) (unless O_NONBLOCK) and runs the call again when the object
  * calls wake() on that channel.
+ *
+ * Readiness, the one mechanism behind poll, ppoll, select, pselect6 and
+ * epoll (fs/epoll.c): poll(f) answers the LX_POLL* bits that hold now
+ * (LX_POLLIN, LX_POLLOUT, LX_POLLERR, LX_POLLHUP, LX_POLLRDHUP...; a read
+ * end also reports LX_POLLHUP once no writer is left), and whenever they
+ * may have changed the object calls wake(wchan(f)).  Those calls park on
+ * poll_any, which every wake() also wakes, and then ask poll again; an
+ * edge-triggered epoll entry counts a wake of its file's channel as a new
+ * edge.  A new kind of file (AF_INET sockets, say) is pollable everywhere
+ * by filling in poll and wchan and waking its channel.  poll ==
+ * file_always_ready marks a file with no readiness of its own (regular
+ * files, directories, memory devices): epoll_ctl refuses it (EPERM), as
+ * Linux does.
  */
 struct file_ops {
 	long (*read)(struct file *f, void *buf, size_t n);
@@ -198,6 +230,9 @@ struct file_ops {
 #define LX_POLLERR  0x008
 #define LX_POLLHUP  0x010
 #define LX_POLLNVAL 0x020
+#define LX_POLLRDNORM 0x040
+#define LX_POLLWRNORM 0x100
+#define LX_POLLRDHUP 0x2000             /* the peer shut its writing half (sockets) */
 
 struct file {
 	u32 refs;
@@ -206,6 +241,9 @@ struct file {
 	struct inode *ip;               /* NULL for pipes' and sockets' anonymous ends */
 	const struct file_ops *ops;
 	void *priv;
+	/* event files (fs/epoll.c, fs/inotify.c): */
+	struct epitem *epitems;         /* epoll entries watching this file; they die with it */
+	bool wrote;                     /* written since opened: its close is IN_CLOSE_WRITE */
 };
 
 #define LX_NFD 256
