@@ -85,7 +85,8 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(283, timerfd_create) X(286, timerfd_settime) X(287, timerfd_gettime) \
 	X(282, signalfd) X(289, signalfd4) X(434, pidfd_open) X(424, pidfd_send_signal) \
 	X(319, memfd_create) X(285, fallocate) X(275, splice) X(276, tee) X(278, vmsplice) \
-	X(326, copy_file_range)
+	X(326, copy_file_range) X(253, inotify_init) X(294, inotify_init1) \
+	X(254, inotify_add_watch) X(255, inotify_rm_watch)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_EVENT(X)

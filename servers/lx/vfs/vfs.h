@@ -170,6 +170,33 @@ int fs_rmdir(struct inode *dir, const char *name);       /* ENOTEMPTY unless emp
 int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
 long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, as Linux */
 
+/*
+ * Change notification (inotify(7), fs/inotify.c).  The fs_* calls above and
+ * vfs/file.c report each change with fs_event(ip, name, mask, cookie): with
+ * a name, ip is the directory whose entry changed (IN_CREATE, IN_DELETE,
+ * IN_MOVED_FROM/TO); without, ip itself changed (IN_MODIFY, IN_ATTRIB,
+ * IN_CLOSE_WRITE, IN_DELETE_SELF, IN_MOVE_SELF...).  fs_notify is inotify's
+ * (NULL in the host tests); fs_watches counts the watches, so that nothing
+ * is looked up for events while there are none.
+ */
+#define LX_IN_ACCESS        0x001
+#define LX_IN_MODIFY        0x002
+#define LX_IN_ATTRIB        0x004
+#define LX_IN_CLOSE_WRITE   0x008
+#define LX_IN_CLOSE_NOWRITE 0x010
+#define LX_IN_OPEN          0x020
+#define LX_IN_MOVED_FROM    0x040
+#define LX_IN_MOVED_TO      0x080
+#define LX_IN_CREATE        0x100
+#define LX_IN_DELETE        0x200
+#define LX_IN_DELETE_SELF   0x400
+#define LX_IN_MOVE_SELF     0x800
+#define LX_IN_ISDIR         0x40000000
+#define LX_IN_SELF_ONLY     0x08000000      /* lx's: not for the parent's watches (link counts) */
+extern void (*fs_notify)(struct inode *ip, const char *name, uint32_t mask, uint32_t cookie);
+extern uint32_t fs_watches;
+void fs_event(struct inode *ip, const char *name, uint32_t mask, uint32_t cookie);
+
 /* Regular file data. */
 long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n);
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n);
@@ -241,9 +268,8 @@ struct file {
 	struct inode *ip;               /* NULL for pipes' and sockets' anonymous ends */
 	const struct file_ops *ops;
 	void *priv;
-	/* event files (fs/epoll.c, fs/inotify.c): */
+	/* fs/epoll.c: */
 	struct epitem *epitems;         /* epoll entries watching this file; they die with it */
-	bool wrote;                     /* written since opened: its close is IN_CLOSE_WRITE */
 };
 
 #define LX_NFD 256
