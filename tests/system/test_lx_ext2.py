@@ -249,3 +249,18 @@ def test_dynamic_programs_run(tmp_path):
     assert all(re.match(r"main 0x[0-9a-f]+ printf 0x[0-9a-f]+", w) for w in where), where
     assert where[0] != where[1], where      # the program and libc at random bases
     close(sh)
+
+
+def test_event_programs_on_ext2(tmp_path):
+    """inotify's events on ext2 inodes, and the splice program's checks with an
+    ext2 working directory (its O_APPEND and read-only targets), as on Linux;
+    e2fsck finds nothing to fix afterwards."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    for program in ("inotify", "splice"):
+        out = run(sh, f"/tests/{program}")
+        assert f"{program} done, 0 failed" in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr

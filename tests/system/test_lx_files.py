@@ -112,6 +112,18 @@ def test_program(sh, program):
     assert len([l for l in out.splitlines() if l.startswith("ok ")]) >= 20
 
 
+@pytest.mark.parametrize("program, where", [("events", ""), ("memfd", ""), ("splice", ""),
+                                             ("inotify", "/tmp"), ("inotify", "/")])
+def test_event_program(sh, program, where):
+    """Event descriptors, memfd, splice and inotify (on tmpfs and the RAM root),
+    check by check as on Linux."""
+    out, st = run(sh, f"/tests/{program} {where}", timeout=300)
+    fails = [l for l in out.splitlines() if l.startswith("FAIL")]
+    assert not fails, "\n".join(fails)
+    assert f"{program} done, 0 failed" in out and st == 0
+    assert len([l for l in out.splitlines() if l.startswith("ok ")]) >= 20
+
+
 def test_lx_survived(sh):
     out, st = run(sh, "echo alive; ls / | wc -l")
     assert out.startswith("alive\n") and st == 0
