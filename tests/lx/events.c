@@ -318,6 +318,12 @@ static void timerfd_expiry(void)
 	check("tfd_interval_count", n >= 5, 1, 0);
 	timerfd_gettime(tf, &cur);
 	check("tfd_interval_kept", cur.it_interval.tv_nsec == 10000000, 1, 0);
+	check("tfd_interval_blocking_read", read(tf, &n, 8) == 8 && n >= 1, 1, 0);
+	close(tf);
+	tf = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	t = its(0x3fffffffffffffffL, 0, 0x3fffffffffffffffL, 0);
+	check("tfd_far_future", timerfd_settime(tf, 0, &t, NULL), 0, 0);
+	check("tfd_far_future_unexpired", read(tf, &n, 8), -1, EAGAIN);
 	close(tf);
 	/* absolute, on the wall clock: in the past it has expired at once */
 	tf = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK);

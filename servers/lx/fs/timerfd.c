@@ -60,11 +60,16 @@ static bool update(struct timerfd *tf, u64 now)
 	return true;
 }
 
+/*
+ * Only a timer with nothing to read needs the clock: once readable, its
+ * later expirations are counted when it is read or polled (update), so a
+ * fast periodic timer nobody reads does not keep lx's clock busy.
+ */
 u64 timerfd_next(void)
 {
 	u64 d = 0;
 	for (struct timerfd *tf = armed; tf; tf = tf->next_armed)
-		if (!d || tf->next < d)
+		if (!tf->ticks && (!d || tf->next < d))
 			d = tf->next;
 	return d;
 }
@@ -88,6 +93,7 @@ static long tfd_read(struct file *f, void *buf, size_t n)
 		return -LX_EAGAIN;
 	memcpy(buf, &tf->ticks, 8);
 	tf->ticks = 0;
+	deadlines_changed();            /* its next expiration matters again */
 	return 8;
 }
 
@@ -158,9 +164,13 @@ static bool ts_valid(const struct lx_timespec *ts)
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
 }
 
+#define FAR_US (1UL << 61)     /* about 73,000 years: later times are that far, sums stay in range */
+
 /* µs of a timespec, rounded up (a timer never fires early). */
 static u64 ts_us(const struct lx_timespec *ts)
 {
+	if ((u64)ts->tv_sec >= FAR_US / 1000000)
+		return FAR_US;
 	return (u64)ts->tv_sec * 1000000 + ((u64)ts->tv_nsec + 999) / 1000;
 }
 
