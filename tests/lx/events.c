@@ -75,6 +75,16 @@ static void epoll_ctl_errors(void)
 	check("ctl_regular_eperm", epoll_ctl(ep, EPOLL_CTL_ADD, reg, &ev), -1, EPERM);
 	close(reg);
 	unlink("/tmp/ev_reg");
+	int null = open("/dev/null", O_RDWR);
+	check("ctl_dev_null_eperm", epoll_ctl(ep, EPOLL_CTL_ADD, null, &ev), -1, EPERM);
+	close(null);
+	if (isatty(1)) {            /* under lx's shell: the console is pollable too */
+		struct epoll_event out;
+		epoll_ctl(ep, EPOLL_CTL_ADD, 1, &(struct epoll_event){EPOLLOUT, {.fd = 1}});
+		check("tty_writable", epoll_wait(ep, &out, 1, 1000) == 1 && out.data.fd == 1 &&
+		      (out.events & EPOLLOUT), 1, 0);
+		epoll_ctl(ep, EPOLL_CTL_DEL, 1, NULL);
+	}
 	struct epoll_event ex = {EPOLLIN | EPOLLEXCLUSIVE, {0}};
 	check("ctl_mod_exclusive", epoll_ctl(ep, EPOLL_CTL_MOD, p[0], &ex), -1, EINVAL);
 	ex.events |= EPOLLONESHOT;
@@ -191,6 +201,16 @@ static void epoll_nesting_and_lifetime(void)
 	close(e2);
 	close(ep2);
 	close(ep1);
+	/* Linux allows a chain of five instances, not six */
+	int chain[6], ok = 0;
+	for (int i = 0; i < 6; i++)
+		chain[i] = epoll_create1(0);
+	for (int i = 1; i < 5; i++)
+		ok += epoll_ctl(chain[i], EPOLL_CTL_ADD, chain[i - 1], &ev) == 0;
+	check("nest_five", ok, 4, 0);
+	check("nest_six_eloop", epoll_ctl(chain[5], EPOLL_CTL_ADD, chain[4], &ev), -1, ELOOP);
+	for (int i = 0; i < 6; i++)
+		close(chain[i]);
 }
 
 static void epoll_rdhup(void)
