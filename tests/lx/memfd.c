@@ -2,7 +2,8 @@
 // memfd_create and its seals, and fallocate on RAM files, against Linux's
 // behaviour errno by errno.  Prints "ok NAME" or "FAIL NAME: detail" per
 // check, then "memfd done, N failed"; the same program passes on Linux.
-// (fallocate runs on memfds: the host's /tmp need not be tmpfs.)
+// (fallocate runs on memfds: the host's /tmp need not be tmpfs; argv[1], a
+// directory, adds checks on a regular file there: lx's ext2 root.)
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -174,11 +175,48 @@ static void fallocating(void)
 	close(wo);
 }
 
-int main(void)
+static int all_zero(const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* fallocate on a regular file of the directory given (lx's ext2 root; the host's disk). */
+static void fallocating_file(const char *dir)
+{
+	char path[256], b[8192];
+	snprintf(path, sizeof(path), "%s/falloc_file", dir);
+	int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	check("file_falloc", fallocate(fd, 0, 0, 10000), 0, 0);
+	check("file_falloc_size", size_of(fd), 10000, 0);
+	check("file_falloc_blocks", blocks_bytes(fd) >= 10000, 1, 0);
+	check("file_falloc_zeros", pread(fd, b, sizeof(b), 0) == sizeof(b) && all_zero(b, sizeof(b)),
+	      1, 0);
+	memset(b, 'd', sizeof(b));
+	pwrite(fd, b, sizeof(b), 0);
+	check("file_falloc_keep_size", fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 5000), 0, 0);
+	check("file_falloc_keep_size_kept", size_of(fd), 10000, 0);
+	check("file_punch", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1000, 5000), 0,
+	      0);
+	pread(fd, b, sizeof(b), 0);
+	check("file_punch_zeros", all_zero(b + 1000, 5000) && b[999] == 'd' && b[6000] == 'd', 1, 0);
+	check("file_punch_size_kept", size_of(fd), 10000, 0);
+	check("file_falloc_past_end", fallocate(fd, 0, 20000, 100), 0, 0);
+	check("file_falloc_past_end_size", size_of(fd), 20100, 0);
+	check("file_falloc_gap_zeros", pread(fd, b, 4096, 12000) == 4096 && all_zero(b, 4096), 1, 0);
+	close(fd);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	creation();
 	seals();
 	fallocating();
+	if (argc > 1)
+		fallocating_file(argv[1]);
 	return checks_done("memfd");
 }

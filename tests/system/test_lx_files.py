@@ -112,11 +112,11 @@ def test_program(sh, program):
     assert len([l for l in out.splitlines() if l.startswith("ok ")]) >= 20
 
 
-@pytest.mark.parametrize("program, where", [("events", ""), ("memfd", ""), ("splice", ""),
+@pytest.mark.parametrize("program, where", [("events", ""), ("memfd", "/tmp"), ("splice", ""),
                                              ("inotify", "/tmp"), ("inotify", "/")])
 def test_event_program(sh, program, where):
-    """Event descriptors, memfd, splice and inotify (on tmpfs and the RAM root),
-    check by check as on Linux."""
+    """Event descriptors, memfd and fallocate (on tmpfs), splice and inotify (on
+    tmpfs and the RAM root), check by check as on Linux."""
     out, st = run(sh, f"/tests/{program} {where}", timeout=300)
     fails = [l for l in out.splitlines() if l.startswith("FAIL")]
     assert not fails, "\n".join(fails)

@@ -106,8 +106,8 @@ struct fs_ops {
 	void (*evict)(struct inode *ip);                /* its last reference is gone */
 	int (*sync)(struct super *sb);                  /* everything on the medium */
 	void (*kill)(struct super *sb);                 /* free everything (vfs_destroy) */
-	/* fallocate(2) modes 0 and LX_FALLOC_KEEP_SIZE (allocate), PUNCH_HOLE|KEEP_SIZE (free);
-	 * NULL: EOPNOTSUPP, as Linux's ext2 */
+	/* fallocate(2) modes 0 and LX_FALLOC_KEEP_SIZE (allocate), PUNCH_HOLE|KEEP_SIZE (zeros
+	 * or a hole); NULL: EOPNOTSUPP */
 	int (*allocate)(struct inode *ip, int mode, uint64_t off, uint64_t len);
 };
 #define LX_FALLOC_KEEP_SIZE  1
