@@ -26,6 +26,9 @@
 #include "check.h"
 
 #define BAD_PTR ((void *)8)
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
 
 static long now_ms(void)
 {
@@ -481,7 +484,12 @@ static void pidfds(void)
 	struct epoll_event ev = {EPOLLIN, {0}}, out[1];
 	epoll_ctl(ep, EPOLL_CTL_ADD, pf, &ev);
 	check("pidfd_epoll_wakes", epoll_wait(ep, out, 1, 5000), 1, 0);
-	check("pidfd_exit_status", waitpid(c, &st, 0) == c && WEXITSTATUS(st) == 3, 1, 0);
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	check("waitid_bad_pidfd", waitid(P_PIDFD, 200, &si, WEXITED), -1, EBADF);
+	check("waitid_pidfd", waitid(P_PIDFD, pf, &si, WEXITED), 0, 0);
+	check("waitid_pidfd_status", si.si_pid == c && si.si_code == CLD_EXITED && si.si_status == 3,
+	      1, 0);
 	close(ep);
 	close(pf);
 }

@@ -49,6 +49,7 @@ void epoll_wake(void *wchan);                       /* from wake(): an edge for 
 u64 timerfd_next(void);                             /* the earliest armed timerfd (µs), 0: none */
 void timerfd_expire(u64 now);                       /* count expirations and wake readers */
 long memfd_fcntl(struct file *f, u64 cmd, u64 arg);  /* F_ADD_SEALS, F_GET_SEALS */
+long pidfd_pid(struct proc *p, int fd);             /* waitid's P_PIDFD: the pid, or -EBADF */
 
 /* fs/ext2.c: the ext2 file system on the disk (lib/disk); NULL and *err if it is none */
 struct super *ext2_mount_disk(int *err);

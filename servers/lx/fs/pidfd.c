@@ -73,6 +73,14 @@ long sys_pidfd_open(struct thread *t, u64 pid, u64 flags, u64 a2, u64 a3, u64 a4
 	return fd;
 }
 
+long pidfd_pid(struct proc *p, int fd)
+{
+	struct file *f = fd_get(p, fd);
+	if (!f || f->ops != &pidfd_ops)
+		return -LX_EBADF;
+	return ((struct pidfd *)f->priv)->pid;
+}
+
 struct siginfo_head {
 	int32_t signo, err, code;
 };

@@ -427,6 +427,8 @@ long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64
 	(void)rusage; (void)a5;
 	struct proc *p = t->proc;
 	long pid = idtype == 0 ? -1 : idtype == 1 ? (long)id : idtype == 2 ? -(long)id : -2;
+	if (idtype == 3 && (pid = pidfd_pid(p, (int)id)) < 0)      /* P_PIDFD */
+		return pid;
 	if (pid == -2 || !(options & WEXITED))
 		return -LX_EINVAL;
 	bool any;
