@@ -159,6 +159,8 @@ static void epoll_triggers(void)
 	write(p[1], "y", 1);
 	check("et_new_data", epoll_wait(ep, out, 2, 0), 1, 0);
 	char b[4];
+	read(p[0], b, 1);
+	check("et_partial_read_no_edge", epoll_wait(ep, out, 2, 0), 0, 0);
 	read(p[0], b, sizeof(b));
 	int ep2 = epoll_create1(0);
 	struct epoll_event one = {EPOLLIN | EPOLLONESHOT, {.u32 = 2}};

@@ -5,9 +5,11 @@
 // poll(2) and asks again after every wake().  Entries hold no reference to
 // their file (as Linux's): the file's last close takes them away
 // (epoll_file_gone).  Edge-triggered entries report when a bit is new since
-// their last report, or when their file's channel was woken since then
-// (epoll_wake); so a read that leaves data behind also counts as an edge,
-// where Linux wakes an epoll reader only for new data.
+// their last report, or when their file's channel was woken since then with
+// a key they want (epoll_wake, from wake_key).  Objects that wake without a
+// key (wake: every bit) make an edge of any change, where Linux's name what
+// changed; pipes and eventfds name it, so a read that leaves data behind is
+// no edge for their readers.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 
@@ -86,10 +88,10 @@ void epoll_file_gone(struct file *f)
 		item_free(f->epitems);
 }
 
-void epoll_wake(void *wchan)
+void epoll_wake(void *wchan, int key)
 {
 	for (struct epitem *it = et_items; it; it = it->next_et)
-		if (it->f->ops->wchan(it->f) == wchan)
+		if ((it->events & (u32)key) && it->f->ops->wchan(it->f) == wchan)
 			it->edge = true;
 }
 

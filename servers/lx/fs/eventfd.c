@@ -25,7 +25,7 @@ static long efd_read(struct file *f, void *buf, size_t n)
 	e->count -= v;
 	e->last_read = v;
 	memcpy(buf, &v, 8);
-	wake(e);
+	wake_key(e, LX_POLLOUT);
 	return 8;
 }
 
@@ -49,7 +49,7 @@ static long efd_write(struct file *f, const void *buf, size_t n)
 		return -LX_EAGAIN;
 	e->count += v;
 	if (v)
-		wake(e);
+		wake_key(e, LX_POLLIN);
 	return 8;
 }
 

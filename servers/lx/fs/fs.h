@@ -45,7 +45,7 @@ long pipe_nread(struct file *f);                    /* bytes a read would get no
 
 /* Event files, each in its own fs/ file with its system calls (syscall.h SYSCALLS_EVENT) */
 void epoll_file_gone(struct file *f);               /* f's last close: its epoll entries go */
-void epoll_wake(void *wchan);                       /* from wake(): an edge for ET entries */
+void epoll_wake(void *wchan, int key);              /* from wake(): an edge for ET entries wanting key */
 u64 timerfd_next(void);                             /* the earliest armed timerfd (µs), 0: none */
 void timerfd_expire(u64 now);                       /* count expirations and wake readers */
 long memfd_fcntl(struct file *f, u64 cmd, u64 arg);  /* F_ADD_SEALS, F_GET_SEALS */

@@ -63,7 +63,12 @@ char poll_any[1];
 
 void wake(void *wchan)
 {
-	epoll_wake(wchan);
+	wake_key(wchan, ~0);
+}
+
+void wake_key(void *wchan, int key)
+{
+	epoll_wake(wchan, key);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->wchan == wchan || t->wchan == poll_any)

@@ -100,6 +100,7 @@ extern bool lx_trace;                      /* log every call (the lx.trace optio
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
 void unblock(struct thread *t);
 void wake(void *wchan);                    /* every thread parked on wchan runs its call again */
+void wake_key(void *wchan, int key);       /* the same; key: the LX_POLL* bits that may now hold */
 void wake_thread(struct thread *t);
 extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
 bool retry_pending(void);

@@ -235,7 +235,7 @@ long fs_path(struct inode *dir, char *buf, size_t n);
  * may have changed the object calls wake(wchan(f)).  Those calls park on
  * poll_any, which every wake() also wakes, and then ask poll again; an
  * edge-triggered epoll entry counts a wake of its file's channel as a new
- * edge.  A new kind of file (AF_INET sockets, say) is pollable everywhere
+ * edge (wake_key(wchan, bits) narrows that to entries wanting those bits).  A new kind of file (AF_INET sockets, say) is pollable everywhere
  * by filling in poll and wchan and waking its channel.  poll ==
  * file_always_ready marks a file with no readiness of its own (regular
  * files, directories, memory devices): epoll_ctl refuses it (EPERM), as
