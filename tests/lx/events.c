@@ -18,6 +18,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -216,6 +217,49 @@ static void epoll_nesting_and_lifetime(void)
 	check("nest_six_eloop", epoll_ctl(chain[5], EPOLL_CTL_ADD, chain[4], &ev), -1, ELOOP);
 	for (int i = 0; i < 6; i++)
 		close(chain[i]);
+}
+
+static volatile int alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* signal(7): poll and epoll_wait are never restarted after a handler, SA_RESTART or not */
+static void interrupted_waits(void)
+{
+	struct sigaction sa = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
+	sigaction(SIGALRM, &sa, NULL);
+	int ep = epoll_create1(0), p[2];
+	pipe(p);
+	struct epoll_event ev = {EPOLLIN, {0}}, out[1];
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	struct itimerval it = {{0, 0}, {0, 50000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	check("epoll_wait_eintr", epoll_wait(ep, out, 1, 5000), -1, EINTR);
+	setitimer(ITIMER_REAL, &it, NULL);
+	struct pollfd pf = {p[0], POLLIN, 0};
+	check("poll_eintr", poll(&pf, 1, 5000), -1, EINTR);
+	/* epoll_pwait's mask lets a blocked signal in for the wait only */
+	sigset_t block, none, now;
+	sigemptyset(&block);
+	sigemptyset(&none);
+	sigaddset(&block, SIGALRM);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	alarms = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	check("epoll_pwait_mask_eintr", epoll_pwait(ep, out, 1, 5000, &none), -1, EINTR);
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	check("epoll_pwait_handler_ran", alarms, 1, 0);
+	check("epoll_pwait_mask_restored", sigismember(&now, SIGALRM), 1, 0);
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGALRM, &sa, NULL);
+	close(ep);
+	close(p[0]);
+	close(p[1]);
 }
 
 static void epoll_rdhup(void)
@@ -504,6 +548,7 @@ int main(void)
 	epoll_triggers();
 	epoll_nesting_and_lifetime();
 	epoll_rdhup();
+	interrupted_waits();
 	eventfds();
 	timerfd_errors();
 	timerfd_expiry();

@@ -348,10 +348,8 @@ static long do_epoll_wait(struct thread *t, u64 epfd, u64 uev, u64 max, u64 us, 
 		return wait_end(t, masked, r);
 	int cap = (int)(BOUNCE_SIZE / sizeof(struct lx_epoll_event));
 	int n = collect(f->priv, (int)max < cap ? (int)max : cap);
-	if (!n && !wait_expired(t, us)) {
-		block_on(t, poll_any, wait_deadline(t, us));
-		return SYS_BLOCK;
-	}
+	if (!n && !wait_expired(t, us))
+		return wait_ready(t, us);
 	if (n && !copyout(t->proc, uev, file_bounce, (size_t)n * sizeof(struct lx_epoll_event)))
 		return wait_end(t, masked, -LX_EFAULT);
 	return wait_end(t, masked, n);

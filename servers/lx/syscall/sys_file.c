@@ -546,8 +546,15 @@ static long end_wait(struct thread *t, bool masked, long res)
 	return res;
 }
 
+/*
+ * Park until anything changes.  A signal handler ends the wait with EINTR,
+ * never a restart, whatever SA_RESTART says (signal(7): poll, select, epoll
+ * are not restarted); a temporary mask stays for signal_deliver to undo.
+ */
 static long wait_any(struct thread *t, u64 us)
 {
+	if (signal_pending(t))
+		return -LX_EINTR;
 	block_on(t, poll_any, deadline_of(t, us));
 	return SYS_BLOCK;
 }
@@ -725,6 +732,7 @@ bool wait_expired(struct thread *t, u64 us) { return expired(t, us); }
 long wait_timeout(struct thread *t, u64 uts, u64 *us) { return timeout_us(t, uts, 1000, us); }
 long wait_sigmask(struct thread *t, u64 umask, u64 size) { return push_sigmask(t, umask, size); }
 long wait_end(struct thread *t, bool masked, long res) { return end_wait(t, masked, res); }
+long wait_ready(struct thread *t, u64 us) { return wait_any(t, us); }
 
 /* --- ioctl, sendfile, sync --- */
 

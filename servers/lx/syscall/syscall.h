@@ -113,6 +113,7 @@ bool wait_expired(struct thread *t, u64 us);        /* us == 0 or the deadline p
 long wait_timeout(struct thread *t, u64 uts, u64 *us);   /* a timespec (NULL: forever) as µs */
 long wait_sigmask(struct thread *t, u64 umask, u64 size); /* a mask for the wait (epoll_pwait) */
 long wait_end(struct thread *t, bool masked, long res);  /* the call answers: mask undone */
+long wait_ready(struct thread *t, u64 us);      /* park on poll_any (SYS_BLOCK), or EINTR */
 u64 clock_now_us(u64 clk);     /* syscall/sys_misc.c: now on a Linux clock (µs; realtime: since 1970) */
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
