@@ -136,6 +136,17 @@ static void epoll_waits(void)
 	read(p[0], b, 2);
 	ts.tv_nsec = 20000000;
 	check("pwait2_timeout", syscall(441, ep, out, 4, &ts, NULL, 8), 0, 0);
+	/* level-triggered entries take turns when fewer may be reported than are ready */
+	int ea = eventfd(1, 0), eb = eventfd(1, 0), rr = epoll_create1(0);
+	struct epoll_event ra = {EPOLLIN, {.fd = ea}}, rb = {EPOLLIN, {.fd = eb}}, o1, o2;
+	epoll_ctl(rr, EPOLL_CTL_ADD, ea, &ra);
+	epoll_ctl(rr, EPOLL_CTL_ADD, eb, &rb);
+	epoll_wait(rr, &o1, 1, 0);
+	epoll_wait(rr, &o2, 1, 0);
+	check("round_robin", o1.data.fd != o2.data.fd, 1, 0);
+	close(rr);
+	close(ea);
+	close(eb);
 	/* write end: EPOLLOUT; closing it: EPOLLHUP on the read end */
 	struct epoll_event wev = {EPOLLOUT, {.fd = p[1]}};
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[1], &wev);

@@ -97,6 +97,14 @@ static void errors(void)
 	check("watch_same_wd", inotify_add_watch(in, ".", IN_DELETE), wd, 0);
 	check("watch_mask_create_exists", inotify_add_watch(in, ".", IN_DELETE | IN_MASK_CREATE), -1,
 	      EEXIST);
+	close(open("ino_file2", O_CREAT | O_WRONLY, 0600));
+	expect("mask_replaced", in, "");                   /* IN_DELETE replaced IN_CREATE */
+	check("watch_mask_add", inotify_add_watch(in, ".", IN_CREATE | IN_MASK_ADD), wd, 0);
+	unlink("ino_file2");
+	close(open("ino_file2", O_CREAT | O_WRONLY, 0600));
+	expect("mask_added", in, "DELETE ino_file2,CREATE ino_file2");
+	unlink("ino_file2");
+	events(in);
 	check("rm_bad_wd", inotify_rm_watch(in, 99), -1, EINVAL);
 	check("rm_bad_fd", inotify_rm_watch(200, wd), -1, EBADF);
 	check("rm_watch", inotify_rm_watch(in, wd), 0, 0);
