@@ -13,10 +13,8 @@
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 
-#define EPOLLIN        0x001
 #define EPOLLERR       0x008
 #define EPOLLHUP       0x010
-#define EPOLLRDHUP     0x2000
 #define EPOLLEXCLUSIVE (1U << 28)
 #define EPOLLWAKEUP    (1U << 29)
 #define EPOLLONESHOT   (1U << 30)
@@ -26,7 +24,7 @@
 #define EPOLL_CTL_DEL  2
 #define EPOLL_CTL_MOD  3
 #define EPOLL_CLOEXEC  LX_O_CLOEXEC
-#define MAX_NESTS      4              /* Linux's EP_MAX_NESTS: deeper chains are ELOOP */
+#define MAX_NESTS      4              /* Linux's EP_MAX_NESTS: chains of over 5 instances are ELOOP */
 #define MAX_EVENTS     (0x7fffffff / 12)
 
 struct lx_epoll_event {
@@ -55,7 +53,7 @@ struct epoll {
 
 static struct epitem *et_items;
 
-const struct file_ops epoll_ops;
+static const struct file_ops epoll_ops;
 
 static bool is_epoll(const struct file *f)
 {
@@ -161,7 +159,7 @@ static void epoll_release(struct file *f)
 	lx_free(ep);
 }
 
-const struct file_ops epoll_ops = {
+static const struct file_ops epoll_ops = {
 	.read = epoll_rw, .write = epoll_write, .poll = epoll_poll, .wchan = epoll_wchan,
 	.ioctl = file_no_ioctl, .release = epoll_release,
 };
