@@ -122,6 +122,7 @@ static void epoll_waits(void)
 	check("wait_max_zero", epoll_wait(ep, out, 0, 0), -1, EINVAL);
 	check("wait_max_negative", epoll_wait(ep, out, -1, 0), -1, EINVAL);
 	check("wait_bad_events", epoll_wait(ep, BAD_PTR, 4, 0), -1, EFAULT);
+	check("wait_kernel_events", epoll_wait(ep, (void *)0xffff800000000000UL, 4, 0), -1, EFAULT);
 	check("wait_not_epoll", epoll_wait(p[0], out, 4, 0), -1, EINVAL);
 	check("wait_bad_fd", epoll_wait(200, out, 4, 0), -1, EBADF);
 	sigset_t none;

@@ -338,6 +338,8 @@ static long do_epoll_wait(struct thread *t, u64 epfd, u64 uev, u64 max, u64 us, 
 	long r = 0;
 	if ((int)max <= 0 || (int)max > MAX_EVENTS)
 		r = -LX_EINVAL;
+	else if (uev >= LX_CANONICAL_END || (u64)(int)max * 12 > LX_CANONICAL_END - uev)
+		r = -LX_EFAULT;                 /* Linux's access_ok: the array lies in user space */
 	else if (!f)
 		r = -LX_EBADF;
 	else if (!is_epoll(f))
