@@ -260,6 +260,19 @@ def test_proc_on_an_ext2_root(tmp_path):
     fails = [l for l in out.splitlines() if l.startswith("FAIL")]
     assert not fails and "procfs done, 0 failed" in out, "\n".join(fails) or out
     assert "/bin/busybox" in out, out
+
+
+def test_event_programs_on_ext2(tmp_path):
+    """inotify's events on ext2 inodes, fallocate on an ext2 file, and the splice
+    program's checks with an ext2 working directory (its O_APPEND and
+    read-only targets), as on Linux; e2fsck finds nothing to fix afterwards."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    for program in ("inotify", "splice", "memfd /"):
+        out = run(sh, f"/tests/{program}")
+        program = program.split()[0]
+        assert f"{program} done, 0 failed" in out, out
     close(sh)
     r = e2fsck(img)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -112,6 +112,27 @@ def test_program(sh, program):
     assert len([l for l in out.splitlines() if l.startswith("ok ")]) >= 20
 
 
+@pytest.mark.parametrize("program, where", [("events", ""), ("memfd", "/tmp"), ("splice", ""),
+                                             ("inotify", "/tmp"), ("inotify", "/")])
+def test_event_program(sh, program, where):
+    """Event descriptors, memfd and fallocate (on tmpfs), splice and inotify (on
+    tmpfs and the RAM root), check by check as on Linux."""
+    out, st = run(sh, f"/tests/{program} {where}", timeout=300)
+    fails = [l for l in out.splitlines() if l.startswith("FAIL")]
+    assert not fails, "\n".join(fails)
+    assert f"{program} done, 0 failed" in out and st == 0
+    assert len([l for l in out.splitlines() if l.startswith("ok ")]) >= 20
+
+
+def test_event_calls_survive_random_arguments(sh):
+    """Random arguments to the event and splice calls (tests/lx/evfuzz.c) get
+    results or errnos; lx goes on serving."""
+    out, st = run(sh, "/tests/evfuzz 7 50000", timeout=600)
+    assert "evfuzz survived" in out and st == 0, out
+    out, st = run(sh, "echo alive")
+    assert out == "alive\n" and st == 0
+
+
 def test_lx_survived(sh):
     out, st = run(sh, "echo alive; ls / | wc -l")
     assert out.startswith("alive\n") and st == 0

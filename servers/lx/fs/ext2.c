@@ -738,6 +738,68 @@ static int ext2_truncate(struct inode *ip, u64 size)
 	return r ? r : w;
 }
 
+/* Blocks for the holes of [off, end), zeroed (they must read as zeros). */
+static int alloc_range(struct inode *ip, u64 off, u64 end)
+{
+	struct ext2 *fs = FS(ip);
+	int r = 0;
+	for (u64 n = off / fs->bs; r == 0 && n * fs->bs < end; n++) {
+		u32 blk;
+		if ((r = bmap(ip, n, false, &blk)) < 0 || blk)
+			continue;
+		if ((r = bmap(ip, n, true, &blk)) == 0)
+			r = blk_zero(fs, blk);
+	}
+	return r;
+}
+
+/* Zeroes the allocated bytes of [off, end); holes stay holes, blocks stay allocated. */
+static int zero_range(struct inode *ip, u64 off, u64 end)
+{
+	struct ext2 *fs = FS(ip);
+	int r = 0;
+	while (r == 0 && off < end) {
+		u32 in = (u32)(off % fs->bs), chunk = fs->bs - in, blk;
+		if (chunk > end - off)
+			chunk = (u32)(end - off);
+		if ((r = bmap(ip, off / fs->bs, false, &blk)) == 0 && blk &&
+		    (r = blk_read(fs, blk, fs->scratch)) == 0) {
+			memset((char *)fs->scratch + in, 0, chunk);
+			r = blk_write(fs, blk, fs->scratch);
+		}
+		off += chunk;
+	}
+	return r;
+}
+
+/*
+ * fallocate.  Linux's own ext2 driver refuses it (EOPNOTSUPP); lx's disk
+ * root stands where Linux systems have ext4, so lx allocates as ext4 does,
+ * within the file's size (blocks past i_size would be an e2fsck error in
+ * ext2), and punches by zeroing the range's allocated bytes.
+ */
+static int ext2_allocate(struct inode *ip, int mode, u64 off, u64 len)
+{
+	if (!LX_S_ISREG(ip->mode))
+		return LX_S_ISDIR(ip->mode) ? -LX_EISDIR : -LX_ENODEV;
+	if (off > (1ULL << 40) || len > (1ULL << 40) - off)
+		return -LX_EFBIG;
+	u64 end = off + len, size = mode & LX_FALLOC_KEEP_SIZE ? ip->size : end > ip->size ? end : ip->size;
+	int r = 0;
+	if (end > size)
+		end = size;
+	if (off < end)
+		r = mode & LX_FALLOC_PUNCH_HOLE ? zero_range(ip, off, end) : alloc_range(ip, off, end);
+	if (r == 0)
+		ip->size = size;
+	else if (size > ip->size)       /* no blocks may stay past i_size */
+		free_from(ip, (ip->size + FS(ip)->bs - 1) / FS(ip)->bs);
+	now(&ip->mtime);
+	ip->ctime = ip->mtime;
+	int w = inode_write(ip);        /* also after a failure: blocks may have been added */
+	return r ? r : w;
+}
+
 static u64 ext2_blocks(const struct inode *ip)
 {
 	return DI((struct inode *)ip)->blocks;
@@ -1391,6 +1453,7 @@ static const struct fs_ops ext2_ops = {
 	.readlink = ext2_readlink, .read = ext2_read, .write = ext2_write,
 	.truncate = ext2_truncate, .getdents = ext2_getdents, .blocks = ext2_blocks,
 	.setattr = ext2_setattr, .fsync = ext2_fsync, .evict = ext2_evict, .sync = ext2_sync,
+	.allocate = ext2_allocate,
 };
 
 /* --- the mount's check: who owns which block, and who names which inode --- */

@@ -44,6 +44,14 @@ int fifo_open(struct inode *ip, u32 flags, struct file **out);
 void *fifo_open_wchan(struct inode *ip);
 long pipe_nread(struct file *f);                    /* bytes a read would get now */
 
+/* Event files, each in its own fs/ file with its system calls (syscall.h SYSCALLS_EVENT) */
+void epoll_file_gone(struct file *f);               /* f's last close: its epoll entries go */
+void epoll_wake(void *wchan, int key);              /* from wake(): an edge for ET entries wanting key */
+u64 timerfd_next(void);                             /* the earliest armed timerfd (µs), 0: none */
+void timerfd_expire(u64 now);                       /* count expirations and wake readers */
+long memfd_fcntl(struct file *f, u64 cmd, u64 arg);  /* F_ADD_SEALS, F_GET_SEALS */
+long pidfd_pid(struct proc *p, int fd);             /* waitid's P_PIDFD: the pid, or -EBADF */
+
 /* fs/ext2.c: the ext2 file system on the disk (lib/disk); NULL and *err if it is none */
 struct super *ext2_mount_disk(int *err);
 

@@ -22,10 +22,14 @@ struct pipe {
 	struct inode *fifo;             /* a named pipe's inode, which points back here */
 };
 
-/* wake() also runs every poll/select waiting on poll_any again */
-static void pipe_changed(struct pipe *pp)
+/*
+ * wake() also runs every poll/select waiting on poll_any again; `key` names
+ * what became possible (LX_POLLIN: data came; LX_POLLOUT: room came; ~0:
+ * the ends changed), which edge-triggered epoll entries go by.
+ */
+static void pipe_changed(struct pipe *pp, int key)
 {
-	wake(pp);
+	wake_key(pp, key);
 }
 
 /* Copy between buf and the ring at ring index `at`, n bytes, allocating pages when writing. */
@@ -69,7 +73,7 @@ static long pipe_read(struct file *f, void *buf, size_t n)
 	ring_copy(pp, pp->head, buf, m, false);
 	pp->head = (u32)((pp->head + m) % LX_PIPE_SIZE);
 	pp->count -= (u32)m;
-	pipe_changed(pp);
+	pipe_changed(pp, LX_POLLOUT);
 	return (long)m;
 }
 
@@ -88,7 +92,7 @@ static long pipe_write(struct file *f, const void *buf, size_t n)
 	if (!ring_copy(pp, pp->head + pp->count, (void *)buf, m, true))
 		return pp->count ? -LX_EAGAIN : -LX_ENOMEM;
 	pp->count += (u32)m;
-	pipe_changed(pp);
+	pipe_changed(pp, LX_POLLIN);
 	return (long)m;
 }
 
@@ -162,7 +166,7 @@ static void pipe_release(struct file *f)
 	if (!pp->readers && !pp->writers)
 		pipe_free(pp);
 	else
-		pipe_changed(pp);
+		pipe_changed(pp, ~0);
 }
 
 const struct file_ops pipe_ops = {
@@ -282,7 +286,7 @@ int fifo_open(struct inode *ip, u32 flags, struct file **out)
 	fs_get(ip);
 	f->ip = ip;
 	wake(ip);
-	pipe_changed(pp);
+	pipe_changed(pp, ~0);
 	*out = f;
 	return 0;
 }

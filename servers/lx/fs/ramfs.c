@@ -570,6 +570,47 @@ static int ram_truncate(struct inode *ip, uint64_t size)
 	return 0;
 }
 
+/* Frees the whole pages of [off, end) and zeroes the parts of pages at its ends. */
+static void punch(struct inode *ip, uint64_t off, uint64_t end)
+{
+	while (off < end) {
+		uint64_t idx = off / LX_PAGE_SIZE, in = off % LX_PAGE_SIZE;
+		uint64_t chunk = LX_PAGE_SIZE - in < end - off ? LX_PAGE_SIZE - in : end - off;
+		void *page = idx < ip->nblocks ? ip->blocks[idx] : NULL;
+		if (page && chunk == LX_PAGE_SIZE) {
+			page_free(page);
+			mem_uncharge_file_page();
+			ip->blocks[idx] = NULL;
+		} else if (page) {
+			memset((char *)page + in, 0, chunk);
+		}
+		off += chunk;
+	}
+}
+
+/* fallocate: pages for [off, off + len) (ENOSPC when tmpfs is full), or a hole there. */
+static int ram_allocate(struct inode *ip, int mode, uint64_t off, uint64_t len)
+{
+	int r = check_reg(ip);
+	if (r < 0)
+		return r;
+	if (off > FS_MAX_SIZE || len > FS_MAX_SIZE - off)
+		return -LX_EFBIG;
+	uint64_t end = off + len;
+	if (mode & LX_FALLOC_PUNCH_HOLE) {
+		punch(ip, off, end < ip->size ? end : ip->size);
+	} else {
+		char *page;
+		for (uint64_t idx = off / LX_PAGE_SIZE; idx * LX_PAGE_SIZE < end; idx++)
+			if ((r = block_get(ip, idx, &page)) < 0)
+				return r;
+		if (!(mode & LX_FALLOC_KEEP_SIZE) && end > ip->size)
+			ip->size = end;
+	}
+	touch(ip);
+	return 0;
+}
+
 void *ram_page(struct inode *ip, uint64_t off, bool alloc)
 {
 	if (!LX_S_ISREG(ip->mode) || off >= ip->size)
@@ -710,6 +751,7 @@ static const struct fs_ops ramfs_ops = {
 	.unlink = ram_unlink, .rmdir = ram_rmdir, .rename = ram_rename, .readlink = ram_readlink,
 	.read = ram_read, .write = ram_write, .truncate = ram_truncate, .page = ram_page,
 	.getdents = ram_getdents, .blocks = ram_blocks, .evict = ram_evict, .kill = ram_kill,
+	.allocate = ram_allocate,
 };
 
 struct super *ramfs_new(const char *type)

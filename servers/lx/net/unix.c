@@ -825,6 +825,8 @@ static int sock_poll(struct file *f)
 		return sk->pending ? LX_POLLIN : 0;
 	if (sk->qmsgs || (sk->shut & SHUT_RCV))
 		ev |= LX_POLLIN;
+	if (sk->shut & SHUT_RCV)
+		ev |= LX_POLLRDHUP;
 	if (sk->shut == (SHUT_RCV | SHUT_SEND))
 		ev |= LX_POLLHUP;
 	if (is_connection(sk) && sk->state != SS_CONNECTED)

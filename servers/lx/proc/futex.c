@@ -96,7 +96,7 @@ static void wake_waiter(int at, bool granted)
 }
 
 /* Wake up to n waiters on k, first come first; Linux wakes one even for n <= 0. */
-static int wake_key(const struct fkey *k, int n, uint32_t bits)
+static int futex_wake_key(const struct fkey *k, int n, uint32_t bits)
 {
 	int woken = 0, at;
 	struct thread *w;
@@ -111,7 +111,7 @@ void futex_wake_addr(struct proc *p, u64 uaddr, int n)
 {
 	struct fkey k;
 	if (vm_futex_key(p->mm, uaddr, &k.obj, &k.off))
-		wake_key(&k, n, ~0U);
+		futex_wake_key(&k, n, ~0U);
 }
 
 /* A thread going away (or woken otherwise) leaves the futex waiters. */
@@ -261,8 +261,8 @@ static long futex_wake_op(struct thread *t, u64 uaddr, u64 fop, int n, int n2, u
 	case 5: hit = o >= cmparg; break;
 	default: return -LX_ENOSYS;
 	}
-	long r = wake_key(&k1, n, ~0U);
-	return hit ? r + wake_key(&k2, n2, ~0U) : r;
+	long r = futex_wake_key(&k1, n, ~0U);
+	return hit ? r + futex_wake_key(&k2, n2, ~0U) : r;
 }
 
 /* --- priority-inheritance locks: the owner's TID in the word, FUTEX_WAITERS while any wait --- */
@@ -357,7 +357,7 @@ long sys_futex(struct thread *t, u64 uaddr, u64 op, u64 val, u64 timeout, u64 ua
 		struct fkey k;
 		uint32_t bits = cmd == FUTEX_WAKE ? ~0U : (uint32_t)val3;
 		long err = bits ? futex_key(t, uaddr, op, &k) : -LX_EINVAL;
-		return err ? err : wake_key(&k, (int)val, bits);
+		return err ? err : futex_wake_key(&k, (int)val, bits);
 	}
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE:
@@ -412,14 +412,14 @@ static void owner_died(struct thread *t, u64 uaddr, bool pi, bool pending)
 	    !vm_futex_key(t->mm, uaddr, &k.obj, &k.off))
 		return;
 	if (pending && !pi && !cur) {
-		wake_key(&k, 1, ~0U);
+		futex_wake_key(&k, 1, ~0U);
 		return;
 	}
 	if ((cur & FUTEX_TID_MASK) != (uint32_t)t->tid_linux)
 		return;
 	uint32_t nv = (cur & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 	if (copyout(t->proc, uaddr, &nv, 4) && (cur & FUTEX_WAITERS))
-		wake_key(&k, 1, ~0U);
+		futex_wake_key(&k, 1, ~0U);
 }
 
 /* t ends (or execs): every lock on its robust list, as Linux's exit_robust_list. */

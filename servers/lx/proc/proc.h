@@ -155,6 +155,9 @@ static inline bool signal_work(const struct thread *t)
 /* A fault at t->fault_rip: a handler's frame (regs: lx has t's registers), or death. */
 bool signal_fault(struct thread *t, int sig, u64 addr, bool regs);
 bool signal_trap(struct thread *t, int sig, u64 vec);  /* a CPU exception other than a page fault */
+/* signalfd (fs/signalfd.c): the lowest signal of mask pending for t (its own first), taken off its
+ * queue into *si; 0 if none */
+int signal_dequeue(struct thread *t, u64 mask, struct lx_siginfo *si);
 u64 signal_next_timer(void);
 void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);

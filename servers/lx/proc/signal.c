@@ -546,6 +546,11 @@ static bool always_restarts(const struct thread *t)
 	return t->sysno == 202 && (cmd == 6 || cmd == 13);
 }
 
+int signal_dequeue(struct thread *t, u64 mask, struct lx_siginfo *si)
+{
+	return dequeue(t, mask, si);
+}
+
 /* A call interrupted by a signal: restart it (SA_RESTART, or nothing ran) or fail it with EINTR. */
 static void fix_restart(struct thread *t, const struct sigaction_k *a, bool handler_runs)
 {

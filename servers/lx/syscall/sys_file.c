@@ -444,6 +444,9 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	case LX_F_GETPIPE_SZ:
 	case LX_F_SETPIPE_SZ:
 		return file_is_pipe(f) ? LX_PIPE_SIZE : -LX_EBADF;
+	case 1033:      /* F_ADD_SEALS */
+	case 1034:      /* F_GET_SEALS */
+		return memfd_fcntl(f, cmd, arg);
 	default:
 		return -LX_EINVAL;
 	}
@@ -543,8 +546,15 @@ static long end_wait(struct thread *t, bool masked, long res)
 	return res;
 }
 
+/*
+ * Park until anything changes.  A signal handler ends the wait with EINTR,
+ * never a restart, whatever SA_RESTART says (signal(7): poll, select, epoll
+ * are not restarted); a temporary mask stays for signal_deliver to undo.
+ */
 static long wait_any(struct thread *t, u64 us)
 {
+	if (signal_pending(t))
+		return -LX_EINTR;
 	block_on(t, poll_any, deadline_of(t, us));
 	return SYS_BLOCK;
 }
@@ -715,6 +725,14 @@ long sys_pselect6(struct thread *t, u64 nfds, u64 r, u64 w, u64 e, u64 uts, u64 
 		return res;
 	return do_select(t, nfds, sets, us, sig.set != 0);
 }
+
+/* The same waits for other files' calls (syscall.h). */
+u64 wait_deadline(struct thread *t, u64 us) { return deadline_of(t, us); }
+bool wait_expired(struct thread *t, u64 us) { return expired(t, us); }
+long wait_timeout(struct thread *t, u64 uts, u64 *us) { return timeout_us(t, uts, 1000, us); }
+long wait_sigmask(struct thread *t, u64 umask, u64 size) { return push_sigmask(t, umask, size); }
+long wait_end(struct thread *t, bool masked, long res) { return end_wait(t, masked, res); }
+long wait_ready(struct thread *t, u64 us) { return wait_any(t, us); }
 
 /* --- ioctl, sendfile, sync --- */
 

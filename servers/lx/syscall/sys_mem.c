@@ -45,6 +45,11 @@ static long map_file(struct thread *t, u64 fd, u32 type, u64 prot, struct inode 
 		return -LX_ENODEV;
 	if (type == LX_MAP_SHARED && (prot & 2) && !*writable)
 		return -LX_EACCES;
+	if (type == LX_MAP_SHARED && (f->ip->seals & (LX_F_SEAL_WRITE | LX_F_SEAL_FUTURE_WRITE))) {
+		if (prot & 2)
+			return -LX_EPERM;       /* memfd seals: no writable shared mapping */
+		*writable = false;          /* nor one made writable later */
+	}
 	*ip = f->ip;
 	return 0;
 }

@@ -32,6 +32,7 @@ u64 lx_clock_us(u64 clk)
 	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + LX_EPOCH_AT_BOOT * 1000000 : now;
 }
 
+
 long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;

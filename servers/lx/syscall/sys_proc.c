@@ -479,6 +479,8 @@ long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64
 	struct proc *p = t->proc;
 	long pid = idtype == 0 ? -1 : idtype == 1 && (int)id > 0 ? (long)(int)id :
 		   idtype == 2 && (int)id >= 0 ? -(long)((int)id ? (int)id : p->pgid) : -2;
+	if (idtype == 3 && (pid = pidfd_pid(p, (int)id)) < 0)      /* P_PIDFD */
+		return pid;
 	if (pid == -2 || (options & ~(u64)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
 					    WNOTHREAD | WALL | WCLONE)) ||
 	    !(options & (WEXITED | WSTOPPED | WCONTINUED)))

@@ -64,6 +64,12 @@ char poll_any[1];
 
 void wake(void *wchan)
 {
+	wake_key(wchan, ~0);
+}
+
+void wake_key(void *wchan, int key)
+{
+	epoll_wake(wchan, key);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->wchan == wchan || t->wchan == poll_any)
@@ -103,7 +109,9 @@ u64 next_deadline(void)
 {
 	if (!deadlines_stale)
 		return deadline_cached;
-	u64 d = signal_next_timer();
+	u64 d = signal_next_timer(), tfd = timerfd_next();
+	if (tfd && (!d || tfd < d))
+		d = tfd;
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
@@ -116,6 +124,7 @@ void expire_deadlines(u64 now)
 {
 	cpu_tick(now);
 	signal_timers(now);
+	timerfd_expire(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->deadline && t->deadline <= now) {

@@ -92,8 +92,20 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 #define SYSCALLS_CRED(X) \
 	X(122, setfsuid) X(123, setfsgid)
 
+/* fs/: event files, each in its own file (epoll.c, eventfd.c, timerfd.c, signalfd.c,
+ * pidfd.c, memfd.c, inotify.c), and syscall/sys_splice.c: data between descriptors */
+#define SYSCALLS_EVENT(X) \
+	X(213, epoll_create) X(291, epoll_create1) X(233, epoll_ctl) X(232, epoll_wait) \
+	X(281, epoll_pwait) X(441, epoll_pwait2) X(284, eventfd) X(290, eventfd2) \
+	X(283, timerfd_create) X(286, timerfd_settime) X(287, timerfd_gettime) \
+	X(282, signalfd) X(289, signalfd4) X(434, pidfd_open) X(424, pidfd_send_signal) \
+	X(319, memfd_create) X(285, fallocate) X(275, splice) X(276, tee) X(278, vmsplice) \
+	X(326, copy_file_range) X(253, inotify_init) X(294, inotify_init1) \
+	X(254, inotify_add_watch) X(255, inotify_rm_watch)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
+	SYSCALLS_EVENT(X)
 
 SYSCALLS(SYS_DECL)
 
@@ -104,12 +116,21 @@ extern bool lx_trace;                      /* log every call (the lx.trace optio
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
 void unblock(struct thread *t);
 void wake(void *wchan);                    /* every thread parked on wchan runs its call again */
+void wake_key(void *wchan, int key);       /* the same; key: the LX_POLL* bits that may now hold */
 void wake_thread(struct thread *t);
 void resume_thread(struct thread *t);      /* a held thread: the loop passes it through signal_deliver */
 extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
 bool retry_pending(void);
 void retry_blocked(void);
 u64 next_deadline(void);
+/* syscall/sys_file.c: waiting the way poll does, for other waiting calls (fs/epoll.c) */
+#define WAIT_FOREVER (~0UL)
+u64 wait_deadline(struct thread *t, u64 us);        /* absolute, fixed by the first run; 0: none */
+bool wait_expired(struct thread *t, u64 us);        /* us == 0 or the deadline passed */
+long wait_timeout(struct thread *t, u64 uts, u64 *us);   /* a timespec (NULL: forever) as µs */
+long wait_sigmask(struct thread *t, u64 umask, u64 size); /* a mask for the wait (epoll_pwait) */
+long wait_end(struct thread *t, bool masked, long res);  /* the call answers: mask undone */
+long wait_ready(struct thread *t, u64 us);      /* park on poll_any (SYS_BLOCK), or EINTR */
 void deadlines_changed(void);              /* an alarm or a parked thread's deadline changed */
 void expire_deadlines(u64 now);
 

@@ -32,6 +32,10 @@ void file_put(struct file *f)
 {
 	if (!f || --f->refs)
 		return;
+	if (f->epitems)
+		epoll_file_gone(f);
+	if (f->ip && fs_watches && !(f->flags & LX_O_PATH))
+		fs_event(f->ip, NULL, file_writable(f) ? LX_IN_CLOSE_WRITE : LX_IN_CLOSE_NOWRITE, 0);
 	if (f->ops && f->ops->release)
 		f->ops->release(f);
 	if (f->ip)
@@ -215,8 +219,10 @@ void fd_close_on_exec(struct proc *p)
 static long reg_read(struct file *f, void *buf, size_t n)
 {
 	long r = fs_read(f->ip, f->pos, buf, n);
-	if (r > 0)
+	if (r > 0) {
 		f->pos += (u64)r;
+		fs_event(f->ip, NULL, LX_IN_ACCESS, 0);
+	}
 	return r;
 }
 
@@ -244,11 +250,15 @@ static long reg_write(struct file *f, const void *buf, size_t n)
 	if (f->flags & LX_O_APPEND)
 		f->pos = f->ip->size;
 	long r = fsize_limit(f->pos, &n);
+	if (!r && f->ip->seals)
+		r = fs_seals_allow_write(f->ip, f->pos, n);
 	if (r)
 		return r;
 	r = fs_write(f->ip, f->pos, buf, n);
-	if (r > 0)
+	if (r > 0) {
 		f->pos += (u64)r;
+		fs_event(f->ip, NULL, LX_IN_MODIFY, 0);
+	}
 	return r;
 }
 
@@ -373,5 +383,7 @@ int file_open_inode(struct thread *t, struct inode *ip, u32 flags, struct file *
 	fs_get(ip);
 	f->ip = ip;
 	*out = f;
+	if (!(flags & LX_O_PATH))
+		fs_event(ip, NULL, LX_IN_OPEN, 0);
 	return 0;
 }

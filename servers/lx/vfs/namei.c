@@ -421,7 +421,43 @@ static int may_delete(struct inode *dir, const char *name)
 	return r;
 }
 
-/* Devices are made by root only (CAP_MKNOD). */
+/* --- change notification (inotify): the events each change makes, in Linux's order --- */
+
+void (*fs_notify)(struct inode *ip, const char *name, uint32_t mask, uint32_t cookie);
+uint32_t fs_watches;
+
+void fs_event(struct inode *ip, const char *name, uint32_t mask, uint32_t cookie)
+{
+	if (fs_watches && fs_notify)
+		fs_notify(ip, name, mask, cookie);
+}
+
+/* The inode name stands for in dir (a reference), if anyone watches; else NULL. */
+static struct inode *watched_entry(struct inode *dir, const char *name)
+{
+	struct inode *ip;
+	if (!fs_watches || !fs_notify || !dir->sb->ops->lookup ||
+	    dir->sb->ops->lookup(dir, name, strlen(name), &ip) < 0)
+		return NULL;
+	return ip;
+}
+
+static uint32_t isdir(const struct inode *ip)
+{
+	return ip && LX_S_ISDIR(ip->mode) ? LX_IN_ISDIR : 0;
+}
+
+/* ip lost a name: its link count changed (not for directories); at none, it is deleted. */
+static void lost_name(struct inode *ip)
+{
+	if (!LX_S_ISDIR(ip->mode))
+		fs_event(ip, NULL, LX_IN_ATTRIB | LX_IN_SELF_ONLY, 0);
+	if (ip->nlink == 0 || LX_S_ISDIR(ip->mode))
+		fs_event(ip, NULL, LX_IN_DELETE_SELF, 0);
+}
+
+/* --- names: the file system's, then their events --- */
+
 int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 	      struct inode **out)
 {
@@ -431,8 +467,11 @@ int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 		return r;
 	u32 type = mode & LX_S_IFMT;
 	if ((type == LX_S_IFCHR || type == LX_S_IFBLK) && !fs_is_root())
-		return -LX_EPERM;
-	return o->create ? o->create(dir, name, mode, rdev, out) : -LX_EPERM;
+		return -LX_EPERM;         /* devices are made by root only (CAP_MKNOD) */
+	r = o->create ? o->create(dir, name, mode, rdev, out) : -LX_EPERM;
+	if (r == 0)
+		fs_event(dir, name, LX_IN_CREATE | (LX_S_ISDIR(mode) ? LX_IN_ISDIR : 0), 0);
+	return r;
 }
 
 /*
@@ -465,7 +504,12 @@ int fs_link(struct inode *dir, const char *name, struct inode *target)
 		return -LX_EPERM;       /* link(2): no hard links to directories */
 	if (target->nlink == 0)
 		return -LX_ENOENT;      /* an unlinked file cannot come back */
-	return o->link ? o->link(dir, name, target) : -LX_EPERM;
+	r = o->link ? o->link(dir, name, target) : -LX_EPERM;
+	if (r == 0) {
+		fs_event(target, NULL, LX_IN_ATTRIB | LX_IN_SELF_ONLY, 0);
+		fs_event(dir, name, LX_IN_CREATE, 0);
+	}
+	return r;
 }
 
 int fs_symlink(struct inode *dir, const char *name, const char *target)
@@ -474,29 +518,56 @@ int fs_symlink(struct inode *dir, const char *name, const char *target)
 	int r = may_create(dir, name);
 	if (r < 0)
 		return r;
-	return o->symlink ? o->symlink(dir, name, target) : -LX_EPERM;
+	r = o->symlink ? o->symlink(dir, name, target) : -LX_EPERM;
+	if (r == 0)
+		fs_event(dir, name, LX_IN_CREATE, 0);
+	return r;
+}
+
+/* unlink and rmdir: the file system's, then the victim's events and its directory's. */
+static int remove_name(struct inode *dir, const char *name,
+		       int (*op)(struct inode *, const char *))
+{
+	struct inode *victim = watched_entry(dir, name);
+	int r = op ? op(dir, name) : -LX_EPERM;
+	if (r == 0 && victim) {
+		lost_name(victim);
+		fs_event(dir, name, LX_IN_DELETE | isdir(victim), 0);
+	}
+	fs_put(victim);
+	return r;
 }
 
 int fs_unlink(struct inode *dir, const char *name)
 {
-	const struct fs_ops *o = dir->sb->ops;
 	int r = may_delete(dir, name);
 	if (r < 0)
 		return r;
 	if (busy(dir, name))
 		return -LX_EISDIR;      /* a mount point is a directory */
-	return o->unlink ? o->unlink(dir, name) : -LX_EPERM;
+	return remove_name(dir, name, dir->sb->ops->unlink);
 }
 
 int fs_rmdir(struct inode *dir, const char *name)
 {
-	const struct fs_ops *o = dir->sb->ops;
 	int r = may_delete(dir, name);
 	if (r < 0)
 		return r;
 	if (busy(dir, name))
 		return -LX_EBUSY;
-	return o->rmdir ? o->rmdir(dir, name) : -LX_EPERM;
+	return remove_name(dir, name, dir->sb->ops->rmdir);
+}
+
+static void moved(struct inode *odir, const char *oname, struct inode *ndir, const char *nname,
+		  struct inode *ip, struct inode *replaced)
+{
+	static uint32_t cookies;
+	uint32_t cookie = ++cookies ? cookies : ++cookies;
+	fs_event(odir, oname, LX_IN_MOVED_FROM | isdir(ip), cookie);
+	fs_event(ndir, nname, LX_IN_MOVED_TO | isdir(ip), cookie);
+	if (replaced && replaced != ip)
+		lost_name(replaced);
+	fs_event(ip, NULL, LX_IN_MOVE_SELF, 0);
 }
 
 /*
@@ -536,7 +607,13 @@ int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const c
 		return r;
 	if (busy(odir, oname) || busy(ndir, nname))
 		return -LX_EBUSY;
-	return o->rename ? o->rename(odir, oname, ndir, nname) : -LX_EPERM;
+	struct inode *ip = watched_entry(odir, oname), *replaced = ip ? watched_entry(ndir, nname) : NULL;
+	r = o->rename ? o->rename(odir, oname, ndir, nname) : -LX_EPERM;
+	if (r == 0 && ip && ip != replaced)
+		moved(odir, oname, ndir, nname, ip, replaced);
+	fs_put(replaced);
+	fs_put(ip);
+	return r;
 }
 
 long fs_readlink(struct inode *ip, char *buf, size_t n)
@@ -578,13 +655,33 @@ long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n)
 	return o->write ? o->write(ip, off, buf, n) : -LX_EINVAL;
 }
 
+int fs_seals_allow_write(const struct inode *ip, uint64_t off, size_t n)
+{
+	if ((ip->seals & (LX_F_SEAL_WRITE | LX_F_SEAL_FUTURE_WRITE)) ||
+	    ((ip->seals & LX_F_SEAL_GROW) && off + n > ip->size))
+		return -LX_EPERM;
+	return 0;
+}
+
+int fs_allocate(struct inode *ip, int mode, uint64_t off, uint64_t len)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	return o->allocate ? o->allocate(ip, mode, off, len) : -LX_EOPNOTSUPP;
+}
+
 int fs_truncate(struct inode *ip, uint64_t size)
 {
 	const struct fs_ops *o = ip->sb->ops;
+	if (((ip->seals & LX_F_SEAL_SHRINK) && size < ip->size) ||
+	    ((ip->seals & LX_F_SEAL_GROW) && size > ip->size))
+		return -LX_EPERM;
 	int r = o->truncate ? remove_privs(ip) : 0;
 	if (r < 0)
 		return r;
-	return o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
+	r = o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
+	if (r == 0)
+		fs_event(ip, NULL, LX_IN_MODIFY, 0);
+	return r;
 }
 
 void *fs_page(struct inode *ip, uint64_t off, bool alloc)
@@ -609,7 +706,10 @@ long fs_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n)
 int fs_setattr(struct inode *ip)
 {
 	const struct fs_ops *o = ip->sb->ops;
-	return o->setattr ? o->setattr(ip) : 0;
+	int r = o->setattr ? o->setattr(ip) : 0;
+	if (r == 0)
+		fs_event(ip, NULL, LX_IN_ATTRIB, 0);
+	return r;
 }
 
 int fs_fsync(struct inode *ip)

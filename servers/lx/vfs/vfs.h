@@ -58,7 +58,18 @@ struct inode {
 	uint8_t *block_ro;              /* 1: the page lies in the archive, copy before writing */
 	uint64_t nblocks;
 	char *target;                   /* symbolic links */
+	/* memfd (fs/memfd.c): LX_SEALABLE | F_SEAL_*; 0 for every other file */
+	uint32_t seals;
 };
+
+/* memfd seals (fcntl(2) F_ADD_SEALS); write, truncate and mmap obey them */
+#define LX_F_SEAL_SEAL         0x01
+#define LX_F_SEAL_SHRINK       0x02
+#define LX_F_SEAL_GROW         0x04
+#define LX_F_SEAL_WRITE        0x08
+#define LX_F_SEAL_FUTURE_WRITE 0x10
+#define LX_F_SEAL_EXEC         0x20
+#define LX_SEALABLE            0x80000000u      /* a memfd: seals apply */
 
 /*
  * A file-system type's operations: inode operations and file-system
@@ -103,7 +114,12 @@ struct fs_ops {
 	 * refuse an open of ip (a read-only sysctl opened for writing: EACCES). */
 	int (*jump)(struct inode *ip, struct inode **out, struct fs_name *where);
 	int (*open)(struct inode *ip, uint32_t flags);
+	/* fallocate(2) modes 0 and LX_FALLOC_KEEP_SIZE (allocate), PUNCH_HOLE|KEEP_SIZE (zeros
+	 * or a hole); NULL: EOPNOTSUPP */
+	int (*allocate)(struct inode *ip, int mode, uint64_t off, uint64_t len);
 };
+#define LX_FALLOC_KEEP_SIZE  1
+#define LX_FALLOC_PUNCH_HOLE 2
 
 /*
  * The directory and last component a walk ended at (its last symbolic link
@@ -180,10 +196,40 @@ int fs_rmdir(struct inode *dir, const char *name);       /* ENOTEMPTY unless emp
 int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
 long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, as Linux */
 
+/*
+ * Change notification (inotify(7), fs/inotify.c).  The fs_* calls above and
+ * vfs/file.c report each change with fs_event(ip, name, mask, cookie): with
+ * a name, ip is the directory whose entry changed (IN_CREATE, IN_DELETE,
+ * IN_MOVED_FROM/TO); without, ip itself changed (IN_MODIFY, IN_ATTRIB,
+ * IN_CLOSE_WRITE, IN_DELETE_SELF, IN_MOVE_SELF...).  fs_notify is inotify's
+ * (NULL in the host tests); fs_watches counts the watches, so that nothing
+ * is looked up for events while there are none.
+ */
+#define LX_IN_ACCESS        0x001
+#define LX_IN_MODIFY        0x002
+#define LX_IN_ATTRIB        0x004
+#define LX_IN_CLOSE_WRITE   0x008
+#define LX_IN_CLOSE_NOWRITE 0x010
+#define LX_IN_OPEN          0x020
+#define LX_IN_MOVED_FROM    0x040
+#define LX_IN_MOVED_TO      0x080
+#define LX_IN_CREATE        0x100
+#define LX_IN_DELETE        0x200
+#define LX_IN_DELETE_SELF   0x400
+#define LX_IN_MOVE_SELF     0x800
+#define LX_IN_ISDIR         0x40000000
+#define LX_IN_SELF_ONLY     0x08000000      /* lx's: not for the parent's watches (link counts) */
+extern void (*fs_notify)(struct inode *ip, const char *name, uint32_t mask, uint32_t cookie);
+extern uint32_t fs_watches;
+void fs_event(struct inode *ip, const char *name, uint32_t mask, uint32_t cookie);
+
 /* Regular file data. */
 long fs_read(struct inode *ip, uint64_t off, void *buf, size_t n);
 long fs_write(struct inode *ip, uint64_t off, const void *buf, size_t n);
-int fs_truncate(struct inode *ip, uint64_t size);
+int fs_truncate(struct inode *ip, uint64_t size);       /* EPERM past a memfd's seals */
+int fs_allocate(struct inode *ip, int mode, uint64_t off, uint64_t len);   /* fallocate */
+/* A write of n bytes at off is allowed by ip's seals: 0 or -EPERM. */
+int fs_seals_allow_write(const struct inode *ip, uint64_t off, size_t n);
 int fs_new_name_ok(const struct inode *dir, const char *name, size_t len);   /* for the types */
 /* The page holding byte off, allocated (zeroed) if `alloc`; NULL past EOF or without memory. */
 void *fs_page(struct inode *ip, uint64_t off, bool alloc);
@@ -250,6 +296,19 @@ void groups_put(struct group_info *g);
  * nothing can move now: the system-call layer then parks the thread on
  * wchan(f) (unless O_NONBLOCK) and runs the call again when the object
  * calls wake() on that channel.
+ *
+ * Readiness, the one mechanism behind poll, ppoll, select, pselect6 and
+ * epoll (fs/epoll.c): poll(f) answers the LX_POLL* bits that hold now
+ * (LX_POLLIN, LX_POLLOUT, LX_POLLERR, LX_POLLHUP, LX_POLLRDHUP...; a read
+ * end also reports LX_POLLHUP once no writer is left), and whenever they
+ * may have changed the object calls wake(wchan(f)).  Those calls park on
+ * poll_any, which every wake() also wakes, and then ask poll again; an
+ * edge-triggered epoll entry counts a wake of its file's channel as a new
+ * edge (wake_key(wchan, bits) narrows that to entries wanting those bits).  A new kind of file (AF_INET sockets, say) is pollable everywhere
+ * by filling in poll and wchan and waking its channel.  poll ==
+ * file_always_ready marks a file with no readiness of its own (regular
+ * files, directories, memory devices): epoll_ctl refuses it (EPERM), as
+ * Linux does.
  */
 struct file_ops {
 	long (*read)(struct file *f, void *buf, size_t n);
@@ -270,6 +329,9 @@ struct file_ops {
 #define LX_POLLERR  0x008
 #define LX_POLLHUP  0x010
 #define LX_POLLNVAL 0x020
+#define LX_POLLRDNORM 0x040
+#define LX_POLLWRNORM 0x100
+#define LX_POLLRDHUP 0x2000             /* the peer shut its writing half (sockets) */
 
 struct file {
 	u32 refs;
@@ -285,6 +347,8 @@ struct file {
 	struct inode *name_dir;
 	char *name;
 	char name_buf[24];
+	/* fs/epoll.c: */
+	struct epitem *epitems;         /* epoll entries watching this file; they die with it */
 };
 
 #define LX_NFD 256
