@@ -53,7 +53,14 @@ typedef uint32_t u32;
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
 #define LX_CMDLINE_MAX   4096                    /* lx's boot command line, NUL included */
+#define LX_RLIMIT_CPU    0
 #define LX_RLIMIT_FSIZE  1
+#define LX_RLIMIT_DATA   2
+#define LX_RLIMIT_STACK  3
+#define LX_RLIMIT_CORE   4
+#define LX_RLIMIT_NPROC  6
+#define LX_RLIMIT_NOFILE 7
+#define LX_RLIMIT_AS     9
 #define LX_RLIMIT_NLIMITS 16
 #define LX_RLIM_INFINITY (~0UL)
 #define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
@@ -164,6 +171,9 @@ struct thread {
 	struct thread *next_blocked;
 	u64 saved_sigmask;              /* rt_sigsuspend / pselect restore it */
 	bool restore_sigmask;
+	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */
+	int lock_blocker;
+	u64 cpu_ran_at;                 /* proc/cputime.c: TSC at lx's last reply, 0 while in lx */
 };
 
 struct proc {
@@ -188,9 +198,11 @@ struct proc {
 	size_t cmdline_len;
 	u64 alarm_at;                   /* µs, 0 = none */
 	u64 itimer_interval;
-	u64 utime_us;
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */
+	/* proc/cputime.c: TSC cycles of user and system time, own and reaped children's */
+	u64 cpu_user, cpu_sys, cpu_cuser, cpu_csys;
+	u64 cpu_xcpu_at;                /* CPU seconds at which the next SIGXCPU goes */
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */

@@ -154,6 +154,27 @@ def test_fast_path_sites(sh):
     assert ("site rewritten" if sh.path == "fast" else "site original") in out, out
 
 
+def test_advisory_locks(sh):
+    """flock, fcntl record and OFD locks between processes: conflicts, waiting,
+    F_GETLK's holder, release on closing another descriptor, EDEADLK, EINTR."""
+    out = run(sh, "cd /tmp && /tests/locks; cd /", timeout=300)
+    assert "locks done, 0 failed" in out, out
+
+
+def test_resource_limits(sh):
+    """RLIMIT_NOFILE's table (dup2 to 1000, EMFILE/EBADF/EINVAL at the limit),
+    setrlimit's errors, RLIMIT_AS/DATA/CPU, pipe sizes, CPU times."""
+    out = run(sh, "cd /tmp && /tests/limits; cd /", timeout=300)
+    assert "limits done, 0 failed" in out, out
+
+
+def test_exec_argument_limits(sh):
+    """A 100 KiB environment string and 5,000 arguments pass execve; a string
+    over 128 KiB or more than a quarter of RLIMIT_STACK in all is E2BIG."""
+    out = run(sh, "/tests/bigexec", timeout=300)
+    assert "bigexec done, 0 failed" in out, out
+
+
 # --- bad input: clear errors, and lx goes on ---
 
 def test_not_elf_is_enoexec(sh):

@@ -36,12 +36,14 @@ static char state_of(struct proc *p)
 static void pid_files(struct inode *dir, struct proc *p)
 {
 	char buf[512];
-	u64 rss = p->mm ? p->mm->pages : 0, start = p->start_time / 10000;
+	u64 rss = p->mm ? p->mm->pages : 0, start = p->start_time / 10000, us[4];
+	cpu_times(p, false, &us[0], &us[1]);
+	cpu_times(p, true, &us[2], &us[3]);
 	int n = snfmt(buf, sizeof(buf),
-		      "%d (%s) %c %d %d %d 0 %d 0 0 0 0 0 %lu 0 0 0 20 0 %d 0 %lu %lu %lu "
+		      "%d (%s) %c %d %d %d 0 %d 0 0 0 0 0 %lu %lu %lu %lu 20 0 %d 0 %lu %lu %lu "
 		      "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
 		      p->pid, p->comm, state_of(p), p->ppid, p->pgid, p->sid, tty_fg_pgrp(),
-		      p->utime_us / 10000, p->nthreads, start, rss * LX_PAGE_SIZE, rss);
+		      us[0] / 10000, us[1] / 10000, us[2] / 10000, us[3] / 10000, p->nthreads, start, rss * LX_PAGE_SIZE, rss);
 	put_file(dir, "stat", buf, (size_t)n);
 	n = snfmt(buf, sizeof(buf),
 		  "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nUid:\t0\t0\t0\t0\n"

@@ -100,6 +100,7 @@ void thread_reply(struct thread *t)
 {
 	reply_flush();
 	t->state = T_RUNNING;
+	cpu_leave(t);
 	pending = t->tid;
 	if (t->fast) {
 		fast_reply(t);
@@ -329,6 +330,7 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			     (fast || tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {
 		t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
 		t->state = T_INCALL;
+		cpu_enter(t);
 		if (fast)
 			fast_call(t);
 		else
@@ -358,6 +360,7 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 		t->kick = KICK_NONE;
 	if (t->state == T_RUNNING)
 		t->state = T_INCALL;
+	cpu_enter(t);
 	if (label == LX_FAST_LABEL)
 		fast_call(t);
 	else if (label == L4_LABEL_EXCEPTION)
@@ -592,6 +595,7 @@ int main(void)
 	lx_log("lx: Linux personality on Pecan: %lu MiB (%lu KiB) for processes, kernel pool %lu of %lu KiB "
 	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, lx_kip_word(KIP_OFF_KMEM_FREE) >> 10,
 	       lx_kip_word(KIP_OFF_KMEM_SIZE) >> 10);
+	cpu_start();
 	if (!start_init(cmdline))
 		lx_panic("lx: cannot start init\n");
 	loop();

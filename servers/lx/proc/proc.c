@@ -344,6 +344,7 @@ static void reparent_children(struct proc *p)
 
 static void release_resources(struct proc *p)
 {
+	lock_exit(p);
 	fdtable_put(p->fds);
 	p->fds = NULL;
 	if (p->cwd)
@@ -449,29 +450,30 @@ static int init_args(struct exec_args *a, const char *cmdline)
 			first = false;                  /* lx's own path */
 			continue;
 		}
-		if (!a->argc && (!memcmp(word, "lx.root=", 8) || !memcmp(word, "lx.disk=", 8)))
+		if (!a->arg.kc && (!memcmp(word, "lx.root=", 8) || !memcmp(word, "lx.disk=", 8)))
 			continue;                       /* file systems (l4/main.c) */
-		if (!a->argc && !strcmp(word, "lx.trace")) {
+		if (!a->arg.kc && !strcmp(word, "lx.trace")) {
 			lx_trace = true;                /* log every system call (docs/lx.md) */
 			continue;
 		}
-		if (!a->argc && (!strcmp(word, "lx.confine=0") || !strcmp(word, "lx.confine=1"))) {
+		if (!a->arg.kc && (!strcmp(word, "lx.confine=0") || !strcmp(word, "lx.confine=1"))) {
 			lx_confine = word[11] == '1';   /* only to measure confinement (docs/lx.md) */
 			continue;
 		}
-		if (!a->argc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {
+		if (!a->arg.kc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {
 			lx_fast_on = word[8] == '1';    /* the fast library path (docs/lx.md) */
 			continue;
 		}
-		if (exec_args_add(a, a->argv, &a->argc, word))
+		if (exec_args_add(a, &a->arg, word))
 			return -LX_E2BIG;
 	}
-	if (!a->argc && exec_args_add(a, a->argv, &a->argc, "/bin/sh"))
+	if (!a->arg.kc && exec_args_add(a, &a->arg, "/bin/sh"))
 		return -LX_E2BIG;
 	for (int i = 0; init_env[i]; i++)
-		if (exec_args_add(a, a->envp, &a->envc, init_env[i]))
+		if (exec_args_add(a, &a->env, init_env[i]))
 			return -LX_E2BIG;
-	memcpy(a->path, a->argv[0], strlen(a->argv[0]) + 1);
+	memcpy(a->path, a->arg.k[0], strlen(a->arg.k[0]) + 1);
+	a->bytes += strlen(a->path) + 1;
 	return 0;
 }
 

@@ -143,53 +143,91 @@ long sys_sysinfo(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 
 	return put(t, buf, info, 112);
 }
 
+static struct lx_timeval tv_of(u64 us)
+{
+	return (struct lx_timeval){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
+}
+
+/* times(2): clock ticks of 10 ms, as AT_CLKTCK says; CPU times as proc/cputime.c counts them. */
 long sys_times(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	u64 ticks = lx_now_us() / 10000;
-	u64 tms[4] = { t->proc->utime_us / 10000, 0, 0, 0 };
+	u64 ticks = lx_now_us() / 10000, tms[4];
+	cpu_times(t->proc, false, &tms[0], &tms[1]);
+	cpu_times(t->proc, true, &tms[2], &tms[3]);
+	for (int i = 0; i < 4; i++)
+		tms[i] /= 10000;
 	if (buf && put(t, buf, tms, sizeof(tms)))
 		return -LX_EFAULT;
 	return (long)ticks;
 }
 
+#define RUSAGE_SELF 0
+#define RUSAGE_CHILDREN (-1)
+#define RUSAGE_THREAD 1
+
+/* struct rusage: the times, maxrss in KiB; lx counts no faults, I/O or switches. */
+long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children)
+{
+	struct { struct lx_timeval utime, stime; int64_t rest[14]; } ru;
+	memset(&ru, 0, sizeof(ru));
+	u64 user, sys;
+	cpu_times(p, children, &user, &sys);
+	ru.utime = tv_of(user);
+	ru.stime = tv_of(sys);
+	if (!children && p->mm)
+		ru.rest[0] = (int64_t)(p->mm->pages * (LX_PAGE_SIZE / 1024));
+	return put(t, buf, &ru, sizeof(ru));
+}
+
+/* RUSAGE_THREAD answers the process's figures: lx counts per process. */
 long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)who; (void)a2; (void)a3; (void)a4; (void)a5;
-	char zero[144] = { 0 };
-	return put(t, buf, zero, sizeof(zero));
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	int w = (int)who;
+	if (w != RUSAGE_SELF && w != RUSAGE_CHILDREN && w != RUSAGE_THREAD)
+		return -LX_EINVAL;
+	return rusage_put(t, buf, t->proc, w == RUSAGE_CHILDREN);
 }
 
 /* --- limits --- */
 
 #define RLIM_INFINITY LX_RLIM_INFINITY
-#define RLIMIT_STACK  3
-#define RLIMIT_NPROC  6
-#define RLIMIT_NOFILE 7
+#define RLIMIT_MEMLOCK 8
+#define RLIMIT_MSGQUEUE 12
 #define RLIMIT_NLIMITS LX_RLIMIT_NLIMITS
+#define NOFILE_SOFT 1024                /* Linux's INR_OPEN_CUR and INR_OPEN_MAX */
+#define NOFILE_HARD 4096
 
-/* What lx can give: the ceiling of each hard limit. */
-static void limit_of(int res, u64 lim[2])
+/* Everyone is root until uids are real: lx checks privilege here alone. */
+bool lx_privileged(struct proc *p)
 {
-	lim[0] = lim[1] = RLIM_INFINITY;
-	if (res == RLIMIT_STACK)
-		lim[0] = LX_STACK_SIZE;
-	else if (res == RLIMIT_NOFILE)
-		lim[0] = lim[1] = LX_NFD;
-	else if (res == RLIMIT_NPROC)
-		lim[0] = lim[1] = LX_MAX_PROCS;
+	(void)p;
+	return true;
 }
 
+/* init's limits, as Linux's defaults (docs/lx.md, "Limits"). */
 void rlimits_default(struct proc *p)
 {
 	for (int r = 0; r < RLIMIT_NLIMITS; r++)
-		limit_of(r, p->rlim[r]);
+		p->rlim[r][0] = p->rlim[r][1] = RLIM_INFINITY;
+	p->rlim[LX_RLIMIT_STACK][0] = LX_STACK_SIZE;
+	p->rlim[LX_RLIMIT_CORE][0] = 0;
+	p->rlim[LX_RLIMIT_NOFILE][0] = NOFILE_SOFT;
+	p->rlim[LX_RLIMIT_NOFILE][1] = NOFILE_HARD;
+	p->rlim[LX_RLIMIT_NPROC][0] = p->rlim[LX_RLIMIT_NPROC][1] = LX_MAX_PROCS;
+	p->rlim[RLIMIT_MEMLOCK][0] = p->rlim[RLIMIT_MEMLOCK][1] = 8UL << 20;
+	p->rlim[RLIMIT_MSGQUEUE][0] = p->rlim[RLIMIT_MSGQUEUE][1] = 819200;
+	p->rlim[13][0] = p->rlim[13][1] = 0;        /* RLIMIT_NICE */
+	p->rlim[14][0] = p->rlim[14][1] = 0;        /* RLIMIT_RTPRIO */
+	p->rlim[11][0] = p->rlim[11][1] = LX_MAX_PROCS;   /* RLIMIT_SIGPENDING */
 }
 
 /*
- * Limits are kept per process and inherited (RLIMIT_FSIZE is enforced on
- * writes); the others are reported as set.  A hard limit is never raised
- * past what lx can give (EPERM), nor a soft one past its hard one (EINVAL).
+ * prlimit64(2): limits are kept per process and inherited.  As Linux: a soft
+ * limit above its hard one is EINVAL; raising a hard limit needs privilege
+ * (EPERM), and RLIMIT_NOFILE's never goes past LX_NFD (nr_open, EPERM).
+ * RLIMIT_CPU's new soft limit restarts its SIGXCPU clock.
  */
 long sys_prlimit64(struct thread *t, u64 pid, u64 res, u64 nlim, u64 olim, u64 a4, u64 a5)
 {
@@ -197,22 +235,24 @@ long sys_prlimit64(struct thread *t, u64 pid, u64 res, u64 nlim, u64 olim, u64 a
 	if (res >= RLIMIT_NLIMITS)
 		return -LX_EINVAL;
 	struct proc *p = pid ? proc_by_pid((int)pid) : t->proc;
-	if (!p)
+	if (!p || (int)pid < 0)
 		return -LX_ESRCH;
-	u64 want[2], ceiling[2];
+	u64 want[2];
 	if (nlim && !copyin(t->proc, want, nlim, sizeof(want)))
 		return -LX_EFAULT;
+	if (nlim && want[0] > want[1])
+		return -LX_EINVAL;
+	if (nlim && ((want[1] > p->rlim[res][1] && !lx_privileged(t->proc)) ||
+		     (res == LX_RLIMIT_NOFILE && want[1] > LX_NFD)))
+		return -LX_EPERM;
 	if (olim && put(t, olim, p->rlim[res], sizeof(p->rlim[res])))
 		return -LX_EFAULT;
 	if (!nlim)
 		return 0;
-	limit_of((int)res, ceiling);
-	if (want[0] > want[1])
-		return -LX_EINVAL;
-	if (want[1] > p->rlim[res][1] && want[1] > ceiling[1])
-		return -LX_EPERM;
 	p->rlim[res][0] = want[0];
 	p->rlim[res][1] = want[1];
+	if (res == LX_RLIMIT_CPU)
+		cpu_limit_changed(p);
 	return 0;
 }
 

@@ -82,7 +82,9 @@ u64 next_deadline(void)
 {
 	if (!deadlines_stale)
 		return deadline_cached;
-	u64 d = signal_next_timer();
+	u64 d = signal_next_timer(), c = cpu_next_check();
+	if (c && (!d || c < d))
+		d = c;
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
@@ -94,6 +96,7 @@ u64 next_deadline(void)
 void expire_deadlines(u64 now)
 {
 	signal_timers(now);
+	cpu_check(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->deadline && t->deadline <= now) {
@@ -132,12 +135,15 @@ void syscall_run(struct thread *t)
 	u64 nr = t->sysno;
 	long res;
 	lx_current = t;
+	u64 began = cpu_sys_begin();
 	if (nr < SYS_MAX && table[nr]) {
 		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
 	} else {
 		log_unknown(nr);
 		res = -LX_ENOSYS;
 	}
+	if (res != SYS_NOREPLY)
+		cpu_sys_end(t, began);      /* (a call that ended its thread has no process to charge) */
 	t->timed_out = false;
 	t->fresh = false;
 	if (lx_trace)

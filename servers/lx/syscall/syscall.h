@@ -82,6 +82,11 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 
 SYSCALLS(SYS_DECL)
 
+/* syscall/sys_misc.c: p may exceed limits and act for others (CAP_SYS_RESOURCE, CAP_SYS_ADMIN...) */
+bool lx_privileged(struct proc *p);
+/* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
+long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
+
 /* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
 void syscall_run(struct thread *t);
