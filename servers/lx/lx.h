@@ -200,6 +200,16 @@ struct proc {
 	u64 itimer_interval;
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */
+	/* syscall/sys_sys.c: what a child inherits (personality, capabilities, scheduling) */
+	struct proc_attrs {
+		u32 personality;
+		u32 dumpable;               /* prctl PR_SET_DUMPABLE */
+		bool no_new_privs;
+		int sched_policy, sched_prio;
+		int ioprio;
+		u64 caps[3];                /* effective, permitted, inheritable */
+	} attrs;
+	bool subreaper;                 /* PR_SET_CHILD_SUBREAPER: not inherited */
 	/* proc/cputime.c: TSC cycles of user and system time, own and reaped children's */
 	u64 cpu_user, cpu_sys, cpu_cuser, cpu_csys;
 	u64 cpu_xcpu_at;                /* CPU seconds at which the next SIGXCPU goes */
@@ -223,6 +233,7 @@ enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS,
 void lx_exhausted(enum lx_resource r);
 u64 lx_kip_word(unsigned off);                  /* a word of the KIP (KIP_OFF_*), e.g. the kernel pool */
 void rlimits_default(struct proc *p);           /* syscall/sys_misc.c: init's limits */
+void attrs_default(struct proc *p);             /* syscall/sys_sys.c: init's attributes */
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Each folder's interface (docs/lx.md, "Which file owns what"). */

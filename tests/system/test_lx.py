@@ -175,6 +175,13 @@ def test_exec_argument_limits(sh):
     assert "bigexec done, 0 failed" in out, out
 
 
+def test_process_attributes_and_machine_calls(sh):
+    """personality, capabilities, sched_*, ioprio, mlock, mincore, pkeys,
+    unshare, chroot, kcmp, process_vm_*, clone3, clocks, prctl, file advice."""
+    out = run(sh, "cd /tmp && /tests/sysattrs; cd /", timeout=300)
+    assert "sysattrs done, 0 failed" in out, out
+
+
 # --- bad input: clear errors, and lx goes on ---
 
 def test_not_elf_is_enoexec(sh):

@@ -287,10 +287,12 @@ struct proc *proc_new(struct proc *parent)
 		parent->children = p;
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
 		memcpy(p->rlim, parent->rlim, sizeof(p->rlim));
+		p->attrs = parent->attrs;
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
 		rlimits_default(p);
+		attrs_default(p);
 	}
 	p->start_time = lx_now_us();
 	p->next_all = procs;
@@ -325,21 +327,27 @@ void proc_free(struct proc *p)
 	lx_free(p);
 }
 
-/* p's children go to init; zombies among them are init's to reap. */
+/* p's children go to its nearest living ancestor that is a subreaper
+ * (prctl PR_SET_CHILD_SUBREAPER), else to init; zombies among them are its to reap. */
 static void reparent_children(struct proc *p)
 {
+	struct proc *to = p->parent;
+	while (to && (to->zombie || !to->subreaper))
+		to = to->parent;
+	if (!to)
+		to = init_proc;
 	while (p->children) {
 		struct proc *c = p->children;
 		p->children = c->sibling;
-		c->parent = init_proc;
-		c->ppid = init_proc ? init_proc->pid : 0;
-		if (init_proc) {
-			c->sibling = init_proc->children;
-			init_proc->children = c;
+		c->parent = to;
+		c->ppid = to ? to->pid : 0;
+		if (to) {
+			c->sibling = to->children;
+			to->children = c;
 		}
 	}
-	if (init_proc)
-		wake(init_proc);
+	if (to)
+		wake(to);
 }
 
 static void release_resources(struct proc *p)

@@ -846,3 +846,52 @@ long sys_flock(struct thread *t, u64 fd, u64 op, u64 a2, u64 a3, u64 a4, u64 a5)
 	struct file *f = fd_get(t->proc, (int)fd);
 	return f ? lock_flock(t, f, op) : -LX_EBADF;
 }
+
+/* --- advice and write-back: lx's files need neither (ext2 writes through) --- */
+
+static bool has_data(const struct file *f)
+{
+	return f->ip && (LX_S_ISREG(f->ip->mode) || LX_S_ISDIR(f->ip->mode));
+}
+
+long sys_fadvise64(struct thread *t, u64 fd, u64 off, u64 len, u64 advice, u64 a4, u64 a5)
+{
+	(void)off, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f || (f->flags & LX_O_PATH))
+		return -LX_EBADF;
+	if (file_is_pipe(f))
+		return -LX_ESPIPE;
+	return advice > 5 || (int64_t)len < 0 ? -LX_EINVAL : 0;
+}
+
+long sys_readahead(struct thread *t, u64 fd, u64 off, u64 count, u64 a3, u64 a4, u64 a5)
+{
+	(void)off, (void)count, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f || !file_readable(f))
+		return -LX_EBADF;
+	return f->ip && LX_S_ISREG(f->ip->mode) ? 0 : -LX_EINVAL;
+}
+
+long sys_sync_file_range(struct thread *t, u64 fd, u64 off, u64 n, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	if (flags & ~7UL)
+		return -LX_EINVAL;
+	if ((int64_t)off < 0 || (int64_t)n < 0 || off + n < off)
+		return -LX_EINVAL;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	return has_data(f) ? 0 : -LX_ESPIPE;
+}
+
+long sys_syncfs(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	return f->ip ? fs_fsync(f->ip) : 0;
+}

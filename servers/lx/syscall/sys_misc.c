@@ -28,10 +28,94 @@ static bool get_ts(struct thread *t, u64 uaddr, u64 *us)
 	return true;
 }
 
+/* CLOCK_REALTIME's distance from boot's clock: the epoch at boot, moved by clock_settime. */
+static int64_t wall_offset_us = (int64_t)EPOCH_AT_BOOT * 1000000;
+
 static u64 clock_us(u64 clk)
 {
 	u64 now = lx_now_us();
-	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + EPOCH_AT_BOOT * 1000000 : now;
+	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + (u64)wall_offset_us : now;
+}
+
+/* Set CLOCK_REALTIME to `us` µs since the epoch. */
+static long set_wall(struct thread *t, u64 us)
+{
+	if (!lx_privileged(t->proc))
+		return -LX_EPERM;
+	wall_offset_us = (int64_t)(us - lx_now_us());
+	return 0;
+}
+
+long sys_clock_settime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct lx_timespec ts;
+	if (!copyin(t->proc, &ts, tp, sizeof(ts)))
+		return -LX_EFAULT;
+	if (clk != 0)
+		return -LX_EINVAL;                  /* only CLOCK_REALTIME can be set */
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -LX_EINVAL;
+	return set_wall(t, (u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000);
+}
+
+long sys_settimeofday(struct thread *t, u64 tv, u64 tz, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct lx_timeval v;
+	int32_t zone[2];
+	if (tv && !copyin(t->proc, &v, tv, sizeof(v)))
+		return -LX_EFAULT;
+	if (tz && !copyin(t->proc, zone, tz, sizeof(zone)))
+		return -LX_EFAULT;
+	if (tz && (zone[0] < -15 * 60 || zone[0] > 15 * 60))
+		return -LX_EINVAL;
+	if (tv && (v.tv_sec < 0 || v.tv_usec < 0 || v.tv_usec >= 1000000))
+		return -LX_EINVAL;
+	if (!lx_privileged(t->proc))
+		return -LX_EPERM;
+	return tv ? set_wall(t, (u64)v.tv_sec * 1000000 + (u64)v.tv_usec) : 0;
+}
+
+/*
+ * adjtimex(2) reads the clock's state: unsynchronised (TIME_ERROR, as Linux
+ * without an NTP daemon), no offset or frequency correction, 1 µs precision.  Changing it (modes other than 0
+ * and ADJ_OFFSET_SS_READ) is refused: lx's clock cannot be slewed.
+ */
+static long timex(struct thread *t, u64 buf)
+{
+	struct { u32 modes; int32_t pad; int64_t offset, freq, maxerror, esterror; int32_t status, pad2;
+		 int64_t constant, precision, tolerance; struct lx_timeval time; int64_t tick;
+		 int64_t rest[14]; } tx;
+	_Static_assert(sizeof(tx) == 208, "struct timex");
+	if (!copyin(t->proc, &tx, buf, sizeof(tx)))
+		return -LX_EFAULT;
+	if (tx.modes != 0 && tx.modes != 0xa001)
+		return -LX_EPERM;
+	u64 us = clock_us(0);
+	memset(&tx, 0, sizeof(tx));
+	tx.maxerror = 16000000;                     /* NTP_PHASE_LIMIT: nothing synchronised it */
+	tx.status = 0x40;                           /* STA_UNSYNC */
+	tx.constant = 2;
+	tx.precision = 1;
+	tx.tolerance = 32768000;
+	tx.time = (struct lx_timeval){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
+	tx.tick = 10000;
+	return put(t, buf, &tx, sizeof(tx)) ? -LX_EFAULT : 5;   /* TIME_ERROR: unsynchronised, as Linux without NTP */
+}
+
+long sys_adjtimex(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+	return timex(t, buf);
+}
+
+long sys_clock_adjtime(struct thread *t, u64 clk, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (clk > 11)
+		return -LX_EINVAL;
+	return clk == 0 ? timex(t, buf) : -LX_EOPNOTSUPP;
 }
 
 long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -122,8 +206,8 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 long sys_uname(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	static const char *const fields[6] = { "Linux", "pecan", "6.1.0-lx",
-					       "#1 Pecan lx", "x86_64", "(none)" };
+	const char *const fields[6] = { "Linux", lx_hostname, "6.1.0-lx",
+					"#1 Pecan lx", "x86_64", lx_domainname };
 	char u[6][65];
 	memset(u, 0, sizeof(u));
 	for (int i = 0; i < 6; i++)
@@ -280,9 +364,49 @@ long sys_setpriority(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u
 	return 0;
 }
 
+#define PR_GET_DUMPABLE 3
+#define PR_SET_DUMPABLE 4
+#define PR_SET_CHILD_SUBREAPER 36
+#define PR_GET_CHILD_SUBREAPER 37
+#define PR_SET_NO_NEW_PRIVS 38
+#define PR_GET_NO_NEW_PRIVS 39
+
+/* prctl's flags: set (checked as Linux checks them) and read back. */
+static long prctl_flag(struct thread *t, int op, u64 arg, u64 a2, u64 a3, u64 a4)
+{
+	struct proc *p = t->proc;
+	int32_t v;
+	switch (op) {
+	case PR_GET_DUMPABLE:
+		return p->attrs.dumpable;
+	case PR_SET_DUMPABLE:
+		if (arg > 1)
+			return -LX_EINVAL;
+		p->attrs.dumpable = (u32)arg;
+		return 0;
+	case PR_SET_CHILD_SUBREAPER:
+		p->subreaper = arg != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		v = p->subreaper;
+		return put(t, arg, &v, 4);
+	case PR_SET_NO_NEW_PRIVS:
+		if (arg != 1 || a2 || a3 || a4)
+			return -LX_EINVAL;
+		p->attrs.no_new_privs = true;
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		if (arg || a2 || a3 || a4)
+			return -LX_EINVAL;
+		return p->attrs.no_new_privs;
+	default:
+		return -LX_EINVAL;
+	}
+}
+
 long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)a2; (void)a3; (void)a4; (void)a5;
+	(void)a5;
 	struct proc *p = t->proc;
 	if (op == 15) {                             /* PR_SET_NAME */
 		char name[16];
@@ -295,7 +419,7 @@ long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5
 	}
 	if (op == 16)                               /* PR_GET_NAME */
 		return put(t, arg, p->comm, sizeof(p->comm));
-	return -LX_EINVAL;
+	return prctl_flag(t, (int)op, arg, a2, a3, a4);
 }
 
 long sys_sched_getaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3, u64 a4, u64 a5)

@@ -156,6 +156,63 @@ long sys_clone(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u64 tls,
 	return do_clone(t, flags & ~0xffUL, sp, ptid, ctid, tls);
 }
 
+/* clone3(2)'s argument, up to CLONE_ARGS_SIZE_VER2 */
+struct clone_args {
+	u64 flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+	    set_tid_size, cgroup;
+};
+#define CLONE_ARGS_SIZE_VER0 64
+#define CLONE_PIDFD          0x00001000
+#define CLONE_CLEAR_SIGHAND  0x100000000UL
+#define CLONE_INTO_CGROUP    0x200000000UL
+
+/* The caller's struct of `size` bytes; bytes past the ones lx knows must be zero (E2BIG). */
+static long clone_args_in(struct thread *t, u64 uargs, u64 size, struct clone_args *ca)
+{
+	if (size < CLONE_ARGS_SIZE_VER0)
+		return -LX_EINVAL;
+	if (size > LX_PAGE_SIZE)
+		return -LX_E2BIG;
+	memset(ca, 0, sizeof(*ca));
+	u64 known = size < sizeof(*ca) ? size : sizeof(*ca);
+	if (!copyin(t->proc, ca, uargs, known))
+		return -LX_EFAULT;
+	for (u64 at = known; at < size; at += 8) {
+		u64 w = 0, n = size - at < 8 ? size - at : 8;
+		if (!copyin(t->proc, &w, uargs + at, n))
+			return -LX_EFAULT;
+		if (w)
+			return -LX_E2BIG;
+	}
+	return 0;
+}
+
+/*
+ * clone3(2): clone's flags with their arguments in a struct.  A new
+ * process's pidfd (CLONE_PIDFD), a chosen pid (set_tid) and cgroups are
+ * not offered (EINVAL; docs/lx.md "Limits").
+ */
+long sys_clone3(struct thread *t, u64 uargs, u64 size, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct clone_args ca;
+	long r = clone_args_in(t, uargs, size, &ca);
+	if (r)
+		return r;
+	if ((ca.flags & 0xff) || (ca.exit_signal & ~0xffUL) || ca.exit_signal > LX_NSIG)
+		return -LX_EINVAL;
+	if ((ca.stack == 0) != (ca.stack_size == 0))
+		return -LX_EINVAL;
+	if ((ca.flags & CLONE_THREAD) && ca.exit_signal)
+		return -LX_EINVAL;
+	if (ca.set_tid_size || ca.set_tid)
+		return ca.set_tid_size > 32 ? -LX_EINVAL : lx_privileged(t->proc) ? -LX_EINVAL : -LX_EPERM;
+	if (ca.flags & (CLONE_PIDFD | CLONE_INTO_CGROUP | CLONE_CLEAR_SIGHAND | ~0xffffffffUL))
+		return -LX_EINVAL;
+	u64 sp = ca.stack ? ca.stack + ca.stack_size : 0;
+	return do_clone(t, ca.flags, sp, ca.parent_tid, ca.child_tid, ca.tls);
+}
+
 long sys_fork(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;

@@ -135,6 +135,7 @@ void syscall_run(struct thread *t)
 	u64 nr = t->sysno;
 	long res;
 	lx_current = t;
+	vfs_walk_root = t->proc->root;
 	u64 began = cpu_sys_begin();
 	if (nr < SYS_MAX && table[nr]) {
 		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
@@ -142,6 +143,7 @@ void syscall_run(struct thread *t)
 		log_unknown(nr);
 		res = -LX_ENOSYS;
 	}
+	vfs_walk_root = NULL;                   /* (t's process may be gone) */
 	if (res != SYS_NOREPLY)
 		cpu_sys_end(t, began);      /* (a call that ended its thread has no process to charge) */
 	t->timed_out = false;

@@ -77,13 +77,29 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \
 	X(67, shmdt) X(220, semtimedop) X(68, msgget) X(69, msgsnd) X(70, msgrcv) X(71, msgctl)
 
+/* syscall/sys_sys.c (attributes, the machine), with clone3 (sys_proc.c), the clocks
+ * (sys_misc.c), file advice (sys_file.c) and futimesat, name_to_handle_at (sys_path.c) */
+#define SYSCALLS_SYS(X) \
+	X(135, personality) X(125, capget) X(126, capset) X(142, sched_setparam) \
+	X(143, sched_getparam) X(144, sched_setscheduler) X(145, sched_getscheduler) \
+	X(146, sched_get_priority_max) X(147, sched_get_priority_min) X(148, sched_rr_get_interval) \
+	X(251, ioprio_set) X(252, ioprio_get) X(149, mlock) X(150, munlock) X(151, mlockall) \
+	X(152, munlockall) X(325, mlock2) X(27, mincore) X(329, pkey_mprotect) X(330, pkey_alloc) \
+	X(331, pkey_free) X(272, unshare) X(308, setns) X(170, sethostname) X(171, setdomainname) \
+	X(172, iopl) X(173, ioperm) X(153, vhangup) X(161, chroot) X(312, kcmp) \
+	X(310, process_vm_readv) X(311, process_vm_writev) X(435, clone3) X(227, clock_settime) \
+	X(164, settimeofday) X(159, adjtimex) X(305, clock_adjtime) X(221, fadvise64) \
+	X(187, readahead) X(277, sync_file_range) X(306, syncfs) X(261, futimesat) \
+	X(303, name_to_handle_at)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_SYS(X)
 
 SYSCALLS(SYS_DECL)
 
 /* syscall/sys_misc.c: p may exceed limits and act for others (CAP_SYS_RESOURCE, CAP_SYS_ADMIN...) */
 bool lx_privileged(struct proc *p);
+extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
 /* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
 long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
 

@@ -280,6 +280,10 @@ void fd_set_cloexec(struct proc *p, int fd, bool on);
 /* The first descriptor number p may not use: its RLIMIT_NOFILE, at most LX_NFD. */
 int fd_limit(struct proc *p);
 void fd_close_on_exec(struct proc *p);
+/* The root the path walk starts "/" from and stops ".." at: the calling
+ * process's (chroot(2)); NULL: the file system's.  syscall_run sets it. */
+extern struct inode *vfs_walk_root;
+
 /* vfs/lock.c: advisory locks (flock(2), fcntl(2)'s record and OFD locks) */
 #define LX_F_GETLK      5
 #define LX_F_SETLK      6
