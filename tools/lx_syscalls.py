@@ -56,6 +56,10 @@ PARTIAL = {
     "pkey_alloc": "no protection keys (ENOSPC, as a CPU without PKU)",
     "capset": "capabilities kept and reported; lx checks privilege as root or not",
     "getcpu": "always CPU 0, node 0",
+    "mbind": "checks and accepts; areas keep no policy of their own (one node)",
+    "get_mempolicy": "MPOL_F_ADDR answers the process's policy",
+    "reboot": "every command that stops the machine powers it off (no restart)",
+    "sched_setattr": "no SCHED_DEADLINE; kept and reported, not applied",
 }
 
 for _x in ("setxattr", "lsetxattr", "fsetxattr", "getxattr", "lgetxattr", "fgetxattr", "listxattr",

@@ -207,6 +207,7 @@ struct proc {
 		bool no_new_privs;
 		int sched_policy, sched_prio;
 		int ioprio;
+		int mempolicy;              /* set_mempolicy's mode and mode flags */
 		u64 caps[3];                /* effective, permitted, inheritable */
 	} attrs;
 	bool subreaper;                 /* PR_SET_CHILD_SUBREAPER: not inherited */

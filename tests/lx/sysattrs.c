@@ -101,6 +101,44 @@ static void test_sched(void)
 	check("sched_getparam NULL: EINVAL", syscall(SYS_sched_getparam, 0, NULL), -1, EINVAL);
 }
 
+static void test_sched_attr_mempolicy(void)
+{
+	uint32_t a[14];                             /* struct sched_attr, 56 bytes */
+	memset(a, 0, sizeof(a));
+	check("sched_getattr", syscall(SYS_sched_getattr, 0, a, sizeof(a), 0), 0, 0);
+	check("sched_getattr's size and policy", a[0] == 56 && a[1] == SCHED_OTHER, 1, 0);
+	check("sched_getattr small size: EINVAL", syscall(SYS_sched_getattr, 0, a, 16, 0), -1, EINVAL);
+	check("sched_getattr flags: EINVAL", syscall(SYS_sched_getattr, 0, a, sizeof(a), 1), -1,
+	      EINVAL);
+	memset(a, 0, sizeof(a));
+	a[0] = 48;
+	a[1] = SCHED_BATCH;
+	check("sched_setattr SCHED_BATCH", syscall(SYS_sched_setattr, 0, a, 0), 0, 0);
+	check("reads back", syscall(SYS_sched_getscheduler, 0), SCHED_BATCH, 0);
+	a[1] = SCHED_OTHER;
+	a[5] = 7;                                   /* a priority for SCHED_OTHER */
+	check("sched_setattr OTHER with priority: EINVAL", syscall(SYS_sched_setattr, 0, a, 0), -1,
+	      EINVAL);
+	a[5] = 0;
+	syscall(SYS_sched_setattr, 0, a, 0);
+
+	unsigned long node0 = 1, node5 = 1 << 5;
+	check("set_mempolicy MPOL_BIND node 0", syscall(SYS_set_mempolicy, 2, &node0, 64), 0, 0);
+	int mode = -1;
+	check("get_mempolicy", syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 0), 0, 0);
+	check("reads MPOL_BIND", mode, 2, 0);
+	check("a node that is not there: EINVAL", syscall(SYS_set_mempolicy, 2, &node5, 64), -1,
+	      EINVAL);
+	check("MPOL_BIND with no node: EINVAL", syscall(SYS_set_mempolicy, 2, NULL, 0), -1, EINVAL);
+	check("bad mode: EINVAL", syscall(SYS_set_mempolicy, 99, NULL, 0), -1, EINVAL);
+	check("back to MPOL_DEFAULT", syscall(SYS_set_mempolicy, 0, NULL, 0), 0, 0);
+	unsigned long allowed = 0;
+	check("get_mempolicy MPOL_F_MEMS_ALLOWED",
+	      syscall(SYS_get_mempolicy, NULL, &allowed, 64, NULL, 4), 0, 0);
+	check("node 0 is allowed", allowed & 1, 1, 0);
+	check("reboot bad magic: EINVAL", syscall(SYS_reboot, 0x1234, 0, 0, NULL), -1, EINVAL);
+}
+
 static void test_ioprio(void)
 {
 	long prio = syscall(SYS_ioprio_get, 1, 0);
@@ -334,6 +372,7 @@ int main(void)
 	test_caps();
 	test_sched();
 	test_ioprio();
+	test_sched_attr_mempolicy();
 	test_memory();
 	test_clone3();
 	test_unshare_chroot();

@@ -583,3 +583,194 @@ long sys_process_vm_writev(struct thread *t, u64 pid, u64 liov, u64 nl, u64 riov
 {
 	return process_vm(t, pid, liov, nl, riov, nr, flags, true);
 }
+
+/* --- sched_setattr(2), sched_getattr(2) --- */
+
+struct sched_attr {
+	u32 size, policy;
+	u64 flags;
+	int32_t nice;
+	u32 priority;
+	u64 runtime, deadline, period;
+	u32 util_min, util_max;
+};
+#define SCHED_ATTR_SIZE_VER0 48
+#define SCHED_DEADLINE 6
+
+long sys_sched_getattr(struct thread *t, u64 pid, u64 uattr, u64 size, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4; (void)a5;
+	if (!uattr || (int)pid < 0 || flags || size < SCHED_ATTR_SIZE_VER0 || size > LX_PAGE_SIZE)
+		return -LX_EINVAL;
+	struct proc *p = target(t, pid);
+	if (!p)
+		return -LX_ESRCH;
+	u32 n = size < sizeof(struct sched_attr) ? (u32)size : (u32)sizeof(struct sched_attr);
+	struct sched_attr a = { .size = n, .policy = (u32)p->attrs.sched_policy,
+				.priority = (u32)p->attrs.sched_prio };
+	return put(t, uattr, &a, n);
+}
+
+long sys_sched_setattr(struct thread *t, u64 pid, u64 uattr, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	ARGS_UNUSED3;
+	struct sched_attr a;
+	u32 size;
+	if (!uattr || (int)pid < 0 || flags)
+		return -LX_EINVAL;
+	if (!copyin(t->proc, &size, uattr, 4))
+		return -LX_EFAULT;
+	if (size && (size < SCHED_ATTR_SIZE_VER0 || size > LX_PAGE_SIZE)) {
+		u32 want = SCHED_ATTR_SIZE_VER0;
+		return put(t, uattr, &want, 4) ? -LX_EFAULT : -LX_E2BIG;
+	}
+	memset(&a, 0, sizeof(a));
+	if (!copyin(t->proc, &a, uattr, SCHED_ATTR_SIZE_VER0))
+		return -LX_EFAULT;
+	if (a.policy == SCHED_DEADLINE)
+		return -LX_EINVAL;                  /* no deadline scheduling in lx */
+	if (a.nice < -20 || a.nice > 19 || !policy_ok((int)a.policy, (int)a.priority))
+		return -LX_EINVAL;
+	struct proc *p = target(t, pid);
+	if (!p)
+		return -LX_ESRCH;
+	if ((a.policy == SCHED_FIFO || a.policy == SCHED_RR) && !lx_privileged(t->proc))
+		return -LX_EPERM;
+	p->attrs.sched_policy = (int)a.policy;
+	p->attrs.sched_prio = (int)a.priority;
+	return 0;
+}
+
+/* --- NUMA memory policy: one node (0), so every policy names it --- */
+
+#define MPOL_DEFAULT 0
+#define MPOL_PREFERRED 1
+#define MPOL_BIND 2
+#define MPOL_INTERLEAVE 3
+#define MPOL_LOCAL 4
+#define MPOL_PREFERRED_MANY 5
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#define MPOL_MODE_FLAGS (3U << 14)          /* MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES */
+
+/* The node mask of maxnode bits at umask names only node 0 (or none): 0, -EINVAL or -EFAULT. */
+static long node_mask(struct thread *t, u64 umask, u64 maxnode, bool *empty)
+{
+	*empty = true;
+	if (!umask || maxnode < 2)
+		return 0;
+	if (maxnode > LX_PAGE_SIZE * 8)
+		return -LX_EINVAL;
+	u64 bits = maxnode - 1;                     /* Linux reads maxnode - 1 bits */
+	for (u64 w = 0; w * 64 < bits; w++) {
+		u64 word;
+		if (!copyin(t->proc, &word, umask + w * 8, 8))
+			return -LX_EFAULT;
+		if (bits - w * 64 < 64)
+			word &= (1UL << (bits - w * 64)) - 1;
+		if (word & ~(w ? 0UL : 1UL))
+			return -LX_EINVAL;          /* a node that does not exist */
+		if (word)
+			*empty = false;
+	}
+	return 0;
+}
+
+static long policy_check(struct thread *t, u64 mode, u64 umask, u64 maxnode)
+{
+	bool empty;
+	long r = node_mask(t, umask, maxnode, &empty);
+	if (r)
+		return r;
+	u32 m = (u32)mode & ~MPOL_MODE_FLAGS;
+	if (m > MPOL_WEIGHTED_INTERLEAVE || (mode >> 16))
+		return -LX_EINVAL;
+	if ((m == MPOL_DEFAULT || m == MPOL_LOCAL) && !empty)
+		return -LX_EINVAL;
+	if ((m == MPOL_BIND || m == MPOL_INTERLEAVE || m == MPOL_PREFERRED_MANY ||
+	     m == MPOL_WEIGHTED_INTERLEAVE) && empty)
+		return -LX_EINVAL;
+	return 0;
+}
+
+long sys_set_mempolicy(struct thread *t, u64 mode, u64 umask, u64 maxnode, u64 a3, u64 a4, u64 a5)
+{
+	ARGS_UNUSED3;
+	long r = policy_check(t, mode, umask, maxnode);
+	if (!r)
+		t->proc->attrs.mempolicy = (int)mode;
+	return r;
+}
+
+long sys_mbind(struct thread *t, u64 addr, u64 len, u64 mode, u64 umask, u64 maxnode, u64 flags)
+{
+	if ((addr & (LX_PAGE_SIZE - 1)) || (flags & ~7UL))
+		return -LX_EINVAL;
+	long r = policy_check(t, mode, umask, maxnode);
+	return r ? r : range_mapped(t->proc, addr, len) ? -LX_EFAULT : 0;
+}
+
+#define MPOL_F_NODE 1
+#define MPOL_F_ADDR 2
+#define MPOL_F_MEMS_ALLOWED 4
+
+/* get_mempolicy(2): the process's policy (also for an address: mbind keeps
+ * none per area); node 0 for MPOL_F_NODE and the allowed mask. */
+long sys_get_mempolicy(struct thread *t, u64 umode, u64 umask, u64 maxnode, u64 addr, u64 flags,
+		       u64 a5)
+{
+	(void)a5;
+	if (flags & ~7UL)
+		return -LX_EINVAL;
+	if ((flags & MPOL_F_MEMS_ALLOWED) && (flags & (MPOL_F_NODE | MPOL_F_ADDR)))
+		return -LX_EINVAL;
+	if (!(flags & MPOL_F_ADDR) && addr)
+		return -LX_EINVAL;
+	if ((flags & MPOL_F_ADDR) && range_mapped(t->proc, addr, 1))
+		return -LX_EFAULT;
+	if (umask && maxnode < 2)
+		return -LX_EINVAL;
+	int32_t mode = (flags & MPOL_F_NODE) ? 0 : t->proc->attrs.mempolicy;   /* node 0 */
+	if (umode && put(t, umode, &mode, 4))
+		return -LX_EFAULT;
+	if (umask) {
+		u64 words = (maxnode - 1 + 63) / 64, one = (flags & MPOL_F_MEMS_ALLOWED) ? 1 : 0, zero = 0;
+		for (u64 w = 0; w < words; w++)
+			if (put(t, umask + w * 8, w ? &zero : &one, 8))
+				return -LX_EFAULT;
+	}
+	return 0;
+}
+
+/* --- reboot(2): every way down powers the machine off (lx cannot restart it) --- */
+
+#define REBOOT_MAGIC1 0xfee1deadU
+#define REBOOT_CMD_RESTART 0x01234567U
+#define REBOOT_CMD_HALT 0xcdef0123U
+#define REBOOT_CMD_POWER_OFF 0x4321fedcU
+#define REBOOT_CMD_RESTART2 0xa1b2c3d4U
+#define REBOOT_CMD_CAD_ON 0x89abcdefU
+#define REBOOT_CMD_CAD_OFF 0U
+
+long sys_reboot(struct thread *t, u64 magic1, u64 magic2, u64 cmd, u64 arg, u64 a4, u64 a5)
+{
+	(void)arg; (void)a4; (void)a5;
+	if (!lx_privileged(t->proc))
+		return -LX_EPERM;
+	u32 m2 = (u32)magic2;
+	if ((u32)magic1 != REBOOT_MAGIC1 ||
+	    (m2 != 672274793U && m2 != 85072278U && m2 != 369367448U && m2 != 537993216U))
+		return -LX_EINVAL;
+	switch ((u32)cmd) {
+	case REBOOT_CMD_CAD_ON:
+	case REBOOT_CMD_CAD_OFF:
+		return 0;
+	case REBOOT_CMD_RESTART:
+	case REBOOT_CMD_RESTART2:
+	case REBOOT_CMD_HALT:
+	case REBOOT_CMD_POWER_OFF:
+		lx_log("lx: reboot(2) by process %d: powering off\n", t->proc->pid);
+		lx_power_off(0);
+	default:
+		return -LX_EINVAL;
+	}
+}

@@ -90,7 +90,8 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(310, process_vm_readv) X(311, process_vm_writev) X(435, clone3) X(227, clock_settime) \
 	X(164, settimeofday) X(159, adjtimex) X(305, clock_adjtime) X(221, fadvise64) \
 	X(187, readahead) X(277, sync_file_range) X(306, syncfs) X(261, futimesat) \
-	X(303, name_to_handle_at)
+	X(303, name_to_handle_at) X(314, sched_setattr) X(315, sched_getattr) \
+	X(237, mbind) X(238, set_mempolicy) X(239, get_mempolicy) X(169, reboot)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_SYS(X)
