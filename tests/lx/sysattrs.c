@@ -366,6 +366,57 @@ static void test_file_advice(void)
 	unlink("adv.tmp");
 }
 
+struct io_event_k { uint64_t data, obj; int64_t res, res2; };
+struct iocb_k {
+	uint64_t data;
+	uint32_t key, rw_flags;
+	uint16_t opcode;
+	int16_t prio;
+	uint32_t fd;
+	uint64_t buf, nbytes;
+	int64_t offset;
+	uint64_t reserved2;
+	uint32_t flags, resfd;
+};
+
+static void test_aio(void)
+{
+	unsigned long ctx = 0, bad = 1;
+	check("io_setup", syscall(SYS_io_setup, 8, &ctx), 0, 0);
+	check("io_setup with a context set: EINVAL", syscall(SYS_io_setup, 8, &bad), -1, EINVAL);
+	int fd = open("aio.tmp", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	char out[] = "asynchronous", in[16] = { 0 };
+	struct iocb_k w = { .data = 11, .opcode = 1, .fd = (uint32_t)fd, .buf = (uintptr_t)out,
+			    .nbytes = 12, .offset = 4 };
+	struct iocb_k r = { .data = 22, .opcode = 0, .fd = (uint32_t)fd, .buf = (uintptr_t)in,
+			    .nbytes = 12, .offset = 4 };
+	struct iocb_k *list[2] = { &w, &r };
+	check("io_submit a write and a read", syscall(SYS_io_submit, ctx, 2, list), 2, 0);
+	struct io_event_k ev[4];
+	struct timespec zero = { 0, 0 };
+	check("io_getevents takes both", syscall(SYS_io_getevents, ctx, 2, 4, ev, &zero), 2, 0);
+	check("the write's event", ev[0].data == 11 && ev[0].res == 12 &&
+	      ev[0].obj == (uintptr_t)&w, 1, 0);
+	check("the read's event", ev[1].data == 22 && ev[1].res == 12, 1, 0);
+	check("the read saw the write", strcmp(in, "asynchronous"), 0, 0);
+	check("io_getevents with none left, no wait", syscall(SYS_io_getevents, ctx, 0, 4, ev, &zero),
+	      0, 0);
+	struct timespec tenth = { 0, 100000000 };
+	check("io_getevents times out", syscall(SYS_io_getevents, ctx, 1, 4, ev, &tenth), 0, 0);
+	check("io_getevents min above nr: EINVAL", syscall(SYS_io_getevents, ctx, 5, 4, ev, NULL), -1,
+	      EINVAL);
+	struct iocb_k b = { .opcode = 0, .fd = 999, .buf = (uintptr_t)in, .nbytes = 1 };
+	struct iocb_k *blist[1] = { &b };
+	check("io_submit bad fd: EBADF", syscall(SYS_io_submit, ctx, 1, blist), -1, EBADF);
+	b.fd = (uint32_t)fd;
+	b.opcode = 99;
+	check("io_submit bad opcode: EINVAL", syscall(SYS_io_submit, ctx, 1, blist), -1, EINVAL);
+	check("io_destroy", syscall(SYS_io_destroy, ctx), 0, 0);
+	check("io_destroy again: EINVAL", syscall(SYS_io_destroy, ctx), -1, EINVAL);
+	close(fd);
+	unlink("aio.tmp");
+}
+
 int main(void)
 {
 	test_personality();
@@ -380,5 +431,6 @@ int main(void)
 	test_clocks();
 	test_prctl();
 	test_file_advice();
+	test_aio();
 	return checks_done("sysattrs");
 }

@@ -353,6 +353,7 @@ static void reparent_children(struct proc *p)
 static void release_resources(struct proc *p)
 {
 	lock_exit(p);
+	aio_exit(p);
 	fdtable_put(p->fds);
 	p->fds = NULL;
 	if (p->cwd)

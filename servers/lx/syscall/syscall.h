@@ -93,13 +93,18 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(303, name_to_handle_at) X(314, sched_setattr) X(315, sched_getattr) \
 	X(237, mbind) X(238, set_mempolicy) X(239, get_mempolicy) X(169, reboot)
 
+/* syscall/sys_aio.c: native asynchronous I/O, done at submission */
+#define SYSCALLS_AIO(X) \
+	X(206, io_setup) X(207, io_destroy) X(208, io_getevents) X(209, io_submit) X(210, io_cancel)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_SYS(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X)
 
 SYSCALLS(SYS_DECL)
 
 /* syscall/sys_misc.c: p may exceed limits and act for others (CAP_SYS_RESOURCE, CAP_SYS_ADMIN...) */
 bool lx_privileged(struct proc *p);
+void aio_exit(struct proc *p);              /* syscall/sys_aio.c: p's AIO contexts go (exec, exit) */
 extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
 /* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
 long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
