@@ -59,6 +59,8 @@ PARTIAL = {
     "mbind": "checks and accepts; areas keep no policy of their own (one node)",
     "get_mempolicy": "MPOL_F_ADDR answers the process's policy",
     "reboot": "every command that stops the machine powers it off (no restart)",
+    "mq_notify": "SIGEV_SIGNAL and SIGEV_NONE (SIGEV_THREAD needs AF_NETLINK)",
+    "mq_open": "a queue descriptor's read (the status line) is not offered",
     "sched_setattr": "no SCHED_DEADLINE; kept and reported, not applied",
 }
 

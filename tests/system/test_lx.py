@@ -182,6 +182,13 @@ def test_process_attributes_and_machine_calls(sh):
     assert "sysattrs done, 0 failed" in out, out
 
 
+def test_posix_message_queues(sh):
+    """mq_open/unlink/send/receive/notify/getsetattr: priorities, full and empty
+    queues, waiting and timeouts, the notification signal."""
+    out = run(sh, "/tests/mqueue", timeout=300)
+    assert "mqueue done, 0 failed" in out, out
+
+
 # --- bad input: clear errors, and lx goes on ---
 
 def test_not_elf_is_enoexec(sh):

@@ -37,6 +37,11 @@ static u64 clock_us(u64 clk)
 	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + (u64)wall_offset_us : now;
 }
 
+u64 wall_to_boot_us(u64 wall_us)
+{
+	return wall_us > (u64)wall_offset_us ? wall_us - (u64)wall_offset_us : 1;
+}
+
 /* Set CLOCK_REALTIME to `us` µs since the epoch. */
 static long set_wall(struct thread *t, u64 us)
 {

@@ -97,14 +97,21 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 #define SYSCALLS_AIO(X) \
 	X(206, io_setup) X(207, io_destroy) X(208, io_getevents) X(209, io_submit) X(210, io_cancel)
 
+/* syscall/sys_mq.c: POSIX message queues */
+#define SYSCALLS_MQ(X) \
+	X(240, mq_open) X(241, mq_unlink) X(242, mq_timedsend) X(243, mq_timedreceive) \
+	X(244, mq_notify) X(245, mq_getsetattr)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) \
+	SYSCALLS_MQ(X)
 
 SYSCALLS(SYS_DECL)
 
 /* syscall/sys_misc.c: p may exceed limits and act for others (CAP_SYS_RESOURCE, CAP_SYS_ADMIN...) */
 bool lx_privileged(struct proc *p);
 void aio_exit(struct proc *p);              /* syscall/sys_aio.c: p's AIO contexts go (exec, exit) */
+u64 wall_to_boot_us(u64 wall_us);          /* syscall/sys_misc.c: a CLOCK_REALTIME point as lx_now_us's */
 extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
 /* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
 long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
