@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,10 +87,36 @@ static long exec_fails(char **argv, char **envp)
 	return code;
 }
 
+/* Use about kib KiB of stack, a frame at a time. */
+static int deep(int kib)
+{
+	volatile char frame[1024];
+	frame[0] = (char)kib;
+	return kib ? deep(kib - 1) + frame[0] - (char)kib : 0;
+}
+
+/* Run self "deep" KIB under an RLIMIT_STACK of lim bytes: its exit status or 128 + signal. */
+static int run_deep(rlim_t lim, const char *kib)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		struct rlimit r = { lim, RLIM_INFINITY };
+		setrlimit(RLIMIT_STACK, &r);
+		char *argv[] = { self, "deep", (char *)kib, NULL };
+		execve(self, argv, (char *[]){ NULL });
+		_exit(100 + errno);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "child"))
 		return child(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "deep"))
+		return deep(atoi(argv[2]));
 	self = argv[0];
 	struct rlimit st = { 8UL << 20, RLIM_INFINITY };
 	setrlimit(RLIMIT_STACK, &st);               /* the room is then 2 MiB */
@@ -109,5 +136,12 @@ int main(int argc, char **argv)
 		many[i] = string_of(120 * KIB, "E=");
 	many[19] = NULL;
 	check("more than a quarter of RLIMIT_STACK in all: E2BIG", exec_fails(args, many), -1, E2BIG);
+
+	check("2 MiB of stack under RLIMIT_STACK 8 MiB", run_deep(8UL << 20, "2048"), 0, 0);
+	check("2 MiB of stack under RLIMIT_STACK 1 MiB: SIGSEGV", run_deep(1UL << 20, "2048"),
+	      128 + SIGSEGV, 0);
+	st.rlim_cur = 1UL << 20;                    /* the room is then 256 KiB */
+	setrlimit(RLIMIT_STACK, &st);
+	check("300 KiB of strings under RLIMIT_STACK 1 MiB: E2BIG", run(4, 300 * KIB), 100 + E2BIG, 0);
 	return checks_done("bigexec");
 }

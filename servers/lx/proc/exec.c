@@ -234,7 +234,7 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 		return -LX_ENOMEM;
 	execfn = sp;
 	u64 strings = execfn - (a->bytes - (strlen(a->path) + 1));
-	if (strings < LX_STACK_TOP - LX_STACK_SIZE + (256UL << 10))   /* leave the program a stack */
+	if (strings < LX_STACK_TOP - a->stack_size + (64UL << 10))   /* leave the program a stack */
 		return -LX_E2BIG;
 	sp = strings;
 	push(tmp, &sp, "x86_64", 7);
@@ -329,7 +329,7 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	if (!err && im->interp >= 0)
 		err = map_interp(mm, ip, im);
 	if (!err)
-		err = (int)vm_map_fixed(mm, LX_STACK_TOP - LX_STACK_SIZE, LX_STACK_TOP,
+		err = (int)vm_map_fixed(mm, LX_STACK_TOP - a->stack_size, LX_STACK_TOP,
 					VM_READ | VM_WRITE | VM_STACK, NULL, 0, 0);
 	if (!err)
 		err = fast_map(mm);
@@ -369,9 +369,21 @@ static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 	return -LX_ELOOP;
 }
 
+/*
+ * The stack area is mapped whole at exec, so its size is the RLIMIT_STACK
+ * of that moment (Linux reads the limit as the stack grows), at least
+ * 128 KiB and at most LX_STACK_SIZE.
+ */
+static u64 stack_size(struct proc *p)
+{
+	u64 lim = p->rlim[LX_RLIMIT_STACK][0] & ~(LX_PAGE_SIZE - 1);
+	return lim < (128UL << 10) ? 128UL << 10 : lim > LX_STACK_SIZE ? LX_STACK_SIZE : lim;
+}
+
 long do_execve(struct thread *t, struct exec_args *a)
 {
 	struct proc *p = t->proc;
+	a->stack_size = stack_size(p);
 	struct inode *ip;
 	int err = resolve(p, a, &ip);
 	if (err)

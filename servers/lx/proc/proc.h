@@ -29,6 +29,7 @@ struct exec_args {
 	size_t used;
 	u64 bytes;                      /* every string of both vectors, NULs included */
 	u64 arg_start, arg_bytes;       /* argv's strings on the new stack (build_stack) */
+	u64 stack_size;                 /* the new stack area: RLIMIT_STACK within 128 KiB..8 MiB */
 };
 
 struct exec_args *exec_args_new(void);
