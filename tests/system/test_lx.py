@@ -168,6 +168,15 @@ def test_resource_limits(sh):
     assert "limits done, 0 failed" in out, out
 
 
+def test_ulimit_values_kept(sh):
+    """The shell's ulimit -n and -c set limits that getrlimit reports back,
+    and a descriptor past the new -n cannot be made."""
+    out = run(sh, "(ulimit -n 2000; ulimit -n; ulimit -c 100; ulimit -c; ulimit -Hn)")
+    assert lines(out)[-3:] == ["2000", "100", "2000"], out   # ash sets both limits
+    out, st = sh.run("(ulimit -n 10; exec 12>&1; echo reached)", 120)
+    assert st != 0 and "reached" not in out, out
+
+
 def test_exec_argument_limits(sh):
     """A 100 KiB environment string and 5,000 arguments pass execve; a string
     over 128 KiB or more than a quarter of RLIMIT_STACK in all is E2BIG."""
