@@ -196,6 +196,9 @@ static void test_wait_errors(void)
 {
 	check("waitpid bad options: EINVAL", waitpid(-1, NULL, 0x1000), -1, EINVAL);
 	check("waitpid INT_MIN: ESRCH", waitpid(INT_MIN, NULL, WNOHANG), -1, ESRCH);
+	siginfo_t si;
+	check("waitid bad options: EINVAL", waitid(P_ALL, 0, &si, WEXITED | 0x1000), -1, EINVAL);
+	check("waitid P_PID 0: EINVAL", waitid(P_PID, 0, &si, WEXITED), -1, EINVAL);
 }
 
 int main(void)

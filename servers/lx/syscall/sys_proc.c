@@ -552,7 +552,10 @@ long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64
 	(void)a5;
 	struct proc *p = t->proc;
 	long pid = idtype == 0 ? -1 : idtype == 1 ? (long)id : idtype == 2 ? -(long)id : -2;
-	if (pid == -2 || !(options & WEXITED))
+	if (options & ~(u64)(WNOHANG | WNOWAIT | WEXITED | WUNTRACED | WCONTINUED | WNOTHREAD | WALL |
+			     WCLONE))
+		return -LX_EINVAL;
+	if (pid == -2 || (idtype == 1 && (int)id <= 0) || !(options & WEXITED))
 		return -LX_EINVAL;
 	bool any;
 	struct proc *c = find_zombie(p, pid, &any);
