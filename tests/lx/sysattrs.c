@@ -179,7 +179,60 @@ static void test_memory(void)
 	munmap(m, 4 * pg);
 }
 
-static int child_fn_pipe[2];
+struct clone_args_k {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* clone3, the child running fn(arg) on its own stack and then exit(2): as a C library does. */
+static long clone3_run(struct clone_args_k *ca, int (*fn)(void *), void *arg)
+{
+	long ret;
+	register long r8 __asm__("r8") = (long)fn;
+	register long r9 __asm__("r9") = (long)arg;
+	__asm__ __volatile__("syscall\n\t"
+			     "test %%rax, %%rax\n\t"
+			     "jnz 1f\n\t"
+			     "xor %%ebp, %%ebp\n\t"
+			     "mov %%r9, %%rdi\n\t"
+			     "call *%%r8\n\t"
+			     "mov %%eax, %%edi\n\t"
+			     "mov $60, %%eax\n\t"
+			     "syscall\n\t"
+			     "1:"
+			     : "=a"(ret)
+			     : "a"(435L), "D"(ca), "S"(sizeof(*ca)), "r"(r8), "r"(r9)
+			     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static volatile int thread_saw;
+
+static int thread_fn(void *arg)
+{
+	thread_saw = *(int *)arg;                   /* no libc: errno and TLS are the parent's */
+	return 0;
+}
+
+/* A thread as glibc's pthread_create makes it with clone3. */
+static void test_clone3_thread(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	static volatile int32_t ctid = -1, ptid;
+	int value = 42;
+	struct clone_args_k ca = {
+		.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+			 CLONE_SYSVSEM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID,
+		.child_tid = (uintptr_t)&ctid, .parent_tid = (uintptr_t)&ptid,
+		.stack = (uintptr_t)stack, .stack_size = sizeof(stack),
+	};
+	long tid = clone3_run(&ca, thread_fn, &value);
+	check("clone3 makes a thread", tid > 0, 1, 0);
+	for (int i = 0; i < 100000 && ctid != 0; i++)
+		sched_yield();
+	check("its tid went to parent_tid", ptid == tid, 1, 0);
+	check("it ran on its stack and saw its argument", thread_saw, 42, 0);
+	check("its exit cleared child_tid", ctid, 0, 0);
+}
 
 static void test_clone3(void)
 {
@@ -203,7 +256,7 @@ static void test_clone3(void)
 	if (pid == 0)
 		_exit(7);
 	check("clone3 as fork", status_of((pid_t)pid), 7, 0);
-	(void)child_fn_pipe;
+	test_clone3_thread();
 }
 
 static void test_unshare_chroot(void)
