@@ -470,6 +470,19 @@ static void test_aio(void)
 	unlink("aio.tmp");
 }
 
+static void test_syslog(void)
+{
+	long size = syscall(SYS_syslog, 10, NULL, 0);
+	check("syslog SIZE_BUFFER", size > 0, 1, 0);
+	static char buf[1 << 20];
+	long n = syscall(SYS_syslog, 3, buf, sizeof(buf) < (size_t)size ? sizeof(buf) : (size_t)size);
+	check("syslog READ_ALL", n >= 0, 1, 0);
+	check("syslog bad type: EINVAL", syscall(SYS_syslog, 42, buf, 10), -1, EINVAL);
+	check("syslog READ_ALL negative length: EINVAL", syscall(SYS_syslog, 3, buf, -1), -1, EINVAL);
+	check("restart_syscall with nothing to restart: EINTR", syscall(SYS_restart_syscall), -1,
+	      EINTR);
+}
+
 int main(void)
 {
 	test_personality();
@@ -485,5 +498,6 @@ int main(void)
 	test_prctl();
 	test_file_advice();
 	test_aio();
+	test_syslog();
 	return checks_done("sysattrs");
 }

@@ -191,6 +191,11 @@ def test_process_attributes_and_machine_calls(sh):
     assert "sysattrs done, 0 failed" in out, out
 
 
+def test_dmesg_reads_lx_log(sh):
+    """syslog(2) serves lx's own log lines, so busybox dmesg shows lx's boot line."""
+    assert "Linux personality on Pecan" in run(sh, "dmesg")
+
+
 def test_posix_message_queues(sh):
     """mq_open/unlink/send/receive/notify/getsetattr: priorities, full and empty
     queues, waiting and timeouts, the notification signal."""

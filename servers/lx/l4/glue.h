@@ -58,5 +58,6 @@ int tty_fg_pgrp(void);
 void tty_set_fg_pgrp(int pgrp);
 extern const struct file_ops tty_ops;        /* /dev/console and /dev/tty */
 long console_out(const void *buf, size_t n);
+void klog_append(const char *s, size_t n);   /* syscall/sys_sys.c: lx's log, for syslog(2) */
 
 #endif

@@ -28,7 +28,9 @@ void lx_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnfmt(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	console_out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	console_out(buf, len);
+	klog_append(buf, len);                  /* syslog(2) and dmesg read it back */
 }
 
 u64 lx_kip_word(unsigned off)

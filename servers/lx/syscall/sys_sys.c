@@ -774,3 +774,94 @@ long sys_reboot(struct thread *t, u64 magic1, u64 magic2, u64 cmd, u64 arg, u64 
 		return -LX_EINVAL;
 	}
 }
+
+/* --- syslog(2): lx's own log lines are the kernel log --- */
+
+#define KLOG_SIZE 16384
+static char klog[KLOG_SIZE];
+static u64 klog_end, klog_read;             /* bytes ever logged; read by SYSLOG_ACTION_READ */
+static u64 klog_clear;                      /* READ_ALL starts here (SYSLOG_ACTION_CLEAR) */
+static char klog_chan[1];
+#define KLOG_POLL_US 100000                 /* a waiting SYSLOG_ACTION_READ looks again */
+
+/* (No wake here: lx_log runs anywhere, also inside the wait lists' own loops.) */
+void klog_append(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		klog[klog_end++ % KLOG_SIZE] = s[i];
+}
+
+/* Copy log bytes from *from up to the end to buf (at most len): the count, or -EFAULT. */
+static long klog_copy(struct thread *t, u64 buf, u64 len, u64 *from)
+{
+	if (klog_end - *from > KLOG_SIZE)
+		*from = klog_end - KLOG_SIZE;       /* overwritten: the oldest kept */
+	u64 n = 0;
+	char chunk[256];
+	while (*from < klog_end && n < len) {
+		u64 c = 0;
+		while (c < sizeof(chunk) && *from + c < klog_end && n + c < len) {
+			chunk[c] = klog[(*from + c) % KLOG_SIZE];
+			c++;
+		}
+		if (!copyout(t->proc, buf + n, chunk, c))
+			return n ? (long)n : -LX_EFAULT;
+		n += c;
+		*from += c;
+	}
+	return (long)n;
+}
+
+long sys_syslog(struct thread *t, u64 type, u64 buf, u64 len, u64 a3, u64 a4, u64 a5)
+{
+	ARGS_UNUSED3;
+	if (type != 3 && type != 10 && !lx_privileged(t->proc))
+		return -LX_EPERM;               /* READ_ALL and SIZE_BUFFER are open to all (dmesg_restrict 0) */
+	u64 from = klog_clear;
+	if ((int)len < 0 && (type == 2 || type == 3 || type == 4))
+		return -LX_EINVAL;
+	len = (u32)len;                             /* an int in Linux */
+	switch (type) {
+	case 0: case 1: case 6: case 7:             /* CLOSE, OPEN, CONSOLE_OFF, CONSOLE_ON */
+		return 0;
+	case 2:                                     /* READ: waits for something unread */
+		if (!buf && len)
+			return -LX_EINVAL;
+		if (!len)
+			return 0;
+		if (klog_read >= klog_end) {
+			block_on(t, klog_chan, lx_now_us() + KLOG_POLL_US);
+			return SYS_BLOCK;
+		}
+		return klog_copy(t, buf, len, &klog_read);
+	case 3: case 4: {                           /* READ_ALL, READ_CLEAR */
+		if (!buf && len)
+			return -LX_EINVAL;
+		if (klog_end - from > len)
+			from = klog_end - len;          /* the last len bytes */
+		long r = klog_copy(t, buf, len, &from);
+		if (type == 4 && r >= 0)
+			klog_clear = klog_end;
+		return r;
+	}
+	case 5:                                     /* CLEAR */
+		klog_clear = klog_end;
+		return 0;
+	case 8:                                     /* CONSOLE_LEVEL */
+		return len >= 1 && len <= 8 ? 0 : -LX_EINVAL;
+	case 9:                                     /* SIZE_UNREAD */
+		return (long)(klog_end - klog_read < KLOG_SIZE ? klog_end - klog_read : KLOG_SIZE);
+	case 10:                                    /* SIZE_BUFFER */
+		return KLOG_SIZE;
+	default:
+		return -LX_EINVAL;
+	}
+}
+
+/* restart_syscall(2): lx restarts interrupted calls itself and never leaves a
+ * restart block, so a direct call gets Linux's answer for none: EINTR. */
+long sys_restart_syscall(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; (void)a0; (void)a1; (void)a2; ARGS_UNUSED3;
+	return -LX_EINTR;
+}
