@@ -40,6 +40,24 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Wait until process pid sleeps (its /proc/PID/stat state is S): it waits for a lock. */
+static void wait_asleep(pid_t pid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		char *end = strrchr(buf, ')');
+		if (end && end[1] == ' ' && end[2] == 'S')
+			return;
+		sleep_ms(10);
+	}
+}
+
 /* A child runs fn(fd of its own open) and exits with its result. */
 static pid_t child(int (*fn)(int), int *pipe_to_parent)
 {
@@ -177,7 +195,7 @@ static void test_deadlock(void)
 	close(sync[1]);
 	char b;
 	check("child holds its range", (long)read(sync[0], &b, 1), 0, 0);
-	sleep_ms(100);                              /* the child is waiting by now */
+	wait_asleep(c);                             /* the child waits for range 0 */
 	check("F_SETLKW that would deadlock: EDEADLK", setlk(fd, F_SETLKW, F_WRLCK, 1, 1), -1,
 	      EDEADLK);
 	setlk(fd, F_SETLK, F_UNLCK, 0, 1);
