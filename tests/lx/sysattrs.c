@@ -412,6 +412,14 @@ static void test_file_advice(void)
 	struct stat st;
 	stat("adv.tmp", &st);
 	check("futimesat set the times", st.st_atime == 1000 && st.st_mtime == 2000, 1, 0);
+	check("fchmodat2", syscall(452, AT_FDCWD, "adv.tmp", 0600, 0), 0, 0);
+	stat("adv.tmp", &st);
+	check("fchmodat2 set the mode", st.st_mode & 0777, 0600, 0);
+	symlink("adv.tmp", "adv.lnk");
+	check("fchmodat2 of a link itself: EOPNOTSUPP",
+	      syscall(452, AT_FDCWD, "adv.lnk", 0644, AT_SYMLINK_NOFOLLOW), -1, EOPNOTSUPP);
+	check("fchmodat2 bad flags: EINVAL", syscall(452, AT_FDCWD, "adv.tmp", 0644, 1), -1, EINVAL);
+	unlink("adv.lnk");
 	check("close_range CLOSE_RANGE_UNSHARE", syscall(SYS_close_range, 1000, 1001, 2), 0, 0);
 	close(p[0]);
 	close(p[1]);
@@ -464,6 +472,14 @@ static void test_aio(void)
 	b.fd = (uint32_t)fd;
 	b.opcode = 99;
 	check("io_submit bad opcode: EINVAL", syscall(SYS_io_submit, ctx, 1, blist), -1, EINVAL);
+	check("io_submit again", syscall(SYS_io_submit, ctx, 1, list), 1, 0);
+	sigset_t none;
+	sigemptyset(&none);
+	struct { const sigset_t *mask; size_t size; } ss = { &none, 8 };
+	check("io_pgetevents under a mask", syscall(SYS_io_pgetevents, ctx, 1, 4, ev, &zero, &ss), 1, 0);
+	ss.size = 3;
+	check("io_pgetevents bad mask size: EINVAL",
+	      syscall(SYS_io_pgetevents, ctx, 0, 4, ev, &zero, &ss), -1, EINVAL);
 	check("io_destroy", syscall(SYS_io_destroy, ctx), 0, 0);
 	check("io_destroy again: EINVAL", syscall(SYS_io_destroy, ctx), -1, EINVAL);
 	close(fd);

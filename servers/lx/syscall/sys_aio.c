@@ -206,3 +206,29 @@ long sys_io_cancel(struct thread *t, u64 id, u64 iocb, u64 result, u64 a3, u64 a
 	(void)t; (void)id;
 	return -LX_EINVAL;                          /* as Linux for a request not in flight */
 }
+
+/* io_pgetevents(2): io_getevents under a temporary signal mask (as ppoll's). */
+long sys_io_pgetevents(struct thread *t, u64 id, u64 min_nr, u64 nr, u64 uev, u64 uts, u64 usig)
+{
+	struct { u64 mask, size; } sig = { 0, 0 };
+	if (usig && !copyin(t->proc, &sig, usig, sizeof(sig)))
+		return -LX_EFAULT;
+	if (sig.mask) {
+		u64 m;
+		if (sig.size != sizeof(m))
+			return -LX_EINVAL;
+		if (!copyin(t->proc, &m, sig.mask, sizeof(m)))
+			return -LX_EFAULT;
+		if (!t->restore_sigmask) {
+			t->saved_sigmask = t->sigmask;
+			t->restore_sigmask = true;
+		}
+		t->sigmask = m & ~(SIGBIT(LX_SIGKILL) | SIGBIT(LX_SIGSTOP));
+	}
+	long r = sys_io_getevents(t, id, min_nr, nr, uev, uts, 0);
+	if (r != SYS_BLOCK && sig.mask && t->restore_sigmask) {
+		t->sigmask = t->saved_sigmask;      /* returned, not interrupted: the mask goes back now */
+		t->restore_sigmask = false;
+	}
+	return r;
+}

@@ -738,6 +738,23 @@ long sys_fchmodat(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 a3, u64 a
 	return r < 0 ? r : set_mode(ip, mode);
 }
 
+/* fchmodat2(2): fchmodat with flags; a symbolic link's own mode cannot change (EOPNOTSUPP). */
+long sys_fchmodat2(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	struct inode *ip;
+	long r = inode_at(t, dirfd, path, flags, &ip);
+	if (r < 0)
+		return r;
+	if (LX_S_ISLNK(ip->mode)) {
+		fs_put(ip);
+		return -LX_EOPNOTSUPP;
+	}
+	return set_mode(ip, mode);
+}
+
 long sys_fchmod(struct thread *t, u64 fd, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;

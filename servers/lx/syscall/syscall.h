@@ -10,7 +10,7 @@
 #include "../lx.h"
 
 typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
-#define SYS_MAX 450
+#define SYS_MAX 512
 
 #define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
 					    u64 a4, u64 a5);
@@ -92,11 +92,12 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(187, readahead) X(277, sync_file_range) X(306, syncfs) X(261, futimesat) \
 	X(303, name_to_handle_at) X(314, sched_setattr) X(315, sched_getattr) \
 	X(237, mbind) X(238, set_mempolicy) X(239, get_mempolicy) X(169, reboot) X(103, syslog) \
-	X(219, restart_syscall)
+	X(219, restart_syscall) X(452, fchmodat2)
 
 /* syscall/sys_aio.c: native asynchronous I/O, done at submission */
 #define SYSCALLS_AIO(X) \
-	X(206, io_setup) X(207, io_destroy) X(208, io_getevents) X(209, io_submit) X(210, io_cancel)
+	X(206, io_setup) X(207, io_destroy) X(208, io_getevents) X(209, io_submit) X(210, io_cancel) \
+	X(333, io_pgetevents)
 
 /* syscall/sys_mq.c: POSIX message queues */
 #define SYSCALLS_MQ(X) \
