@@ -94,6 +94,8 @@ def linux_calls():
 def table(lx, linux):
     rows = []
     counts = {"full": 0, "partial": 0, "ENOSYS": 0}
+    newer = {nr: name for nr, name in lx.items() if nr not in linux}   # calls newer than the headers
+    linux = {**linux, **newer}
     for nr in sorted(linux):
         name = linux[nr]
         if nr in lx and lx[nr] != name:
@@ -104,11 +106,10 @@ def table(lx, linux):
             state, note = "partial", PARTIAL[name]
         else:
             state, note = "full", ""
+        if nr in newer:
+            note = (note + "; " if note else "") + "newer than the host's unistd_64.h"
         counts[state] += 1
         rows.append(f"| {nr} | `{name}` | {state} | {note} |")
-    extra = sorted(set(lx) - set(linux))
-    if extra:
-        sys.exit(f"tools/lx_syscalls.py: syscall.h numbers Linux does not have: {extra}")
     head = [BEGIN, "",
             f"{counts['full'] + counts['partial']} of {len(linux)} x86-64 system calls are "
             f"implemented ({counts['full']} full, {counts['partial']} partial); "
