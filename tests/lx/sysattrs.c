@@ -499,6 +499,28 @@ static void test_syslog(void)
 	      EINTR);
 }
 
+static void test_seccomp_strict(void)
+{
+	check("seccomp bad operation: EINVAL", syscall(SYS_seccomp, 99, 0, NULL), -1, EINVAL);
+	check("seccomp strict with flags: EINVAL", syscall(SYS_seccomp, 0, 1, NULL), -1, EINVAL);
+	int p[2];
+	if (pipe(p))
+		return;
+	pid_t c = fork();
+	if (c == 0) {
+		if (syscall(SYS_seccomp, 0, 0, NULL))
+			syscall(SYS_exit, 1);
+		syscall(SYS_write, p[1], "w", 1);  /* allowed */
+		syscall(SYS_getpid);                /* not allowed: SIGKILL */
+		syscall(SYS_exit, 2);
+	}
+	close(p[1]);
+	char b = 0;
+	check("strict mode allows write", read(p[0], &b, 1) == 1 && b == 'w', 1, 0);
+	check("strict mode kills at another call", status_of(c), 128 + SIGKILL, 0);
+	close(p[0]);
+}
+
 int main(void)
 {
 	test_personality();
@@ -515,5 +537,6 @@ int main(void)
 	test_file_advice();
 	test_aio();
 	test_syslog();
+	test_seccomp_strict();
 	return checks_done("sysattrs");
 }

@@ -382,6 +382,10 @@ static long prctl_flag(struct thread *t, int op, u64 arg, u64 a2, u64 a3, u64 a4
 	struct proc *p = t->proc;
 	int32_t v;
 	switch (op) {
+	case 21:                                    /* PR_GET_SECCOMP (strict mode never gets here) */
+		return 0;
+	case 22:                                    /* PR_SET_SECCOMP */
+		return arg == 1 ? seccomp_set_strict(t) : -LX_EINVAL;
 	case PR_GET_DUMPABLE:
 		return p->attrs.dumpable;
 	case PR_SET_DUMPABLE:

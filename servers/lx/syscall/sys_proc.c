@@ -85,6 +85,7 @@ static void child_regs(struct thread *t, struct thread *n, u64 flags, u64 sp, u6
 	n->fs_base = (flags & CLONE_SETTLS) ? tls : t->fs_base;
 	n->fs_dirty = true;
 	n->sigmask = t->sigmask;
+	n->seccomp_strict = t->seccomp_strict;
 }
 
 static long clone_thread(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u64 tls)

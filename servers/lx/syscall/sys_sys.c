@@ -865,3 +865,32 @@ long sys_restart_syscall(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a
 	(void)t; (void)a0; (void)a1; (void)a2; ARGS_UNUSED3;
 	return -LX_EINTR;
 }
+
+/* --- seccomp(2): strict mode; no filters (as a kernel without CONFIG_SECCOMP_FILTER) --- */
+
+#define SECCOMP_SET_MODE_STRICT 0
+
+bool seccomp_strict_allows(u64 nr)
+{
+	return nr == 0 || nr == 1 || nr == 60 || nr == 15;     /* read, write, exit, rt_sigreturn */
+}
+
+long seccomp_strict_kill(struct thread *t)
+{
+	proc_exit(t->proc, LX_SIGKILL);
+	return SYS_NOREPLY;
+}
+
+long seccomp_set_strict(struct thread *t)
+{
+	t->seccomp_strict = true;
+	return 0;
+}
+
+long sys_seccomp(struct thread *t, u64 op, u64 flags, u64 uargs, u64 a3, u64 a4, u64 a5)
+{
+	ARGS_UNUSED3;
+	if (op == SECCOMP_SET_MODE_STRICT && !flags && !uargs)
+		return seccomp_set_strict(t);
+	return -LX_EINVAL;
+}

@@ -137,7 +137,9 @@ void syscall_run(struct thread *t)
 	lx_current = t;
 	vfs_walk_root = t->proc->root;
 	u64 began = cpu_sys_begin();
-	if (nr < SYS_MAX && table[nr]) {
+	if (__builtin_expect(t->seccomp_strict, 0) && !seccomp_strict_allows(nr)) {
+		res = seccomp_strict_kill(t);
+	} else if (nr < SYS_MAX && table[nr]) {
 		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
 	} else {
 		log_unknown(nr);

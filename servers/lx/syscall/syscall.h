@@ -92,7 +92,7 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(187, readahead) X(277, sync_file_range) X(306, syncfs) X(261, futimesat) \
 	X(303, name_to_handle_at) X(314, sched_setattr) X(315, sched_getattr) \
 	X(237, mbind) X(238, set_mempolicy) X(239, get_mempolicy) X(169, reboot) X(103, syslog) \
-	X(219, restart_syscall) X(452, fchmodat2)
+	X(219, restart_syscall) X(452, fchmodat2) X(317, seccomp)
 
 /* syscall/sys_aio.c: native asynchronous I/O, done at submission */
 #define SYSCALLS_AIO(X) \
@@ -117,6 +117,11 @@ u64 wall_to_boot_us(u64 wall_us);          /* syscall/sys_misc.c: a CLOCK_REALTI
 extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
 /* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
 long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
+
+/* syscall/sys_sys.c: seccomp's strict mode (seccomp(2)) */
+bool seccomp_strict_allows(u64 nr);
+long seccomp_strict_kill(struct thread *t);     /* SYS_NOREPLY */
+long seccomp_set_strict(struct thread *t);
 
 /* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
