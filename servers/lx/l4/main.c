@@ -138,6 +138,7 @@ void map_stub(struct thread *t)
 {
 	map_reply(t->tid, L4_MR(1), (u64)stub_page, 4 | 1);
 	t->state = t->state == T_INCALL ? T_RUNNING : t->state;
+	cpu_leave(t);
 }
 
 /*
@@ -186,6 +187,7 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 	if (!err) {
 		map_reply(t->tid, addr, page, rights);
 		t->state = T_RUNNING;
+		cpu_leave(t);                   /* its user time runs again */
 		return;
 	}
 	t->fault_rip = rip;
