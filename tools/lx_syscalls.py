@@ -66,6 +66,7 @@ PARTIAL = {
     "setitimer": "ITIMER_REAL only (EINVAL for the CPU-time timers)",
     "getitimer": "ITIMER_REAL only",
     "sysinfo": "uptime, memory and process count; no loads, no swap",
+    "mlockall": "checks its flags; does not make every page resident (lx never pages out)",
     "sched_setattr": "no SCHED_DEADLINE; kept and reported, not applied",
 }
 

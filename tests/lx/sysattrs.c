@@ -169,6 +169,13 @@ static void test_memory(void)
 	unsigned char vec[4];
 	check("mincore", mincore(m, 2 * pg, vec), 0, 0);
 	check("the touched page is resident", vec[0] & 1, 1, 0);
+	char *fresh = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fresh[0] = 1;
+	check("mlock populates", mlock(fresh + 2 * pg, pg), 0, 0);
+	check("mincore of a fresh area", mincore(fresh, 3 * pg, vec), 0, 0);
+	check("touched, untouched, locked: 1 0 1",
+	      (vec[0] & 1) == 1 && (vec[1] & 1) == 0 && (vec[2] & 1) == 1, 1, 0);
+	munmap(fresh, 3 * pg);
 	check("mincore unaligned: EINVAL", mincore(m + 1, pg, vec), -1, EINVAL);
 	check("mincore over a hole: ENOMEM", mincore(m, 4 * pg, vec), -1, ENOMEM);
 	check("pkey_alloc bad flags: EINVAL", syscall(SYS_pkey_alloc, 1, 0), -1, EINVAL);

@@ -281,18 +281,25 @@ static long range_mapped(struct proc *p, u64 addr, u64 len)
 	return start >= end ? 0 : -LX_ENOMEM;
 }
 
-static long lock_range(struct thread *t, u64 addr, u64 len)
+/* mlock's pages are made resident, as Linux populates them (unless MLOCK_ONFAULT). */
+static long lock_range(struct thread *t, u64 addr, u64 len, bool populate)
 {
 	u64 lim = t->proc->rlim[8][0];             /* RLIMIT_MEMLOCK */
 	if (!lx_privileged(t->proc) && lim != LX_RLIM_INFINITY && len > lim)
 		return lim ? -LX_ENOMEM : -LX_EPERM;
-	return range_mapped(t->proc, addr, len);
+	long r = range_mapped(t->proc, addr, len);
+	u64 page, end = addr + len;
+	u32 rights;
+	for (u64 va = addr & ~(LX_PAGE_SIZE - 1); !r && populate && va < end; va += LX_PAGE_SIZE)
+		if (vm_fault(t->proc, va, VM_READ, &page, &rights) == -LX_ENOMEM)
+			r = -LX_EAGAIN;             /* some of the range could not be made resident */
+	return r;
 }
 
 long sys_mlock(struct thread *t, u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; ARGS_UNUSED3;
-	return lock_range(t, addr, len);
+	return lock_range(t, addr, len, true);
 }
 
 long sys_mlock2(struct thread *t, u64 addr, u64 len, u64 flags, u64 a3, u64 a4, u64 a5)
@@ -300,7 +307,7 @@ long sys_mlock2(struct thread *t, u64 addr, u64 len, u64 flags, u64 a3, u64 a4, 
 	ARGS_UNUSED3;
 	if (flags & ~1UL)                           /* MLOCK_ONFAULT */
 		return -LX_EINVAL;
-	return lock_range(t, addr, len);
+	return lock_range(t, addr, len, !(flags & 1));
 }
 
 long sys_munlock(struct thread *t, u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -324,7 +331,7 @@ long sys_munlockall(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u6
 	return 0;
 }
 
-/* mincore(2): every mapped page is resident (lx never pages out). */
+/* mincore(2): a page is resident once the process's table holds it (lx never pages out). */
 long sys_mincore(struct thread *t, u64 addr, u64 len, u64 vec, u64 a3, u64 a4, u64 a5)
 {
 	ARGS_UNUSED3;
@@ -334,11 +341,12 @@ long sys_mincore(struct thread *t, u64 addr, u64 len, u64 vec, u64 a3, u64 a4, u
 	if (r)
 		return r;
 	u64 pages = (len + LX_PAGE_SIZE - 1) / LX_PAGE_SIZE;
-	uint8_t ones[256];
-	memset(ones, 1, sizeof(ones));
+	uint8_t v[256];
 	for (u64 done = 0; done < pages;) {
-		u64 n = pages - done < sizeof(ones) ? pages - done : sizeof(ones);
-		if (!copyout(t->proc, vec + done, ones, n))
+		u64 n = pages - done < sizeof(v) ? pages - done : sizeof(v);
+		for (u64 i = 0; i < n; i++)
+			v[i] = vm_resident(t->proc->mm, addr + (done + i) * LX_PAGE_SIZE);
+		if (!copyout(t->proc, vec + done, v, n))
 			return -LX_EFAULT;
 		done += n;
 	}
