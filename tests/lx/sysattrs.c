@@ -175,6 +175,19 @@ static void test_memory(void)
 	check("mincore of a fresh area", mincore(fresh, 3 * pg, vec), 0, 0);
 	check("touched, untouched, locked: 1 0 1",
 	      (vec[0] & 1) == 1 && (vec[1] & 1) == 0 && (vec[2] & 1) == 1, 1, 0);
+	void *pages[3] = { fresh, fresh + pg, (void *)8 };
+	int status[3] = { 9, 9, 9 }, nodes[3] = { 0, 0, 0 };
+	check("move_pages query", syscall(SYS_move_pages, 0, 3, pages, NULL, status, 0), 0, 0);
+	check("status: node 0, not present, no mapping",
+	      status[0] == 0 && status[1] == -ENOENT && status[2] == -EFAULT, 1, 0);
+	check("move_pages to node 0", syscall(SYS_move_pages, 0, 1, pages, nodes, status, 2), 0, 0);
+	nodes[0] = 5;
+	check("move_pages to a missing node: ENODEV",
+	      syscall(SYS_move_pages, 0, 1, pages, nodes, status, 2), -1, ENODEV);
+	check("move_pages bad flags: EINVAL", syscall(SYS_move_pages, 0, 1, pages, NULL, status, 1),
+	      -1, EINVAL);
+	unsigned long n0 = 1;
+	check("migrate_pages node 0 to node 0", syscall(SYS_migrate_pages, 0, 64, &n0, &n0), 0, 0);
 	munmap(fresh, 3 * pg);
 	check("mincore unaligned: EINVAL", mincore(m + 1, pg, vec), -1, EINVAL);
 	check("mincore over a hole: ENOMEM", mincore(m, 4 * pg, vec), -1, ENOMEM);

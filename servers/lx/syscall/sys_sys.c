@@ -749,6 +749,48 @@ long sys_get_mempolicy(struct thread *t, u64 umode, u64 umask, u64 maxnode, u64 
 	return 0;
 }
 
+/* migrate_pages(2): every page is on node 0 already; 0 pages could not move. */
+long sys_migrate_pages(struct thread *t, u64 pid, u64 maxnode, u64 uold, u64 unew, u64 a4, u64 a5)
+{
+	(void)a4; (void)a5;
+	bool empty_old, empty_new;
+	long r = node_mask(t, uold, maxnode, &empty_old);
+	if (!r)
+		r = node_mask(t, unew, maxnode, &empty_new);
+	if (r)
+		return r;
+	return target(t, pid) ? 0 : -LX_ESRCH;
+}
+
+#define MPOL_MF_MOVE 2
+#define MPOL_MF_MOVE_ALL 4
+
+/* move_pages(2) with one node: each page's status is node 0, or -EFAULT / -ENOENT. */
+long sys_move_pages(struct thread *t, u64 pid, u64 count, u64 upages, u64 unodes, u64 ustatus,
+		    u64 flags)
+{
+	if (flags & ~(u64)(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))
+		return -LX_EINVAL;
+	if ((flags & MPOL_MF_MOVE_ALL) && !lx_privileged(t->proc))
+		return -LX_EPERM;
+	struct proc *p = target(t, pid);
+	if (!p)
+		return -LX_ESRCH;
+	for (u64 i = 0; i < count; i++) {
+		u64 va;
+		int32_t node = 0, st;
+		if (!copyin(t->proc, &va, upages + i * 8, 8) ||
+		    (unodes && !copyin(t->proc, &node, unodes + i * 4, 4)))
+			return -LX_EFAULT;
+		if (node != 0)
+			return -LX_ENODEV;
+		st = range_mapped(p, va, 1) ? -LX_EFAULT : vm_resident(p->mm, va) ? 0 : -LX_ENOENT;
+		if (!copyout(t->proc, ustatus + i * 4, &st, 4))
+			return -LX_EFAULT;
+	}
+	return 0;
+}
+
 /* --- reboot(2): every way down powers the machine off (lx cannot restart it) --- */
 
 #define REBOOT_MAGIC1 0xfee1deadU

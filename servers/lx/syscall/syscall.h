@@ -92,7 +92,8 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(187, readahead) X(277, sync_file_range) X(306, syncfs) X(261, futimesat) \
 	X(303, name_to_handle_at) X(314, sched_setattr) X(315, sched_getattr) \
 	X(237, mbind) X(238, set_mempolicy) X(239, get_mempolicy) X(169, reboot) X(103, syslog) \
-	X(219, restart_syscall) X(452, fchmodat2) X(317, seccomp)
+	X(219, restart_syscall) X(452, fchmodat2) X(317, seccomp) X(256, migrate_pages) \
+	X(279, move_pages)
 
 /* syscall/sys_aio.c: native asynchronous I/O, done at submission */
 #define SYSCALLS_AIO(X) \
