@@ -209,6 +209,7 @@ struct proc {
 		int sched_policy, sched_prio;
 		int ioprio;
 		int mempolicy;              /* set_mempolicy's mode and mode flags */
+		int nice;                   /* setpriority(2) */
 		u64 caps[3];                /* effective, permitted, inheritable */
 	} attrs;
 	bool subreaper;                 /* PR_SET_CHILD_SUBREAPER: not inherited */

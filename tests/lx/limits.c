@@ -192,6 +192,40 @@ static void test_cpu(void)
 	check("its CPU time shows in RUSAGE_CHILDREN", cpu_s(RUSAGE_CHILDREN) >= before + 0.5, 1, 0);
 }
 
+/* Which error comes first, and a few more argument checks, as Linux orders them. */
+static void test_argument_errors(void)
+{
+	int p[2];
+	if (pipe(p))
+		return;
+	check("lseek bad whence on a pipe: EINVAL (before ESPIPE)", lseek(p[0], 0, 9), -1, EINVAL);
+	check("lseek on a pipe: ESPIPE", lseek(p[0], 0, SEEK_SET), -1, ESPIPE);
+	close(p[0]);
+	close(p[1]);
+	check("mmap of a bad fd with bad flags: EBADF (before EINVAL)",
+	      mmap(NULL, 4096, PROT_READ, 0, -1, 0) == MAP_FAILED && errno == EBADF, 1, 0);
+	check("setpgid pid -1: EINVAL", setpgid(-1, 0), -1, EINVAL);
+	check("getpriority bad which: EINVAL", getpriority(9, 0), -1, EINVAL);
+	check("getpriority of no process: ESRCH", getpriority(PRIO_PROCESS, 999999), -1, ESRCH);
+	pid_t c = fork();
+	if (c == 0)
+		_exit(setpriority(PRIO_PROCESS, 0, 5) == 0 && getpriority(PRIO_PROCESS, 0) == 5 ? 0 : 1);
+	int st;
+	waitpid(c, &st, 0);
+	check("setpriority's nice reads back", st, 0, 0);
+	char set[128];
+	check("sched_getaffinity of no process: ESRCH",
+	      syscall(SYS_sched_getaffinity, 999999, sizeof(set), set), -1, ESRCH);
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 3 * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(m + pg, pg);
+	check("madvise unaligned: EINVAL", madvise(m + 1, pg, MADV_NORMAL), -1, EINVAL);
+	check("madvise bad advice: EINVAL", madvise(m, pg, 6), -1, EINVAL);
+	check("madvise over a hole: ENOMEM", madvise(m, 3 * pg, MADV_NORMAL), -1, ENOMEM);
+	check("madvise", madvise(m, pg, MADV_SEQUENTIAL), 0, 0);
+	munmap(m, 3 * pg);
+}
+
 static void test_wait_errors(void)
 {
 	check("waitpid bad options: EINVAL", waitpid(-1, NULL, 0x1000), -1, EINVAL);
@@ -208,6 +242,7 @@ int main(void)
 	test_pipe_size();
 	test_memory_limits();
 	test_wait_errors();
+	test_argument_errors();
 	test_cpu();
 	return checks_done("limits");
 }

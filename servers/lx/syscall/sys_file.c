@@ -279,6 +279,8 @@ long sys_lseek(struct thread *t, u64 fd, u64 off, u64 whence, u64 a3, u64 a4, u6
 	struct file *f = fd_get(t->proc, (int)fd);
 	if (!f)
 		return -LX_EBADF;
+	if (whence > LX_SEEK_HOLE)
+		return -LX_EINVAL;                  /* before ESPIPE, as Linux */
 	if (!file_seekable(f))
 		return -LX_ESPIPE;
 	int64_t size = f->ip ? (int64_t)f->ip->size : 0, o = (int64_t)off, n;

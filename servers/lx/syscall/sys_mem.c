@@ -79,6 +79,8 @@ static bool over_limit(struct proc *p, u64 more, bool data)
 long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	u32 type = (u32)flags & LX_MAP_TYPE;
+	if (!(flags & LX_MAP_ANONYMOUS) && !fd_get(t->proc, (int)fd))
+		return -LX_EBADF;                   /* the descriptor first, as Linux */
 	if (type != LX_MAP_SHARED && type != LX_MAP_PRIVATE && type != 3)
 		return -LX_EINVAL;
 	struct inode *ip = NULL;
@@ -150,10 +152,24 @@ long sys_mremap(struct thread *t, u64 old, u64 old_len, u64 new_len, u64 flags, 
 	return n;
 }
 
-long sys_madvise(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+/* madvise(2): advice Linux knows is checked (start aligned, the range mapped) and not acted on. */
+long sys_madvise(struct thread *t, u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
 {
-	(void)t; (void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	return 0;                                   /* advice only */
+	(void)a3; (void)a4; (void)a5;
+	if ((addr & (LX_PAGE_SIZE - 1)) || (advice > 25 && advice != 100 && advice != 101) ||
+	    (advice >= 5 && advice <= 7))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr)
+		return -LX_EINVAL;
+	for (const struct vma *v = t->proc->mm->vmas; v && addr < end; v = v->next) {
+		if (v->end <= addr)
+			continue;
+		if (v->start > addr)
+			return -LX_ENOMEM;              /* a hole in the range */
+		addr = v->end;
+	}
+	return addr >= end ? 0 : -LX_ENOMEM;
 }
 
 #define LX_MS_ASYNC      1

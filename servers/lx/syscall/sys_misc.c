@@ -357,16 +357,51 @@ long sys_setrlimit(struct thread *t, u64 res, u64 nlim, u64 a2, u64 a3, u64 a4, 
 	return sys_prlimit64(t, 0, res, nlim, 0, 0, 0);
 }
 
-long sys_getpriority(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+#define PRIO_PROCESS 0
+#define PRIO_USER 2
+
+/*
+ * getpriority(2)/setpriority(2): a nice value per process, kept and
+ * reported (lx schedules every process alike).  A process group or user
+ * means every process in it (one user while everyone is root).
+ */
+static bool prio_who(struct thread *t, struct proc *p, int which, int who)
 {
-	(void)t; NOARGS;
-	return 20;                                  /* nice 0, as the kernel encodes it */
+	if (which == PRIO_PROCESS)
+		return p->pid == (who ? who : t->proc->pid);
+	if (which == PRIO_USER)
+		return who == 0;
+	return p->pgid == (who ? who : t->proc->pgid);
 }
 
-long sys_setpriority(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+long sys_getpriority(struct thread *t, u64 which, u64 who, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)t; NOARGS;
-	return 0;
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (which > PRIO_USER)
+		return -LX_EINVAL;
+	int best = 99;
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (!p->zombie && prio_who(t, p, (int)which, (int)who) && p->attrs.nice < best)
+			best = p->attrs.nice;
+	return best == 99 ? -LX_ESRCH : 20 - best;  /* the kernel's encoding: 20 - nice */
+}
+
+long sys_setpriority(struct thread *t, u64 which, u64 who, u64 niceval, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	if (which > PRIO_USER)
+		return -LX_EINVAL;
+	int nice = (int)niceval < -20 ? -20 : (int)niceval > 19 ? 19 : (int)niceval;
+	long r = -LX_ESRCH;
+	for (struct proc *p = procs; p; p = p->next_all) {
+		if (p->zombie || !prio_who(t, p, (int)which, (int)who))
+			continue;
+		if (nice < p->attrs.nice && !lx_privileged(t->proc))
+			return -LX_EACCES;
+		p->attrs.nice = nice;
+		r = 0;
+	}
+	return r;
 }
 
 #define PR_GET_DUMPABLE 3
@@ -431,12 +466,24 @@ long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5
 	return prctl_flag(t, (int)op, arg, a2, a3, a4);
 }
 
+/* A live thread with Linux thread ID tid (a pid names its process's first thread). */
+static bool tid_exists(int tid)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		for (struct thread *t = p->threads; t; t = t->next_in_proc)
+			if (t->tid_linux == tid && !p->zombie)
+				return true;
+	return false;
+}
+
 long sys_sched_getaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3, u64 a4, u64 a5)
 {
-	(void)pid; (void)a3; (void)a4; (void)a5;
+	(void)a3; (void)a4; (void)a5;
 	u64 one = 1;
-	if (len < 8)
+	if (len < 8 || (len & 7))
 		return -LX_EINVAL;
+	if (pid && !tid_exists((int)pid))
+		return -LX_ESRCH;
 	return put(t, mask, &one, 8) ? -LX_EFAULT : 8;
 }
 

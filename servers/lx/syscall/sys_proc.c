@@ -641,9 +641,9 @@ long sys_setpgid(struct thread *t, u64 pid, u64 pgid, u64 a2, u64 a3, u64 a4, u6
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	struct proc *self = t->proc;
-	struct proc *p = (int)pid == 0 ? self : proc_by_pid((int)pid);
-	if ((int)pgid < 0)
+	if ((int)pgid < 0 || (int)pid < 0)
 		return -LX_EINVAL;
+	struct proc *p = (int)pid == 0 ? self : proc_by_pid((int)pid);
 	if (!p || (p != self && p->parent != self))
 		return -LX_ESRCH;
 	if (p->sid != self->sid || p->sid == p->pid)
