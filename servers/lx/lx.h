@@ -174,6 +174,7 @@ struct thread {
 	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */
 	int lock_blocker;
 	u64 cpu_ran_at;                 /* proc/cputime.c: TSC at lx's last reply, 0 while in lx */
+	u64 cpu_in_at;                  /* TSC since lx works for it, 0 while it runs or waits */
 	bool seccomp_strict;            /* syscall/sys_sys.c: only read, write, exit, rt_sigreturn */
 };
 

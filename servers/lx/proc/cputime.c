@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // CPU time as lx can see it, and RLIMIT_CPU.  The kernel does not report a
 // thread's run time, so lx counts with the TSC (one instruction, no kernel
-// call): a thread's user time runs from lx's reply to its next message to
-// lx (a call, a fault), its system time is what lx spends running its
-// calls.  Time the kernel gave other threads (lx's other work, other
+// call; proc.h's cpu_enter/cpu_leave): a thread's user time runs from lx's
+// reply to its next message to lx (a call, a fault), its system time from
+// that message to lx's reply, less the time its call is parked.  Time the kernel gave other threads (lx's other work, other
 // processes preempting it) in between is counted too, so on a busy system
 // user time is over-counted (docs/lx.md, "Limits").  Cycles become µs at
 // the rate the TSC has kept against SystemClock since boot.
@@ -13,22 +13,15 @@ static u64 tsc_boot, us_boot;
 static u64 check_at;                    /* µs: the next RLIMIT_CPU check, 0 = none needed */
 #define CHECK_EVERY_US 100000
 
-static inline u64 tsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return (u64)hi << 32 | lo;
-}
-
 void cpu_start(void)
 {
-	tsc_boot = tsc();
+	tsc_boot = cpu_tsc();
 	us_boot = lx_now_us();
 }
 
 u64 cpu_us(u64 cycles)
 {
-	u64 dt = tsc() - tsc_boot, dus = lx_now_us() - us_boot;
+	u64 dt = cpu_tsc() - tsc_boot, dus = lx_now_us() - us_boot;
 	if (!dt || !dus)
 		return 0;
 	if (dt < dus)
@@ -36,32 +29,10 @@ u64 cpu_us(u64 cycles)
 	return cycles * 16 / (dt * 16 / dus);      /* 16ths of cycles per µs keep the precision */
 }
 
-void cpu_enter(struct thread *t)
-{
-	if (t->cpu_ran_at)
-		t->proc->cpu_user += tsc() - t->cpu_ran_at;
-	t->cpu_ran_at = 0;
-}
-
-void cpu_leave(struct thread *t)
-{
-	t->cpu_ran_at = tsc();
-}
-
-u64 cpu_sys_begin(void)
-{
-	return tsc();
-}
-
-void cpu_sys_end(struct thread *t, u64 begin)
-{
-	t->proc->cpu_sys += tsc() - begin;
-}
-
 /* Threads running now: their time so far counts, their interval starts again. */
 static void cpu_catch_up(struct proc *p)
 {
-	u64 now = tsc();
+	u64 now = cpu_tsc();
 	for (struct thread *t = p->threads; t; t = t->next_in_proc)
 		if (t->cpu_ran_at) {
 			p->cpu_user += now - t->cpu_ran_at;

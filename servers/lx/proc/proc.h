@@ -72,10 +72,42 @@ void sigthread_delete(struct mm *mm);
 
 /* proc/cputime.c: CPU time (TSC-counted, docs/lx.md "Limits") and RLIMIT_CPU */
 void cpu_start(void);                               /* at boot */
-void cpu_enter(struct thread *t);                   /* t's message reached lx */
-void cpu_leave(struct thread *t);                   /* lx answers t */
-u64 cpu_sys_begin(void);
-void cpu_sys_end(struct thread *t, u64 begin);      /* a call of t's ran since begin */
+static inline u64 cpu_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (u64)hi << 32 | lo;
+}
+/* t's message reached lx: its user time stops, its system time runs. */
+static inline void cpu_enter(struct thread *t)
+{
+	u64 now = cpu_tsc();
+	if (t->cpu_ran_at)
+		t->proc->cpu_user += now - t->cpu_ran_at;
+	t->cpu_ran_at = 0;
+	t->cpu_in_at = now;
+}
+/* lx answers t: its system time stops, its user time runs. */
+static inline void cpu_leave(struct thread *t)
+{
+	u64 now = cpu_tsc();
+	if (t->cpu_in_at)
+		t->proc->cpu_sys += now - t->cpu_in_at;
+	t->cpu_in_at = 0;
+	t->cpu_ran_at = now;
+}
+/* t's call parks (its system time stops) or runs again (it starts). */
+static inline void cpu_park(struct thread *t)
+{
+	if (t->cpu_in_at)
+		t->proc->cpu_sys += cpu_tsc() - t->cpu_in_at;
+	t->cpu_in_at = 0;
+}
+static inline void cpu_resume(struct thread *t)
+{
+	if (!t->cpu_in_at)
+		t->cpu_in_at = cpu_tsc();
+}
 u64 cpu_us(u64 cycles);
 void cpu_times(struct proc *p, bool children, u64 *user_us, u64 *sys_us);
 void cpu_reaped(struct proc *parent, struct proc *child);

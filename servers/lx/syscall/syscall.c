@@ -136,7 +136,7 @@ void syscall_run(struct thread *t)
 	long res;
 	lx_current = t;
 	vfs_walk_root = t->proc->root;
-	u64 began = cpu_sys_begin();
+	cpu_resume(t);                          /* (a retry's run counts as system time too) */
 	if (__builtin_expect(t->seccomp_strict, 0) && !seccomp_strict_allows(nr)) {
 		res = seccomp_strict_kill(t);
 	} else if (nr < SYS_MAX && table[nr]) {
@@ -146,8 +146,6 @@ void syscall_run(struct thread *t)
 		res = -LX_ENOSYS;
 	}
 	vfs_walk_root = NULL;                   /* (t's process may be gone) */
-	if (res != SYS_NOREPLY)
-		cpu_sys_end(t, began);      /* (a call that ended its thread has no process to charge) */
 	t->timed_out = false;
 	t->fresh = false;
 	if (lx_trace)
@@ -156,8 +154,10 @@ void syscall_run(struct thread *t)
 	if (res == SYS_NOREPLY)
 		return;
 	if (res == SYS_BLOCK) {
-		if (!signal_pending(t))
+		if (!signal_pending(t)) {
+			cpu_park(t);
 			return;             /* parked: block_on was called */
+		}
 		unblock(t);
 		futex_forget(t);
 		res = -LX_ERESTART;

@@ -144,14 +144,16 @@ static void fd_set(struct fdchunk *c, struct fdtable *t, u32 fd, struct file *f,
 int fd_install(struct proc *p, struct file *f, int min, bool cloexec)
 {
 	struct fdtable *t = p->fds;
-	for (int i = min < 0 ? 0 : min, lim = fd_limit(p); i < lim; i++) {
+	for (int i = min < 0 ? 0 : min, lim = fd_limit(p); i < lim;) {
 		struct fdchunk *c = chunk_of(t, (u32)i, true);
 		if (!c)
 			return -LX_ENOMEM;
-		if (!c->fd[i % LX_NFD_CHUNK]) {
-			fd_set(c, t, (u32)i, f, cloexec);
-			return i;
-		}
+		int end = (i / LX_NFD_CHUNK + 1) * LX_NFD_CHUNK;
+		for (end = end < lim ? end : lim; i < end; i++)
+			if (!c->fd[i % LX_NFD_CHUNK]) {
+				fd_set(c, t, (u32)i, f, cloexec);
+				return i;
+			}
 	}
 	return -LX_EMFILE;
 }

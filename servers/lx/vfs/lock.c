@@ -27,7 +27,8 @@ struct lock {
 	int pid;                        /* F_GETLK's l_pid: the POSIX owner's, else -1 */
 };
 
-static struct lock *locks;
+struct lock *vfs_locks;
+#define locks vfs_locks
 static char lock_chan[1];
 
 static bool record(int kind) { return kind != LK_FLOCK; }
@@ -323,18 +324,17 @@ static bool description_match(const struct lock *l, const void *f)
 	return l->kind != LK_POSIX && l->owner == f;
 }
 
-void lock_close(struct proc *p, struct file *f)
+void lock_close_any(struct proc *p, struct file *f)
 {
-	if (locks && f->ip) {
+	if (f->ip) {
 		struct posix_of w = { p, f->ip };
 		drop_where(posix_match, &w);
 	}
 }
 
-void lock_file_gone(struct file *f)
+void lock_file_gone_any(struct file *f)
 {
-	if (locks)
-		drop_where(description_match, f);
+	drop_where(description_match, f);
 }
 
 void lock_exit(struct proc *p)

@@ -293,9 +293,23 @@ extern struct inode *vfs_walk_root;
 #define LX_F_OFD_SETLKW 38
 long lock_flock(struct thread *t, struct file *f, u64 op);
 long lock_fcntl(struct thread *t, struct file *f, int cmd, u64 arg);   /* the six commands above */
-void lock_close(struct proc *p, struct file *f);   /* p closed a descriptor of f: its POSIX locks go */
-void lock_file_gone(struct file *f);               /* f's last reference: its flock and OFD locks go */
 void lock_exit(struct proc *p);                    /* p's POSIX locks go */
+struct lock;
+extern struct lock *vfs_locks;                     /* every lock; NULL: none (the common case) */
+void lock_close_any(struct proc *p, struct file *f);
+void lock_file_gone_any(struct file *f);
+/* p closed a descriptor of f: its POSIX locks on the file go */
+static inline void lock_close(struct proc *p, struct file *f)
+{
+	if (vfs_locks)
+		lock_close_any(p, f);
+}
+/* f's last reference went: its flock and OFD locks go */
+static inline void lock_file_gone(struct file *f)
+{
+	if (vfs_locks)
+		lock_file_gone_any(f);
+}
 /* device numbers (st_rdev) of the character devices lx provides */
 #define LX_MKDEV(ma, mi) (((ma) << 8) | (mi))
 #define DEV_NULL    LX_MKDEV(1, 3)
