@@ -65,6 +65,8 @@
 #define LX_EISCONN  106
 #define LX_ETIMEDOUT 110
 #define LX_ECONNRESET 104
+#define LX_ENOLCK   37
+#define LX_EOVERFLOW 75
 #define LX_ERESTART 512     /* internal: restart the call after a handler with SA_RESTART */
 
 /* file types and permissions (st_mode) */

@@ -53,7 +53,14 @@ typedef uint32_t u32;
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
 #define LX_CMDLINE_MAX   4096                    /* lx's boot command line, NUL included */
+#define LX_RLIMIT_CPU    0
 #define LX_RLIMIT_FSIZE  1
+#define LX_RLIMIT_DATA   2
+#define LX_RLIMIT_STACK  3
+#define LX_RLIMIT_CORE   4
+#define LX_RLIMIT_NPROC  6
+#define LX_RLIMIT_NOFILE 7
+#define LX_RLIMIT_AS     9
 #define LX_RLIMIT_NLIMITS 16
 #define LX_RLIM_INFINITY (~0UL)
 #define LX_FIRST_TNO     64                      /* L4 thread numbers lx gives out */
@@ -181,6 +188,9 @@ struct thread {
 	bool resume;                    /* held, now on the retry list to be answered */
 	bool futex_pi;                  /* waits in FUTEX_LOCK_PI (a wake retries, grants nothing) */
 	u64 futex_seq;                  /* when it began to wait: wakes go first come first */
+	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */
+	int lock_blocker;
+	bool seccomp_strict;            /* syscall/sys_sys.c: only read, write, exit, rt_sigreturn */
 };
 
 struct proc {
@@ -205,7 +215,7 @@ struct proc {
 	size_t cmdline_len;
 	u64 alarm_at;                   /* µs, 0 = none */
 	u64 itimer_interval;
-	u64 utime_us;
+	u64 utime_us;                   /* sampled CPU time (proc/cputime.c) */
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */
 	/* users and groups (vfs/perm.c, syscall/sys_cred.c): inherited by fork, kept by exec
@@ -222,6 +232,19 @@ struct proc {
 	int stop_sig;
 	int wait_report;                /* WAIT_REPORT_*: what its parent's wait may still see */
 	int pdeath_sig;                 /* prctl(PR_SET_PDEATHSIG) */
+	/* syscall/sys_sys.c: what a child inherits (personality, capabilities, scheduling) */
+	struct proc_attrs {
+		u32 personality;
+		u32 dumpable;               /* prctl PR_SET_DUMPABLE */
+		bool no_new_privs;
+		int sched_policy, sched_prio;
+		int ioprio;
+		int mempolicy;              /* set_mempolicy's mode and mode flags */
+		int nice;                   /* setpriority(2) */
+		u64 caps[3];                /* effective, permitted, inheritable */
+	} attrs;
+	bool subreaper;                 /* PR_SET_CHILD_SUBREAPER: not inherited */
+	u64 cpu_xcpu_at;                /* proc/cputime.c: CPU seconds at which the next SIGXCPU goes */
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */
@@ -243,6 +266,7 @@ enum lx_resource { RES_KMEM_POOL, RES_KMEM_QUOTA, RES_PAGE_POOL, RES_THREAD_NOS,
 void lx_exhausted(enum lx_resource r);
 u64 lx_kip_word(unsigned off);                  /* a word of the KIP (KIP_OFF_*), e.g. the kernel pool */
 void rlimits_default(struct proc *p);           /* syscall/sys_misc.c: init's limits */
+void attrs_default(struct proc *p);             /* syscall/sys_sys.c: init's attributes */
 void lx_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Each folder's interface (docs/lx.md, "Which file owns what"). */

@@ -42,6 +42,9 @@ int pipe_new(u32 flags, struct file **rd, struct file **wr);
  * the open waits on fifo_open_wchan(ip). */
 int fifo_open(struct inode *ip, u32 flags, struct file **out);
 void *fifo_open_wchan(struct inode *ip);
+/* F_GETPIPE_SZ / F_SETPIPE_SZ (fcntl(2)): the capacity; the new capacity or -errno */
+u32 pipe_size(struct file *f);
+long pipe_set_size(struct file *f, u64 want, bool privileged);
 long pipe_nread(struct file *f);                    /* bytes a read would get now */
 
 /* Event files, each in its own fs/ file with its system calls (syscall.h SYSCALLS_EVENT) */

@@ -14,7 +14,9 @@
  * is the wait channel of both ends: any change wakes readers and writers.
  */
 struct pipe {
-	void *page[PIPE_PAGES];
+	void **page;                    /* size / LX_PAGE_SIZE pages: small, or a page of pointers */
+	void *small[PIPE_PAGES];
+	u32 size;                       /* capacity: LX_PIPE_SIZE, or F_SETPIPE_SZ's */
 	u32 head;                       /* ring index of the next byte to read */
 	u32 count;                      /* bytes held */
 	u32 readers, writers;
@@ -37,7 +39,7 @@ static bool ring_copy(struct pipe *pp, u32 at, void *buf, size_t n, bool to_ring
 {
 	char *b = buf;
 	while (n) {
-		u32 i = at % LX_PIPE_SIZE;
+		u32 i = at % pp->size;
 		u32 pg = i / LX_PAGE_SIZE, off = i % LX_PAGE_SIZE;
 		size_t chunk = LX_PAGE_SIZE - off < n ? LX_PAGE_SIZE - off : n;
 		if (!pp->page[pg]) {
@@ -71,7 +73,7 @@ static long pipe_read(struct file *f, void *buf, size_t n)
 		return pp->writers || awaiting_writer(f, pp) ? -LX_EAGAIN : 0;
 	size_t m = n < pp->count ? n : pp->count;
 	ring_copy(pp, pp->head, buf, m, false);
-	pp->head = (u32)((pp->head + m) % LX_PIPE_SIZE);
+	pp->head = (u32)((pp->head + m) % pp->size);
 	pp->count -= (u32)m;
 	pipe_changed(pp, LX_POLLOUT);
 	return (long)m;
@@ -85,7 +87,7 @@ static long pipe_write(struct file *f, const void *buf, size_t n)
 		return -LX_EPIPE;
 	if (!n)
 		return 0;
-	size_t room = LX_PIPE_SIZE - pp->count;
+	size_t room = pp->size - pp->count;
 	if (room == 0 || (n <= LX_PIPE_BUF && room < n))
 		return -LX_EAGAIN;
 	size_t m = n < room ? n : room;
@@ -108,7 +110,7 @@ static int pipe_poll(struct file *f)
 			ev |= LX_POLLHUP;
 	}
 	if (acc != LX_O_RDONLY) {
-		if (LX_PIPE_SIZE - pp->count >= LX_PIPE_BUF)
+		if (pp->size - pp->count >= LX_PIPE_BUF)
 			ev |= LX_POLLOUT;
 		if (!pp->readers)
 			ev |= LX_POLLERR;
@@ -127,7 +129,7 @@ static void *pipe_wchan(struct file *f)
 static void pipe_unread(struct file *f, size_t n)
 {
 	struct pipe *pp = f->priv;
-	pp->head = (u32)((pp->head + LX_PIPE_SIZE - n) % LX_PIPE_SIZE);
+	pp->head = (u32)((pp->head + pp->size - n) % pp->size);
 	pp->count += (u32)n;
 }
 
@@ -145,11 +147,18 @@ static long pipe_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	return copyout(t->proc, arg, &n, sizeof(n)) ? 0 : -LX_EFAULT;
 }
 
+static void ring_free(void **page, u32 size)
+{
+	for (unsigned i = 0; i < size / LX_PAGE_SIZE; i++)
+		if (page[i])
+			page_free(page[i]);
+	if (size > LX_PIPE_SIZE)
+		page_free(page);
+}
+
 static void pipe_free(struct pipe *pp)
 {
-	for (unsigned i = 0; i < PIPE_PAGES; i++)
-		if (pp->page[i])
-			page_free(pp->page[i]);
+	ring_free(pp->page, pp->size);
 	if (pp->fifo)
 		pp->fifo->priv = NULL;
 	lx_free(pp);
@@ -191,6 +200,16 @@ static struct file *pipe_end(struct pipe *pp, u32 flags)
 	return f;
 }
 
+static struct pipe *pipe_alloc(void)
+{
+	struct pipe *pp = lx_zalloc(sizeof(*pp));
+	if (pp) {
+		pp->page = pp->small;
+		pp->size = LX_PIPE_SIZE;
+	}
+	return pp;
+}
+
 /*
  * An anonymous pipe has an inode too, as on Linux (pipefs, mounted nowhere):
  * it is the pipe's identity in fstat and /proc/PID/fd ("pipe:[ino]"), and
@@ -228,7 +247,7 @@ static struct inode *pipe_inode(struct pipe *pp)
 
 int pipe_new(u32 flags, struct file **rd, struct file **wr)
 {
-	struct pipe *pp = lx_zalloc(sizeof(*pp));
+	struct pipe *pp = pipe_alloc();
 	struct inode *ip = pp ? pipe_inode(pp) : NULL;
 	if (!ip) {
 		lx_free(pp);
@@ -269,7 +288,7 @@ int fifo_open(struct inode *ip, u32 flags, struct file **out)
 		return flags & LX_O_NONBLOCK ? -LX_ENXIO : -LX_EAGAIN;
 	bool fresh = !pp;
 	if (fresh) {
-		if (!(pp = lx_zalloc(sizeof(*pp))))
+		if (!(pp = pipe_alloc()))
 			return -LX_ENOMEM;
 		pp->fifo = ip;
 		ip->priv = pp;
@@ -289,4 +308,65 @@ int fifo_open(struct inode *ip, u32 flags, struct file **out)
 	pipe_changed(pp, ~0);
 	*out = f;
 	return 0;
+}
+
+/* --- F_GETPIPE_SZ, F_SETPIPE_SZ --- */
+
+u32 pipe_size(struct file *f)
+{
+	return ((struct pipe *)f->priv)->size;
+}
+
+/*
+ * Give pp a ring of `size` bytes (a power-of-two number of pages, at most
+ * LX_PIPE_MAX_RING), holding what it holds now from index 0.
+ */
+static long ring_resize(struct pipe *pp, u32 size)
+{
+	void **np = size > LX_PIPE_SIZE ? page_alloc() : lx_zalloc(PIPE_PAGES * sizeof(void *));
+	if (!np)
+		return -LX_ENOMEM;
+	struct pipe to = { .page = np, .size = size };
+	static char chunk[LX_PAGE_SIZE];
+	for (u32 done = 0, n; done < pp->count; done += n) {
+		n = pp->count - done < LX_PAGE_SIZE ? pp->count - done : LX_PAGE_SIZE;
+		ring_copy(pp, pp->head + done, chunk, n, false);
+		if (!ring_copy(&to, done, chunk, n, true)) {
+			ring_free(np, size);
+			if (size <= LX_PIPE_SIZE)
+				lx_free(np);
+			return -LX_ENOMEM;
+		}
+	}
+	ring_free(pp->page, pp->size);
+	if (size <= LX_PIPE_SIZE) {                 /* the new ring fits the small array */
+		memcpy(pp->small, np, PIPE_PAGES * sizeof(void *));
+		lx_free(np);
+		np = pp->small;
+	}
+	pp->page = np;
+	pp->size = size;
+	pp->head = 0;
+	pipe_changed(pp, LX_POLLOUT);
+	return size;
+}
+
+long pipe_set_size(struct file *f, u64 want, bool privileged)
+{
+	struct pipe *pp = f->priv;
+	want = (u32)want;                   /* an unsigned int in Linux */
+	if (want > 0x80000000UL)
+		return -LX_EINVAL;
+	u64 size = LX_PAGE_SIZE;
+	while (size < want)
+		size <<= 1;
+	if (size > pp->size && size > LX_PIPE_MAX_SIZE && !privileged)
+		return -LX_EPERM;
+	if (size > LX_PIPE_MAX_RING)
+		return -LX_ENOMEM;
+	if (size < pp->count)
+		return -LX_EBUSY;
+	if (size == pp->size)
+		return (long)size;
+	return ring_resize(pp, (u32)size);
 }

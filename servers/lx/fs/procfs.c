@@ -227,7 +227,7 @@ static int next_number(struct pctx *c, int kind, int from, u64 *start)
 				best = t->tid_linux;
 	} else if (c->p->fds) {
 		for (int fd = from < 0 ? 0 : from; fd < (int)c->p->fds->top && best < 0; fd++)
-			if (c->p->fds->fd[fd])
+			if (fd_get(c->p, fd))
 				best = fd;
 	}
 	return best;
@@ -615,13 +615,22 @@ static int show_statm(struct pbuf *b, struct pctx *c)
 	return 0;
 }
 
+/* The descriptor table's size as Linux's FDSize: the descriptors it has room for now. */
+static int fd_size(struct proc *p)
+{
+	int n = 0;
+	for (unsigned i = 0; p->fds && i < LX_NFD / LX_NFD_CHUNK; i++)
+		n += p->fds->chunk[i] ? LX_NFD_CHUNK : 0;
+	return n;
+}
+
 static void status_ids(struct pbuf *b, struct proc *p, struct thread *t)
 {
 	pf(b, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", p->pid,
 	   t ? t->tid_linux : p->pid, p->ppid);
 	pf(b, "Uid:\t%u\t%u\t%u\t%u\n", p->cred.uid, p->cred.euid, p->cred.suid, p->cred.fsuid);
 	pf(b, "Gid:\t%u\t%u\t%u\t%u\n", p->cred.gid, p->cred.egid, p->cred.sgid, p->cred.fsgid);
-	pf(b, "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", LX_NFD,
+	pf(b, "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", fd_size(p),
 	   p->pid, t ? t->tid_linux : p->pid, p->pgid, p->sid);
 }
 
@@ -797,7 +806,7 @@ static int show_fdinfo(struct pbuf *b, struct pctx *c)
 	struct file *f = fd_get(c->p, c->k->fd);
 	struct lx_stat st;
 	file_stat(f, &st);
-	u32 flags = f->flags | (c->p->fds->cloexec[c->k->fd] ? LX_O_CLOEXEC : 0);
+	u32 flags = f->flags | (fd_cloexec(c->p, c->k->fd) ? LX_O_CLOEXEC : 0);
 	pf(b, "pos:\t%lu\nflags:\t0%o\nmnt_id:\t%lu\nino:\t%lu\n", f->pos, flags,
 	   (unsigned long)st.st_dev, (unsigned long)st.st_ino);
 	return 0;
@@ -989,7 +998,7 @@ static int show_kernel(struct pbuf *b, struct pctx *c)
 	case E_PIDMAX: pf(b, "%d\n", PID_MAX); break;
 	case E_OSTYPE: pf(b, "Linux\n"); break;
 	case E_OSRELEASE: pf(b, "%s\n", LX_UTS_RELEASE); break;
-	case E_HOSTNAME: pf(b, "%s\n", LX_UTS_NODENAME); break;
+	case E_HOSTNAME: pf(b, "%s\n", lx_hostname); break;
 	default: pf(b, "core\n"); break;                   /* core_pattern */
 	}
 	return 0;

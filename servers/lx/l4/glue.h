@@ -38,6 +38,7 @@ void map_stub(struct thread *t);           /* answer a page fault on the stub pa
 void redirected(struct thread *t, const struct regs *msg);
 void reply_flush(void);                    /* send a deferred reply before using the MRs */
 void lx_init_exited(int status) __attribute__((noreturn));
+void lx_power_off(int code) __attribute__((noreturn));   /* the machine stops, QEMU exits with code */
 
 /* l4/tty.c: the console through the user-level serial driver, with a line discipline */
 void tty_init(L4_ThreadId_t reader);         /* starts the console reader thread */
@@ -57,5 +58,6 @@ int tty_fg_pgrp(void);
 void tty_set_fg_pgrp(int pgrp);
 extern const struct file_ops tty_ops;        /* /dev/console and /dev/tty */
 long console_out(const void *buf, size_t n);
+void klog_append(const char *s, size_t n);   /* syscall/sys_sys.c: lx's log, for syslog(2) */
 
 #endif

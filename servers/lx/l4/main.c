@@ -28,7 +28,9 @@ void lx_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnfmt(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	console_out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	console_out(buf, len);
+	klog_append(buf, len);                  /* syslog(2) and dmesg read it back */
 }
 
 u64 lx_kip_word(unsigned off)
@@ -551,14 +553,19 @@ static void mount_all(bool ram_root)
 	}
 }
 
-void lx_init_exited(int status)
+void lx_power_off(int code)
 {
 	reply_flush();
-	int code = (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
-	lx_log("lx: init exited with status %d; powering off\n", code);
 	pecan_kdb_power_off((L4_Word_t)code);
 	for (;;)
 		;
+}
+
+void lx_init_exited(int status)
+{
+	int code = (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
+	lx_log("lx: init exited with status %d; powering off\n", code);
+	lx_power_off(code);
 }
 
 static void now_stamp(struct lx_timespec *ts)

@@ -114,6 +114,12 @@ static u64 *pte(struct mm *mm, u64 va, bool create)
 
 static inline void *pte_page(u64 e) { return (void *)(e & ~PTE_FLAGS); }
 
+bool vm_resident(struct mm *mm, u64 va)
+{
+	u64 *e = pte(mm, va, false);
+	return e && pte_page(*e);
+}
+
 /* Eight entries at once: most of a sparse table is empty. */
 static inline bool empty8(const u64 *e)
 {

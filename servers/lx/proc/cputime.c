@@ -105,3 +105,62 @@ void cpu_load(u64 out[3])
 		out[i] = (v >> FSHIFT) * 100 + (((v & (FIXED_1 - 1)) * 100) >> FSHIFT);
 	}
 }
+
+/* p's user and system µs, its own or its reaped children's (system time is in user, above). */
+void cpu_times(struct proc *p, bool children, u64 *user, u64 *sys)
+{
+	*user = children ? p->cutime_us : p->utime_us;
+	*sys = 0;
+}
+
+/*
+ * RLIMIT_CPU (setrlimit(2)): SIGXCPU when the soft limit is reached and
+ * every second after, SIGKILL at the hard limit.  Checked every
+ * CHECK_EVERY_US while a process has a finite limit, so one that never
+ * calls lx is stopped too.
+ */
+#define CHECK_EVERY_US 100000
+static u64 check_at;                    /* the next check, 0: none needed */
+
+static void cpu_limit(struct proc *p)
+{
+	u64 soft = p->rlim[LX_RLIMIT_CPU][0], hard = p->rlim[LX_RLIMIT_CPU][1];
+	u64 secs = p->utime_us / 1000000;
+	if (hard != LX_RLIM_INFINITY && secs >= hard) {
+		signal_send_proc(p, LX_SIGKILL);
+		return;
+	}
+	if (soft != LX_RLIM_INFINITY && secs >= soft && secs >= p->cpu_xcpu_at) {
+		p->cpu_xcpu_at = secs + 1;
+		signal_send_proc(p, LX_SIGXCPU);
+	}
+}
+
+void cpu_limit_changed(struct proc *p)
+{
+	p->cpu_xcpu_at = 0;
+	if (!check_at && p->rlim[LX_RLIMIT_CPU][0] != LX_RLIM_INFINITY) {
+		check_at = lx_now_us() + CHECK_EVERY_US;
+		deadlines_changed();
+	}
+}
+
+u64 cpu_next_check(void)
+{
+	return check_at;
+}
+
+void cpu_check(u64 now)
+{
+	if (!check_at || now < check_at)
+		return;
+	bool any = false;
+	for (struct proc *p = procs; p; p = p->next_all) {
+		if (p->zombie || p->rlim[LX_RLIMIT_CPU][0] == LX_RLIM_INFINITY)
+			continue;
+		any = true;
+		cpu_limit(p);
+	}
+	check_at = any ? now + CHECK_EVERY_US : 0;
+	deadlines_changed();
+}

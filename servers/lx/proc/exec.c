@@ -226,28 +226,41 @@ static bool push(struct proc *tmp, u64 *sp, const void *data, size_t n)
 	return copyout(tmp, *sp, data, n);
 }
 
-/* argc, argv, envp and the auxiliary vector, as the System V ABI lays them out. */
+/* One vector's strings from `*at` up (lx's, then the caller's) and its pointers at *vp. */
+static int put_vector(struct proc *tmp, struct exec_args *a, struct exec_vec *v, u64 *at, u64 end,
+		      u64 *vp)
+{
+	u64 zero = 0;
+	for (int i = 0; i < v->kc + v->uc; i++, *vp += 8) {
+		long n = exec_arg_copy(a, v, i, tmp, *at, end - *at);
+		if (n < 0)
+			return (int)n;
+		if (!copyout(tmp, *vp, at, 8))
+			return -LX_ENOMEM;
+		*at += (u64)n;
+	}
+	bool ok = copyout(tmp, *vp, &zero, 8);
+	*vp += 8;
+	return ok ? 0 : -LX_ENOMEM;
+}
+
+/*
+ * argc, argv, envp and the auxiliary vector, as the System V ABI lays them
+ * out: the strings (argv's, then envp's, then the program's path) at the
+ * top, the pointers below, so that each string is copied once, straight
+ * from the caller's memory.
+ */
 static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, u64 *sp_out)
 {
-	u64 sp = LX_STACK_TOP, argp[EXEC_MAX_ARGS + 1], envp[EXEC_MAX_ARGS + 1];
-	u64 random[2] = { 0 }, execfn, platform, rnd;
+	u64 sp = LX_STACK_TOP, random[2] = { 0 }, execfn, platform, rnd;
 	lx_random(random, sizeof(random));
 	if (!push(tmp, &sp, a->path, strlen(a->path) + 1))
 		return -LX_ENOMEM;
 	execfn = sp;
-	for (int i = a->envc - 1; i >= 0; i--) {
-		if (!push(tmp, &sp, a->envp[i], strlen(a->envp[i]) + 1))
-			return -LX_ENOMEM;
-		envp[i] = sp;
-	}
-	for (int i = a->argc - 1; i >= 0; i--) {
-		if (!push(tmp, &sp, a->argv[i], strlen(a->argv[i]) + 1))
-			return -LX_ENOMEM;
-		argp[i] = sp;
-	}
-	tmp->mm->arg_start = a->argc ? argp[0] : sp;
-	tmp->mm->arg_end = tmp->mm->env_start = a->envc ? envp[0] : execfn;
-	tmp->mm->env_end = execfn;
+	u64 strings = execfn - (a->bytes - (strlen(a->path) + 1));
+	if (strings < LX_STACK_TOP - a->stack_size + (64UL << 10))   /* leave the program a stack */
+		return -LX_E2BIG;
+	sp = strings;
 	push(tmp, &sp, "x86_64", 7);
 	platform = sp;
 	push(tmp, &sp, random, 16);
@@ -258,22 +271,24 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 		      AT_ENTRY, im->entry, AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0,
 		      AT_SECURE, 0, AT_RANDOM, rnd, AT_HWCAP, 0, AT_HWCAP2, 0, AT_CLKTCK, 100,
 		      AT_PLATFORM, platform, AT_EXECFN, execfn, AT_NULL, 0 };
-	u64 words = 1 + (u64)a->argc + 1 + (u64)a->envc + 1 + sizeof(aux) / 8;
+	u64 argc = (u64)(a->arg.kc + a->arg.uc), envc = (u64)(a->env.kc + a->env.uc);
+	u64 words = 1 + argc + 1 + envc + 1 + sizeof(aux) / 8;
 	sp = (sp - words * 8) & ~15UL;              /* argc ends up 16-byte aligned */
-	u64 w = sp, argc = (u64)a->argc, zero = 0;
-	bool ok = copyout(tmp, w, &argc, 8);
-	w += 8;
-	for (int i = 0; i < a->argc; i++, w += 8)
-		ok &= copyout(tmp, w, &argp[i], 8);
-	ok &= copyout(tmp, w, &zero, 8);
-	w += 8;
-	for (int i = 0; i < a->envc; i++, w += 8)
-		ok &= copyout(tmp, w, &envp[i], 8);
-	ok &= copyout(tmp, w, &zero, 8);
-	w += 8;
-	ok &= copyout(tmp, w, aux, sizeof(aux));
+	u64 vp = sp + 8, at = strings;
+	int err = copyout(tmp, sp, &argc, 8) ? 0 : -LX_ENOMEM;
+	a->arg_start = strings;
+	if (!err)
+		err = put_vector(tmp, a, &a->arg, &at, execfn, &vp);
+	a->arg_bytes = at - strings;
+	tmp->mm->arg_start = strings;
+	tmp->mm->arg_end = tmp->mm->env_start = at;
+	if (!err)
+		err = put_vector(tmp, a, &a->env, &at, execfn, &vp);
+	tmp->mm->env_end = at;
+	if (!err && !copyout(tmp, vp, aux, sizeof(aux)))
+		err = -LX_ENOMEM;
 	*sp_out = tmp->mm->start_stack = sp;
-	return ok ? 0 : -LX_ENOMEM;
+	return err;
 }
 
 /* A `#!interpreter [arg]` line: rewrite the arguments to run the interpreter. */
@@ -342,7 +357,7 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 	if (!err && im->interp >= 0)
 		err = map_interp(mm, ip, im);
 	if (!err)
-		err = (int)vm_map_fixed(mm, LX_STACK_TOP - LX_STACK_SIZE, LX_STACK_TOP,
+		err = (int)vm_map_fixed(mm, LX_STACK_TOP - a->stack_size, LX_STACK_TOP,
 					VM_READ | VM_WRITE | VM_STACK, NULL, 0, 0);
 	if (!err)
 		err = fast_map(mm);
@@ -426,9 +441,21 @@ static void comm_of(const char *path, char comm[16])
 		comm[i] = base[i];
 }
 
+/*
+ * The stack area is mapped whole at exec, so its size is the RLIMIT_STACK
+ * of that moment (Linux reads the limit as the stack grows), at least
+ * 128 KiB and at most LX_STACK_SIZE.
+ */
+static u64 stack_size(struct proc *p)
+{
+	u64 lim = p->rlim[LX_RLIMIT_STACK][0] & ~(LX_PAGE_SIZE - 1);
+	return lim < (128UL << 10) ? 128UL << 10 : lim > LX_STACK_SIZE ? LX_STACK_SIZE : lim;
+}
+
 long do_execve(struct thread *t, struct exec_args *a)
 {
 	struct proc *p = t->proc;
+	a->stack_size = stack_size(p);
 	struct inode *ip;
 	comm_of(a->path, a->comm);
 	int err = resolve(p, a, &ip);

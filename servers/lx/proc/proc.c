@@ -294,10 +294,12 @@ struct proc *proc_new(struct proc *parent)
 			p->cred.groups->refs++;
 		if ((p->exe = parent->exe))
 			file_get(p->exe);
+		p->attrs = parent->attrs;
 	} else {
 		p->pgid = p->sid = p->pid;
 		p->umask = 022;
 		rlimits_default(p);
+		attrs_default(p);
 	}
 	p->start_time = lx_now_us();
 	p->next_all = procs;
@@ -337,22 +339,30 @@ void proc_free(struct proc *p)
 	lx_free(p);
 }
 
-/* p's children go to init; zombies among them are init's to reap.  A process group the
- * exit orphans with a stopped member gets SIGHUP and SIGCONT (job_orphaned). */
+/* p's children go to its nearest living ancestor that is a subreaper
+ * (prctl PR_SET_CHILD_SUBREAPER), else to init; zombies among them are its to reap.
+ * A process group the exit orphans with a stopped member gets SIGHUP and SIGCONT
+ * (job_orphaned). */
 static void reparent_children(struct proc *p)
 {
+	struct proc *to = p->parent;
+	while (to && (to->zombie || !to->subreaper))
+		to = to->parent;
+	if (!to)
+		to = init_proc;
 	while (p->children) {
 		struct proc *c = p->children;
 		p->children = c->sibling;
 		if (c->pdeath_sig && !c->zombie) {
-			struct lx_siginfo si = { .signo = c->pdeath_sig, .code = LX_SI_USER, .pid = p->pid };
+			struct lx_siginfo si = { .signo = c->pdeath_sig, .code = LX_SI_USER, .pid = p->pid,
+						 .uid = p->cred.uid };
 			signal_send_proc_info(c, &si);
 		}
-		c->parent = init_proc;
-		c->ppid = init_proc ? init_proc->pid : 0;
-		if (init_proc) {
-			c->sibling = init_proc->children;
-			init_proc->children = c;
+		c->parent = to;
+		c->ppid = to ? to->pid : 0;
+		if (to) {
+			c->sibling = to->children;
+			to->children = c;
 		}
 		if (c->pgid != p->pgid && c->sid == p->sid)
 			job_orphaned(c->pgid);
@@ -360,12 +370,14 @@ static void reparent_children(struct proc *p)
 	struct proc *q = p->parent;
 	if (q && q->pgid != p->pgid && q->sid == p->sid)
 		job_orphaned(p->pgid);
-	if (init_proc)
-		wake(init_proc);
+	if (to)
+		wake(to);
 }
 
 static void release_resources(struct proc *p)
 {
+	lock_exit(p);
+	aio_exit(p);
 	fdtable_put(p->fds);
 	p->fds = NULL;
 	if (p->cwd)
@@ -487,29 +499,30 @@ static int init_args(struct exec_args *a, const char *cmdline)
 			first = false;                  /* lx's own path */
 			continue;
 		}
-		if (!a->argc && (!memcmp(word, "lx.root=", 8) || !memcmp(word, "lx.disk=", 8)))
+		if (!a->arg.kc && (!memcmp(word, "lx.root=", 8) || !memcmp(word, "lx.disk=", 8)))
 			continue;                       /* file systems (l4/main.c) */
-		if (!a->argc && !strcmp(word, "lx.trace")) {
+		if (!a->arg.kc && !strcmp(word, "lx.trace")) {
 			lx_trace = true;                /* log every system call (docs/lx.md) */
 			continue;
 		}
-		if (!a->argc && (!strcmp(word, "lx.confine=0") || !strcmp(word, "lx.confine=1"))) {
+		if (!a->arg.kc && (!strcmp(word, "lx.confine=0") || !strcmp(word, "lx.confine=1"))) {
 			lx_confine = word[11] == '1';   /* only to measure confinement (docs/lx.md) */
 			continue;
 		}
-		if (!a->argc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {
+		if (!a->arg.kc && (!strcmp(word, "lx.fast=0") || !strcmp(word, "lx.fast=1"))) {
 			lx_fast_on = word[8] == '1';    /* the fast library path (docs/lx.md) */
 			continue;
 		}
-		if (exec_args_add(a, a->argv, &a->argc, word))
+		if (exec_args_add(a, &a->arg, word))
 			return -LX_E2BIG;
 	}
-	if (!a->argc && exec_args_add(a, a->argv, &a->argc, "/bin/sh"))
+	if (!a->arg.kc && exec_args_add(a, &a->arg, "/bin/sh"))
 		return -LX_E2BIG;
 	for (int i = 0; init_env[i]; i++)
-		if (exec_args_add(a, a->envp, &a->envc, init_env[i]))
+		if (exec_args_add(a, &a->env, init_env[i]))
 			return -LX_E2BIG;
-	memcpy(a->path, a->argv[0], strlen(a->argv[0]) + 1);
+	memcpy(a->path, a->arg.k[0], strlen(a->arg.k[0]) + 1);
+	a->bytes += strlen(a->path) + 1;
 	return 0;
 }
 

@@ -1,29 +1,48 @@
 /* SPDX-License-Identifier: MIT */
-/* execve's arguments, copied out of the calling process into lx's memory. */
+/*
+ * execve's arguments.  The caller's strings stay in its memory until the new
+ * stack is built (there may be megabytes of them, as on Linux); only lx's
+ * own strings (init's, a script's interpreter line) are kept here.
+ */
 #ifndef LX_EXEC_H
 #define LX_EXEC_H
 
 #include "../lx.h"
 
-#define EXEC_MAX_ARGS  1024
-#define EXEC_MAX_BYTES (128 * 1024)
+#define EXEC_MAX_STRLEN (128 * 1024)        /* Linux's MAX_ARG_STRLEN, the NUL included */
+#define EXEC_K_MAX      256                 /* lx's own strings per vector */
+#define EXEC_K_BYTES    (16 * 1024)
+
+/* argv or envp: lx's strings k[0..kc), then the caller's uvec[skip..skip+uc) */
+struct exec_vec {
+	char *k[EXEC_K_MAX + 1];
+	int kc;
+	u64 uvec;
+	int skip, uc;
+};
 
 struct exec_args {
 	char path[LX_PATH_MAX];
-	char *argv[EXEC_MAX_ARGS + 1];
-	char *envp[EXEC_MAX_ARGS + 1];
-	int argc, envc;
-	char *buf;                      /* the strings: EXEC_MAX_BYTES */
+	struct exec_vec arg, env;
+	struct proc *from;              /* whose memory uvec and its strings are in */
+	char *buf;                      /* the k strings: EXEC_K_BYTES */
 	size_t used;
 	/* the process's new name (the basename of the path execve was given, a
 	 * script's rather than its interpreter's, as Linux's) and its program */
 	char comm[16];
 	struct file *exe;
+	u64 bytes;                      /* every string of both vectors, NULs included */
+	u64 arg_start, arg_bytes;       /* argv's strings on the new stack (build_stack) */
+	u64 stack_size;                 /* the new stack area: RLIMIT_STACK within 128 KiB..8 MiB */
 };
 
 struct exec_args *exec_args_new(void);
 void exec_args_free(struct exec_args *a);
-int exec_args_add(struct exec_args *a, char **vec, int *count, const char *s);
+int exec_args_add(struct exec_args *a, struct exec_vec *v, const char *s);   /* one of lx's */
+/* the caller's vector at uvec: counted and checked against Linux's limits (E2BIG) */
+int exec_args_user(struct exec_args *a, struct exec_vec *v, u64 uvec);
+/* argv[i]'s string onto the new stack at `to` (at most `room` bytes): its length, or -errno */
+long exec_arg_copy(struct exec_args *a, struct exec_vec *v, int i, struct proc *to, u64 at, u64 room);
 int exec_args_interp(struct exec_args *a, const char *interp, const char *arg);
 long do_execve(struct thread *t, struct exec_args *a);
 /* The point of no return: t's process runs mm from entry with stack sp. */
@@ -59,11 +78,16 @@ u64 cpu_next_tick(void);                            /* the next sample's deadlin
 void cpu_tick(u64 now);                             /* a deadline passed: sample if due */
 u64 cpu_user_us(void);                              /* all threads' time since boot */
 void cpu_load(u64 load[3]);                         /* 1, 5, 15 minutes, in hundredths */
+void cpu_times(struct proc *p, bool children, u64 *user_us, u64 *sys_us);
+void cpu_limit_changed(struct proc *p);             /* RLIMIT_CPU was set */
+u64 cpu_next_check(void);                           /* RLIMIT_CPU's next check, 0 = none */
+void cpu_check(u64 now);
 
 /* proc/proc.c */
 struct thread *sigthread_create(struct mm *mm);
 void sigthread_delete(struct mm *mm);
 #define STUB_SIGNAL_RIP (LX_STUB_PAGE + STUB_SIGNAL_OFF)
+
 
 /* proc/signal.c */
 #define LX_SIGHUP  1
@@ -88,6 +112,7 @@ void sigthread_delete(struct mm *mm);
 #define LX_SIGTTIN 21
 #define LX_SIGTTOU 22
 #define LX_SIGWINCH 28
+#define LX_SIGXCPU 24
 #define LX_SIGXFSZ 25
 #define LX_SIGSYS  31
 #define LX_SIG_DFL 0

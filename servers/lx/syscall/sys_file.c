@@ -279,6 +279,8 @@ long sys_lseek(struct thread *t, u64 fd, u64 off, u64 whence, u64 a3, u64 a4, u6
 	struct file *f = fd_get(t->proc, (int)fd);
 	if (!f)
 		return -LX_EBADF;
+	if (whence > LX_SEEK_HOLE)
+		return -LX_EINVAL;                  /* before ESPIPE, as Linux */
 	if (!file_seekable(f))
 		return -LX_ESPIPE;
 	int64_t size = f->ip ? (int64_t)f->ip->size : 0, o = (int64_t)off, n;
@@ -309,34 +311,44 @@ long sys_close(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return fd_close(t->proc, (int)fd);
 }
 
+/*
+ * close_range(2): CLOSE_RANGE_UNSHARE first gives the caller a table of its
+ * own (as unshare(CLONE_FILES)); CLOSE_RANGE_CLOEXEC marks instead of closing.
+ */
 long sys_close_range(struct thread *t, u64 first, u64 last, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
 #define CLOSE_RANGE_UNSHARE 2
 #define CLOSE_RANGE_CLOEXEC 4
+	struct proc *p = t->proc;
 	if ((u32)first > (u32)last || (flags & ~(u64)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)))
 		return -LX_EINVAL;
-	for (u64 i = (u32)first; i <= (u32)last && i < LX_NFD; i++) {
-		if (!fd_get(t->proc, (int)i))
-			continue;
+	if ((flags & CLOSE_RANGE_UNSHARE) && p->fds->refs > 1) {
+		struct fdtable *own = fdtable_dup(p->fds);
+		if (!own)
+			return -LX_ENOMEM;
+		fdtable_put(p->fds);
+		p->fds = own;
+	}
+	for (u64 i = (u32)first; i <= (u32)last && i < p->fds->top; i++) {
 		if (flags & CLOSE_RANGE_CLOEXEC)
-			t->proc->fds->cloexec[i] = 1;
+			fd_set_cloexec(p, (int)i, true);
 		else
-			fd_close(t->proc, (int)i);
+			fd_close(p, (int)i);
 	}
 	return 0;
 }
 
-/* A second descriptor for oldfd's file, the lowest free from min. */
-static long dup_from(struct proc *p, int oldfd, int min, bool cloexec)
+/* A second descriptor for oldfd's file, the lowest free from min (below RLIMIT_NOFILE). */
+static long dup_from(struct proc *p, int oldfd, u64 min, bool cloexec)
 {
 	struct file *f = fd_get(p, oldfd);
 	if (!f)
 		return -LX_EBADF;
-	if (min < 0 || min >= LX_NFD)
+	if (min >= (u64)fd_limit(p))
 		return -LX_EINVAL;
 	file_get(f);
-	int fd = fd_install(p, f, min, cloexec);
+	int fd = fd_install(p, f, (int)min, cloexec);
 	if (fd < 0)
 		file_put(f);
 	return fd;
@@ -345,16 +357,27 @@ static long dup_from(struct proc *p, int oldfd, int min, bool cloexec)
 long sys_dup(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-	return dup_from(t->proc, (int)fd, 0, false);
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	file_get(f);
+	int r = fd_install(t->proc, f, 0, false);
+	if (r < 0)
+		file_put(f);
+	return r;
 }
 
+/* dup2 and dup3: newfd at or past RLIMIT_NOFILE is EBADF, as Linux. */
 static long dup_to(struct proc *p, u64 oldfd, u64 newfd, bool cloexec)
 {
 	struct file *f = fd_get(p, (int)oldfd);
-	if (!f || newfd >= LX_NFD)
+	if (!f || newfd >= (u64)fd_limit(p))
 		return -LX_EBADF;
 	file_get(f);
-	fd_replace(p, (int)newfd, f, cloexec);
+	if (fd_replace(p, (int)newfd, f, cloexec) < 0) {
+		file_put(f);
+		return -LX_ENOMEM;
+	}
 	return (long)newfd;
 }
 
@@ -381,30 +404,13 @@ long sys_dup3(struct thread *t, u64 oldfd, u64 newfd, u64 flags, u64 a3, u64 a4,
 #define LX_F_SETFD 2
 #define LX_F_GETFL 3
 #define LX_F_SETFL 4
-#define LX_F_GETLK 5
-#define LX_F_SETLK 6
-#define LX_F_SETLKW 7
 #define LX_F_SETOWN 8
 #define LX_F_GETOWN 9
-#define LX_F_OFD_GETLK 36
-#define LX_F_OFD_SETLK 37
-#define LX_F_OFD_SETLKW 38
 #define LX_F_DUPFD_CLOEXEC 1030
 #define LX_F_SETPIPE_SZ 1031
 #define LX_F_GETPIPE_SZ 1032
 #define LX_FD_CLOEXEC 1
-#define LX_F_UNLCK 2
 #define LX_O_LARGEFILE 0100000
-
-/* No other process can hold a lock lx knows of: every lock is granted, F_GETLK finds none. */
-static long getlk(struct thread *t, u64 arg)
-{
-	int16_t type;
-	if (!copyin(t->proc, &type, arg, sizeof(type)))
-		return -LX_EFAULT;
-	type = LX_F_UNLCK;
-	return copyout(t->proc, arg, &type, sizeof(type)) ? 0 : -LX_EFAULT;
-}
 
 long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 {
@@ -413,15 +419,14 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	struct file *f = fd_get(p, (int)fd);
 	if (!f)
 		return -LX_EBADF;
-	switch (cmd) {
+	switch ((u32)cmd) {
 	case LX_F_DUPFD:
 	case LX_F_DUPFD_CLOEXEC:
-		return dup_from(p, (int)fd, (int)(arg < LX_NFD ? arg : LX_NFD),
-				cmd == LX_F_DUPFD_CLOEXEC);
+		return dup_from(p, (int)fd, (u32)arg, cmd == LX_F_DUPFD_CLOEXEC);
 	case LX_F_GETFD:
-		return p->fds->cloexec[(u32)fd] ? LX_FD_CLOEXEC : 0;
+		return fd_cloexec(p, (int)fd) ? LX_FD_CLOEXEC : 0;
 	case LX_F_SETFD:
-		p->fds->cloexec[(u32)fd] = (arg & LX_FD_CLOEXEC) != 0;
+		fd_set_cloexec(p, (int)fd, (arg & LX_FD_CLOEXEC) != 0);
 		return 0;
 	case LX_F_GETFL:
 		return f->flags | LX_O_LARGEFILE;
@@ -431,19 +436,19 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 		return 0;
 	}
 	case LX_F_GETLK:
-	case LX_F_OFD_GETLK:
-		return getlk(t, arg);
 	case LX_F_SETLK:
 	case LX_F_SETLKW:
+	case LX_F_OFD_GETLK:
 	case LX_F_OFD_SETLK:
 	case LX_F_OFD_SETLKW:
+		return lock_fcntl(t, f, (int)cmd, arg);
 	case LX_F_SETOWN:
-		return 0;
 	case LX_F_GETOWN:
 		return 0;
 	case LX_F_GETPIPE_SZ:
+		return file_is_pipe(f) ? (long)pipe_size(f) : -LX_EBADF;
 	case LX_F_SETPIPE_SZ:
-		return file_is_pipe(f) ? LX_PIPE_SIZE : -LX_EBADF;
+		return file_is_pipe(f) ? pipe_set_size(f, arg, lx_privileged(p)) : -LX_EBADF;
 	case 1033:      /* F_ADD_SEALS */
 	case 1034:      /* F_GET_SEALS */
 		return memfd_fcntl(f, cmd, arg);
@@ -751,7 +756,7 @@ long sys_ioctl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	switch ((u32)cmd) {
 	case LX_FIOCLEX:
 	case LX_FIONCLEX:
-		p->fds->cloexec[(u32)fd] = (u32)cmd == LX_FIOCLEX;
+		fd_set_cloexec(p, (int)fd, (u32)cmd == LX_FIOCLEX);
 		return 0;
 	case LX_FIONBIO: {
 		int on;
@@ -832,11 +837,6 @@ long sys_sendfile(struct thread *t, u64 out_fd, u64 in_fd, u64 uoff, u64 count, 
 	return r;
 }
 
-static long fd_ok(struct thread *t, u64 fd)
-{
-	return fd_get(t->proc, (int)fd) ? 0 : -LX_EBADF;
-}
-
 /* fsync and fdatasync: the file's data and record reach its medium (ext2's disk). */
 static long fd_sync(struct thread *t, u64 fd)
 {
@@ -860,11 +860,58 @@ long sys_fdatasync(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64
 	return fd_sync(t, fd);
 }
 
-/* Locks are granted at once: lx has no second holder to make anyone wait. */
 long sys_flock(struct thread *t, u64 fd, u64 op, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
-	if ((op & ~4UL) < 1 || (op & ~4UL) > 8 || ((op & ~4UL) & ((op & ~4UL) - 1)))
-		return fd_ok(t, fd) ? -LX_EBADF : -LX_EINVAL;
-	return fd_ok(t, fd);
+	struct file *f = fd_get(t->proc, (int)fd);
+	return f ? lock_flock(t, f, op) : -LX_EBADF;
+}
+
+/* --- advice and write-back: lx's files need neither (ext2 writes through) --- */
+
+static bool has_data(const struct file *f)
+{
+	return f->ip && (LX_S_ISREG(f->ip->mode) || LX_S_ISDIR(f->ip->mode));
+}
+
+long sys_fadvise64(struct thread *t, u64 fd, u64 off, u64 len, u64 advice, u64 a4, u64 a5)
+{
+	(void)off, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f || (f->flags & LX_O_PATH))
+		return -LX_EBADF;
+	if (file_is_pipe(f))
+		return -LX_ESPIPE;
+	return advice > 5 || (int64_t)len < 0 ? -LX_EINVAL : 0;
+}
+
+long sys_readahead(struct thread *t, u64 fd, u64 off, u64 count, u64 a3, u64 a4, u64 a5)
+{
+	(void)off, (void)count, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f || !file_readable(f))
+		return -LX_EBADF;
+	return f->ip && LX_S_ISREG(f->ip->mode) ? 0 : -LX_EINVAL;
+}
+
+long sys_sync_file_range(struct thread *t, u64 fd, u64 off, u64 n, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	if (flags & ~7UL)
+		return -LX_EINVAL;
+	if ((int64_t)off < 0 || (int64_t)n < 0 || off + n < off)
+		return -LX_EINVAL;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	return has_data(f) ? 0 : -LX_ESPIPE;
+}
+
+long sys_syncfs(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	return f->ip ? fs_fsync(f->ip) : 0;
 }

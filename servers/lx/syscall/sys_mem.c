@@ -54,9 +54,38 @@ static long map_file(struct thread *t, u64 fd, u32 type, u64 prot, struct inode 
 	return 0;
 }
 
+#define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
+
+/* Linux's RLIMIT_DATA counts private writable areas that are not the stack. */
+static bool is_data(const struct vma *v)
+{
+	return (v->prot & VM_WRITE) && !(v->prot & (VM_SHARED | VM_STACK));
+}
+
+/*
+ * Would `more` bytes (data: counted in RLIMIT_DATA too) pass the process's
+ * RLIMIT_AS or RLIMIT_DATA?  Then mmap and brk fail with ENOMEM.
+ */
+static bool over_limit(struct proc *p, u64 more, bool data)
+{
+	u64 as = p->rlim[LX_RLIMIT_AS][0], dl = p->rlim[LX_RLIMIT_DATA][0], total = 0, d = 0;
+	if (as == LX_RLIM_INFINITY && dl == LX_RLIM_INFINITY)
+		return false;
+	for (const struct vma *v = p->mm->vmas; v; v = v->next) {
+		if (v->prot & VM_FAST)
+			continue;                   /* lx's, not the program's */
+		total += v->end - v->start;
+		d += is_data(v) ? v->end - v->start : 0;
+	}
+	return (as != LX_RLIM_INFINITY && total + more > as) ||
+	       (data && dl != LX_RLIM_INFINITY && d + more > dl);
+}
+
 long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	u32 type = (u32)flags & LX_MAP_TYPE;
+	if (!(flags & LX_MAP_ANONYMOUS) && !fd_get(t->proc, (int)fd))
+		return -LX_EBADF;                   /* the descriptor first, as Linux */
 	if (type != LX_MAP_SHARED && type != LX_MAP_PRIVATE && type != 3)
 		return -LX_EINVAL;
 	struct inode *ip = NULL;
@@ -68,6 +97,10 @@ long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, 
 		if (!ip)
 			flags |= LX_MAP_ANONYMOUS;      /* /dev/zero */
 	}
+	if (!len)
+		return -LX_EINVAL;
+	if (over_limit(t->proc, PAGE_UP(len), (prot & 2) && type == LX_MAP_PRIVATE))
+		return -LX_ENOMEM;
 	if (!ip && type == LX_MAP_SHARED)
 		return map_shared_anon(t, addr, len, prot, flags);
 	long r = vm_mmap(t->proc, addr, len, (u32)prot, (u32)flags, ip, off, writable);
@@ -91,6 +124,9 @@ long sys_mprotect(struct thread *t, u64 addr, u64 len, u64 prot, u64 a3, u64 a4,
 long sys_brk(struct thread *t, u64 brk, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+	struct mm *mm = t->proc->mm;
+	if (brk > mm->brk && brk >= mm->brk_start && over_limit(t->proc, PAGE_UP(brk) - PAGE_UP(mm->brk), true))
+		return (long)mm->brk;               /* refused: the break stays, as Linux's */
 	return vm_brk(t->proc, brk);
 }
 
@@ -101,10 +137,24 @@ long sys_mremap(struct thread *t, u64 old, u64 old_len, u64 new_len, u64 flags, 
 	return vm_mremap(t->proc, old, old_len, new_len, (u32)flags, new_addr);
 }
 
-long sys_madvise(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+/* madvise(2): advice Linux knows is checked (start aligned, the range mapped) and not acted on. */
+long sys_madvise(struct thread *t, u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
 {
-	(void)t; (void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	return 0;                                   /* advice only */
+	(void)a3; (void)a4; (void)a5;
+	if ((addr & (LX_PAGE_SIZE - 1)) || (advice > 25 && advice != 100 && advice != 101) ||
+	    (advice >= 5 && advice <= 7))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr)
+		return -LX_EINVAL;
+	for (const struct vma *v = t->proc->mm->vmas; v && addr < end; v = v->next) {
+		if (v->end <= addr)
+			continue;
+		if (v->start > addr)
+			return -LX_ENOMEM;              /* a hole in the range */
+		addr = v->end;
+	}
+	return addr >= end ? 0 : -LX_ENOMEM;
 }
 
 #define LX_MS_ASYNC      1

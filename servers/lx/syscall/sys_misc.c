@@ -26,10 +26,99 @@ static bool copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
 	return true;
 }
 
+/* CLOCK_REALTIME's distance from boot's clock: the epoch at boot, moved by clock_settime. */
+static int64_t wall_offset_us = (int64_t)LX_EPOCH_AT_BOOT * 1000000;
+
 u64 lx_clock_us(u64 clk)
 {
 	u64 now = lx_now_us();
-	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + LX_EPOCH_AT_BOOT * 1000000 : now;
+	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + (u64)wall_offset_us : now;
+}
+
+u64 wall_to_boot_us(u64 wall_us)
+{
+	return wall_us > (u64)wall_offset_us ? wall_us - (u64)wall_offset_us : 1;
+}
+
+/* Set CLOCK_REALTIME to `us` µs since the epoch. */
+static long set_wall(struct thread *t, u64 us)
+{
+	if (!lx_privileged(t->proc))
+		return -LX_EPERM;
+	wall_offset_us = (int64_t)(us - lx_now_us());
+	return 0;
+}
+
+long sys_clock_settime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct lx_timespec ts;
+	if (!copyin(t->proc, &ts, tp, sizeof(ts)))
+		return -LX_EFAULT;
+	if (clk != 0)
+		return -LX_EINVAL;                  /* only CLOCK_REALTIME can be set */
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -LX_EINVAL;
+	return set_wall(t, (u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000);
+}
+
+long sys_settimeofday(struct thread *t, u64 tv, u64 tz, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct lx_timeval v;
+	int32_t zone[2];
+	if (tv && !copyin(t->proc, &v, tv, sizeof(v)))
+		return -LX_EFAULT;
+	if (tz && !copyin(t->proc, zone, tz, sizeof(zone)))
+		return -LX_EFAULT;
+	if (tz && (zone[0] < -15 * 60 || zone[0] > 15 * 60))
+		return -LX_EINVAL;
+	if (tv && (v.tv_sec < 0 || v.tv_usec < 0 || v.tv_usec >= 1000000))
+		return -LX_EINVAL;
+	if (!lx_privileged(t->proc))
+		return -LX_EPERM;
+	return tv ? set_wall(t, (u64)v.tv_sec * 1000000 + (u64)v.tv_usec) : 0;
+}
+
+/*
+ * adjtimex(2) reads the clock's state: unsynchronised (TIME_ERROR, as Linux
+ * without an NTP daemon), no offset or frequency correction, 1 µs precision.  Changing it (modes other than 0
+ * and ADJ_OFFSET_SS_READ) is refused: lx's clock cannot be slewed.
+ */
+static long timex(struct thread *t, u64 buf)
+{
+	struct { u32 modes; int32_t pad; int64_t offset, freq, maxerror, esterror; int32_t status, pad2;
+		 int64_t constant, precision, tolerance; struct lx_timeval time; int64_t tick;
+		 int64_t rest[14]; } tx;
+	_Static_assert(sizeof(tx) == 208, "struct timex");
+	if (!copyin(t->proc, &tx, buf, sizeof(tx)))
+		return -LX_EFAULT;
+	if (tx.modes != 0 && tx.modes != 0xa001)
+		return -LX_EPERM;
+	u64 us = lx_clock_us(0);
+	memset(&tx, 0, sizeof(tx));
+	tx.maxerror = 16000000;                     /* NTP_PHASE_LIMIT: nothing synchronised it */
+	tx.status = 0x40;                           /* STA_UNSYNC */
+	tx.constant = 2;
+	tx.precision = 1;
+	tx.tolerance = 32768000;
+	tx.time = (struct lx_timeval){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
+	tx.tick = 10000;
+	return put(t, buf, &tx, sizeof(tx)) ? -LX_EFAULT : 5;   /* TIME_ERROR: unsynchronised, as Linux without NTP */
+}
+
+long sys_adjtimex(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
+	return timex(t, buf);
+}
+
+long sys_clock_adjtime(struct thread *t, u64 clk, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (clk > 11)
+		return -LX_EINVAL;
+	return clk == 0 ? timex(t, buf) : -LX_EOPNOTSUPP;
 }
 
 
@@ -121,8 +210,8 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 long sys_uname(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	static const char *const fields[6] = { "Linux", LX_UTS_NODENAME, LX_UTS_RELEASE,
-					       LX_UTS_VERSION, "x86_64", "(none)" };
+	const char *const fields[6] = { "Linux", lx_hostname, LX_UTS_RELEASE, LX_UTS_VERSION,
+					"x86_64", lx_domainname };
 	char u[6][65];
 	memset(u, 0, sizeof(u));
 	for (int i = 0; i < 6; i++)
@@ -142,71 +231,90 @@ long sys_sysinfo(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 
 	return put(t, buf, info, 112);
 }
 
+static struct lx_timeval tv_of(u64 us)
+{
+	return (struct lx_timeval){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
+}
+
+/* times(2): clock ticks of 10 ms, as AT_CLKTCK says; CPU times as proc/cputime.c counts them. */
 long sys_times(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	u64 ticks = lx_now_us() / 10000;
-	u64 tms[4] = { t->proc->utime_us / 10000, 0, t->proc->cutime_us / 10000, 0 };
+	u64 ticks = lx_now_us() / 10000, tms[4];
+	cpu_times(t->proc, false, &tms[0], &tms[1]);
+	cpu_times(t->proc, true, &tms[2], &tms[3]);
+	for (int i = 0; i < 4; i++)
+		tms[i] /= 10000;
 	if (buf && put(t, buf, tms, sizeof(tms)))
 		return -LX_EFAULT;
 	return (long)ticks;
 }
 
-/* struct rusage with only ru_utime: lx samples user time (proc/cputime.c) and keeps no other figure. */
-void rusage_of(u64 utime_us, u64 ru[18])
+#define RUSAGE_SELF 0
+#define RUSAGE_CHILDREN (-1)
+#define RUSAGE_THREAD 1
+
+/* struct rusage: the times, maxrss in KiB; lx counts no faults, I/O or switches. */
+long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children)
 {
-	memset(ru, 0, 18 * sizeof(u64));
-	ru[0] = utime_us / 1000000;
-	ru[1] = utime_us % 1000000;
+	struct { struct lx_timeval utime, stime; int64_t rest[14]; } ru;
+	memset(&ru, 0, sizeof(ru));
+	u64 user, sys;
+	cpu_times(p, children, &user, &sys);
+	ru.utime = tv_of(user);
+	ru.stime = tv_of(sys);
+	if (!children && p->mm)
+		ru.rest[0] = (int64_t)(p->mm->pages * (LX_PAGE_SIZE / 1024));
+	return put(t, buf, &ru, sizeof(ru));
 }
 
-#define RUSAGE_CHILDREN (-1)
-#define RUSAGE_THREAD   1
-
+/* RUSAGE_THREAD answers the process's figures: lx counts per process. */
 long sys_getrusage(struct thread *t, u64 who, u64 buf, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	u64 ru[18];
-	int w = (int)who;                       /* an int, as Linux takes it */
-	if (w != 0 && w != RUSAGE_CHILDREN && w != RUSAGE_THREAD)
+	int w = (int)who;
+	if (w != RUSAGE_SELF && w != RUSAGE_CHILDREN && w != RUSAGE_THREAD)
 		return -LX_EINVAL;
-	rusage_of(w == RUSAGE_THREAD ? t->utime_us : w ? t->proc->cutime_us : t->proc->utime_us, ru);
-	return put(t, buf, ru, sizeof(ru));
+	return rusage_put(t, buf, t->proc, w == RUSAGE_CHILDREN);
 }
 
 /* --- limits --- */
 
 #define RLIM_INFINITY LX_RLIM_INFINITY
-#define RLIMIT_STACK  3
-#define RLIMIT_CORE   4
-#define RLIMIT_NPROC  6
-#define RLIMIT_NOFILE 7
+#define RLIMIT_MEMLOCK 8
+#define RLIMIT_MSGQUEUE 12
 #define RLIMIT_NLIMITS LX_RLIMIT_NLIMITS
+#define NOFILE_SOFT 1024                /* Linux's INR_OPEN_CUR and INR_OPEN_MAX */
+#define NOFILE_HARD 4096
 
-/* What lx can give: the ceiling of each hard limit. */
-static void limit_of(int res, u64 lim[2])
+/* Privilege (CAP_SYS_ADMIN, CAP_SYS_RESOURCE, ...): effective user root. */
+bool lx_privileged(struct proc *p)
 {
-	lim[0] = lim[1] = RLIM_INFINITY;
-	if (res == RLIMIT_STACK)
-		lim[0] = LX_STACK_SIZE;
-	else if (res == RLIMIT_NOFILE)
-		lim[0] = lim[1] = LX_NFD;
-	else if (res == RLIMIT_NPROC)
-		lim[0] = lim[1] = LX_MAX_PROCS;
-	else if (res == RLIMIT_CORE)
-		lim[0] = 0;                         /* no cores by default, as the usual Linux */
+	return p->cred.euid == 0;             /* root's capabilities, as docs/lx.md says */
 }
 
+/* init's limits, as Linux's defaults (docs/lx.md, "Limits"). */
 void rlimits_default(struct proc *p)
 {
 	for (int r = 0; r < RLIMIT_NLIMITS; r++)
-		limit_of(r, p->rlim[r]);
+		p->rlim[r][0] = p->rlim[r][1] = RLIM_INFINITY;
+	p->rlim[LX_RLIMIT_STACK][0] = LX_STACK_SIZE;
+	p->rlim[LX_RLIMIT_CORE][0] = 0;
+	p->rlim[LX_RLIMIT_NOFILE][0] = NOFILE_SOFT;
+	p->rlim[LX_RLIMIT_NOFILE][1] = NOFILE_HARD;
+	p->rlim[LX_RLIMIT_NPROC][0] = p->rlim[LX_RLIMIT_NPROC][1] = LX_MAX_PROCS;
+	p->rlim[RLIMIT_MEMLOCK][0] = p->rlim[RLIMIT_MEMLOCK][1] = 8UL << 20;
+	p->rlim[RLIMIT_MSGQUEUE][0] = p->rlim[RLIMIT_MSGQUEUE][1] = 819200;
+	p->rlim[13][0] = p->rlim[13][1] = 0;        /* RLIMIT_NICE */
+	p->rlim[14][0] = p->rlim[14][1] = 0;        /* RLIMIT_RTPRIO */
+	p->rlim[11][0] = p->rlim[11][1] = LX_MAX_PROCS;   /* RLIMIT_SIGPENDING */
 }
 
 /*
- * Limits are kept per process and inherited (RLIMIT_FSIZE is enforced on
- * writes); the others are reported as set.  A hard limit is never raised
- * past what lx can give (EPERM), nor a soft one past its hard one (EINVAL).
+ * prlimit64(2): limits are kept per process and inherited.  As Linux: a soft
+ * limit above its hard one is EINVAL; raising a hard limit needs privilege
+ * (EPERM), and RLIMIT_NOFILE's never goes past LX_NFD (nr_open, EPERM).
+ * RLIMIT_CPU's new soft limit restarts its SIGXCPU clock.
  */
 long sys_prlimit64(struct thread *t, u64 pid, u64 res, u64 nlim, u64 olim, u64 a4, u64 a5)
 {
@@ -214,22 +322,24 @@ long sys_prlimit64(struct thread *t, u64 pid, u64 res, u64 nlim, u64 olim, u64 a
 	if (res >= RLIMIT_NLIMITS)
 		return -LX_EINVAL;
 	struct proc *p = pid ? proc_by_pid((int)pid) : t->proc;
-	if (!p)
+	if (!p || (int)pid < 0)
 		return -LX_ESRCH;
-	u64 want[2], ceiling[2];
+	u64 want[2];
 	if (nlim && !copyin(t->proc, want, nlim, sizeof(want)))
 		return -LX_EFAULT;
+	if (nlim && want[0] > want[1])
+		return -LX_EINVAL;
+	if (nlim && ((want[1] > p->rlim[res][1] && !lx_privileged(t->proc)) ||
+		     (res == LX_RLIMIT_NOFILE && want[1] > LX_NFD)))
+		return -LX_EPERM;
 	if (olim && put(t, olim, p->rlim[res], sizeof(p->rlim[res])))
 		return -LX_EFAULT;
 	if (!nlim)
 		return 0;
-	limit_of((int)res, ceiling);
-	if (want[0] > want[1])
-		return -LX_EINVAL;
-	if (want[1] > p->rlim[res][1] && want[1] > ceiling[1])
-		return -LX_EPERM;
 	p->rlim[res][0] = want[0];
 	p->rlim[res][1] = want[1];
+	if (res == LX_RLIMIT_CPU)
+		cpu_limit_changed(p);
 	return 0;
 }
 
@@ -245,21 +355,100 @@ long sys_setrlimit(struct thread *t, u64 res, u64 nlim, u64 a2, u64 a3, u64 a4, 
 	return sys_prlimit64(t, 0, res, nlim, 0, 0, 0);
 }
 
-long sys_getpriority(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+#define PRIO_PROCESS 0
+#define PRIO_USER 2
+
+/*
+ * getpriority(2)/setpriority(2): a nice value per process, kept and
+ * reported (lx schedules every process alike).  A process group or user
+ * means every process in it (one user while everyone is root).
+ */
+static bool prio_who(struct thread *t, struct proc *p, int which, int who)
 {
-	(void)t; NOARGS;
-	return 20;                                  /* nice 0, as the kernel encodes it */
+	if (which == PRIO_PROCESS)
+		return p->pid == (who ? who : t->proc->pid);
+	if (which == PRIO_USER)
+		return who == 0;
+	return p->pgid == (who ? who : t->proc->pgid);
 }
 
-long sys_setpriority(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+long sys_getpriority(struct thread *t, u64 which, u64 who, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)t; NOARGS;
-	return 0;
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	if (which > PRIO_USER)
+		return -LX_EINVAL;
+	int best = 99;
+	for (struct proc *p = procs; p; p = p->next_all)
+		if (!p->zombie && prio_who(t, p, (int)which, (int)who) && p->attrs.nice < best)
+			best = p->attrs.nice;
+	return best == 99 ? -LX_ESRCH : 20 - best;  /* the kernel's encoding: 20 - nice */
+}
+
+long sys_setpriority(struct thread *t, u64 which, u64 who, u64 niceval, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	if (which > PRIO_USER)
+		return -LX_EINVAL;
+	int nice = (int)niceval < -20 ? -20 : (int)niceval > 19 ? 19 : (int)niceval;
+	long r = -LX_ESRCH;
+	for (struct proc *p = procs; p; p = p->next_all) {
+		if (p->zombie || !prio_who(t, p, (int)which, (int)who))
+			continue;
+		if (nice < p->attrs.nice && !lx_privileged(t->proc))
+			return -LX_EACCES;
+		p->attrs.nice = nice;
+		r = 0;
+	}
+	return r;
+}
+
+#define PR_GET_DUMPABLE 3
+#define PR_SET_DUMPABLE 4
+#define PR_SET_CHILD_SUBREAPER 36
+#define PR_GET_CHILD_SUBREAPER 37
+#define PR_SET_NO_NEW_PRIVS 38
+#define PR_GET_NO_NEW_PRIVS 39
+
+/* prctl's flags: set (checked as Linux checks them) and read back. */
+static long prctl_flag(struct thread *t, int op, u64 arg, u64 a2, u64 a3, u64 a4)
+{
+	struct proc *p = t->proc;
+	int32_t v;
+	switch (op) {
+	case 21:                                    /* PR_GET_SECCOMP (strict mode never gets here) */
+		return 0;
+	case 22:                                    /* PR_SET_SECCOMP */
+		return arg == 1 ? seccomp_set_strict(t) : -LX_EINVAL;
+	case PR_GET_DUMPABLE:
+		return p->attrs.dumpable;
+	case PR_SET_DUMPABLE:
+		if (arg > 1)
+			return -LX_EINVAL;
+		p->attrs.dumpable = (u32)arg;
+		return 0;
+	case PR_SET_CHILD_SUBREAPER:
+		p->subreaper = arg != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		v = p->subreaper;
+		return put(t, arg, &v, 4);
+	case PR_SET_NO_NEW_PRIVS:
+		if (arg != 1 || a2 || a3 || a4)
+			return -LX_EINVAL;
+		p->attrs.no_new_privs = true;
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		if (arg || a2 || a3 || a4)
+			return -LX_EINVAL;
+		return p->attrs.no_new_privs;
+	default:
+		return -LX_EINVAL;
+	}
 }
 
 long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)a2; (void)a3; (void)a4; (void)a5;
+	(void)a5;
 	struct proc *p = t->proc;
 	if (op == 15) {                             /* PR_SET_NAME */
 		char name[16];
@@ -274,23 +463,34 @@ long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5
 		return put(t, arg, p->comm, sizeof(p->comm));
 	if (op == 1) {                              /* PR_SET_PDEATHSIG: sent when the parent exits */
 		if (arg > LX_NSIG)
-			return -LX_EINVAL;
-		p->pdeath_sig = (int)arg;
+				p->pdeath_sig = (int)arg;
 		return 0;
 	}
 	if (op == 2) {                              /* PR_GET_PDEATHSIG */
 		int32_t sig = p->pdeath_sig;
 		return put(t, arg, &sig, 4);
 	}
-	return -LX_EINVAL;
+	return prctl_flag(t, (int)op, arg, a2, a3, a4);
+}
+
+/* A live thread with Linux thread ID tid (a pid names its process's first thread). */
+static bool tid_exists(int tid)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		for (struct thread *t = p->threads; t; t = t->next_in_proc)
+			if (t->tid_linux == tid && !p->zombie)
+				return true;
+	return false;
 }
 
 long sys_sched_getaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3, u64 a4, u64 a5)
 {
-	(void)pid; (void)a3; (void)a4; (void)a5;
+	(void)a3; (void)a4; (void)a5;
 	u64 one = 1;
-	if (len < 8)
+	if (len < 8 || (len & 7))
 		return -LX_EINVAL;
+	if (pid && !tid_exists((int)pid))
+		return -LX_ESRCH;
 	return put(t, mask, &one, 8) ? -LX_EFAULT : 8;
 }
 

@@ -805,6 +805,23 @@ long sys_fchmodat(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 a3, u64 a
 	return r < 0 ? r : set_mode(ip, mode);
 }
 
+/* fchmodat2(2): fchmodat with flags; a symbolic link's own mode cannot change (EOPNOTSUPP). */
+long sys_fchmodat2(struct thread *t, u64 dirfd, u64 path, u64 mode, u64 flags, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
+		return -LX_EINVAL;
+	struct inode *ip;
+	long r = inode_at(t, dirfd, path, flags, &ip);
+	if (r < 0)
+		return r;
+	if (LX_S_ISLNK(ip->mode)) {
+		fs_put(ip);
+		return -LX_EOPNOTSUPP;
+	}
+	return set_mode(ip, mode);
+}
+
 long sys_fchmod(struct thread *t, u64 fd, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
@@ -968,9 +985,23 @@ long sys_utimensat(struct thread *t, u64 dirfd, u64 path, u64 utimes, u64 flags,
 	return r < 0 ? r : set_times(ip, utimes ? ts : NULL);
 }
 
+static long utimes_at(struct thread *t, u64 dirfd, u64 path, u64 utv);
+
 long sys_utimes(struct thread *t, u64 path, u64 utv, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
+	return utimes_at(t, (u64)(int64_t)LX_AT_FDCWD, path, utv);
+}
+
+long sys_futimesat(struct thread *t, u64 dirfd, u64 path, u64 utv, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	return utimes_at(t, dirfd, path, utv);
+}
+
+/* utimes(2) and futimesat(2): microsecond times, or now for NULL. */
+static long utimes_at(struct thread *t, u64 dirfd, u64 path, u64 utv)
+{
 	struct lx_timeval tv[2];
 	struct lx_timespec ts[2];
 	if (utv) {
@@ -983,7 +1014,7 @@ long sys_utimes(struct thread *t, u64 path, u64 utv, u64 a2, u64 a3, u64 a4, u64
 		}
 	}
 	struct inode *ip;
-	long r = inode_at(t, (u64)(int64_t)LX_AT_FDCWD, path, 0, &ip);
+	long r = inode_at(t, dirfd, path, 0, &ip);
 	return r < 0 ? r : set_times(ip, utv ? ts : NULL);
 }
 
@@ -1182,3 +1213,19 @@ XATTR_FD(fsetxattr)
 XATTR_FD(fgetxattr)
 XATTR_FD(flistxattr)
 XATTR_FD(fremovexattr)
+
+/* name_to_handle_at(2): no lx file system exports handles (EOPNOTSUPP, as
+ * Linux for such a file system), once the name itself resolves. */
+long sys_name_to_handle_at(struct thread *t, u64 dirfd, u64 path, u64 handle, u64 mount_id,
+			   u64 flags, u64 a5)
+{
+	(void)handle, (void)mount_id, (void)a5;
+	if (flags & ~(u64)(0x400 | LX_AT_EMPTY_PATH))       /* AT_SYMLINK_FOLLOW */
+		return -LX_EINVAL;
+	struct inode *ip;
+	long r = inode_at(t, dirfd, path, (flags & 0x400) ? 0 : LX_AT_SYMLINK_NOFOLLOW | (flags & LX_AT_EMPTY_PATH), &ip);
+	if (r < 0)
+		return r;
+	fs_put(ip);
+	return -LX_EOPNOTSUPP;
+}

@@ -31,9 +31,12 @@
 /* The new process's share of the parent's state; NULL without memory. */
 static struct proc *fork_proc(struct thread *t, u64 flags, int *err)
 {
-	struct proc *p = t->proc, *c = proc_new(p);
+	struct proc *p = t->proc, *c;
 	*err = -LX_EAGAIN;
-	if (!c)
+	/* RLIMIT_NPROC counts every process while everyone is root (lx has one user) */
+	if (!lx_privileged(p) && (u64)proc_count() >= p->rlim[LX_RLIMIT_NPROC][0])
+		return NULL;
+	if (!(c = proc_new(p)))
 		return NULL;
 	*err = -LX_ENOMEM;
 	c->mm = (flags & CLONE_VM) ? p->mm : mm_fork(p->mm);
@@ -83,6 +86,7 @@ static void child_regs(struct thread *t, struct thread *n, u64 flags, u64 sp, u6
 	n->fs_base = (flags & CLONE_SETTLS) ? tls : t->fs_base;
 	n->fs_dirty = true;
 	n->sigmask = t->sigmask;
+	n->seccomp_strict = t->seccomp_strict;
 }
 
 static long clone_thread(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u64 tls)
@@ -154,6 +158,63 @@ long sys_clone(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u64 tls,
 	return do_clone(t, flags & ~0xffUL, sp, ptid, ctid, tls);
 }
 
+/* clone3(2)'s argument, up to CLONE_ARGS_SIZE_VER2 */
+struct clone_args {
+	u64 flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+	    set_tid_size, cgroup;
+};
+#define CLONE_ARGS_SIZE_VER0 64
+#define CLONE_PIDFD          0x00001000
+#define CLONE_CLEAR_SIGHAND  0x100000000UL
+#define CLONE_INTO_CGROUP    0x200000000UL
+
+/* The caller's struct of `size` bytes; bytes past the ones lx knows must be zero (E2BIG). */
+static long clone_args_in(struct thread *t, u64 uargs, u64 size, struct clone_args *ca)
+{
+	if (size < CLONE_ARGS_SIZE_VER0)
+		return -LX_EINVAL;
+	if (size > LX_PAGE_SIZE)
+		return -LX_E2BIG;
+	memset(ca, 0, sizeof(*ca));
+	u64 known = size < sizeof(*ca) ? size : sizeof(*ca);
+	if (!copyin(t->proc, ca, uargs, known))
+		return -LX_EFAULT;
+	for (u64 at = known; at < size; at += 8) {
+		u64 w = 0, n = size - at < 8 ? size - at : 8;
+		if (!copyin(t->proc, &w, uargs + at, n))
+			return -LX_EFAULT;
+		if (w)
+			return -LX_E2BIG;
+	}
+	return 0;
+}
+
+/*
+ * clone3(2): clone's flags with their arguments in a struct.  A new
+ * process's pidfd (CLONE_PIDFD), a chosen pid (set_tid) and cgroups are
+ * not offered (EINVAL; docs/lx.md "Limits").
+ */
+long sys_clone3(struct thread *t, u64 uargs, u64 size, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)a2; (void)a3; (void)a4; (void)a5;
+	struct clone_args ca;
+	long r = clone_args_in(t, uargs, size, &ca);
+	if (r)
+		return r;
+	if ((ca.flags & 0xff) || (ca.exit_signal & ~0xffUL) || ca.exit_signal > LX_NSIG)
+		return -LX_EINVAL;
+	if ((ca.stack == 0) != (ca.stack_size == 0))
+		return -LX_EINVAL;
+	if ((ca.flags & CLONE_THREAD) && ca.exit_signal)
+		return -LX_EINVAL;
+	if (ca.set_tid_size || ca.set_tid)
+		return ca.set_tid_size > 32 ? -LX_EINVAL : lx_privileged(t->proc) ? -LX_EINVAL : -LX_EPERM;
+	if (ca.flags & (CLONE_PIDFD | CLONE_INTO_CGROUP | CLONE_CLEAR_SIGHAND | ~0xffffffffUL))
+		return -LX_EINVAL;
+	u64 sp = ca.stack ? ca.stack + ca.stack_size : 0;
+	return do_clone(t, ca.flags, sp, ca.parent_tid, ca.child_tid, ca.tls);
+}
+
 long sys_fork(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a0; (void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
@@ -195,13 +256,12 @@ void vfork_forget(struct thread *t)
 /* --- execve --- */
 
 /*
- * One execve runs at a time (lx serves one call at a time), so its arguments
- * live in one static buffer: 144 KiB from lx_malloc per call cost 24,000
- * instructions of zeroing, and large blocks come only from the pool's
- * never-used part, which one exec after another would have used up.
+ * One execve runs at a time (lx serves one call at a time), so its
+ * arguments live in one static structure.  The caller's strings are only
+ * counted here and copied straight onto the new stack (exec_arg_copy).
  */
 static struct exec_args args;
-static char args_buf[EXEC_MAX_BYTES];
+static char args_buf[EXEC_K_BYTES];
 static bool args_busy;
 
 struct exec_args *exec_args_new(void)
@@ -209,12 +269,8 @@ struct exec_args *exec_args_new(void)
 	if (args_busy)
 		return NULL;
 	args_busy = true;
+	memset(&args, 0, sizeof(args));
 	args.buf = args_buf;
-	args.used = 0;
-	args.argc = args.envc = 0;
-	args.argv[0] = args.envp[0] = NULL;
-	args.path[0] = 0;
-	args.exe = NULL;
 	return &args;
 }
 
@@ -226,61 +282,123 @@ void exec_args_free(struct exec_args *a)
 		args_busy = false;
 }
 
-int exec_args_add(struct exec_args *a, char **vec, int *count, const char *s)
+int exec_args_add(struct exec_args *a, struct exec_vec *v, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	if (*count >= EXEC_MAX_ARGS || a->used + n > EXEC_MAX_BYTES)
+	if (v->kc >= EXEC_K_MAX || a->used + n > EXEC_K_BYTES)
 		return -LX_E2BIG;
-	vec[(*count)++] = memcpy(a->buf + a->used, s, n);
-	vec[*count] = NULL;
+	v->k[v->kc++] = memcpy(a->buf + a->used, s, n);
+	v->k[v->kc] = NULL;
 	a->used += n;
+	a->bytes += n;
 	return 0;
 }
 
 /* argv becomes interp [arg] path argv[1..] (the script's own path replaces argv[0]). */
 int exec_args_interp(struct exec_args *a, const char *interp, const char *arg)
 {
-	int old = a->argc, n = 0;
-	char *saved[EXEC_MAX_ARGS + 1];
-	memcpy(saved, a->argv, sizeof(saved));
-	a->argc = 0;
-	int err = exec_args_add(a, a->argv, &a->argc, interp);
+	struct exec_vec *v = &a->arg;
+	char *rest[EXEC_K_MAX + 1];
+	int nrest = v->kc > 1 ? v->kc - 1 : 0;
+	memcpy(rest, v->k + 1, (size_t)nrest * sizeof(char *));
+	if (v->kc)
+		a->bytes -= strlen(v->k[0]) + 1;    /* argv[0] goes (its bytes stay in buf) */
+	else if (v->uc)
+		v->skip++, v->uc--;                 /* the caller's argv[0] goes */
+	v->kc = 0;
+	int err = exec_args_add(a, v, interp);
 	if (!err && arg)
-		err = exec_args_add(a, a->argv, &a->argc, arg);
+		err = exec_args_add(a, v, arg);
 	if (!err)
-		err = exec_args_add(a, a->argv, &a->argc, a->path);
-	for (n = 1; !err && n < old; n++) {
-		if (a->argc >= EXEC_MAX_ARGS)
-			return -LX_E2BIG;
-		a->argv[a->argc++] = saved[n];
-		a->argv[a->argc] = NULL;
-	}
+		err = exec_args_add(a, v, a->path);
+	if (!err && v->kc + nrest > EXEC_K_MAX)
+		err = -LX_E2BIG;
 	if (err)
 		return err;
+	memcpy(v->k + v->kc, rest, (size_t)nrest * sizeof(char *));
+	v->kc += nrest;
+	v->k[v->kc] = NULL;
 	if (strlen(interp) >= sizeof(a->path))
 		return -LX_ENAMETOOLONG;
+	a->bytes += strlen(interp) - strlen(a->path);   /* the new program's path replaces the old */
 	memcpy(a->path, interp, strlen(interp) + 1);
 	return 0;
 }
 
-/* Copy a NULL-terminated vector of strings from the process. */
-static int copy_vector(struct proc *p, struct exec_args *a, u64 uvec, char **vec, int *count)
+/*
+ * Copy the string at u in p to `to`'s memory at `at` (to NULL: only
+ * measure), up to `max` bytes with its NUL: the length with the NUL,
+ * max + 1 when it is longer, or -EFAULT.
+ */
+static long user_string(struct proc *p, u64 u, u64 max, struct proc *to, u64 at)
 {
-	char tmp[LX_PAGE_SIZE];
+	static char chunk[LX_PAGE_SIZE];
+	for (u64 n = 0; n <= max;) {
+		size_t c = LX_PAGE_SIZE - ((u + n) & (LX_PAGE_SIZE - 1));
+		size_t got = copyin_part(p, chunk, u + n, c);
+		size_t len = 0;
+		while (len < got && chunk[len])
+			len++;
+		if (len == got && got < c)
+			return -LX_EFAULT;
+		bool end = len < got;
+		size_t keep = end ? len + 1 : got;
+		if (end ? n + keep > max : n + keep >= max)
+			return (long)max + 1;
+		if (to && copyout_part(to, at + n, chunk, keep) < keep)
+			return -LX_EFAULT;
+		n += keep;
+		if (end)
+			return (long)n;
+	}
+	return (long)max + 1;
+}
+
+/* Linux's room for the strings and pointers: a quarter of RLIMIT_STACK, within 128 KiB..6 MiB. */
+static u64 exec_room(struct proc *p)
+{
+	u64 lim = p->rlim[LX_RLIMIT_STACK][0] / 4;
+	if (lim > (6UL << 20))
+		lim = 6UL << 20;
+	return lim < (128UL << 10) ? 128UL << 10 : lim;
+}
+
+int exec_args_user(struct exec_args *a, struct exec_vec *v, u64 uvec)
+{
+	struct proc *p = a->from;
+	u64 room = exec_room(p);
+	v->uvec = uvec;
 	for (u64 i = 0; uvec; i++) {
 		u64 ptr;
 		if (!copyin(p, &ptr, uvec + i * 8, 8))
 			return -LX_EFAULT;
 		if (!ptr)
 			return 0;
-		long n = copyin_str(p, tmp, ptr, sizeof(tmp));
+		long n = user_string(p, ptr, EXEC_MAX_STRLEN, NULL, 0);
 		if (n < 0)
-			return n == -LX_ENAMETOOLONG ? -LX_E2BIG : (int)n;
-		int err = exec_args_add(a, vec, count, tmp);
-		if (err)
-			return err;
+			return (int)n;
+		u64 ptrs = (u64)(a->arg.kc + a->arg.uc + a->env.kc + a->env.uc + 1) * 8;
+		if (n > EXEC_MAX_STRLEN || a->bytes + (u64)n + ptrs > room || v->uc == 0x7fffffff)
+			return -LX_E2BIG;
+		a->bytes += (u64)n;
+		v->uc++;
 	}
 	return 0;
+}
+
+long exec_arg_copy(struct exec_args *a, struct exec_vec *v, int i, struct proc *to, u64 at, u64 room)
+{
+	if (i < v->kc) {
+		size_t n = strlen(v->k[i]) + 1;
+		if (n > room || !copyout(to, at, v->k[i], n))
+			return -LX_EFAULT;
+		return (long)n;
+	}
+	u64 ptr;
+	if (!copyin(a->from, &ptr, v->uvec + (u64)(v->skip + i - v->kc) * 8, 8) || !ptr)
+		return -LX_EFAULT;
+	long n = user_string(a->from, ptr, room, to, at);
+	return n > (long)room ? -LX_E2BIG : n;      /* it grew since it was counted */
 }
 
 long sys_execve(struct thread *t, u64 path, u64 argv, u64 envp, u64 a3, u64 a4, u64 a5)
@@ -289,11 +407,14 @@ long sys_execve(struct thread *t, u64 path, u64 argv, u64 envp, u64 a3, u64 a4, 
 	struct exec_args *a = exec_args_new();
 	if (!a)
 		return -LX_ENOMEM;
+	a->from = t->proc;
 	long err = copyin_str(t->proc, a->path, path, sizeof(a->path));
+	if (err >= 0) {
+		a->bytes = (u64)err + 1;
+		err = exec_args_user(a, &a->arg, argv);
+	}
 	if (err >= 0)
-		err = copy_vector(t->proc, a, argv, a->argv, &a->argc);
-	if (err >= 0)
-		err = copy_vector(t->proc, a, envp, a->envp, &a->envc);
+		err = exec_args_user(a, &a->env, envp);
 	if (err >= 0 && !a->path[0])
 		err = -LX_ENOENT;
 	if (err >= 0)
@@ -302,19 +423,16 @@ long sys_execve(struct thread *t, u64 path, u64 argv, u64 envp, u64 a3, u64 a4, 
 	return err;
 }
 
-static void set_cmdline(struct proc *p, struct exec_args *a)
+/* /proc's cmdline: argv's strings from the new stack, at most a page (Linux's before 4.2). */
+static void set_cmdline(struct proc *p, struct mm *mm, struct exec_args *a)
 {
-	size_t n = 0;
-	for (int i = 0; i < a->argc; i++)
-		n += strlen(a->argv[i]) + 1;
+	size_t n = a->arg_bytes < LX_PAGE_SIZE ? a->arg_bytes : LX_PAGE_SIZE;
+	struct proc tmp = { .mm = mm };
 	lx_free(p->cmdline);
 	p->cmdline = lx_malloc(n ? n : 1);
-	p->cmdline_len = p->cmdline ? n : 0;
-	for (int i = 0, at = 0; p->cmdline && i < a->argc; i++) {
-		size_t l = strlen(a->argv[i]) + 1;
-		memcpy(p->cmdline + at, a->argv[i], l);
-		at += (int)l;
-	}
+	p->cmdline_len = p->cmdline && copyin(&tmp, p->cmdline, a->arg_start, n) ? n : 0;
+	if (n == LX_PAGE_SIZE && p->cmdline_len)
+		p->cmdline[n - 1] = 0;
 	memcpy(p->comm, a->comm, sizeof(p->comm));
 	file_put(p->exe);
 	p->exe = a->exe;
@@ -354,6 +472,7 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 	thread_destroy(t);
 	vfork_release(p);
 	fd_close_on_exec(p);
+	aio_exit(p);
 	if (p->sig->refs > 1) {
 		struct sighand *h = sighand_dup(p->sig);
 		if (h) {
@@ -362,7 +481,7 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 		}
 	}
 	sighand_exec(p->sig);
-	set_cmdline(p, a);
+	set_cmdline(p, mm, a);
 	if (thread_start(n))
 		proc_exit(p, LX_SIGKILL);
 	return SYS_NOREPLY;
@@ -433,6 +552,8 @@ long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u
 	struct proc *p = t->proc;
 	if (options & ~(u64)(WNOHANG | WUNTRACED | WCONTINUED | WNOTHREAD | WALL | WCLONE))
 		return -LX_EINVAL;
+	if ((int)pid == INT32_MIN)
+		return -LX_ESRCH;                   /* -pid would overflow, as Linux */
 	bool any;
 	enum report kind;
 	struct proc *c = find_report(p, (long)(int)pid, options | WEXITED, &kind, &any);
@@ -442,12 +563,8 @@ long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u
 		     kind == REPORT_STOP ? (c->stop_sig << 8) | 0x7f : 0xffff;
 	if (status && !copyout(p, status, &st, 4))
 		return -LX_EFAULT;
-	if (rusage) {
-		u64 ru[18];
-		rusage_of(c->utime_us + c->cutime_us, ru);
-		if (!copyout(p, rusage, ru, sizeof(ru)))
-			return -LX_EFAULT;
-	}
+	if (rusage && rusage_put(t, rusage, c, false))
+		return -LX_EFAULT;
 	long r = c->pid;
 	if (kind == REPORT_EXIT)
 		proc_free(c);
@@ -475,7 +592,7 @@ static void wait_info(struct proc *c, enum report kind, struct lx_siginfo *si)
 
 long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64 rusage, u64 a5)
 {
-	(void)rusage; (void)a5;
+	(void)a5;
 	struct proc *p = t->proc;
 	long pid = idtype == 0 ? -1 : idtype == 1 && (int)id > 0 ? (long)(int)id :
 		   idtype == 2 && (int)id >= 0 ? -(long)((int)id ? (int)id : p->pgid) : -2;
@@ -496,6 +613,8 @@ long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64
 	struct lx_siginfo si;
 	wait_info(c, kind, &si);
 	if (info && !copyout(p, info, &si, sizeof(si)))
+		return -LX_EFAULT;
+	if (rusage && rusage_put(t, rusage, c, false))
 		return -LX_EFAULT;
 	if (!(options & WNOWAIT) && kind == REPORT_EXIT)
 		proc_free(c);
@@ -536,9 +655,9 @@ long sys_setpgid(struct thread *t, u64 pid, u64 pgid, u64 a2, u64 a3, u64 a4, u6
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	struct proc *self = t->proc;
-	struct proc *p = (int)pid == 0 ? self : proc_by_pid((int)pid);
-	if ((int)pgid < 0)
+	if ((int)pgid < 0 || (int)pid < 0)
 		return -LX_EINVAL;
+	struct proc *p = (int)pid == 0 ? self : proc_by_pid((int)pid);
 	if (!p || (p != self && p->parent != self))
 		return -LX_ESRCH;
 	if (p->sid != self->sid || p->sid == p->pid)

@@ -109,9 +109,8 @@ u64 next_deadline(void)
 {
 	if (!deadlines_stale)
 		return deadline_cached;
-	u64 d = signal_next_timer(), tfd = timerfd_next();
-	if (tfd && (!d || tfd < d))
-		d = tfd;
+	u64 d = earlier(signal_next_timer(), timerfd_next());
+	d = earlier(d, cpu_next_check());
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
@@ -125,6 +124,7 @@ void expire_deadlines(u64 now)
 	cpu_tick(now);
 	signal_timers(now);
 	timerfd_expire(now);
+	cpu_check(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->deadline && t->deadline <= now) {
@@ -170,7 +170,10 @@ void syscall_run(struct thread *t)
 	u64 nr = t->sysno;
 	long res;
 	lx_current = t;
-	if (nr < SYS_MAX && table[nr]) {
+	vfs_walk_root = t->proc->root;
+	if (__builtin_expect(t->seccomp_strict, 0) && !seccomp_strict_allows(nr)) {
+		res = seccomp_strict_kill(t);
+	} else if (nr < SYS_MAX && table[nr]) {
 		fs_cred = &t->proc->cred;
 		res = table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
 		fs_cred = NULL;
@@ -178,6 +181,7 @@ void syscall_run(struct thread *t)
 		log_unknown(nr);
 		res = -LX_ENOSYS;
 	}
+	vfs_walk_root = NULL;                   /* (t's process may be gone) */
 	t->timed_out = false;
 	t->fresh = false;
 	if (lx_trace)

@@ -10,7 +10,7 @@
 #include "../lx.h"
 
 typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
-#define SYS_MAX 450
+#define SYS_MAX 512
 
 #define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
 					    u64 a4, u64 a5);
@@ -75,9 +75,6 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
 	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
 
-/* syscall/sys_misc.c: a struct rusage (18 words) holding only user time */
-void rusage_of(u64 utime_us, u64 ru[18]);
-
 /* syscall/sys_ipc.c: what /proc shows of System V IPC (fs/procfs.c) */
 void ipc_limits(u64 lim[3]);                    /* shmmax, shmall, shmmni */
 void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *arg);
@@ -103,11 +100,52 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 	X(326, copy_file_range) X(253, inotify_init) X(294, inotify_init1) \
 	X(254, inotify_add_watch) X(255, inotify_rm_watch)
 
+/* syscall/sys_sys.c (attributes, the machine), with clone3 (sys_proc.c), the clocks
+ * (sys_misc.c), file advice (sys_file.c) and futimesat, name_to_handle_at (sys_path.c) */
+#define SYSCALLS_SYS(X) \
+	X(135, personality) X(125, capget) X(126, capset) X(142, sched_setparam) \
+	X(143, sched_getparam) X(144, sched_setscheduler) X(145, sched_getscheduler) \
+	X(146, sched_get_priority_max) X(147, sched_get_priority_min) X(148, sched_rr_get_interval) \
+	X(251, ioprio_set) X(252, ioprio_get) X(149, mlock) X(150, munlock) X(151, mlockall) \
+	X(152, munlockall) X(325, mlock2) X(27, mincore) X(329, pkey_mprotect) X(330, pkey_alloc) \
+	X(331, pkey_free) X(272, unshare) X(308, setns) X(170, sethostname) X(171, setdomainname) \
+	X(172, iopl) X(173, ioperm) X(153, vhangup) X(161, chroot) X(312, kcmp) \
+	X(310, process_vm_readv) X(311, process_vm_writev) X(435, clone3) X(227, clock_settime) \
+	X(164, settimeofday) X(159, adjtimex) X(305, clock_adjtime) X(221, fadvise64) \
+	X(187, readahead) X(277, sync_file_range) X(306, syncfs) X(261, futimesat) \
+	X(303, name_to_handle_at) X(314, sched_setattr) X(315, sched_getattr) \
+	X(237, mbind) X(238, set_mempolicy) X(239, get_mempolicy) X(169, reboot) X(103, syslog) \
+	X(219, restart_syscall) X(452, fchmodat2) X(317, seccomp) X(256, migrate_pages) \
+	X(279, move_pages)
+
+/* syscall/sys_aio.c: native asynchronous I/O, done at submission */
+#define SYSCALLS_AIO(X) \
+	X(206, io_setup) X(207, io_destroy) X(208, io_getevents) X(209, io_submit) X(210, io_cancel) \
+	X(333, io_pgetevents)
+
+/* syscall/sys_mq.c: POSIX message queues */
+#define SYSCALLS_MQ(X) \
+	X(240, mq_open) X(241, mq_unlink) X(242, mq_timedsend) X(243, mq_timedreceive) \
+	X(244, mq_notify) X(245, mq_getsetattr)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
-	SYSCALLS_EVENT(X)
+	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X)
 
 SYSCALLS(SYS_DECL)
+
+/* syscall/sys_misc.c: p may exceed limits and act for others (CAP_SYS_RESOURCE, CAP_SYS_ADMIN...) */
+bool lx_privileged(struct proc *p);
+void aio_exit(struct proc *p);              /* syscall/sys_aio.c: p's AIO contexts go (exec, exit) */
+u64 wall_to_boot_us(u64 wall_us);          /* syscall/sys_misc.c: a CLOCK_REALTIME point as lx_now_us's */
+extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
+/* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
+long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
+
+/* syscall/sys_sys.c: seccomp's strict mode (seccomp(2)) */
+bool seccomp_strict_allows(u64 nr);
+long seccomp_strict_kill(struct thread *t);     /* SYS_NOREPLY */
+long seccomp_set_strict(struct thread *t);
 
 /* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */

@@ -36,6 +36,7 @@ void file_put(struct file *f)
 		epoll_file_gone(f);
 	if (f->ip && fs_watches && !(f->flags & LX_O_PATH))
 		fs_event(f->ip, NULL, file_writable(f) ? LX_IN_CLOSE_WRITE : LX_IN_CLOSE_NOWRITE, 0);
+	lock_file_gone(f);
 	if (f->ops && f->ops->release)
 		f->ops->release(f);
 	if (f->ip)
@@ -123,18 +124,44 @@ bool file_seekable(const struct file *f)
 /* --- descriptor tables --- */
 
 /*
- * A table is one page of its own: at 2.3 KiB it is too big for lx_malloc's
- * slabs, and lx_malloc's larger blocks come only from the pool's never-used
- * part, which a fork and exit per table would drain.
+ * The table's head is small (lx_zalloc); each chunk of LX_NFD_CHUNK
+ * descriptors is a page of its own, made when a descriptor in it is first
+ * used: at 2.3 KiB a chunk is too big for lx_malloc's slabs, and its larger
+ * blocks come only from the pool's never-used part, which a fork and exit
+ * per table would drain.
  */
-_Static_assert(sizeof(struct fdtable) <= LX_PAGE_SIZE, "a descriptor table fits a page");
+_Static_assert(sizeof(struct fdchunk) <= LX_PAGE_SIZE, "a descriptor chunk fits a page");
 
 struct fdtable *fdtable_new(void)
 {
-	struct fdtable *t = page_alloc();
+	struct fdtable *t = lx_zalloc(sizeof(*t));
 	if (t)
 		t->refs = 1;
 	return t;
+}
+
+static struct fdchunk *chunk_of(struct fdtable *t, u32 fd, bool make)
+{
+	struct fdchunk **c = &t->chunk[fd / LX_NFD_CHUNK];
+	if (!*c && make)
+		*c = page_alloc();
+	return *c;
+}
+
+void fdtable_put(struct fdtable *t)
+{
+	if (!t || --t->refs)
+		return;
+	for (u32 n = 0; n < LX_NFD / LX_NFD_CHUNK; n++) {
+		struct fdchunk *c = t->chunk[n];
+		if (!c)
+			continue;
+		for (u32 i = 0; i < LX_NFD_CHUNK; i++)
+			if (c->fd[i])
+				file_put(c->fd[i]);
+		page_free(c);
+	}
+	lx_free(t);
 }
 
 struct fdtable *fdtable_dup(struct fdtable *old)
@@ -142,45 +169,72 @@ struct fdtable *fdtable_dup(struct fdtable *old)
 	struct fdtable *t = fdtable_new();
 	if (!t)
 		return NULL;
-	for (u32 i = 0; i < old->top; i++)
-		if (old->fd[i]) {
-			t->fd[i] = old->fd[i];
-			t->cloexec[i] = old->cloexec[i];
-			file_get(t->fd[i]);
+	for (u32 n = 0; n * LX_NFD_CHUNK < old->top; n++) {
+		if (!old->chunk[n])
+			continue;
+		if (!(t->chunk[n] = page_alloc())) {
+			fdtable_put(t);
+			return NULL;
 		}
+		*t->chunk[n] = *old->chunk[n];
+		for (u32 i = 0; i < LX_NFD_CHUNK; i++)
+			if (t->chunk[n]->fd[i])
+				file_get(t->chunk[n]->fd[i]);
+	}
 	t->top = old->top;
 	return t;
 }
 
-void fdtable_put(struct fdtable *t)
+int fd_limit(struct proc *p)
 {
-	if (!t || --t->refs)
-		return;
-	for (u32 i = 0; i < t->top; i++)
-		if (t->fd[i])
-			file_put(t->fd[i]);
-	page_free(t);
+	u64 lim = p->rlim[LX_RLIMIT_NOFILE][0];
+	return lim < LX_NFD ? (int)lim : LX_NFD;
 }
 
-/* On success the table owns the caller's reference to f. */
+static void fd_set(struct fdchunk *c, struct fdtable *t, u32 fd, struct file *f, bool cloexec)
+{
+	c->fd[fd % LX_NFD_CHUNK] = f;
+	c->cloexec[fd % LX_NFD_CHUNK] = cloexec;
+	if (f && fd >= t->top)
+		t->top = fd + 1;
+}
+
+/* On success the table owns the caller's reference to f; -EMFILE past
+ * RLIMIT_NOFILE, -ENOMEM when the table cannot grow. */
 int fd_install(struct proc *p, struct file *f, int min, bool cloexec)
 {
-	for (int i = min < 0 ? 0 : min; i < LX_NFD; i++)
-		if (!p->fds->fd[i]) {
-			p->fds->fd[i] = f;
-			p->fds->cloexec[i] = cloexec;
-			if ((u32)i >= p->fds->top)
-				p->fds->top = (u32)i + 1;
-			return i;
-		}
+	struct fdtable *t = p->fds;
+	for (int i = min < 0 ? 0 : min, lim = fd_limit(p); i < lim;) {
+		struct fdchunk *c = chunk_of(t, (u32)i, true);
+		if (!c)
+			return -LX_ENOMEM;
+		int end = (i / LX_NFD_CHUNK + 1) * LX_NFD_CHUNK;
+		for (end = end < lim ? end : lim; i < end; i++)
+			if (!c->fd[i % LX_NFD_CHUNK]) {
+				fd_set(c, t, (u32)i, f, cloexec);
+				return i;
+			}
+	}
 	return -LX_EMFILE;
 }
 
 struct file *fd_get(struct proc *p, int fd)
 {
-	if (!p->fds || fd < 0 || fd >= LX_NFD)
+	if (!p->fds || fd < 0 || (u32)fd >= p->fds->top)
 		return NULL;
-	return p->fds->fd[fd];
+	struct fdchunk *c = chunk_of(p->fds, (u32)fd, false);
+	return c ? c->fd[fd % LX_NFD_CHUNK] : NULL;
+}
+
+bool fd_cloexec(struct proc *p, int fd)
+{
+	return fd_get(p, fd) && p->fds->chunk[fd / LX_NFD_CHUNK]->cloexec[fd % LX_NFD_CHUNK];
+}
+
+void fd_set_cloexec(struct proc *p, int fd, bool on)
+{
+	if (fd_get(p, fd))
+		p->fds->chunk[fd / LX_NFD_CHUNK]->cloexec[fd % LX_NFD_CHUNK] = on;
 }
 
 int fd_close(struct proc *p, int fd)
@@ -188,21 +242,24 @@ int fd_close(struct proc *p, int fd)
 	struct file *f = fd_get(p, fd);
 	if (!f)
 		return -LX_EBADF;
-	p->fds->fd[fd] = NULL;
-	p->fds->cloexec[fd] = 0;
+	fd_set(p->fds->chunk[fd / LX_NFD_CHUNK], p->fds, (u32)fd, NULL, false);
+	lock_close(p, f);
 	file_put(f);
 	return 0;
 }
 
-void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec)
+int fd_replace(struct proc *p, int fd, struct file *f, bool cloexec)
 {
-	struct file *old = p->fds->fd[fd];
-	p->fds->fd[fd] = f;
-	p->fds->cloexec[fd] = cloexec;
-	if ((u32)fd >= p->fds->top)
-		p->fds->top = (u32)fd + 1;
-	if (old)
+	struct fdchunk *c = chunk_of(p->fds, (u32)fd, true);
+	if (!c)
+		return -LX_ENOMEM;
+	struct file *old = c->fd[fd % LX_NFD_CHUNK];
+	fd_set(c, p->fds, (u32)fd, f, cloexec);
+	if (old) {
+		lock_close(p, old);
 		file_put(old);
+	}
+	return 0;
 }
 
 void fd_close_on_exec(struct proc *p)
@@ -210,7 +267,7 @@ void fd_close_on_exec(struct proc *p)
 	if (!p->fds)
 		return;
 	for (u32 i = 0; i < p->fds->top; i++)
-		if (p->fds->fd[i] && p->fds->cloexec[i])
+		if (fd_cloexec(p, (int)i))
 			fd_close(p, (int)i);
 }
 

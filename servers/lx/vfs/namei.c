@@ -114,6 +114,14 @@ static size_t bounded_len(const char *s, size_t max)
 	return n;
 }
 
+struct inode *vfs_walk_root;
+
+/* Where "/" is for the walk: the calling process's root (chroot), else the file system's. */
+static struct inode *walk_root(void)
+{
+	return vfs_walk_root ? vfs_walk_root : fs_root();
+}
+
 /* The directory a mounted root stands for in its parent file system (none for "/"). */
 static struct inode *mounted_on(struct inode *d)
 {
@@ -147,6 +155,11 @@ static int step(struct inode *dir, const char *name, size_t len, struct inode **
 	if (dir->nlink == 0)
 		return -LX_ENOENT;      /* removed: not even "." resolves, as in Linux */
 	if (len == 2 && name[0] == '.' && name[1] == '.') {
+		if (dir == walk_root()) {       /* the process's root: its ".." is itself */
+			fs_get(dir);
+			*out = dir;
+			return 0;
+		}
 		dir = mounted_on(dir);
 		if (dir == dir->sb->root) {     /* "/": its ".." is itself */
 			fs_get(dir);
@@ -226,7 +239,7 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 {
 	if (len == 0)
 		return -LX_ENOENT;
-	struct inode *cur = path[0] == '/' ? fs_root() : cwd;
+	struct inode *cur = path[0] == '/' ? walk_root() : cwd;
 	bool want_dir = flags & FS_DIRECTORY;
 	size_t i = 0;
 	fs_get(cur);
@@ -306,7 +319,7 @@ int fs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir,
 		return -LX_ENAMETOOLONG;
 	struct inode *d;
 	if (start == 0) {
-		d = end == 0 ? fs_root() : cwd;      /* "/" (only slashes) or a name alone */
+		d = end == 0 ? walk_root() : cwd;    /* "/" (only slashes) or a name alone */
 		if (!LX_S_ISDIR(d->mode))
 			return -LX_ENOTDIR;
 		fs_get(d);
@@ -787,7 +800,8 @@ long fs_path(struct inode *dir, char *buf, size_t n)
 	struct inode *d = mounted_on(dir), *up;
 	fs_get(d);
 	int r = 0;
-	while (r == 0 && d != d->sb->root) {
+	struct inode *top = mounted_on(walk_root());
+	while (r == 0 && d != d->sb->root && d != top) {
 		r = name_of(d, &up, name);
 		fs_put(d);
 		if (r < 0)

@@ -351,16 +351,27 @@ struct file {
 	struct epitem *epitems;         /* epoll entries watching this file; they die with it */
 };
 
-#define LX_NFD 256
+/*
+ * A descriptor table grows in pages of LX_NFD_CHUNK descriptors up to
+ * LX_NFD (RLIMIT_NOFILE's ceiling, Linux's nr_open); a process uses those
+ * below its RLIMIT_NOFILE (fd_install, fd_limit).
+ */
+#define LX_NFD_CHUNK 256
+#define LX_NFD (64 * LX_NFD_CHUNK)
+struct fdchunk {
+	struct file *fd[LX_NFD_CHUNK];
+	uint8_t cloexec[LX_NFD_CHUNK];
+};
 struct fdtable {
 	u32 refs;
 	u32 top;                        /* no descriptor at or above this (vfs/file.c) */
-	struct file *fd[LX_NFD];
-	uint8_t cloexec[LX_NFD];
+	struct fdchunk *chunk[LX_NFD / LX_NFD_CHUNK];   /* NULL: none there yet */
 };
 
 #define LX_PIPE_BUF   4096          /* writes up to this size are atomic */
 #define LX_PIPE_SIZE  (64 * 1024)   /* a pipe's capacity, Linux's default */
+#define LX_PIPE_MAX_SIZE (1024 * 1024)   /* /proc/sys/fs/pipe-max-size: the most without privilege */
+#define LX_PIPE_MAX_RING ((u64)LX_PAGE_SIZE / 8 * LX_PAGE_SIZE)   /* a page of page pointers: 2 MiB */
 
 extern const struct file_ops reg_ops, dir_ops;
 /* Operations a simple file_ops may share: always ready, waits on itself, no ioctl (ENOTTY). */
@@ -388,8 +399,9 @@ long file_nread(struct file *f);
 
 /* Close one descriptor: 0, or -EBADF. */
 int fd_close(struct proc *p, int fd);
-/* Put f (one reference, consumed) at exactly fd, closing what was there. */
-void fd_replace(struct proc *p, int fd, struct file *f, bool cloexec);
+/* Put f (one reference, consumed) at exactly fd (below LX_NFD), closing what was there:
+ * 0, or -ENOMEM (f not consumed) when the table cannot grow. */
+int fd_replace(struct proc *p, int fd, struct file *f, bool cloexec);
 
 /* lx's buffer for data on its way to or from a process (lx runs one call at a time). */
 #define BOUNCE_SIZE (64 * 1024)
@@ -410,7 +422,42 @@ struct fdtable *fdtable_dup(struct fdtable *t);
 void fdtable_put(struct fdtable *t);
 int fd_install(struct proc *p, struct file *f, int min, bool cloexec);  /* the fd, or -EMFILE */
 struct file *fd_get(struct proc *p, int fd);        /* no reference taken; NULL: EBADF */
+/* fd's close-on-exec flag (fd open) */
+bool fd_cloexec(struct proc *p, int fd);
+void fd_set_cloexec(struct proc *p, int fd, bool on);
+/* The first descriptor number p may not use: its RLIMIT_NOFILE, at most LX_NFD. */
+int fd_limit(struct proc *p);
 void fd_close_on_exec(struct proc *p);
+/* The root the path walk starts "/" from and stops ".." at: the calling
+ * process's (chroot(2)); NULL: the file system's.  syscall_run sets it. */
+extern struct inode *vfs_walk_root;
+
+/* vfs/lock.c: advisory locks (flock(2), fcntl(2)'s record and OFD locks) */
+#define LX_F_GETLK      5
+#define LX_F_SETLK      6
+#define LX_F_SETLKW     7
+#define LX_F_OFD_GETLK  36
+#define LX_F_OFD_SETLK  37
+#define LX_F_OFD_SETLKW 38
+long lock_flock(struct thread *t, struct file *f, u64 op);
+long lock_fcntl(struct thread *t, struct file *f, int cmd, u64 arg);   /* the six commands above */
+void lock_exit(struct proc *p);                    /* p's POSIX locks go */
+struct lock;
+extern struct lock *vfs_locks;                     /* every lock; NULL: none (the common case) */
+void lock_close_any(struct proc *p, struct file *f);
+void lock_file_gone_any(struct file *f);
+/* p closed a descriptor of f: its POSIX locks on the file go */
+static inline void lock_close(struct proc *p, struct file *f)
+{
+	if (vfs_locks)
+		lock_close_any(p, f);
+}
+/* f's last reference went: its flock and OFD locks go */
+static inline void lock_file_gone(struct file *f)
+{
+	if (vfs_locks)
+		lock_file_gone_any(f);
+}
 /* device numbers (st_rdev) of the character devices lx provides */
 #define LX_MKDEV(ma, mi) (((ma) << 8) | (mi))
 #define DEV_NULL    LX_MKDEV(1, 3)
