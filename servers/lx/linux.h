@@ -65,6 +65,13 @@
 #define LX_EISCONN  106
 #define LX_ETIMEDOUT 110
 #define LX_ECONNRESET 104
+/* the network's (net/inet.c) */
+#define LX_EADDRNOTAVAIL 99
+#define LX_ENETDOWN   100
+#define LX_ENETUNREACH 101
+#define LX_ENOBUFS    105
+#define LX_EALREADY   114
+#define LX_EINPROGRESS 115
 #define LX_ERESTART 512     /* internal: restart the call after a handler with SA_RESTART */
 
 /* file types and permissions (st_mode) */

@@ -454,11 +454,14 @@ fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
     }
 }
 
-/// A TCP pool socket nobody holds and that has finished closing.
+/// A TCP pool socket nobody holds and that has finished closing, or else one
+/// that waits out TIME-WAIT (smoltcp's lasts 10 s), cut short as Linux's
+/// tcp_tw_reuse would: without it the pool of MAX_TCP sockets allowed only a
+/// few connections every 10 s.
 fn take_tcp(s: &mut State) -> Option<usize> {
-    let i = (0..MAX_TCP).find(|&i| {
-        !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == tcp::State::Closed
-    })?;
+    let free = |st: tcp::State| (0..MAX_TCP).find(|&i| !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == st);
+    let i = free(tcp::State::Closed).or_else(|| free(tcp::State::TimeWait))?;
+    s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
     s.tcp_busy[i] = true;
     let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
     sock.set_nagle_enabled(true);
