@@ -38,6 +38,12 @@ done
 echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
 echo "root:x:0:" > "$stage/etc/group"
 echo "pecan" > "$stage/etc/hostname"
+# names without a DNS server: localhost on both loopbacks (docs/lx.md, "Networking");
+# QEMU's user network answers DNS at 10.0.2.3, which its restriction keeps from the world
+printf '127.0.0.1\tlocalhost pecan\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+	> "$stage/etc/hosts"
+echo "nameserver 10.0.2.3" > "$stage/etc/resolv.conf"
+printf 'hosts: files dns\n' > "$stage/etc/nsswitch.conf"
 chmod 1777 "$stage/tmp"
 # fixed timestamps and owners: the image depends only on its inputs
 find "$stage" -exec touch -h -d @0 {} +

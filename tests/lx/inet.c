@@ -322,6 +322,30 @@ static void udp6(void)
 	close(a);
 }
 
+/* TCP over IPv6's loopback: a listener on ::, a connection to ::1, bytes both ways. */
+static void tcp6(void)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	socklen_t len = sizeof a;
+	int l = socket(AF_INET6, SOCK_STREAM, 0);
+	check("tcp6_listen", bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 2) == 0 &&
+	      getsockname(l, (struct sockaddr *)&a, &len) == 0 && len == sizeof a && a.sin6_port != 0, 1, 0);
+	a.sin6_addr = in6addr_loopback;
+	int c = socket(AF_INET6, SOCK_STREAM, 0);
+	check("tcp6_connect_loopback", connect(c, (struct sockaddr *)&a, sizeof a), 0, 0);
+	int s = accept(l, NULL, NULL);
+	char b[8];
+	check("tcp6_data", write(c, "six", 3) == 3 && read_all(s, b, 3) == 3 && !memcmp(b, "six", 3) &&
+	      write(s, "xis", 3) == 3 && read_all(c, b, 3) == 3 && !memcmp(b, "xis", 3), 1, 0);
+	struct sockaddr_in6 p;
+	len = sizeof p;
+	check("tcp6_peername", getpeername(c, (struct sockaddr *)&p, &len) == 0 && p.sin6_family == AF_INET6 &&
+	      p.sin6_port == a.sin6_port, 1, 0);
+	close(s);
+	close(c);
+	close(l);
+}
+
 /* Many connections, each opened, used for a byte and closed. */
 static void many(int n)
 {
@@ -414,6 +438,7 @@ int main(int argc, char **argv)
 	dying_process();
 	udp();
 	udp6();
+	tcp6();
 	many(conns);
 	stream(kib);
 	return checks_done("inet");

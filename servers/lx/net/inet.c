@@ -127,6 +127,8 @@ static unsigned events(struct inet_sock *sk, unsigned want)
 
 static uint16_t be16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
 
+static void loopback6(struct net_addr *a);
+
 /* A sockaddr_in/in6 of the socket's family from the process: 0 or -errno. */
 static long addr_in(struct thread *t, struct inet_sock *sk, u64 uaddr, u64 len, struct net_addr *a)
 {
@@ -148,6 +150,7 @@ static long addr_in(struct thread *t, struct inet_sock *sk, u64 uaddr, u64 len, 
 	} else {
 		memcpy(&a->flowinfo, raw + 4, 4);
 		memcpy(a->addr, raw + 8, 16);
+		loopback6(a);
 	}
 	return 0;
 }
@@ -186,13 +189,41 @@ static bool all_zero(const uint8_t *p, int n)
 	return true;
 }
 
-/* Is a the wildcard, a loopback or one of the server's own addresses (bind)? */
-static bool local_address(const struct net_addr *a)
+static struct net_info info;        /* the server's addresses */
+
+static const struct net_info *server_info(void)
 {
-	static struct net_info info;
 	static bool have;
 	if (!have)
 		have = NET(net_info(&info)) == 0;
+	return &info;
+}
+
+/*
+ * ::1 stands for the interface's own IPv6 address (its link-local one when
+ * it has none): the server has no IPv6 loopback yet (docs/net.md), and its
+ * own addresses loop back.  getsockname and getpeername then tell that address.
+ */
+static void loopback6(struct net_addr *a)
+{
+	static const uint8_t one[16] = { [15] = 1 };
+	if (a->family != LX_AF_INET6 || memcmp(a->addr, one, 16))
+		return;
+	const struct net_info *i = server_info();
+	if (!all_zero(i->ip6, 16)) {
+		memcpy(a->addr, i->ip6, 16);
+		return;
+	}
+	static const uint8_t ll[8] = { 0xfe, 0x80 };
+	memcpy(a->addr, ll, 8);
+	uint8_t eui[8] = { (uint8_t)(i->mac[0] ^ 2), i->mac[1], i->mac[2], 0xff, 0xfe, i->mac[3], i->mac[4], i->mac[5] };
+	memcpy(a->addr + 8, eui, 8);
+}
+
+/* Is a the wildcard, a loopback or one of the server's own addresses (bind)? */
+static bool local_address(const struct net_addr *a)
+{
+	server_info();
 	if (a->family == LX_AF_INET)
 		return all_zero(a->addr, 4) || a->addr[0] == 127 || !memcmp(a->addr, info.ip4, 4);
 	return all_zero(a->addr, 16) || !memcmp(a->addr, info.ip6, 16) ||
