@@ -343,6 +343,14 @@ static void tcp6(void)
 	      p.sin6_port == a.sin6_port, 1, 0);
 	close(s);
 	close(c);
+	/* dual stack: an IPv4 client of the IPv6 wildcard is ::ffff:127.0.0.1 */
+	c = connect_to(ntohs(a.sin6_port));
+	len = sizeof p;
+	s = accept(l, (struct sockaddr *)&p, &len);
+	check("tcp6_v4_mapped_peer", s >= 0 && len == sizeof p && p.sin6_family == AF_INET6 &&
+	      IN6_IS_ADDR_V4MAPPED(&p.sin6_addr) && p.sin6_addr.s6_addr[15] == 1, 1, 0);
+	close(s);
+	close(c);
 	close(l);
 }
 

@@ -133,6 +133,22 @@ static void update_self(struct inode *root)
 	fs_symlink(root, "self", want);
 }
 
+/* /proc/net/{tcp,tcp6,udp,udp6,dev}: the sockets' tables (net/inet.c's net_proc_read) */
+static void net_refresh(struct inode *root)
+{
+	static const char *const names[] = { "tcp", "tcp6", "udp", "udp6", "dev" };
+	static char text[16384];
+	struct inode *dir;
+	if (fs_dir_lookup(root, "net", &dir) && fs_create(root, "net", LX_S_IFDIR | 0555, 0, &dir))
+		return;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		long n = net_proc_read(names[i], text, sizeof(text));
+		if (n >= 0)
+			put_file(dir, names[i], text, (size_t)n);
+	}
+	fs_put(dir);
+}
+
 static void root_refresh(struct inode *root)
 {
 	prune(root);
@@ -165,6 +181,7 @@ static void root_refresh(struct inode *root)
 	put_file(root, "uptime", buf, (size_t)n);
 	n = snfmt(buf, sizeof(buf), "0.00 0.00 0.00 1/%d %d\n", proc_count(), procs ? procs->pid : 0);
 	put_file(root, "loadavg", buf, (size_t)n);
+	net_refresh(root);
 }
 
 static const struct inode_ops proc_root_ops = { .refresh = root_refresh };

@@ -14,6 +14,7 @@
 #include "net.h"
 #include "../syscall/syscall.h"
 #include "../../../lib/c/string.h"
+#include "../../../lib/fmt/fmt.h"
 #include "../../../lib/net/client.h"
 
 #define IPPROTO_IP    0
@@ -171,6 +172,9 @@ static long addr_out(struct thread *t, u64 uaddr, u64 ulen, const struct net_add
 	*(uint16_t *)(raw + 2) = be16(a->port);
 	if (family == LX_AF_INET) {
 		memcpy(raw + 4, a->addr, 4);
+	} else if (a->family == LX_AF_INET) {
+		raw[18] = raw[19] = 0xff;       /* an IPv4 peer of a dual-stack socket: ::ffff:a.b.c.d */
+		memcpy(raw + 20, a->addr, 4);
 	} else {
 		memcpy(raw + 4, &a->flowinfo, 4);
 		memcpy(raw + 8, a->addr, 16);
@@ -870,3 +874,103 @@ const struct sock_family inet_family = {
 	.domain = LX_AF_INET, .domain2 = LX_AF_INET6, .socket = inet_socket,
 	.socketpair = inet_socketpair, .fops = &inet_fops, .ops = &inet_ops,
 };
+
+/* --- /proc/net --- */
+
+/* n upper-case hex digits of v (Linux's /proc/net format) at out. */
+static char *hex(char *out, u64 v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 4)
+		out[i] = "0123456789ABCDEF"[v & 15];
+	return out + n;
+}
+
+/* ADDR:PORT as /proc/net/tcp{,6} write them: the address's 32-bit words in memory order. */
+static char *proc_addr(char *out, const struct net_addr *a, bool six)
+{
+	for (int w = 0; w < (six ? 4 : 1); w++) {
+		uint32_t v;
+		memcpy(&v, a->addr + 4 * w, 4);
+		out = hex(out, v, 8);
+	}
+	*out++ = ':';
+	return hex(out, a->port, 4);
+}
+
+/* Linux's TCP states: 01 established, 02 SYN sent, 07 closed, 0A listening. */
+static int proc_state(struct inet_sock *sk)
+{
+	if (sk->type == LX_SOCK_DGRAM)
+		return sk->has_peer ? 1 : 7;
+	settle(sk);
+	return sk->listening ? 10 : sk->connected ? 1 : sk->connecting ? 2 : 7;
+}
+
+/* One socket's line: "sl: local remote st tx:rx tr:when retr uid timeout inode". */
+static size_t proc_line(char *out, int sl, struct inet_sock *sk, bool six)
+{
+	struct net_addr l = { 0 }, r = { 0 };
+	NET(net_name(sk->h, 0, &l));
+	if (sk->type == LX_SOCK_DGRAM && sk->has_peer)
+		r = sk->peer;
+	else if (sk->connected)
+		NET(net_name(sk->h, 1, &r));
+	char *p = out + snfmt(out, 16, "%4d: ", sl);
+	p = proc_addr(p, &l, six);
+	*p++ = ' ';
+	p = proc_addr(p, &r, six);
+	*p++ = ' ';
+	p = hex(p, (u64)proc_state(sk), 2);
+	p += snfmt(p, 96, " 00000000:%08d 00:00000000 00000000 %5d %8d %lu 1\n", 0, 0, 0,
+		   1000 + (unsigned long)sk->h);
+	return (size_t)(p - out);
+}
+
+static long proc_sockets(char *buf, size_t len, int type, int family)
+{
+	static const char head[] = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
+				   "retrnsmt   uid  timeout inode\n";
+	bool six = family == LX_AF_INET6;
+	size_t n = sizeof(head) - 1, line = six ? 200 : 160;
+	if (len < n)
+		return -LX_EINVAL;
+	memcpy(buf, head, n);
+	int sl = 0;
+	for (struct inet_sock *sk = all; sk && n + line <= len; sk = sk->next)
+		if (sk->type == type && sk->family == family)
+			n += proc_line(buf + n, sl++, sk, six);
+	return (long)n;
+}
+
+/* The interfaces: what the server counts (frames in, dropped, refused); bytes are not counted. */
+static long proc_dev(char *buf, size_t len)
+{
+	struct net_info i = { 0 };
+	NET(net_info(&i));
+	return snfmt(buf, len,
+		     "Inter-|   Receive                                                |  Transmit\n"
+		     " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets "
+		     "errs drop fifo colls carrier compressed\n"
+		     "    lo:       0       0    0    0    0     0          0         0        0       0 "
+		     "   0    0    0     0       0          0\n"
+		     "  eth0:       0 %7lu    0 %4lu    0     0          0         0        0       0 "
+		     "%4lu    0    0     0       0          0\n",
+		     i.frames_in, i.dropped, i.refused);
+}
+
+long net_proc_read(const char *name, char *buf, size_t len)
+{
+	if (!netsrv_up())
+		return -LX_ENOENT;
+	if (!strcmp(name, "tcp"))
+		return proc_sockets(buf, len, LX_SOCK_STREAM, LX_AF_INET);
+	if (!strcmp(name, "tcp6"))
+		return proc_sockets(buf, len, LX_SOCK_STREAM, LX_AF_INET6);
+	if (!strcmp(name, "udp"))
+		return proc_sockets(buf, len, LX_SOCK_DGRAM, LX_AF_INET);
+	if (!strcmp(name, "udp6"))
+		return proc_sockets(buf, len, LX_SOCK_DGRAM, LX_AF_INET6);
+	if (!strcmp(name, "dev"))
+		return proc_dev(buf, len);
+	return -LX_ENOENT;
+}

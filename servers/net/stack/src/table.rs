@@ -643,6 +643,16 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
     new_handle(s, Kind::Tcp { i, bound: Some(ep) }, family)
 }
 
+/// The source address for a destination on 127.0.0.0/8 from a socket bound to no
+/// address: 127.0.0.1, as on Linux (smoltcp would take the interface's first IPv4
+/// address, the NIC's, and the peer would see the connection come from there).
+fn loopback_source(remote: IpAddress) -> Option<IpAddress> {
+    match remote {
+        IpAddress::Ipv4(a) if a.octets()[0] == 127 => Some(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1))),
+        _ => None,
+    }
+}
+
 fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
     let k = kind(s, h)?;
     let remote = IpEndpoint::new(to_ip(a)?, a.port);
@@ -663,6 +673,10 @@ fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
                 _ => return Err(-NET_ERR_ISCONN),
             }
             let cx = s.iface.context();
+            let local = match (local.addr, loopback_source(remote.addr)) {
+                (None, Some(lo)) => IpListenEndpoint { addr: Some(lo), port: local.port },
+                _ => local,
+            };
             sock.connect(cx, remote, local).map_err(|e| match e {
                 tcp::ConnectError::Unaddressable => -NET_ERR_UNREACH,
                 tcp::ConnectError::InvalidState => -NET_ERR_ISCONN,
@@ -715,7 +729,11 @@ fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -
     if data.len() > UDP_BUF {
         return -NET_ERR_MSGSIZE;
     }
-    match sock.send_slice(data, IpEndpoint::new(ip, a.port)) {
+    let mut meta = udp::UdpMetadata::from(IpEndpoint::new(ip, a.port));
+    if sock.endpoint().addr.is_none() {
+        meta.local_address = loopback_source(ip);
+    }
+    match sock.send_slice(data, meta) {
         Ok(()) => data.len() as i64,
         Err(udp::SendError::BufferFull) => -NET_ERR_AGAIN,
         Err(udp::SendError::Unaddressable) => -NET_ERR_UNREACH,
