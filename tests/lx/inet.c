@@ -171,6 +171,15 @@ static void tcp_nonblocking(void)
 	check("peek", recv(s, b, 4, MSG_PEEK), 4, 0);
 	check("peek_again", recv(s, b, 8, MSG_PEEK), 8, 0);
 	check("after_peek", recv(s, b, sizeof b, 0) == 8 && memcmp(b, "peekaboo", 8) == 0, 1, 0);
+	/* wild pointers: EFAULT, and the bytes stay for the next receive */
+	check("send_efault", send(c, (void *)16, 4, 0), -1, EFAULT);
+	send(c, "kept", 4, 0);
+	poll(&ps, 1, 5000);
+	check("recv_efault", recv(s, (void *)16, 4, 0), -1, EFAULT);
+	check("recv_after_efault", recv(s, b, sizeof b, 0) == 4 && memcmp(b, "kept", 4) == 0, 1, 0);
+	check("bind_efault", bind(socket(AF_INET, SOCK_STREAM, 0), (struct sockaddr *)16, sizeof(struct sockaddr_in)), -1, EFAULT);
+	check("getsockname_efault", getsockname(s, (struct sockaddr *)&a, (socklen_t *)16), -1, EFAULT);
+	check("getsockopt_efault", getsockopt(s, SOL_SOCKET, SO_TYPE, (void *)16, &len), -1, EFAULT);
 	int one = 1, v = 0;
 	len = sizeof v;
 	check("nodelay", setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0 &&
