@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,6 +195,14 @@ static void tcp_nonblocking(void)
 	signal(SIGPIPE, SIG_IGN);
 	check("epipe_write", write(c, "x", 1), -1, EPIPE);
 	signal(SIGPIPE, SIG_DFL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		write(c, "x", 1);               /* SIGPIPE's default action ends us */
+		_exit(0);
+	}
+	check("sigpipe_kills", wait_child(pid), 128 + SIGPIPE, 0);
+	struct stat st;
+	check("fstat_inet", fstat(c, &st) == 0 && S_ISSOCK(st.st_mode), 1, 0);
 	fcntl(s, F_SETFL, 0);
 	check("eof_after_shutdown", read(s, b, sizeof b), 0, 0);
 	close(s);
