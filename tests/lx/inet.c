@@ -245,6 +245,30 @@ static void tcp_waitall(void)
 	close(l);
 }
 
+/* A server that closed its connection first can listen on its port again at once with SO_REUSEADDR. */
+static void reuse_after_close(void)
+{
+	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = lo(0);
+	socklen_t len = sizeof a;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);   /* Linux wants it on both */
+	bind(l, (struct sockaddr *)&a, sizeof a);
+	listen(l, 1);
+	getsockname(l, (struct sockaddr *)&a, &len);
+	int port = ntohs(a.sin_port), c = connect_to(port), s = accept(l, NULL, NULL);
+	char b;
+	close(s);                        /* the server's end closes first: it waits in TIME-WAIT */
+	check("peer_sees_eof", read(c, &b, 1), 0, 0);
+	close(c);
+	close(l);
+	a = lo(port);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	check("rebind_reuseaddr", bind(l, (struct sockaddr *)&a, sizeof a), 0, 0);
+	check("relisten", listen(l, 1), 0, 0);
+	close(l);
+}
+
 /* A process killed with its sockets open gives its ports back. */
 static void dying_process(void)
 {
@@ -461,6 +485,7 @@ int main(int argc, char **argv)
 	tcp_errors();
 	tcp_nonblocking();
 	tcp_waitall();
+	reuse_after_close();
 	dying_process();
 	udp();
 	udp6();

@@ -506,7 +506,10 @@ fn port_in_use(s: &State, port: u16, tcp_side: bool) -> bool {
         Kind::Tcp { bound: Some(ep), .. } | Kind::Listen { ep, .. } => ep.port == port,
         _ => false,
     }) || s.tcp.iter().any(|h| {
-        s.sockets.get::<tcp::Socket>(*h).local_endpoint().is_some_and(|e| e.port == port)
+        // a connection waiting out TIME-WAIT does not hold its port (Linux's SO_REUSEADDR,
+        // which servers set so that they can restart at once)
+        let sock = s.sockets.get::<tcp::Socket>(*h);
+        sock.state() != tcp::State::TimeWait && sock.local_endpoint().is_some_and(|e| e.port == port)
     })
 }
 
