@@ -114,7 +114,7 @@
 #define NET_OPT_KEEPALIVE_MS  2   /* keep-alive interval in ms, 0: off */
 
 #define NET_MAX_HANDLES  64
-#define NET_IO_MAX       16384    /* most bytes one SEND or RECV moves */
+#define NET_IO_MAX       65536    /* most bytes one SEND or RECV moves (a whole datagram) */
 #define NET_POLL_MAX     6        /* most handles one POLL names */
 #define NET_POLL_FOREVER (~0UL)
 

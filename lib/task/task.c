@@ -26,7 +26,8 @@ int task_reserve(unsigned log2)
 	    !pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, log2, 7), L4_FPAGE_MAKE(va, log2, 0)))
 		return 0;
 	next_copy += 1UL << log2;
-	reserve_next = va;
+	if (reserve_end != va)
+		reserve_next = va;         /* else it extends the reserve taken before */
 	reserve_end = next_copy;
 	return 1;
 }

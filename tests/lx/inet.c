@@ -306,10 +306,12 @@ static void udp(void)
 	len = sizeof ba;
 	getsockname(b, (struct sockaddr *)&ba, &len);
 	check("udp_bound", aa.sin_port != 0 && ba.sin_port != 0 && aa.sin_port != ba.sin_port, 1, 0);
-	static char out[1472], in[2048];
+	static char out[65507], in[65536];
 	for (int i = 0; i < (int)sizeof out; i++)
 		out[i] = (char)(i * 13 + 7);
-	static const int sizes[] = { 0, 1, 2, 100, 512, 1000, 1400, 1472 };
+	/* every size class: one frame, two, many fragments, the largest */
+	static const int sizes[] = { 0, 1, 2, 100, 512, 1000, 1472, 1473, 2000, 4096, 8192, 16384,
+				     32768, 50000, 65507 };
 	for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "udp_size_%d", sizes[i]);
@@ -342,7 +344,8 @@ static void udp(void)
 	poll(&pf, 1, 5000);
 	usleep(100000);
 	check("udp_connected_filters", recv(b, in, sizeof in, 0) == 6 && !memcmp(in, "friend", 6), 1, 0);
-	check("udp_too_big", sendto(c, out, 70000, 0, (struct sockaddr *)&aa, sizeof aa), -1, EMSGSIZE);
+	static char huge[65508];
+	check("udp_too_big", sendto(c, huge, sizeof huge, 0, (struct sockaddr *)&aa, sizeof aa), -1, EMSGSIZE);
 	close(a);
 	close(b);
 	close(c);

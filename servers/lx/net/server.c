@@ -18,7 +18,7 @@
 
 #define WATCH_LABEL   0x4e57             /* the watch thread's message: MR1 = handles */
 #define WATCH_PRIO    255                /* as lx's */
-#define RESERVE_LOG2  22                 /* 4 MiB for the servers' private copies of pages */
+#define RESERVE_STEP  20                 /* the reserve is taken in MiB */
 #define CALL_TIMEOUT  2000000            /* µs: a server that takes longer is taken for dead */
 /* lx's own threads beyond the console, clock and disk driver (l4/main.c, fs/ext2.c) */
 #define TNO_PAGER 6
@@ -35,16 +35,32 @@ static L4_ThreadId_t lx_thread(unsigned n)
 	return l4_global_id(l4_thread_no(lx_id) + n, 1);
 }
 
+extern char etext[], end[];                /* the linker's: the end of lx's code, of its bss */
+
 /*
- * Before lx takes all of sigma0's memory: the NIC's DMA memory and a reserve
- * for the servers' pages (the task pager copies into it), then the NIC
- * driver, which serves the network server only.
+ * Memory for the servers' private copies of pages: a server can touch no
+ * more than lx's data and bss (the stack's buffers are most of it), and the
+ * NIC driver a few pages of it; a MiB more covers both.
+ */
+static bool reserve(void)
+{
+	u64 need = (u64)(end - etext) + (1UL << RESERVE_STEP);
+	for (u64 got = 0; got < need; got += 1UL << RESERVE_STEP)
+		if (!task_reserve(RESERVE_STEP))
+			return false;
+	return true;
+}
+
+/*
+ * Before lx takes all of sigma0's memory: the NIC's DMA memory and the
+ * reserve for the servers' pages (the task pager copies into it), then the
+ * NIC driver, which serves the network server only.
  */
 void netsrv_start_early(void)
 {
 	u64 net = l4_thread_no(lx_id) + TNO_NET;
 	struct driver_clients c = { 1, { { net, net } }, 0 };
-	early_ok = task_reserve(RESERVE_LOG2) && task_pager_start(lx_thread(TNO_PAGER)) &&
+	early_ok = reserve() && task_pager_start(lx_thread(TNO_PAGER)) &&
 		   nic_start(lx_thread(TNO_NIC), &c);
 	if (!early_ok)
 		lx_log("lx: the NIC driver did not start: no network\n");
