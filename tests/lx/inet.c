@@ -364,6 +364,18 @@ static void udp6(void)
 	int v = 0;
 	len = sizeof v;
 	check("v6only", getsockopt(a, IPPROTO_IPV6, IPV6_V6ONLY, &v, &len), 0, 0);
+	/* a datagram of a whole frame to ::1 and back (lx's IPv6 datagrams fit one, docs/lx.md) */
+	static char out[1452], in[2048];
+	for (int i = 0; i < (int)sizeof out; i++)
+		out[i] = (char)(i * 7 + 1);
+	int b = socket(AF_INET6, SOCK_DGRAM, 0);
+	aa.sin6_addr = in6addr_loopback;
+	struct pollfd p = { a, POLLIN, 0 };
+	long r = sendto(b, out, sizeof out, 0, (struct sockaddr *)&aa, sizeof aa);
+	if (r == (long)sizeof out)
+		r = poll(&p, 1, 5000) == 1 ? recv(a, in, sizeof in, 0) : -2;
+	check("udp6_1452", r == (long)sizeof out && !memcmp(in, out, sizeof out), 1, 0);
+	close(b);
 	close(a);
 }
 

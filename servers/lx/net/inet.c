@@ -40,9 +40,13 @@
 #define SIN_LEN   16                  /* sizeof(struct sockaddr_in) */
 #define SIN6_LEN  28                  /* sizeof(struct sockaddr_in6) */
 #define SIN6_MIN  24                  /* Linux takes sockaddr_in6 without its scope id */
-/* The largest datagrams, as Linux's: IP's 65,535 bytes less the headers (IPv6: its payload's) */
+/*
+ * The largest datagrams: Linux's on IPv4 (IP's 65,535 bytes less the
+ * headers); on IPv6 one Ethernet frame's (the server cannot fragment IPv6;
+ * Linux: 65,527).
+ */
 #define UDP4_MAX  (65535 - 20 - 8)
-#define UDP6_MAX  (65535 - 8)
+#define UDP6_MAX  (1500 - 40 - 8)
 #define BUF_DEFAULT 16384             /* the server's socket buffers */
 
 #define SHUT_RD_DONE 1

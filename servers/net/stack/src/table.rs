@@ -713,6 +713,16 @@ fn tcp_send(sock: &mut tcp::Socket, data: &[u8]) -> i64 {
     }
 }
 
+/// Does a datagram of `payload` bytes after a transport header of `header` go out to ip?
+/// smoltcp 0.12 fragments IPv4 only: an IPv6 packet longer than a frame would
+/// overrun the device's frame buffer (a panic), so IPv6 datagrams fit one frame.
+fn fits(ip: IpAddress, payload: usize, header: usize) -> bool {
+    match ip {
+        IpAddress::Ipv6(_) => payload + header + 40 + 14 <= FRAME,
+        _ => payload <= UDP_BUF,
+    }
+}
+
 fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
     let Some(a) = to else { return -NET_ERR_NOTCONN };
     let ip = match to_ip(&a) {
@@ -729,7 +739,7 @@ fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -
         }
     }
     let sock = s.sockets.get_mut::<udp::Socket>(s.udp[i]);
-    if data.len() > UDP_BUF {
+    if data.len() > UDP_BUF || !fits(ip, data.len(), 8) {
         return -NET_ERR_MSGSIZE;
     }
     let mut meta = udp::UdpMetadata::from(IpEndpoint::new(ip, a.port));
@@ -749,7 +759,7 @@ fn icmp_send(s: &mut State, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
         Ok(ip) => ip,
         Err(e) => return e,
     };
-    if data.len() < 8 || data.len() > ICMP_BUF {
+    if data.len() < 8 || data.len() > ICMP_BUF || !fits(ip, data.len(), 0) {
         return -NET_ERR_MSGSIZE;
     }
     match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).send_slice(data, ip) {
