@@ -133,6 +133,10 @@ static void tcp_errors(void)
 	check("send_unconnected", send(s, "x", 1, MSG_NOSIGNAL), -1, EPIPE);
 	check("recv_unconnected", recv(s, b, 1, 0), -1, ENOTCONN);
 	check("accept_unlistening", accept(s, NULL, NULL), -1, EINVAL);
+	int c = connect_to(port);
+	socklen_t alen = sizeof a;
+	check("accept_efault", accept(l, (struct sockaddr *)16, &alen), -1, EFAULT);
+	close(c);
 	close(l);
 	a = lo(port);                    /* nobody listens there now */
 	check("connect_refused", connect(s, (struct sockaddr *)&a, sizeof a), -1, ECONNREFUSED);

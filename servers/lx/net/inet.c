@@ -369,9 +369,12 @@ static long inet_accept(struct thread *t, struct file *f, u64 uaddr, u64 ulen, u
 		return wait_on(t, l, nonblocking(f, 0));
 	if (h < 0)
 		return errno_of(h);
+	/* the address first: as on Linux, a connection accept cannot hand over is lost */
 	struct inet_sock *sk = isock_new(h, l->family, LX_SOCK_STREAM, IPPROTO_TCP);
-	long fd = sk ? sock_new_fd(t, &inet_fops, sk, flags) : -LX_ENOMEM;
-	if (fd < 0) {                    /* the connection is lost, as Linux loses it on EMFILE */
+	long fd = !sk ? -LX_ENOMEM : addr_out(t, uaddr, ulen, &peer, l->family);
+	if (fd == 0)
+		fd = sock_new_fd(t, &inet_fops, sk, flags);
+	if (fd < 0) {
 		struct file tmp = { .priv = sk };
 		if (sk)
 			inet_release(&tmp);
@@ -380,8 +383,7 @@ static long inet_accept(struct thread *t, struct file *f, u64 uaddr, u64 ulen, u
 		return fd;
 	}
 	sk->bound = sk->connected = true;
-	long r = addr_out(t, uaddr, ulen, &peer, l->family);
-	return r < 0 ? r : fd;
+	return fd;
 }
 
 /* A connect under way that finished: established, or refused (SO_ERROR). */

@@ -71,7 +71,7 @@ static void watch_thread(void)
 	for (;;) {
 		uint64_t changed = 0;
 		if (net_watch(&changed) < 0) {
-			L4_Sleep(L4_TimePeriod(100000));
+			L4_Sleep(100000);           /* the server is gone or refused: ask again later */
 			continue;
 		}
 		L4_SetMR(0, L4_TAG_MAKE(WATCH_LABEL, 1, 0));
