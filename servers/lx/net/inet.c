@@ -48,6 +48,8 @@
 #define UDP4_MAX  (65535 - 20 - 8)
 #define UDP6_MAX  (1500 - 40 - 8)
 #define BUF_DEFAULT 16384             /* the server's socket buffers */
+#define TCP_CHUNK   16384             /* a SEND offers no more than a TCP buffer takes (each
+					 SEND copies its whole string to the server) */
 
 #define SHUT_RD_DONE 1
 #define SHUT_WR_DONE 2
@@ -583,7 +585,8 @@ static long stream_send(struct inet_sock *sk, const char *buf, size_t n)
 		return 0;
 	size_t done = 0;
 	while (done < n) {
-		long r = NET(net_send(sk->h, buf + done, n - done, NULL));
+		size_t c = n - done < TCP_CHUNK ? n - done : TCP_CHUNK;
+		long r = NET(net_send(sk->h, buf + done, c, NULL));
 		if (r < 0) {
 			if (done)
 				break;
