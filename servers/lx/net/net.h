@@ -7,7 +7,9 @@
  * (sendto, sendmsg, recvfrom, recvmsg) are decoded there once.  Families:
  * AF_UNIX (unix.c: stream, datagram and sequenced-packet sockets in lx),
  * AF_INET and AF_INET6 (inet.c: TCP and UDP on the network server,
- * servers/net/, which server.c starts and watches).
+ * servers/net/, which server.c starts and watches).  Readiness, for poll,
+ * select and an epoll: every socket file's poll op tells its events now, and
+ * its wchan is woken whenever they may have changed.
  */
 #ifndef LX_NET_H
 #define LX_NET_H
