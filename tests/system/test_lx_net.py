@@ -7,7 +7,10 @@ QEMU's restricted user network: busybox httpd under lx serves a file that
 this host fetches through a port QEMU forwards from 127.0.0.1 (and that the
 guest fetches over its loopback, by name through /etc/hosts), netstat reads
 /proc/net, garbage and abandoned connections from the host leave lx and the
-server serving, and inet.c passes again with the NIC and IPv6 configured."""
+server serving, and inet.c passes again with the NIC and IPv6 configured.
+Last, the NIC on a UDP socket of this host takes raw frames from the test:
+malformed and hostile ones, after which the guest still answers ARP and
+inet.c still passes."""
 import hashlib
 import os
 import re
@@ -128,3 +131,71 @@ def test_inet_program_with_nic(net):
     fails = [l for l in out.splitlines() if l.startswith("FAIL")]
     assert not fails, "\n".join(fails)
     assert "inet done, 0 failed" in out and st == 0
+
+
+def frames(rng):
+    """Malformed and hostile Ethernet frames for the guest (MAC 52:54:00:12:34:56)."""
+    guest, me = bytes.fromhex("525400123456"), bytes.fromhex("525400aabbcc")
+    ip4 = lambda proto, body, flags_frag=0, ihl=5, total=None: (
+        bytes([0x40 | ihl, 0]) + (total if total is not None else 20 + len(body)).to_bytes(2, "big") +
+        b"\x12\x34" + flags_frag.to_bytes(2, "big") + bytes([64, proto]) + b"\0\0" +
+        bytes([10, 0, 2, 2, 10, 0, 2, 15]) + body)
+    eth = lambda ethertype, payload, dst=guest: dst + me + ethertype.to_bytes(2, "big") + payload
+    # short frames (not an empty one: QEMU's socket backend stops reading at an empty datagram)
+    out = [b"\xff", b"\xff" * 5, guest + me, guest + me + b"\x08\x00"]
+    out += [rng.randbytes(rng.randrange(14, 1514)) for _ in range(200)]        # noise
+    out += [eth(0x0800, rng.randbytes(rng.randrange(0, 60))) for _ in range(100)]
+    out += [eth(0x86dd, rng.randbytes(rng.randrange(0, 100))) for _ in range(100)]
+    out += [eth(0x0806, rng.randbytes(28)) for _ in range(50)]
+    out += [eth(0x0800, ip4(17, rng.randbytes(40), ihl=15)),                  # header past the end
+            eth(0x0800, ip4(17, rng.randbytes(40), total=65535)),            # length past the end
+            eth(0x0800, ip4(6, b"\x00\x50\x1f\x90" + rng.randbytes(16))),    # TCP to port 8080
+            eth(0x0800, ip4(1, b"\x08\x00" + rng.randbytes(30)))]            # ICMP, bad checksum
+    # fragments: overlapping, out of range, a first one never completed
+    for off in (0, 1, 8191, 100, 100, 8000):
+        out.append(eth(0x0800, ip4(17, rng.randbytes(64), flags_frag=0x2000 | off)))
+    return out
+
+
+def arp_request():
+    me = bytes.fromhex("525400aabbcc")
+    body = (b"\x00\x01\x08\x00\x06\x04\x00\x01" + me + bytes([10, 0, 2, 2]) + b"\0" * 6 +
+            bytes([10, 0, 2, 15]))
+    return b"\xff" * 6 + me + b"\x08\x06" + body
+
+
+def test_malformed_frames_leave_lx_and_the_server_serving():
+    """The NIC on a UDP socket of this host (QEMU's socket backend): we send the guest raw
+    frames, garbage, truncated and hostile headers and fragments; then it still answers an
+    ARP request on the wire, and inet.c passes over the loopback."""
+    import random
+    subprocess.run(["make", "-s", "lx"], cwd=TOP, check=True, capture_output=True)
+    mine = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    mine.bind(("127.0.0.1", 0))
+    theirs = free_port()
+    dev = f"socket,id=nic0,udp=127.0.0.1:{mine.getsockname()[1]},localaddr=127.0.0.1:{theirs}"
+    sh = Shell(timeout=900, root_args="net.ip4=10.0.2.15/24 net.ip6=fec0::15/64 /bin/sh",
+               extra=["--qemu-arg=-netdev", f"--qemu-arg={dev}", "--qemu-arg=-device",
+                      "--qemu-arg=virtio-net-pci,netdev=nic0,disable-modern=on,mac=52:54:00:12:34:56"])
+    try:
+        sh.expect(r"# ", 300)
+        out, st = run(sh, "echo up")
+        for f in frames(random.Random(24)):
+            mine.sendto(f, ("127.0.0.1", theirs))
+        mine.settimeout(2)
+        deadline, answered = time.time() + 60, False
+        while not answered and time.time() < deadline:
+            mine.sendto(arp_request(), ("127.0.0.1", theirs))
+            try:
+                while not answered:
+                    f = mine.recv(2048)
+                    answered = f[12:14] == b"\x08\x06" and f[20:22] == b"\x00\x02" and f[28:32] == bytes([10, 0, 2, 15])
+            except socket.timeout:
+                pass
+        assert answered, "no ARP reply after the garbage:\n" + sh.log()[-2000:]
+        out, st = run(sh, "/tests/inet 100 1024", timeout=600)
+        assert "inet done, 0 failed" in out and st == 0, out
+        assert "panicked" not in sh.log()
+    finally:
+        sh.close()
+        mine.close()
