@@ -257,9 +257,9 @@ static struct inet_sock *isock_new(long h, int family, int type, int proto)
 	return sk;
 }
 
-static void inet_release(struct file *f)
+/* The socket and its server handle go. */
+static void isock_free(struct inet_sock *sk)
 {
-	struct inet_sock *sk = f->priv;
 	NET(net_close(sk->h));
 	wake(&chans[sk->h]);             /* a poll that named it */
 	for (struct inet_sock **pp = &all; *pp; pp = &(*pp)->next)
@@ -269,6 +269,11 @@ static void inet_release(struct file *f)
 		}
 	lx_free(sk->stash);
 	lx_free(sk);
+}
+
+static void inet_release(struct file *f)
+{
+	isock_free(f->priv);
 }
 
 /* The protocol of a new socket: the server's type, or -errno as Linux's inet_create. */
@@ -303,12 +308,10 @@ static long inet_socket(struct thread *t, u64 domain, u64 type, u64 proto)
 	struct inet_sock *sk = isock_new(h, (int)domain, (int)base,
 					 base == LX_SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP);
 	long fd = sk ? sock_new_fd(t, &inet_fops, sk, (u32)type) : -LX_ENOMEM;
-	if (fd < 0 && sk) {
-		struct file tmp = { .priv = sk };
-		inet_release(&tmp);
-	} else if (fd < 0) {
+	if (fd < 0 && sk)
+		isock_free(sk);
+	else if (fd < 0)
 		NET(net_close(h));
-	}
 	return fd;
 }
 
@@ -377,9 +380,8 @@ static long inet_accept(struct thread *t, struct file *f, u64 uaddr, u64 ulen, u
 	if (fd == 0)
 		fd = sock_new_fd(t, &inet_fops, sk, flags);
 	if (fd < 0) {
-		struct file tmp = { .priv = sk };
 		if (sk)
-			inet_release(&tmp);
+			isock_free(sk);
 		else
 			NET(net_close(h));
 		return fd;
