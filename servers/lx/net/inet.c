@@ -73,6 +73,7 @@ struct inet_sock {
 };
 
 static struct inet_sock *all;
+static size_t dgram_max(const struct inet_sock *sk);
 static char chans[NET_MAX_HANDLES];   /* a handle's wait channel */
 static const struct file_ops inet_fops;
 
@@ -608,37 +609,50 @@ static long inet_write(struct file *f, const void *buf, size_t n)
 		return stream_send(sk, buf, n);
 	if (!sk->has_peer)
 		return -LX_EDESTADDRREQ;
-	if (n > (size_t)(sk->family == LX_AF_INET ? UDP4_MAX : UDP6_MAX))
+	if (n > dgram_max(sk))
 		return -LX_EMSGSIZE;
 	long r = NET(net_send(sk->h, buf, n, &sk->peer));
 	return r < 0 ? errno_of(r) : r;
 }
 
+/* The most a datagram of this socket holds. */
+static size_t dgram_max(const struct inet_sock *sk)
+{
+	return sk->family == LX_AF_INET ? UDP4_MAX : UDP6_MAX;
+}
+
+/* A datagram to the address the call names (sendto, sendmsg with a name). */
+static long send_to(struct thread *t, struct file *f, struct inet_sock *sk, struct sock_msg *m)
+{
+	struct net_addr to;
+	long r = addr_in(t, sk, m->addr, m->addrlen, &to);
+	if (r < 0)
+		return r;
+	if (m->total > dgram_max(sk))
+		return -LX_EMSGSIZE;
+	if (!sock_gather(t, m->iov, m->cnt, 0, file_bounce, m->total))
+		return -LX_EFAULT;
+	r = NET(net_send(sk->h, file_bounce, m->total, &to));
+	if (r == -NET_ERR_AGAIN)
+		return wait_on(t, sk, nonblocking(f, m->flags));
+	if (r < 0)
+		return errno_of(r);
+	sk->bound = true;                 /* the server bound an ephemeral port if need be */
+	return r;
+}
+
+/* A stream takes what fits of the first 64 KiB; a datagram (at most 64 KiB) goes whole. */
 static long inet_send(struct thread *t, struct file *f, struct sock_msg *m)
 {
 	struct inet_sock *sk = f->priv;
-	struct net_addr to;
-	long r;
-	if (sk->type == LX_SOCK_DGRAM && m->addr && m->addrlen) {
-		if ((r = addr_in(t, sk, m->addr, m->addrlen, &to)) < 0)
-			return r;
-		if (m->total > (size_t)(sk->family == LX_AF_INET ? UDP4_MAX : UDP6_MAX))
-			return -LX_EMSGSIZE;
-		if (!sock_gather(t, m->iov, m->cnt, 0, file_bounce, m->total))
-			return -LX_EFAULT;
-		r = NET(net_send(sk->h, file_bounce, m->total, &to));
-		if (r >= 0)
-			sk->bound = true;     /* the server bound an ephemeral port */
-		return r == -NET_ERR_AGAIN ? wait_on(t, sk, nonblocking(f, m->flags)) : r < 0 ? errno_of(r) : r;
-	}
+	if (sk->type == LX_SOCK_DGRAM && m->addr && m->addrlen)
+		return send_to(t, f, sk, m);
 	size_t want = m->total < BOUNCE_SIZE ? m->total : BOUNCE_SIZE;
-	if (sk->type == LX_SOCK_DGRAM)
-		want = m->total;
-	if (want > BOUNCE_SIZE)
+	if (sk->type == LX_SOCK_DGRAM && m->total > dgram_max(sk))
 		return -LX_EMSGSIZE;
 	if (!sock_gather(t, m->iov, m->cnt, 0, file_bounce, want))
 		return -LX_EFAULT;
-	r = inet_write(f, file_bounce, want);
+	long r = inet_write(f, file_bounce, want);
 	if (r == -LX_EAGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	return r;
