@@ -106,9 +106,13 @@ all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS)
 deps:
 	@tools/deps.sh
 
-# the Linux personality's busybox shell (docs/lx.md); ^D or the end of piped input ends it
+# the Linux personality's busybox shell (docs/lx.md); ^D or the end of piped input ends it.
+# NET=1: with a NIC on QEMU's restricted user network, the host's 127.0.0.1:NET_PORT
+# forwarded to the guest's port 80 (README, "Networking")
+NET_PORT ?= 8080
 run: deps all lx
-	tools/run --eof-ctrl-d --root $(LX) --module $(LXFS)
+	tools/run --eof-ctrl-d --root $(LX) --module $(LXFS) \
+		$(if $(filter 1,$(NET)),--net --nic-forward tcp:$(NET_PORT):80)
 
 debug: deps all
 	tools/run --gdb
@@ -187,9 +191,9 @@ $(BUILD)/servers/sigma0.elf: $(BUILD)/u/servers/sigma0/main.c.o $(ULIB_OBJ)
 $(BUILD)/servers/root.elf: $(BUILD)/u/servers/root/main.c.o $(ULIB_OBJ) $(DRIVERS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
-$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ)
+$(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ) $(NIC_OBJ) $(NET_OBJ) $(NETSTACK)
 	@mkdir -p $(dir $@)
-	$(call ULINK,$(ROOT_BASE))
+	$(call ULINK,$(ROOT_BASE)) $(NETSTACK)
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))

@@ -25,7 +25,7 @@ PATHS = {"fast": "", "trap": "lx.fast=0 /bin/sh"}
 
 
 class Shell:
-    def __init__(self, timeout=600, mem=None, root_args="", path="fast", disk=None, modules=()):
+    def __init__(self, timeout=600, mem=None, root_args="", path="fast", disk=None, modules=(), extra=()):
         self.path = path
         root_args = root_args or PATHS[path]
         cmd = [RUN, "--eof-ctrl-d", "--root", LX, "--module", LXFS, "--timeout", str(timeout)]
@@ -37,6 +37,7 @@ class Shell:
             cmd += ["--root-args", root_args]
         if disk:
             cmd += ["--disk", disk]
+        cmd += list(extra)              # more tools/run options (--nic ...)
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, start_new_session=True)
         self.buf = ""

@@ -40,6 +40,12 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:
 	> "$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"
 echo "pecan" > "$stage/etc/hostname"
+# names without a DNS server: localhost on both loopbacks (docs/lx.md, "Networking");
+# QEMU's user network answers DNS at 10.0.2.3, which its restriction keeps from the world
+printf '127.0.0.1\tlocalhost pecan\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+	> "$stage/etc/hosts"
+echo "nameserver 10.0.2.3" > "$stage/etc/resolv.conf"
+printf 'hosts: files dns\n' > "$stage/etc/nsswitch.conf"
 chmod 1777 "$stage/tmp"
 # fixed timestamps and owners: the image depends only on its inputs
 find "$stage" -exec touch -h -d @0 {} +

@@ -142,6 +142,7 @@ PROG_OF = {
     "lmbench.fork_exit": "lat_proc", "lmbench.fork_execve": "lat_proc", "lmbench.fork_sh": "lat_proc",
     "lmbench.pagefault": "lat_pagefault", "lmbench.mmap": "lat_mmap",
     "lmbench.pipe_lat": "lat_pipe", "lmbench.pipe_bw": "lat_pipe", "lmbench.unix_lat": "lat_unix",
+    "lmbench.tcp_lat": "lat_inet", "lmbench.udp_lat": "lat_inet", "lmbench.tcp_bw": "lat_inet",
     "lmbench.sig_install": "lat_sig", "lmbench.sig_catch": "lat_sig", "lmbench.ctx": "lat_ctx",
     "vm.trap": "lat_vm", "vm.appel1": "lat_vm", "vm.appel2": "lat_vm",
     "scale.fork_exit": "lat_scale",
@@ -179,6 +180,9 @@ LX_GOALS = [
     ("context switch, 2 processes", "lmbench.ctx", {"procs": 2, "size_kb": 0}, "—", None),
     ("context switch, 60 processes", "lmbench.ctx", {"procs": 60, "size_kb": 0}, "—", None),
     ("AF_UNIX round trip", "lmbench.unix_lat", {}, "—", None),
+    ("TCP round trip, loopback", "lmbench.tcp_lat", {}, "—", None),
+    ("UDP round trip, loopback", "lmbench.udp_lat", {}, "—", None),
+    ("TCP bandwidth, loopback (slowdown)", "lmbench.tcp_bw", {}, "—", None),
     ("fork+exit, 1,000 processes alive", "scale.fork_exit", {"alive": 1000}, "—", None),
 ]
 # Re-aim: each task's throughput at least 0.9 of native Linux's.

@@ -48,6 +48,13 @@
  *            or NET_EV_HUP, or the time is up: MR i+1 = the handle's events
  *            now (NET_EV_NVAL for a handle that is not open).  One POLL may
  *            wait per client thread.
+ *   WATCH    u = 0.  Reply u = 1 once any handle's events (NET_EV_*, as
+ *            POLL would report them, NET_EV_NVAL for a closed handle) changed
+ *            since the last WATCH reply: MR1 = a bitmap of those handles
+ *            (bit h for handle h).  One WATCH waits at a time (a new one
+ *            replaces it); a personality serving many processes from one
+ *            thread waits in WATCH from a helper thread and wakes the calls
+ *            parked on those handles (lx: servers/lx/net/inet.c).
  *   INFO     u = 0.  Reply u = 8: MR1 = MAC address (byte 0 in bits 0-7),
  *            MR2 = IPv4 address (byte 0 in bits 0-7) | prefix << 32, MR3-4 =
  *            IPv6 address, MR5 = IPv6 prefix, MR6 = frames received, MR7 =
@@ -73,6 +80,7 @@
 #define NET_SETOPT    0x5a
 #define NET_POLL      0x5b
 #define NET_INFO      0x5c
+#define NET_WATCH     0x5d
 
 /* Reasons, one enum for the protocol (servers/net/stack/src/table.rs mirrors them). */
 #define NET_ERR_HANDLE       10   /* not an open handle [EBADF] */
@@ -106,7 +114,7 @@
 #define NET_OPT_KEEPALIVE_MS  2   /* keep-alive interval in ms, 0: off */
 
 #define NET_MAX_HANDLES  64
-#define NET_IO_MAX       16384    /* most bytes one SEND or RECV moves */
+#define NET_IO_MAX       65536    /* most bytes one SEND or RECV moves (a whole datagram) */
 #define NET_POLL_MAX     6        /* most handles one POLL names */
 #define NET_POLL_FOREVER (~0UL)
 

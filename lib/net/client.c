@@ -5,16 +5,23 @@
 #include "../c/string.h"
 
 L4_ThreadId_t pecan_net;
+L4_Word_t net_call_timeouts;
 
-/* Call the server with the message in the MRs: 0, or minus the reason. */
-static long call(L4_Word_t label)
+/* Call the server with the message in the MRs and these timeouts: 0, or minus the reason. */
+static long call_timeouts(L4_Word_t label, L4_Word_t timeouts)
 {
-	L4_MsgTag_t tag = L4_Call(pecan_net);
+	L4_MsgTag_t tag = L4_Ipc(pecan_net, pecan_net, timeouts, 0);
 	if (L4_IpcFailed(tag))
 		return -NET_ERR_IPC;
 	if (L4_TAG_LABEL(tag) == DRIVER_ERROR && L4_TAG_U(tag) == 1)
 		return -(long)L4_MR(1);
 	return L4_TAG_LABEL(tag) == label ? 0 : -DRIVER_ERR_REQUEST;
+}
+
+/* A call that the server answers at once: bounded by net_call_timeouts. */
+static long call(L4_Word_t label)
+{
+	return call_timeouts(label, net_call_timeouts);
 }
 
 static void put_addr(int mr, const struct net_addr *a)
@@ -139,7 +146,7 @@ long net_poll(const long *h, const unsigned *want, unsigned *ev, unsigned n, uin
 	L4_SetMR(1, timeout_us);
 	for (unsigned i = 0; i < n; i++)
 		L4_SetMR((int)i + 2, (L4_Word_t)(uint32_t)h[i] | (L4_Word_t)want[i] << 32);
-	long err = call(NET_POLL);
+	long err = call_timeouts(NET_POLL, timeout_us ? 0 : net_call_timeouts);
 	long ready = 0;
 	for (unsigned i = 0; !err && i < n; i++)
 		ready += (ev[i] = (unsigned)L4_MR((int)i + 1)) != 0;
@@ -163,6 +170,15 @@ long net_info(struct net_info *out)
 	out->dropped = L4_MR(7);
 	out->refused = L4_MR(8);
 	return 0;
+}
+
+long net_watch(uint64_t *changed)
+{
+	L4_SetMR(0, L4_TAG_MAKE(NET_WATCH, 0, 0));
+	long err = call_timeouts(NET_WATCH, 0);
+	if (!err)
+		*changed = L4_MR(1);
+	return err;
 }
 
 /* Wait for `want` on h; 0 when it (or an error/hang-up) came, -NET_ERR_AGAIN on timeout. */

@@ -15,6 +15,12 @@
 
 /* The server thread; nil until net_start (servers/net/net.h). */
 extern L4_ThreadId_t pecan_net;
+/*
+ * The IPC timeouts (L4_TIMEOUTS) of every call the server answers at once
+ * (all but WATCH and a POLL that may wait); 0, the default: none.  A client
+ * that must not hang on a dead server (lx) sets them.
+ */
+extern L4_Word_t net_call_timeouts;
 
 /* Beyond include/l4/net.h's reasons: the IPC itself failed (ErrorCode says why). */
 #define NET_ERR_IPC 30
@@ -44,6 +50,8 @@ long net_setopt(long h, unsigned opt, uint64_t value);
 /* POLL: n handles with their wanted events in, their events out (ev[i]). */
 long net_poll(const long *h, const unsigned *want, unsigned *ev, unsigned n, uint64_t timeout_us);
 long net_info(struct net_info *out);
+/* WATCH: waits until some handles' events changed; their bitmap in *changed. */
+long net_watch(uint64_t *changed);
 
 /* Blocking forms: wait for readiness (POLL) while the call says NET_ERR_AGAIN. */
 long net_wait_accept(long h, struct net_addr *peer, uint64_t timeout_us);

@@ -17,6 +17,20 @@ static L4_ThreadId_t pager_id;
 static L4_Word_t next_copy = COPY_WINDOW;
 static char pager_stack[8192] __attribute__((aligned(16)));
 volatile L4_Word_t task_faults;
+static L4_Word_t reserve_next, reserve_end;   /* pages taken from sigma0 in advance (task_reserve) */
+
+int task_reserve(unsigned log2)
+{
+	L4_Word_t va = next_copy;
+	if ((va & ((1UL << log2) - 1)) ||
+	    !pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, log2, 7), L4_FPAGE_MAKE(va, log2, 0)))
+		return 0;
+	next_copy += 1UL << log2;
+	if (reserve_end != va)
+		reserve_next = va;         /* else it extends the reserve taken before */
+	reserve_end = next_copy;
+	return 1;
+}
 
 int task_share(L4_Word_t base, L4_Word_t size)
 {
@@ -35,13 +49,18 @@ static int in_shared(L4_Word_t page)
 	return 0;
 }
 
-/* A fresh page from sigma0 holding a copy of our page at `page`; its address here, or 0. */
+/* A fresh page (the reserve's, else sigma0's) holding a copy of our page at `page`; its address here, or 0. */
 static L4_Word_t copy_of(L4_Word_t page)
 {
 	L4_Word_t va = next_copy;
-	if (!pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, 12, 7), L4_FPAGE_MAKE(va, 12, 0)))
+	if (reserve_next < reserve_end) {
+		va = reserve_next;
+		reserve_next += PAGE;
+	} else if (pecan_sigma0_request(L4_FPAGE_MAKE(~0UL, 12, 7), L4_FPAGE_MAKE(va, 12, 0))) {
+		next_copy += PAGE;
+	} else {
 		return 0;
-	next_copy += PAGE;
+	}
 	memcpy((void *)va, (const void *)page, PAGE);
 	return va;
 }

@@ -27,6 +27,14 @@ int task_share(L4_Word_t base, L4_Word_t size);
  * priority prio.  0 on failure.
  */
 int task_start(L4_ThreadId_t t, void (*fn)(void), char *stack, L4_Word_t size, L4_Word_t prio);
+/*
+ * Take 2^log2 bytes of memory from sigma0 now for the copies the pager
+ * makes later (it asks sigma0 page by page once they are used up): a root
+ * task that then takes all of sigma0's memory for itself (lx) calls this
+ * first; further calls add to the reserve.  Call it before task_start, from
+ * the thread sigma0 knows; 0 on failure.
+ */
+int task_reserve(unsigned log2);
 /* Page faults the pager answered so far (copies and shared pages). */
 extern volatile L4_Word_t task_faults;
 

@@ -67,6 +67,13 @@
 #define LX_ECONNRESET 104
 #define LX_ENOLCK   37
 #define LX_EOVERFLOW 75
+/* the network's (net/inet.c) */
+#define LX_EADDRNOTAVAIL 99
+#define LX_ENETDOWN   100
+#define LX_ENETUNREACH 101
+#define LX_ENOBUFS    105
+#define LX_EALREADY   114
+#define LX_EINPROGRESS 115
 #define LX_ERESTART 512     /* internal: restart the call after a handler with SA_RESTART */
 
 /* file types and permissions (st_mode) */

@@ -28,6 +28,10 @@ static uint8_t io[NET_IO_MAX] __attribute__((aligned(16)));
 static uint8_t frame[NIC_FRAME_MAX] __attribute__((aligned(16)));
 static struct stack_config config;
 static int have_nic;
+/* WATCH: the handles' events after the last round, and which changed since the last answer */
+static L4_ThreadId_t watcher;
+static uint8_t last_events[NET_MAX_HANDLES];
+static uint64_t changed;
 static uint64_t frames_in, frames_refused;
 
 static uint64_t now_ms(void)
@@ -232,6 +236,28 @@ static void answer_waiters(void)
 			poll_answer(&waiters[i], 0);
 }
 
+/* ---- WATCH ---- */
+
+/* Note every handle whose events differ from the last round's; answer the watcher if any did. */
+static void watch_round(void)
+{
+	for (int h = 0; h < NET_MAX_HANDLES; h++) {
+		int64_t ev = stack_events(h);
+		uint8_t now = ev < 0 ? NET_EV_NVAL : (uint8_t)ev;
+		if (now != last_events[h])
+			changed |= 1UL << h;
+		last_events[h] = now;
+	}
+	if (!watcher || !changed)
+		return;
+	L4_SetMR(0, L4_TAG_MAKE(NET_WATCH, 1, 0));
+	L4_SetMR(1, changed);
+	L4_ThreadId_t to = watcher;
+	watcher = 0;
+	if (!L4_IpcFailed(L4_Reply(to)))
+		changed = 0;                 /* else kept for the next WATCH */
+}
+
 /* ---- dispatch ---- */
 
 /* Requests without a string: label, the u they need, and how they run. */
@@ -278,6 +304,11 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 		return do_poll(from, u);
 	case NET_INFO:
 		return u != 0 ? reply_error(from, DRIVER_ERR_REQUEST) : do_info(from);
+	case NET_WATCH:
+		if (u != 0)
+			break;
+		watcher = from;              /* answered by watch_round, after this round */
+		return;
 	}
 	reply_error(from, DRIVER_ERR_REQUEST);
 }
@@ -345,6 +376,7 @@ void net_server(void)
 		drain_nic();
 		stack_poll(now_ms());
 		answer_waiters();
+		watch_round();
 	}
 }
 

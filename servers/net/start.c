@@ -6,7 +6,8 @@
 #include "../../lib/net/client.h"
 #include "../../lib/task/task.h"
 
-#define STACK 65536               /* smoltcp's poll builds frames on the stack */
+#define STACK (512 * 1024)        /* smoltcp builds frames on the stack, and stack_init its
+                                     interface (with 128 KiB of fragment buffers) */
 
 static char stack[STACK] __attribute__((aligned(16)));
 

@@ -12,6 +12,7 @@
  * docs/lx.md, "/proc and /sys").
  */
 #include "../lx.h"
+#include "../net/net.h"
 #include "../proc/proc.h"
 #include "../../../lib/fmt/fmt.h"
 #include "../../../lib/c/string.h"
@@ -84,6 +85,7 @@ enum {
 	E_OSRELEASE, E_HOSTNAME, E_CORE, E_SHMMAX, E_SHMALL, E_SHMMNI, E_CAP_LAST, E_THREADS_MAX,
 	E_RANDOM, E_UUID, E_BOOT_ID, E_ENTROPY, E_FS, E_FILE_MAX, E_NR_OPEN, E_VM, E_OVERCOMMIT,
 	E_SYSVIPC, E_IPC_SHM, E_IPC_SEM, E_IPC_MSG,
+	E_NET, E_NET_TCP, E_NET_TCP6, E_NET_UDP, E_NET_UDP6, E_NET_DEV,
 	E_PID, E_P_STAT, E_P_STATM, E_P_STATUS, E_P_CMDLINE, E_P_COMM, E_P_MAPS, E_P_ENVIRON,
 	E_P_EXE, E_P_CWD, E_P_ROOT, E_P_FD, E_P_FDINFO, E_P_TASK, E_P_MOUNTS, E_P_MOUNTINFO,
 	E_P_LIMITS, E_P_OOM_ADJ, E_P_OOM_SCORE, E_P_LOGINUID,
@@ -1066,6 +1068,17 @@ static int show_sysvipc(struct pbuf *b, struct pctx *c)
 	return 0;
 }
 
+/* /proc/net/{tcp,tcp6,udp,udp6,dev}: the sockets' tables (net/inet.c's net_proc_read) */
+static int show_net(struct pbuf *b, struct pctx *c)
+{
+	static char text[16384];
+	long n = net_proc_read(ents[c->k->ent].name, text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	put_bytes(b, text, (size_t)n);
+	return 0;
+}
+
 /* --- /sys --- */
 
 static int show_cpus(struct pbuf *b, struct pctx *c)
@@ -1113,6 +1126,12 @@ static const struct pent ents[E_COUNT] = {
 	[E_IPC_SHM] = { "shm", E_SYSVIPC, REG, show_sysvipc, NULL },
 	[E_IPC_SEM] = { "sem", E_SYSVIPC, REG, show_sysvipc, NULL },
 	[E_IPC_MSG] = { "msg", E_SYSVIPC, REG, show_sysvipc, NULL },
+	[E_NET] = { "net", E_ROOT, DIR, NULL, NULL },
+	[E_NET_TCP] = { "tcp", E_NET, REG, show_net, NULL },
+	[E_NET_TCP6] = { "tcp6", E_NET, REG, show_net, NULL },
+	[E_NET_UDP] = { "udp", E_NET, REG, show_net, NULL },
+	[E_NET_UDP6] = { "udp6", E_NET, REG, show_net, NULL },
+	[E_NET_DEV] = { "dev", E_NET, REG, show_net, NULL },
 	[E_PID] = { NULL, E_ROOT, DIR, NULL, NULL },
 	[E_P_STAT] = { "stat", E_PID, REG, show_stat, NULL },
 	[E_P_STATM] = { "statm", E_PID, REG, show_statm, NULL },

@@ -7,6 +7,7 @@
 #include "../../../lib/drivers/client.h"
 #include "../../drivers/drivers.h"
 #include "../../disk/disk.h"
+#include "../net/net.h"
 #include <l4/kip.h>
 #include <stdarg.h>
 
@@ -344,6 +345,8 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 			tty_message();
 		else if (clock_is(from))
 			clock_message();
+		else if (netsrv_is_watch(from))
+			netsrv_message(tag);    /* sockets' readiness changed (net/server.c) */
 		else if (!drivers_supervise(from, tag))   /* a driver of lx's space died: */
 			disk_supervise(from, tag);      /* restart it */
 		return;                         /* a thread lx no longer knows: no answer */
@@ -578,9 +581,11 @@ static void now_stamp(struct lx_timespec *ts)
 int main(void)
 {
 	lx_id = L4_MyGlobalId();
-	if (!drivers_start(l4_global_id(l4_thread_no(lx_id) + 1, 1),
-			   l4_global_id(l4_thread_no(lx_id) + 2, 1)))
+	u64 me = l4_thread_no(lx_id);
+	struct driver_clients printers = { 1, { { me + NETSRV_FIRST_TNO, me + NETSRV_LAST_TNO } }, 0 };
+	if (!drivers_start_for(l4_global_id(me + 1, 1), l4_global_id(me + 2, 1), &printers))
 		lx_panic("lx: cannot start the drivers\n");
+	netsrv_start_early();                   /* the NIC's memory comes before the pool takes all */
 	pool_init();
 	stub_page = page_alloc();
 	memcpy(stub_page, lx_stub_start, (size_t)(lx_stub_end - lx_stub_start));
@@ -599,6 +604,7 @@ int main(void)
 		mount_disk_at(cmdline);
 	tty_init(l4_global_id(l4_thread_no(lx_id) + 3, 1));
 	clock_init(l4_global_id(l4_thread_no(lx_id) + 4, 1));
+	netsrv_start(cmdline);
 	lx_log("lx: Linux personality on Pecan: %lu MiB (%lu KiB) for processes, kernel pool %lu of %lu KiB "
 	       "free\n", pool_bytes() >> 20, pool_bytes() >> 10, lx_kip_word(KIP_OFF_KMEM_FREE) >> 10,
 	       lx_kip_word(KIP_OFF_KMEM_SIZE) >> 10);

@@ -16,12 +16,6 @@
 #include "../../../lib/c/string.h"
 
 
-#define LX_MSG_PEEK       0x2
-#define LX_MSG_TRUNC      0x20
-#define LX_MSG_DONTWAIT   0x40
-#define LX_MSG_WAITALL    0x100
-#define LX_MSG_NOSIGNAL   0x4000
-
 #define SHUT_RCV  1                    /* Linux's RCV_SHUTDOWN */
 #define SHUT_SEND 2                    /* SEND_SHUTDOWN */
 
@@ -363,13 +357,6 @@ static void sock_release(struct file *f)
 	sock_put(sk);
 }
 
-static struct sock *sock_of(struct proc *p, u64 fd, long *err)
-{
-	struct file *f = fd_get(p, (int)fd);
-	*err = !f ? -LX_EBADF : f->ops != &sock_ops ? -LX_ENOTSOCK : 0;
-	return *err ? NULL : f->priv;
-}
-
 /* --- addresses --- */
 
 /* A sockaddr_un from the process: 0 or -errno.  An empty name (len 0) asks for autobind. */
@@ -482,13 +469,12 @@ static void autobind_name(struct sockaddr_k *a)
 	} while (lookup_name(NULL, a, &err));
 }
 
-long sys_bind(struct thread *t, u64 fd, u64 uaddr, u64 len, u64 a3, u64 a4, u64 a5)
+static long unix_bind(struct thread *t, struct file *f, u64 uaddr, u64 len)
 {
-	(void)a3, (void)a4, (void)a5;
 	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
+	struct sock *sk = f->priv;
 	struct sockaddr_k a;
-	if (!sk || (r = addr_in(t, uaddr, len, &a)) < 0)
+	if ((r = addr_in(t, uaddr, len, &a)) < 0)
 		return r;
 	if (sk->name.len)
 		return -LX_EINVAL;
@@ -507,18 +493,13 @@ long sys_bind(struct thread *t, u64 fd, u64 uaddr, u64 len, u64 a3, u64 a4, u64 
 	return 0;
 }
 
-long sys_listen(struct thread *t, u64 fd, u64 backlog, u64 a2, u64 a3, u64 a4, u64 a5)
+static long unix_listen(struct thread *t, struct file *f, int b)
 {
-	(void)a2, (void)a3, (void)a4, (void)a5;
-	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
-	if (!sk)
-		return r;
+	struct sock *sk = f->priv;
 	if (!is_connection(sk))
 		return -LX_EOPNOTSUPP;
 	if (sk->state == SS_CONNECTED || !sk->name.len)
 		return -LX_EINVAL;
-	int b = (int)backlog;
 	sk->backlog = b < 0 ? 0 : b > 4096 ? 4096 : (u32)b;
 	sk->state = SS_LISTENING;
 	sk->who = who_of(t->proc);
@@ -535,9 +516,9 @@ static long wait_for(struct thread *t, void *sk, bool nonblock)
 	return SYS_BLOCK;
 }
 
-static bool nonblocking(struct proc *p, u64 fd)
+static bool nonblocking(const struct file *f)
 {
-	return fd_get(p, (int)fd)->flags & LX_O_NONBLOCK;
+	return f->flags & LX_O_NONBLOCK;
 }
 
 /* A stream connects: a new socket joins it and waits in the listener's queue for accept. */
@@ -567,13 +548,12 @@ static long connect_stream(struct thread *t, struct sock *sk, struct sock *l, bo
 	return 0;
 }
 
-long sys_connect(struct thread *t, u64 fd, u64 uaddr, u64 len, u64 a3, u64 a4, u64 a5)
+static long unix_connect(struct thread *t, struct file *f, u64 uaddr, u64 len)
 {
-	(void)a3, (void)a4, (void)a5;
 	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
+	struct sock *sk = f->priv;
 	struct sockaddr_k a;
-	if (!sk || (r = addr_in(t, uaddr, len, &a)) < 0)
+	if ((r = addr_in(t, uaddr, len, &a)) < 0)
 		return r;
 	struct sock *to = lookup_name(t, &a, &r);
 	if (!to)
@@ -581,7 +561,7 @@ long sys_connect(struct thread *t, u64 fd, u64 uaddr, u64 len, u64 a3, u64 a4, u
 	if (to->type != sk->type)
 		return -LX_EPROTOTYPE;
 	if (is_connection(sk))
-		return connect_stream(t, sk, to, nonblocking(t->proc, fd));
+		return connect_stream(t, sk, to, nonblocking(f));
 	if (to->dead)
 		return -LX_ECONNREFUSED;
 	to->refs++;                     /* a datagram socket's default destination */
@@ -593,36 +573,24 @@ long sys_connect(struct thread *t, u64 fd, u64 uaddr, u64 len, u64 a3, u64 a4, u
 }
 
 /* A descriptor for sk, which it then holds (the caller's reference); -errno leaves sk alone. */
+static const struct file_ops unix_fops;
+
 static long new_fd(struct thread *t, struct sock *sk, u32 flags)
 {
-	struct file *f = file_new(NULL, LX_O_RDWR | (flags & LX_SOCK_NONBLOCK));
-	if (!f)
-		return -LX_ENOMEM;
-	int fd = fd_install(t->proc, f, 0, flags & LX_SOCK_CLOEXEC);
-	if (fd < 0) {
-		file_put(f);
-		return fd;
-	}
-	f->ops = &sock_ops;
-	f->priv = sk;
-	return fd;
+	return sock_new_fd(t, &unix_fops, sk, flags);
 }
 
-static long do_accept(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 flags)
+static long unix_accept(struct thread *t, struct file *f, u64 uaddr, u64 ulen, u32 flags)
 {
 	long r;
-	struct sock *l = sock_of(t->proc, fd, &r);
-	if (!l)
-		return r;
-	if (flags & ~(u64)(LX_SOCK_NONBLOCK | LX_SOCK_CLOEXEC))
-		return -LX_EINVAL;
+	struct sock *l = f->priv;
 	if (!is_connection(l))
 		return -LX_EOPNOTSUPP;
 	if (l->state != SS_LISTENING)
 		return -LX_EINVAL;
 	struct sock *s = l->pending;
 	if (!s)
-		return wait_for(t, l, nonblocking(t->proc, fd));
+		return wait_for(t, l, nonblocking(f));
 	struct sockaddr_k peer = s->peer ? s->peer->name : (struct sockaddr_k){0};
 	if ((r = addr_out(t, uaddr, ulen, &peer, false)) < 0)
 		return r;
@@ -633,18 +601,6 @@ static long do_accept(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 flags)
 	l->npending--;
 	wake(l);
 	return nfd;
-}
-
-long sys_accept(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 a3, u64 a4, u64 a5)
-{
-	(void)a3, (void)a4, (void)a5;
-	return do_accept(t, fd, uaddr, ulen, 0);
-}
-
-long sys_accept4(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 flags, u64 a4, u64 a5)
-{
-	(void)a4, (void)a5;
-	return do_accept(t, fd, uaddr, ulen, flags);
 }
 
 static long check_create(u64 domain, u64 type, u64 proto)
@@ -854,90 +810,24 @@ static long sock_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	return copyout(t->proc, arg, &n, sizeof(n)) ? 0 : -LX_EFAULT;
 }
 
-const struct file_ops sock_ops = {
+static const struct file_ops unix_fops = {
 	.read = sock_read, .write = sock_write, .poll = sock_poll, .wchan = sock_wchan,
 	.ioctl = sock_ioctl, .release = sock_release, .unread = sock_unread,
 };
 
 /* --- send and receive calls --- */
 
-struct lx_iovec {
-	u64 base, len;
-};
-
-struct lx_msghdr {
-	u64 name;
-	u32 namelen, pad0;
-	u64 iov, iovlen;
-	u64 control, controllen;
-	int32_t flags, pad1;
-};
-
-#define IOV_MAX 1024
-
-/* The iovec array of a message; its total in *total.  0 or -errno. */
-static long get_iov(struct thread *t, u64 uiov, u64 cnt, struct lx_iovec *iov, size_t *total)
-{
-	if (cnt > IOV_MAX)
-		return -LX_EMSGSIZE;
-	if (!copyin(t->proc, iov, uiov, cnt * sizeof(*iov)))
-		return -LX_EFAULT;
-	*total = 0;
-	for (u64 i = 0; i < cnt; i++) {
-		if ((int64_t)iov[i].len < 0 || *total + iov[i].len > 0x7ffff000UL)
-			return -LX_EINVAL;
-		*total += iov[i].len;
-	}
-	return 0;
-}
-
-/* Gather bytes [skip, skip + n) of the iovecs into buf; false on a bad address. */
-static bool gather(struct thread *t, const struct lx_iovec *iov, u64 cnt, size_t skip, char *buf,
-		   size_t n)
-{
-	for (u64 i = 0; i < cnt && n; i++) {
-		if (skip >= iov[i].len) {
-			skip -= iov[i].len;
-			continue;
-		}
-		size_t c = iov[i].len - skip < n ? iov[i].len - skip : n;
-		if (copyin_part(t->proc, buf, iov[i].base + skip, c) != c)
-			return false;
-		buf += c;
-		n -= c;
-		skip = 0;
-	}
-	return true;
-}
-
-/* Scatter n bytes of buf over the iovecs; the count that reached the process. */
-static size_t scatter(struct thread *t, const struct lx_iovec *iov, u64 cnt, const char *buf,
-		      size_t n)
-{
-	size_t done = 0;
-	for (u64 i = 0; i < cnt && done < n; i++) {
-		size_t c = iov[i].len < n - done ? iov[i].len : n - done;
-		size_t got = copyout_part(t->proc, iov[i].base, buf + done, c);
-		done += got;
-		if (got < c)
-			break;
-	}
-	return done;
-}
-
-static struct lx_iovec msg_iov[IOV_MAX];
-
 /*
  * Send the iovecs' bytes to the destination (to_addr/to_len: an address, or
  * 0).  A stream takes what fits; a datagram goes whole.  The count, or -errno.
  */
-static long do_send(struct thread *t, u64 fd, const struct lx_iovec *iov, u64 cnt, size_t total,
-		    u64 to_addr, u64 to_len, u64 flags)
+static long unix_send(struct thread *t, struct file *f, struct sock_msg *m)
 {
 	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
-	if (!sk)
-		return r;
+	struct sock *sk = f->priv;
+	const struct sock_iovec *iov = m->iov;
+	u64 cnt = m->cnt, to_addr = m->addr, to_len = m->addrlen, flags = m->flags;
+	size_t total = m->total;
 	struct sock *to = NULL;
 	if (to_addr && to_len) {
 		struct sockaddr_k a;
@@ -953,7 +843,7 @@ static long do_send(struct thread *t, u64 fd, const struct lx_iovec *iov, u64 cn
 	size_t done = 0;
 	do {
 		size_t want = total - done < BOUNCE_SIZE ? total - done : BOUNCE_SIZE;
-		if (!gather(t, iov, cnt, done, file_bounce, want))
+		if (!sock_gather(t, iov, cnt, done, file_bounce, want))
 			return done ? (long)done : -LX_EFAULT;
 		r = sock_send(sk, to, file_bounce, want);
 		if (r < 0)
@@ -964,34 +854,9 @@ static long do_send(struct thread *t, u64 fd, const struct lx_iovec *iov, u64 cn
 	} while (done < total);
 	if (done)
 		return (long)done;
-	if (r == -LX_EPIPE && !(flags & LX_MSG_NOSIGNAL))
-		signal_send_thread(t, LX_SIGPIPE);
 	if (r == -LX_EAGAIN)
-		return wait_for(t, sk->wchan, nonblocking(t->proc, fd) || (flags & LX_MSG_DONTWAIT));
+		return wait_for(t, sk->wchan, nonblocking(f) || (flags & LX_MSG_DONTWAIT));
 	return r;
-}
-
-long sys_sendto(struct thread *t, u64 fd, u64 buf, u64 n, u64 flags, u64 uaddr, u64 len)
-{
-	struct lx_iovec iov = { buf, n };
-	if ((int64_t)n < 0)
-		return -LX_EINVAL;
-	return do_send(t, fd, &iov, 1, n, uaddr, len, flags);
-}
-
-long sys_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, u64 a5)
-{
-	(void)a3, (void)a4, (void)a5;
-	struct lx_msghdr m;
-	size_t total;
-	if (!copyin(t->proc, &m, umsg, sizeof(m)))
-		return -LX_EFAULT;
-	if (m.controllen)
-		return -LX_EOPNOTSUPP;          /* SCM_RIGHTS and credentials: not carried */
-	long r = get_iov(t, m.iov, m.iovlen, msg_iov, &total);
-	if (r < 0)
-		return r;
-	return do_send(t, fd, msg_iov, m.iovlen, total, m.name, m.namelen, flags);
 }
 
 /*
@@ -999,14 +864,15 @@ long sys_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, 
  * length), or -errno.  Bytes the process cannot take stay queued.
  * *mflags gets MSG_TRUNC when a datagram was cut.
  */
-static long do_recv(struct thread *t, u64 fd, const struct lx_iovec *iov, u64 cnt, size_t total,
-		    u64 from_addr, u64 from_len, u64 flags, int *mflags)
+static long unix_recv(struct thread *t, struct file *f, struct sock_msg *m)
 {
 	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
-	if (!sk)
-		return r;
-	bool nonblock = nonblocking(t->proc, fd) || (flags & LX_MSG_DONTWAIT);
+	struct sock *sk = f->priv;
+	const struct sock_iovec *iov = m->iov;
+	u64 cnt = m->cnt, from_addr = m->addr, from_len = m->addrlen, flags = m->flags;
+	size_t total = m->total;
+	int *mflags = &m->mflags;
+	bool nonblock = nonblocking(f) || (flags & LX_MSG_DONTWAIT);
 	size_t want = total < BOUNCE_SIZE ? total : BOUNCE_SIZE;
 	if (!sk->qmsgs || ((flags & LX_MSG_WAITALL) && !is_msgs(sk) && sk->qbytes < want &&
 			   !(sk->shut & SHUT_RCV))) {
@@ -1018,7 +884,7 @@ static long do_recv(struct thread *t, u64 fd, const struct lx_iovec *iov, u64 cn
 	struct sock *from;
 	size_t c = peek(sk, file_bounce, want, &full, &from);
 	struct sockaddr_k name = from ? from->name : (struct sockaddr_k){0};
-	size_t got = scatter(t, iov, cnt, file_bounce, c);
+	size_t got = sock_scatter(t, iov, cnt, file_bounce, c);
 	if (!got && c)
 		return -LX_EFAULT;
 	if (!(flags & LX_MSG_PEEK))
@@ -1029,49 +895,12 @@ static long do_recv(struct thread *t, u64 fd, const struct lx_iovec *iov, u64 cn
 	return (long)(is_msgs(sk) && (flags & LX_MSG_TRUNC) ? full : got);
 }
 
-long sys_recvfrom(struct thread *t, u64 fd, u64 buf, u64 n, u64 flags, u64 uaddr, u64 ulen)
-{
-	struct lx_iovec iov = { buf, n };
-	int mflags;
-	if ((int64_t)n < 0)
-		return -LX_EINVAL;
-	return do_recv(t, fd, &iov, 1, n, uaddr, ulen, flags, &mflags);
-}
-
-long sys_recvmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, u64 a5)
-{
-	(void)a3, (void)a4, (void)a5;
-	struct lx_msghdr m;
-	size_t total;
-	if (!copyin(t->proc, &m, umsg, sizeof(m)))
-		return -LX_EFAULT;
-	long r = get_iov(t, m.iov, m.iovlen, msg_iov, &total);
-	if (r < 0)
-		return r;
-	int mflags = 0;
-	r = do_recv(t, fd, msg_iov, m.iovlen, total, m.name,
-		    m.name ? umsg + __builtin_offsetof(struct lx_msghdr, namelen) : 0, flags, &mflags);
-	if (r < 0 || r == SYS_BLOCK)
-		return r;
-	m.controllen = 0;
-	m.flags = mflags;
-	if (!copyout(t->proc, umsg + __builtin_offsetof(struct lx_msghdr, controllen), &m.controllen,
-		     sizeof(m.controllen) + sizeof(m.flags)))
-		return -LX_EFAULT;
-	return r;
-}
-
 /* --- the rest --- */
 
-long sys_shutdown(struct thread *t, u64 fd, u64 how, u64 a2, u64 a3, u64 a4, u64 a5)
+static long unix_shutdown(struct thread *t, struct file *f, int how)
 {
-	(void)a2, (void)a3, (void)a4, (void)a5;
-	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
-	if (!sk)
-		return r;
-	if (how > 2)
-		return -LX_EINVAL;
+	(void)t;
+	struct sock *sk = f->priv;
 	u32 mode = (u32)how + 1;        /* SHUT_RD 0 -> RCV, SHUT_WR 1 -> SEND, both */
 	sk->shut |= mode;
 	struct sock *p = sk->peer;
@@ -1084,27 +913,16 @@ long sys_shutdown(struct thread *t, u64 fd, u64 how, u64 a2, u64 a3, u64 a4, u64
 	return 0;
 }
 
-long sys_getsockname(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 a3, u64 a4, u64 a5)
+static long unix_name(struct thread *t, struct file *f, u64 uaddr, u64 ulen, bool peer)
 {
-	(void)a3, (void)a4, (void)a5;
-	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
-	return sk ? addr_out(t, uaddr, ulen, &sk->name, false) : r;
-}
-
-long sys_getpeername(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 a3, u64 a4, u64 a5)
-{
-	(void)a3, (void)a4, (void)a5;
-	long r;
-	struct sock *sk = sock_of(t->proc, fd, &r);
-	if (!sk)
-		return r;
+	struct sock *sk = f->priv;
+	if (!peer)
+		return addr_out(t, uaddr, ulen, &sk->name, false);
 	if (!sk->peer)
 		return -LX_ENOTCONN;
 	return addr_out(t, uaddr, ulen, &sk->peer->name, false);
 }
 
-#define LX_SOL_SOCKET    1
 #define LX_SO_REUSEADDR  2
 #define LX_SO_TYPE       3
 #define LX_SO_ERROR      4
@@ -1117,25 +935,13 @@ long sys_getpeername(struct thread *t, u64 fd, u64 uaddr, u64 ulen, u64 a3, u64 
 #define LX_SO_PROTOCOL   38
 #define LX_SO_DOMAIN     39
 
-/* The socket of a socket-option call at `level`; NULL with -errno in *err. */
-static struct sock *sockopt_target(struct thread *t, u64 fd, u64 level, long *err)
-{
-	struct sock *sk = sock_of(t->proc, fd, err);
-	if (sk && level != LX_SOL_SOCKET) {
-		*err = -LX_EOPNOTSUPP;
-		return NULL;
-	}
-	return sk;
-}
-
 /* Options lx has nothing to do for: accepted, as Linux accepts them for AF_UNIX. */
-long sys_setsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 val, u64 len, u64 a5)
+static long unix_setsockopt(struct thread *t, struct file *f, int level, int name, u64 val, u64 len)
 {
-	(void)a5;
-	long r;
+	(void)f;
 	int v;
-	if (!sockopt_target(t, fd, level, &r))
-		return r;
+	if (level != LX_SOL_SOCKET)
+		return -LX_EOPNOTSUPP;
 	if ((int)len < (int)sizeof(v))
 		return -LX_EINVAL;
 	if (!copyin(t->proc, &v, val, sizeof(v)))
@@ -1152,14 +958,12 @@ long sys_setsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 val, u64 
 	}
 }
 
-long sys_getsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 uval, u64 ulen, u64 a5)
+static long unix_getsockopt(struct thread *t, struct file *f, int level, int name, u64 uval, u64 ulen)
 {
-	(void)a5;
-	long r;
-	struct sock *sk = sockopt_target(t, fd, level, &r);
+	struct sock *sk = f->priv;
 	int room;
-	if (!sk)
-		return r;
+	if (level != LX_SOL_SOCKET)
+		return -LX_EOPNOTSUPP;
 	if (!copyin(t->proc, &room, ulen, sizeof(room)))
 		return -LX_EFAULT;
 	if (room < 0)
@@ -1193,6 +997,13 @@ long sys_getsockopt(struct thread *t, u64 fd, u64 level, u64 name, u64 uval, u64
 	return 0;
 }
 
+static const struct sock_ops unix_ops = {
+	.bind = unix_bind, .listen = unix_listen, .accept = unix_accept, .connect = unix_connect,
+	.send = unix_send, .recv = unix_recv, .shutdown = unix_shutdown, .name = unix_name,
+	.setsockopt = unix_setsockopt, .getsockopt = unix_getsockopt,
+};
+
 const struct sock_family unix_family = {
 	.domain = LX_AF_UNIX, .socket = unix_socket, .socketpair = unix_socketpair,
+	.fops = &unix_fops, .ops = &unix_ops,
 };

@@ -501,6 +501,8 @@ static int init_args(struct exec_args *a, const char *cmdline)
 		}
 		if (!a->arg.kc && (!memcmp(word, "lx.root=", 8) || !memcmp(word, "lx.disk=", 8)))
 			continue;                       /* file systems (l4/main.c) */
+		if (!a->arg.kc && !memcmp(word, "net.", 4))
+			continue;                       /* the network server's (net/server.c) */
 		if (!a->arg.kc && !strcmp(word, "lx.trace")) {
 			lx_trace = true;                /* log every system call (docs/lx.md) */
 			continue;

@@ -44,7 +44,7 @@ const MAX_UDP: usize = 16;
 const MAX_ICMP: usize = 4;
 const MAX_BACKLOG: usize = 8;
 const TCP_BUF: usize = 16384;
-const UDP_BUF: usize = 16384;
+const UDP_BUF: usize = 65536;         // one datagram of the largest size
 const UDP_META: usize = 32;
 const ICMP_BUF: usize = 4096;
 const SOCKETS: usize = MAX_TCP + MAX_UDP + MAX_ICMP;
@@ -454,11 +454,14 @@ fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
     }
 }
 
-/// A TCP pool socket nobody holds and that has finished closing.
+/// A TCP pool socket nobody holds and that has finished closing, or else one
+/// that waits out TIME-WAIT (smoltcp's lasts 10 s), cut short as Linux's
+/// tcp_tw_reuse would: without it the pool of MAX_TCP sockets allowed only a
+/// few connections every 10 s.
 fn take_tcp(s: &mut State) -> Option<usize> {
-    let i = (0..MAX_TCP).find(|&i| {
-        !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == tcp::State::Closed
-    })?;
+    let free = |st: tcp::State| (0..MAX_TCP).find(|&i| !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == st);
+    let i = free(tcp::State::Closed).or_else(|| free(tcp::State::TimeWait))?;
+    s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
     s.tcp_busy[i] = true;
     let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
     sock.set_nagle_enabled(true);
@@ -503,7 +506,10 @@ fn port_in_use(s: &State, port: u16, tcp_side: bool) -> bool {
         Kind::Tcp { bound: Some(ep), .. } | Kind::Listen { ep, .. } => ep.port == port,
         _ => false,
     }) || s.tcp.iter().any(|h| {
-        s.sockets.get::<tcp::Socket>(*h).local_endpoint().is_some_and(|e| e.port == port)
+        // a connection waiting out TIME-WAIT does not hold its port (Linux's SO_REUSEADDR,
+        // which servers set so that they can restart at once)
+        let sock = s.sockets.get::<tcp::Socket>(*h);
+        sock.state() != tcp::State::TimeWait && sock.local_endpoint().is_some_and(|e| e.port == port)
     })
 }
 
@@ -640,6 +646,16 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
     new_handle(s, Kind::Tcp { i, bound: Some(ep) }, family)
 }
 
+/// The source address for a destination on 127.0.0.0/8 from a socket bound to no
+/// address: 127.0.0.1, as on Linux (smoltcp would take the interface's first IPv4
+/// address, the NIC's, and the peer would see the connection come from there).
+fn loopback_source(remote: IpAddress) -> Option<IpAddress> {
+    match remote {
+        IpAddress::Ipv4(a) if a.octets()[0] == 127 => Some(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1))),
+        _ => None,
+    }
+}
+
 fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
     let k = kind(s, h)?;
     let remote = IpEndpoint::new(to_ip(a)?, a.port);
@@ -660,6 +676,10 @@ fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
                 _ => return Err(-NET_ERR_ISCONN),
             }
             let cx = s.iface.context();
+            let local = match (local.addr, loopback_source(remote.addr)) {
+                (None, Some(lo)) => IpListenEndpoint { addr: Some(lo), port: local.port },
+                _ => local,
+            };
             sock.connect(cx, remote, local).map_err(|e| match e {
                 tcp::ConnectError::Unaddressable => -NET_ERR_UNREACH,
                 tcp::ConnectError::InvalidState => -NET_ERR_ISCONN,
@@ -693,6 +713,16 @@ fn tcp_send(sock: &mut tcp::Socket, data: &[u8]) -> i64 {
     }
 }
 
+/// Does a datagram of `payload` bytes after a transport header of `header` go out to ip?
+/// smoltcp 0.12 fragments IPv4 only: an IPv6 packet longer than a frame would
+/// overrun the device's frame buffer (a panic), so IPv6 datagrams fit one frame.
+fn fits(ip: IpAddress, payload: usize, header: usize) -> bool {
+    match ip {
+        IpAddress::Ipv6(_) => payload + header + 40 + 14 <= FRAME,
+        _ => payload <= UDP_BUF,
+    }
+}
+
 fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
     let Some(a) = to else { return -NET_ERR_NOTCONN };
     let ip = match to_ip(&a) {
@@ -709,10 +739,14 @@ fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -
         }
     }
     let sock = s.sockets.get_mut::<udp::Socket>(s.udp[i]);
-    if data.len() > UDP_BUF {
+    if data.len() > UDP_BUF || !fits(ip, data.len(), 8) {
         return -NET_ERR_MSGSIZE;
     }
-    match sock.send_slice(data, IpEndpoint::new(ip, a.port)) {
+    let mut meta = udp::UdpMetadata::from(IpEndpoint::new(ip, a.port));
+    if sock.endpoint().addr.is_none() {
+        meta.local_address = loopback_source(ip);
+    }
+    match sock.send_slice(data, meta) {
         Ok(()) => data.len() as i64,
         Err(udp::SendError::BufferFull) => -NET_ERR_AGAIN,
         Err(udp::SendError::Unaddressable) => -NET_ERR_UNREACH,
@@ -725,7 +759,7 @@ fn icmp_send(s: &mut State, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
         Ok(ip) => ip,
         Err(e) => return e,
     };
-    if data.len() < 8 || data.len() > ICMP_BUF {
+    if data.len() < 8 || data.len() > ICMP_BUF || !fits(ip, data.len(), 0) {
         return -NET_ERR_MSGSIZE;
     }
     match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).send_slice(data, ip) {

@@ -130,6 +130,12 @@ fn bad_input() {
     assert_eq!(stack_listen(u, 1), -NET_ERR_OPNOTSUPP);
     assert_eq!(stack_close(u), 0);
     assert_eq!(stack_close(u), -NET_ERR_HANDLE);
+    // IPv6 datagrams fit one frame (smoltcp does not fragment them): longer ones are refused
+    let big = vec![0u8; 1453];
+    let u6 = stack_socket(NET_AF_INET6, NET_SOCK_DGRAM);
+    assert_eq!(stack_send(u6, big.as_ptr(), 1453, &v6(cfg().ip6, 9)), -NET_ERR_MSGSIZE);
+    assert_eq!(stack_send(u6, big.as_ptr(), 1452, &v6(cfg().ip6, 9)), 1452);
+    assert_eq!(stack_close(u6), 0);
     // the table fills up and says so; closing gives the handles back
     let hs: Vec<i64> = (0..MAX_HANDLES + 2).map(|_| stack_socket(NET_AF_INET, NET_SOCK_DGRAM)).collect();
     assert!(hs.iter().any(|&h| h == -NET_ERR_NOBUFS));

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// lmbench lat_tcp, lat_udp and bw_tcp over the loopback (127.0.0.1).
+// tcp_lat / udp_lat: one byte to a child and back over a TCP connection / a
+// pair of connected UDP sockets, one figure per round trip.  tcp_bw: a child
+// writes 64 KiB chunks into a TCP connection, the parent reads them; MB
+// (10^6 bytes) per second of guest time (10^9 guest instructions under
+// icount), as bw_pipe.  The Linux guest brings its loopback up first
+// (bench/linux/init).
+#include "bench.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHUNK (64 * 1024)
+
+static struct sockaddr_in loopback(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return a;
+}
+
+/* A connected TCP pair over the loopback: fd[0] the client, fd[1] the accepted end. */
+static void tcp_pair(int fd[2])
+{
+	struct sockaddr_in a = loopback(0);
+	socklen_t len = sizeof a;
+	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &len))
+		bench_die("listen");
+	fd[0] = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd[0] < 0 || connect(fd[0], (struct sockaddr *)&a, sizeof a))
+		bench_die("connect");
+	if ((fd[1] = accept(l, NULL, NULL)) < 0)
+		bench_die("accept");
+	setsockopt(fd[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	close(l);
+}
+
+/* Two UDP sockets on the loopback, each connected to the other. */
+static void udp_pair(int fd[2])
+{
+	struct sockaddr_in a[2];
+	for (int i = 0; i < 2; i++) {
+		socklen_t len = sizeof a[i];
+		a[i] = loopback(0);
+		fd[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd[i] < 0 || bind(fd[i], (struct sockaddr *)&a[i], sizeof a[i]) ||
+		    getsockname(fd[i], (struct sockaddr *)&a[i], &len))
+			bench_die("udp bind");
+	}
+	if (connect(fd[0], (struct sockaddr *)&a[1], sizeof a[1]) ||
+	    connect(fd[1], (struct sockaddr *)&a[0], sizeof a[0]))
+		bench_die("udp connect");
+}
+
+static void do_round_trip(long n, void *a)
+{
+	int fd = *(int *)a;
+	while (n--)
+		bench_round_trip(fd, fd);
+}
+
+/*
+ * A round trip's instructions over the pair: a child echoes on fd[1].  TCP's
+ * child ends at the end of stream; UDP has none, and its child is killed.
+ */
+static double latency(int fd[2], long iters, int stream)
+{
+	int pid = bench_spawn_echo(fd[1], fd[1], fd[0]);
+	close(fd[1]);
+	double v = bench_measure(do_round_trip, &fd[0], iters);
+	close(fd[0]);
+	if (stream) {
+		bench_reap(pid);
+	} else {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return v;
+}
+
+static void read_all(int fd, long bytes)
+{
+	static char buf[CHUNK];
+	while (bytes > 0) {
+		long got = read(fd, buf, CHUNK);
+		if (got <= 0)
+			bench_die("read tcp");
+		bytes -= got;
+	}
+}
+
+static double bandwidth(long chunks)
+{
+	int fd[2];
+	tcp_pair(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		static char buf[CHUNK];
+		close(fd[1]);
+		for (long i = 0; i < chunks + 1; i++)
+			for (long off = 0; off < CHUNK;) {
+				long w = write(fd[0], buf + off, CHUNK - off);
+				if (w <= 0)
+					_exit(1);
+				off += w;
+			}
+		_exit(0);
+	}
+	close(fd[0]);
+	read_all(fd[1], CHUNK);         // warm-up: the child is running
+	uint64_t t0 = bench_now();
+	read_all(fd[1], chunks * (long)CHUNK);
+	uint64_t t1 = bench_now();
+	bench_reap(pid);
+	close(fd[1]);
+	return (double)chunks * CHUNK / 1e6 / ((double)(t1 - t0) / 1e9);
+}
+
+int main(int argc, char **argv)
+{
+	int fd[2];
+	bench_init(argc, argv);
+	tcp_pair(fd);
+	bench_result("lmbench.tcp_lat", "", latency(fd, bench_iters(2000), 1), "instructions");
+	udp_pair(fd);
+	bench_result("lmbench.udp_lat", "", latency(fd, bench_iters(2000), 0), "instructions");
+	bench_result("lmbench.tcp_bw", "", bandwidth(bench_iters(160)), "MB_per_s");
+	return 0;
+}
