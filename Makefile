@@ -93,7 +93,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
+.PHONY: all deps run run-busybox test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -102,8 +102,9 @@ all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS)
 deps:
 	@tools/deps.sh
 
-# the Linux personality's busybox shell (docs/lx.md); ^D or the end of piped input ends it
-run: deps all lx
+# `make run` (mk/debian.mk): Debian's bash on lx; `make run-busybox`: the busybox shell on
+# lx's RAM root (docs/lx.md); ^D or the end of piped input ends either
+run-busybox: deps all lx
 	tools/run --eof-ctrl-d --root $(LX) --module $(LXFS)
 
 debug: deps all
@@ -321,6 +322,7 @@ bench-store: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/stor
 
 include mk/bench.mk
 include mk/lx.mk
+include mk/debian.mk
 include mk/mungi.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
