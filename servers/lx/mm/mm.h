@@ -64,6 +64,8 @@ long vm_unmap_file(struct proc *p, u64 addr, u64 len, struct inode *file);
 /* The file an area starting at addr maps, or NULL. */
 struct inode *vm_file_at(struct proc *p, u64 addr);
 long vm_msync(struct proc *p, u64 addr, u64 len);
+/* mincore(2): a byte a page at vec, 1 where lx's page table holds the page */
+long vm_mincore(struct proc *p, u64 addr, u64 len, u64 vec);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
 long vm_brk(struct proc *p, u64 brk);

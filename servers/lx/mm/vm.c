@@ -844,6 +844,36 @@ struct inode *vm_file_at(struct proc *p, u64 addr)
 }
 
 /* Shared mappings are the file's own pages, so there is nothing to write back. */
+/*
+ * A page counts as resident when the process's logical page table holds it:
+ * lx keeps no page cache beside it, so a file page not yet touched through
+ * this mapping reads 0 where Linux might say 1.  Unmapped pages give ENOMEM,
+ * as on Linux (libsigsegv probes the stack's extent this way).
+ */
+long vm_mincore(struct proc *p, u64 addr, u64 len, u64 vec)
+{
+	if (addr & (LX_PAGE_SIZE - 1))
+		return -LX_EINVAL;
+	u64 end = PAGE_UP(addr + len);
+	if (end < addr || end > LX_USER_END)
+		return -LX_ENOMEM;
+	uint8_t buf[64];
+	unsigned n = 0;
+	for (u64 a = addr; a < end; a += LX_PAGE_SIZE) {
+		if (!vma_find(p->mm, a))
+			return -LX_ENOMEM;
+		u64 *e = pte(p->mm, a, false);
+		buf[n++] = e && (*e & PTE_P);
+		if (n == sizeof(buf) || a + LX_PAGE_SIZE == end) {
+			u64 at = vec + (a - addr) / LX_PAGE_SIZE + 1 - n;
+			if (!copyout(p, at, buf, n))
+				return -LX_EFAULT;
+			n = 0;
+		}
+	}
+	return 0;
+}
+
 long vm_msync(struct proc *p, u64 addr, u64 len)
 {
 	if (addr & (LX_PAGE_SIZE - 1))

@@ -842,6 +842,23 @@ long sys_fdatasync(struct thread *t, u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64
 	return fd_sync(t, fd);
 }
 
+#define LX_POSIX_FADV_NOREUSE 5         /* the last advice */
+
+/* posix_fadvise(2): advice only (lx has no page cache to steer), but checked as
+ * Linux checks it: a pipe or FIFO gives ESPIPE, a bad advice or length EINVAL. */
+long sys_fadvise64(struct thread *t, u64 fd, u64 off, u64 len, u64 advice, u64 a4, u64 a5)
+{
+	(void)off, (void)a4, (void)a5;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f || (f->flags & LX_O_PATH))
+		return -LX_EBADF;
+	if (file_is_pipe(f))
+		return -LX_ESPIPE;
+	if ((long)len < 0 || advice > LX_POSIX_FADV_NOREUSE)
+		return -LX_EINVAL;
+	return 0;
+}
+
 /* Locks are granted at once: lx has no second holder to make anyone wait. */
 long sys_flock(struct thread *t, u64 fd, u64 op, u64 a2, u64 a3, u64 a4, u64 a5)
 {

@@ -134,3 +134,9 @@ long sys_msync(struct thread *t, u64 addr, u64 len, u64 flags, u64 a3, u64 a4, u
 		return -LX_EINVAL;
 	return vm_msync(t->proc, addr, len);
 }
+
+long sys_mincore(struct thread *t, u64 addr, u64 len, u64 vec, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	return vm_mincore(t->proc, addr, len, vec);
+}

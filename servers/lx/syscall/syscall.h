@@ -77,8 +77,12 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(29, shmget) X(30, shmat) X(31, shmctl) X(64, semget) X(65, semop) X(66, semctl) \
 	X(67, shmdt) X(220, semtimedop) X(68, msgget) X(69, msgsnd) X(70, msgrcv) X(71, msgctl)
 
+/* calls Debian's userland makes (tests/system/test_debian.py): fadvise64 in
+ * syscall/sys_file.c, mincore in syscall/sys_mem.c */
+#define SYSCALLS_USERLAND(X) X(221, fadvise64) X(27, mincore)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
-	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X)
+	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_USERLAND(X)
 
 SYSCALLS(SYS_DECL)
 
