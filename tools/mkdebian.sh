@@ -98,9 +98,19 @@ configure() {
 		echo "mkdebian.sh: a PAM template line was not filled in" >&2
 		exit 1
 	fi
+	ln -s ../proc/self/mounts "$e/mtab"
 	mkdir -p "$stage/dev" "$stage/proc" "$stage/sys" "$stage/tmp" "$stage/run" "$stage/mnt"
 	chmod 1777 "$stage/tmp"
-	/sbin/ldconfig -r "$stage" 2>/dev/null || ldconfig -r "$stage"
+	PATH="$PATH:/sbin:/usr/sbin" ldconfig -r "$stage"
+}
+
+# Whatever this script made, and any time later than lx's boot clock
+# (2026-01-01, docs/lx.md), becomes that time: the image depends only on the
+# packages, and tar finds no file from the future.
+fix_times() {
+	epoch=1767225600
+	find "$stage" -newer "$stage.work/start" -exec touch -h -d "@$epoch" {} +
+	find "$stage" -newermt "@$epoch" -exec touch -h -d "@$epoch" {} +
 }
 
 # Every DT_NEEDED of every ELF file (programs, libraries, PAM modules, python's
@@ -130,12 +140,19 @@ stage=$(mktemp -d)
 mkdir -p "$stage.work"
 trap 'rm -rf "$stage" "$stage.work"' EXIT
 fetch
+touch "$stage.work/start"
 unpack
 configure
 check_needed
+fix_times
 # 4 KiB blocks (lx's page), 128-byte inodes, no htree index: what fs/ext2.c
-# writes (tools/mklxfs.sh); an inode per 16 KiB keeps lx's mount check short
+# writes (tools/mklxfs.sh); an inode per 16 KiB keeps lx's mount check short;
+# a fixed UUID, hash seed and creation time: the same packages give the same
+# image but for the inodes' change times (mke2fs copies the staged files' ctime)
 rm -f "$out.tmp"
-PATH="$PATH:/sbin:/usr/sbin" mke2fs -q -F -t ext2 -b 4096 -I 128 -i 16384 -O ^dir_index \
-	-E root_owner=0:0 -d "$stage" "$out.tmp" "${DEBIAN_EXT2_MB:-256}M"
+uuid=de61a712-0000-4000-8000-00000000000c
+E2FSPROGS_FAKE_TIME=$epoch PATH="$PATH:/sbin:/usr/sbin" mke2fs -q -F -t ext2 -b 4096 -I 128 \
+	-i 16384 -O ^dir_index -U $uuid -E root_owner=0:0,hash_seed=$uuid -d "$stage" "$out.tmp" \
+	"${DEBIAN_EXT2_MB:-256}M" >"$stage.work/err" 2>&1 || { cat "$stage.work/err" >&2; exit 1; }
+grep -v 'beyond 2038\|^Creating regular file' "$stage.work/err" >&2 || true
 mv "$out.tmp" "$out"
