@@ -20,3 +20,24 @@ test: $(DEBIAN_IMG)
 run: deps all $(DEBIAN_IMG)
 	cp --sparse=always $(DEBIAN_IMG) $(DEBIAN_DIR)/run.img
 	tools/run --eof-ctrl-d --root $(LX) --disk $(DEBIAN_DIR)/run.img --root-args "lx.root=disk /bin/su -"
+
+# `make bench-debian` (not part of make bench): Debian's bash, ls, tar and ext2 file
+# operations under lx and under native Linux in the same QEMU, each on a copy of the
+# image (bench/debian/boot.sh); RESULT lines in $(BENCH_OUT)/debian/{pecan,linux}.results
+DEBIAN_BENCH := $(BENCH_OUT)/debian
+$(DEBIAN_BENCH)/lat_debian: bench/debian/lat_debian.c bench/posix/bench.c bench/posix/bench.h | deps
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) $(BENCH_CFLAGS) -Ibench/posix -o $@ $< bench/posix/bench.c
+$(DEBIAN_BENCH)/initramfs.cpio.gz: bench/debian/mkinitramfs.sh bench/debian/linux-init \
+		$(BENCH_LINUX)/vmlinuz
+	@mkdir -p $(dir $@)
+	bench/debian/mkinitramfs.sh $@ bench/debian/linux-init $(BENCH_BUSYBOX) \
+		$$(ls $(BENCH_LINUX)/linux-image-*.deb | head -n 1)
+.PHONY: bench-debian bench-debian-pecan bench-debian-linux
+bench-debian: bench-debian-pecan bench-debian-linux
+bench-debian-pecan: deps $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian $(BENCH_LX_KERNEL) $(LX)
+	bench/debian/boot.sh pecan $(BENCH_LX_KERNEL) $(LX) $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian \
+		$(BENCH_SCALE) $(DEBIAN_BENCH)/pecan.results
+bench-debian-linux: deps $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian $(DEBIAN_BENCH)/initramfs.cpio.gz
+	bench/debian/boot.sh linux $(BENCH_LINUX) $(DEBIAN_BENCH)/initramfs.cpio.gz $(DEBIAN_IMG) \
+		$(DEBIAN_BENCH)/lat_debian $(BENCH_SCALE) $(DEBIAN_BENCH)/linux.results
