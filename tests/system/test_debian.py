@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -151,6 +152,31 @@ def test_bash_coreutils_tar_python_match_host(tmp_path):
     if procsub is None:
         pytest.xfail("process substitution: lx has no /dev/fd yet (another branch adds it)")
     assert procsub == host(f"bash {HERE}/procsub.sh")
+
+
+def test_interactive_login_shell(tmp_path):
+    """The console as make run gives it: root's login shell (su -) with PAM's
+    environment; ^C kills the foreground sleep and bash abandons the rest of
+    the line; cat reads a typed line and ^D ends its input, not the shell's."""
+    img = image(tmp_path, {})
+    sh = boot(img)
+    assert run(sh, "echo $0 $HOME $USER $SHELL; shopt -q login_shell && echo login") == \
+        "-bash /root root /bin/bash\nlogin\n"
+    sh.send("sleep 100; echo after-$((6 * 7))\n")
+    sh.expect(r"sleep 100; echo after-\$\(\(6 \* 7\)\)\n", 60)
+    time.sleep(2)
+    sh.send("\x03")
+    sh.expect(r"\^C\n+(\x1b\[\?2004h)?root@pecan:~# ", 60)
+    sh.send("cat; echo cat $?\n")
+    sh.expect(r"cat; echo cat \$\?\n", 60)
+    time.sleep(1)
+    sh.send("typed line\n")
+    sh.expect(r"typed line\ntyped line\n", 60)
+    sh.send("\x04")
+    sh.expect(r"cat 0\n", 60)
+    assert "after-42" not in sh.log()
+    assert run(sh, "echo still here") == "still here\n"
+    close(sh, img)
 
 
 def test_su_to_nobody(tmp_path):
