@@ -29,6 +29,10 @@ libgpg-error0 libmount1 libblkid1 libsmartcols1 libuuid1 libudev1 libcrypt1
 libdb5.3 libbz2-1.0 libmd0 libtirpc3 libnsl2 libgssapi-krb5-2 libkrb5-3
 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1 libtirpc-common libdebconfclient0"
 
+download() {
+	(cd "$cache" && apt-get -q -o APT::Sandbox::User=root download "$@" >/dev/null)
+}
+
 fetch() {
 	mkdir -p "$cache"
 	missing=""
@@ -37,9 +41,12 @@ fetch() {
 	done
 	[ -z "$missing" ] && return 0
 	echo "mkdebian.sh: downloading:$missing"
-	# apt drops privileges to _apt, which may not write here: download as we are
-	if ! (cd "$cache" && apt-get -q -o APT::Sandbox::User=root download $missing >/dev/null); then
-		echo "mkdebian.sh: could not download:$missing (network, or apt-get update not run?)" >&2
+	# apt drops privileges to _apt, which may not write here: download as we are;
+	# a stale package list (a version gone from the archive) is refreshed once
+	SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	if ! download $missing && ! { $SUDO apt-get update -qq && download $missing; }; then
+		echo "mkdebian.sh: could not download:$missing (is the network or the Debian" \
+			"archive unreachable?)" >&2
 		exit 1
 	fi
 }
