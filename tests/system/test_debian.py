@@ -16,7 +16,7 @@ import time
 import pytest
 
 from harness import BUILD, TOP
-from lxshell import Shell
+from lxshell import PATHS, Shell
 
 IMG = os.path.join(BUILD, "debian", "root.img")
 HERE = os.path.join(TOP, "tests", "debian")
@@ -46,8 +46,10 @@ def debugfs_cat(img, path):
                           check=True).stdout.decode()
 
 
-def boot(img):
-    sh = Shell(timeout=900, root_args="lx.root=disk /bin/su -", disk=img)
+def boot(img, path="fast"):
+    """make run's boot; path "trap": lx.fast=0 (docs/lx.md, the fast library path)."""
+    fast = " lx.fast=0" if path == "trap" else ""
+    sh = Shell(timeout=900, root_args=f"lx.root=disk{fast} /bin/su -", disk=img)
     sh.expect(r"root@pecan:~# ", 300)
     return sh
 
@@ -96,11 +98,13 @@ def make_tree(root):
             os.utime(os.path.join(d, n), (1700000000, 1700000000), follow_symlinks=False)
 
 
-def test_bash_coreutils_tar_python_match_host(tmp_path):
-    """One boot of Debian's userland: a bash script of here-documents, arrays,
-    [[ ]], traps, wait -n and job control prints what the host's bash prints;
-    sort, ls -l, find -xdev, a tar czf/xzf round trip with diff -r, gawk, sed
-    and grep agree with the host; python3 writes a file the host reads back."""
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_bash_coreutils_tar_python_match_host(tmp_path, path):
+    """One boot of Debian's userland on each of lx's system-call paths: a bash
+    script of here-documents, arrays, [[ ]], traps, wait -n and job control
+    prints what the host's bash prints; sort, ls -l, find -xdev, a tar czf/xzf
+    round trip with diff -r, gawk, sed and grep agree with the host; python3
+    writes a file the host reads back."""
     tree = str(tmp_path / "tree")
     make_tree(tree)
     host(f"tar czf {tmp_path}/tree.tgz tree", cwd=str(tmp_path))
@@ -113,7 +117,7 @@ def test_bash_coreutils_tar_python_match_host(tmp_path):
                            "/root/procsub.sh": os.path.join(HERE, "procsub.sh"),
                            "/root/tree.tgz": str(tmp_path / "tree.tgz"),
                            "/root/words": str(tmp_path / "words")})
-    sh = boot(img)
+    sh = boot(img, path)
     assert run(sh, "bash /root/features.sh 2>/dev/null") == host(f"bash {HERE}/features.sh")
     for cmd in ("sort words", "sort -n -k2 words", "sort -u -t' ' -k1,1 words | wc -l",
                 "gawk '{ s += $2; n[substr($1, 1, 2)]++ } END { for (k in n) c++; print s, c }' words",
@@ -144,7 +148,8 @@ def test_bash_coreutils_tar_python_match_host(tmp_path):
     close(sh, img)
     pam = subprocess.run(["debugfs", "-R", "ls -p /etc/pam.d", img], capture_output=True,
                          text=True, env=env).stdout.splitlines()
-    names = sorted(f[5] for f in (l.split("/") for l in pam) if len(f) > 6 and f[5] not in (".", ".."))
+    names = sorted(f[5] for f in (l.split("/") for l in pam)
+                   if len(f) > 6 and f[5] not in (".", ".."))
     assert debugfs_cat(img, "/root/py.out") == \
         "%d %s\n" % (sum(i * i for i in range(100000)), " ".join(names))
     assert "common-auth" in names and "su" in names
