@@ -557,3 +557,27 @@ long sys_futex(struct thread *t, u64 uaddr, u64 op, u64 val, u64 timeout, u64 ua
 		return -LX_ENOSYS;
 	}
 }
+
+/*
+ * Kernel keyrings are not there: ENOSYS, as from a Linux built without
+ * CONFIG_KEYS, which their users (PAM's session in su) expect and go on
+ * without.  Listed so that lx does not log them as unknown.
+ */
+long sys_add_key(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; NOARGS;
+	return -LX_ENOSYS;
+}
+
+long sys_request_key(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; NOARGS;
+	return -LX_ENOSYS;
+}
+
+long sys_keyctl(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; NOARGS;
+	return -LX_ENOSYS;
+}
+

@@ -78,8 +78,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(67, shmdt) X(220, semtimedop) X(68, msgget) X(69, msgsnd) X(70, msgrcv) X(71, msgctl)
 
 /* calls Debian's userland makes (tests/system/test_debian.py): fadvise64 in
- * syscall/sys_file.c, mincore in syscall/sys_mem.c */
-#define SYSCALLS_USERLAND(X) X(221, fadvise64) X(27, mincore)
+ * syscall/sys_file.c, mincore in syscall/sys_mem.c, the keyrings in syscall/sys_misc.c */
+#define SYSCALLS_USERLAND(X) X(221, fadvise64) X(27, mincore) \
+	X(248, add_key) X(249, request_key) X(250, keyctl)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_USERLAND(X)
