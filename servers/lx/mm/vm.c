@@ -843,7 +843,6 @@ struct inode *vm_file_at(struct proc *p, u64 addr)
 	return v && v->start == addr ? v->file : NULL;
 }
 
-/* Shared mappings are the file's own pages, so there is nothing to write back. */
 /*
  * A page counts as resident when the process's logical page table holds it:
  * lx keeps no page cache beside it, so a file page not yet touched through
@@ -874,6 +873,7 @@ long vm_mincore(struct proc *p, u64 addr, u64 len, u64 vec)
 	return 0;
 }
 
+/* Shared mappings are the file's own pages, so there is nothing to write back. */
 long vm_msync(struct proc *p, u64 addr, u64 len)
 {
 	if (addr & (LX_PAGE_SIZE - 1))

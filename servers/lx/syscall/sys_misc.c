@@ -580,4 +580,3 @@ long sys_keyctl(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 	(void)t; NOARGS;
 	return -LX_ENOSYS;
 }
-
