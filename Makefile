@@ -97,7 +97,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
+.PHONY: all deps run run-busybox test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -106,13 +106,14 @@ all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS)
 deps:
 	@tools/deps.sh
 
-# the Linux personality's busybox shell (docs/lx.md); ^D or the end of piped input ends it.
+# `make run` (mk/debian.mk): Debian's bash on lx; `make run-busybox`: the busybox shell on
+# lx's RAM root (docs/lx.md); ^D or the end of piped input ends either.
 # NET=1: with a NIC on QEMU's restricted user network, the host's 127.0.0.1:NET_PORT
 # forwarded to the guest's port 80 (README, "Networking")
 NET_PORT ?= 8080
-run: deps all lx
-	tools/run --eof-ctrl-d --root $(LX) --module $(LXFS) \
-		$(if $(filter 1,$(NET)),--net --nic-forward tcp:$(NET_PORT):80)
+RUN_NET = $(if $(filter 1,$(NET)),--net --nic-forward tcp:$(NET_PORT):80)
+run-busybox: deps all lx
+	tools/run --eof-ctrl-d --root $(LX) --module $(LXFS) $(RUN_NET)
 
 debug: deps all
 	tools/run --gdb
@@ -329,6 +330,7 @@ bench-store: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/stor
 
 include mk/bench.mk
 include mk/lx.mk
+include mk/debian.mk
 include mk/mungi.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

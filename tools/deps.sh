@@ -23,7 +23,9 @@ have musl-gcc || need="$need musl-tools"
 have cpio || need="$need cpio"
 # the static busybox: the dynamic one (package busybox) cannot run in the initramfs
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need="$need busybox-static"
-# lx's ext2 root image (mk/lx.mk) and the checks of it (tests/system/test_lx_ext2.py)
+# lx's ext2 root image (mk/lx.mk) and the checks of it (tests/system/test_lx_ext2.py);
+# also the Debian image (mk/debian.mk), which needs nothing else: apt-get, dpkg-deb and
+# ldconfig are on every Debian, objdump comes with binutils above
 { have mke2fs || [ -x /sbin/mke2fs ] || [ -x /usr/sbin/mke2fs ]; } || need="$need e2fsprogs"
 # the network server's TCP/IP stack (smoltcp, servers/net/stack): Debian's Rust toolchain
 have cargo || need="$need cargo-web"

@@ -293,6 +293,12 @@ def test_wild_pointers_efault(sh):
     assert "efault_proc: all ok" in out, out
 
 
+def test_fadvise_and_mincore(sh):
+    """The advice calls of Debian's coreutils and libsigsegv (tests/lx/advice.c)."""
+    out = run(sh, "/tests/advice")
+    assert "advice done, 0 failed" in out, out
+
+
 def test_segv_status_seen_by_parent(sh):
     out = run(sh, "/tests/segv; echo st=$?")
     assert "st=139" in out, out

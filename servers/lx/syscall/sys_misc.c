@@ -603,3 +603,26 @@ long sys_rseq(struct thread *t, u64 rseq, u64 len, u64 flags, u64 sig, u64 a4, u
 	uint32_t cpu[2] = { 0, 0 };
 	return put(t, rseq, cpu, sizeof(cpu));
 }
+
+/*
+ * Kernel keyrings are not there: ENOSYS, as from a Linux built without
+ * CONFIG_KEYS, which their users (PAM's session in su) expect and go on
+ * without.  Listed so that lx does not log them as unknown.
+ */
+long sys_add_key(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; NOARGS;
+	return -LX_ENOSYS;
+}
+
+long sys_request_key(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; NOARGS;
+	return -LX_ENOSYS;
+}
+
+long sys_keyctl(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	(void)t; NOARGS;
+	return -LX_ENOSYS;
+}

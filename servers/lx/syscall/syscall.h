@@ -128,9 +128,12 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 	X(240, mq_open) X(241, mq_unlink) X(242, mq_timedsend) X(243, mq_timedreceive) \
 	X(244, mq_notify) X(245, mq_getsetattr)
 
+/* syscall/sys_misc.c: the kernel keyrings, which lx lacks (ENOSYS, not logged) */
+#define SYSCALLS_KEYS(X) X(248, add_key) X(249, request_key) X(250, keyctl)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
-	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X)
+	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X)
 
 SYSCALLS(SYS_DECL)
 
