@@ -22,9 +22,10 @@ run: deps all $(DEBIAN_IMG)
 	tools/run --eof-ctrl-d --root $(LX) --disk $(DEBIAN_DIR)/run.img $(RUN_NET) \
 		--root-args "lx.root=disk /bin/su -"
 
-# `make bench-debian` (not part of make bench): Debian's bash, ls, tar and ext2 file
+# `make bench-debian` (also run by `make bench`): Debian's bash, ls, tar and ext2 file
 # operations under lx and under native Linux in the same QEMU, each on a copy of the
 # image (bench/debian/boot.sh); RESULT lines in $(BENCH_OUT)/debian/{pecan,linux}.results
+# (docs/lx.md's table; bench/report does not read them yet)
 DEBIAN_BENCH := $(BENCH_OUT)/debian
 $(DEBIAN_BENCH)/lat_debian: bench/debian/lat_debian.c bench/posix/bench.c bench/posix/bench.h | deps
 	@mkdir -p $(dir $@)
@@ -35,6 +36,7 @@ $(DEBIAN_BENCH)/initramfs.cpio.gz: bench/debian/mkinitramfs.sh bench/debian/linu
 	bench/debian/mkinitramfs.sh $@ bench/debian/linux-init $(BENCH_BUSYBOX) \
 		$$(ls $(BENCH_LINUX)/linux-image-*.deb | head -n 1)
 .PHONY: bench-debian bench-debian-pecan bench-debian-linux
+BENCH_PECAN_TARGETS += bench-debian
 bench-debian: bench-debian-pecan bench-debian-linux
 bench-debian-pecan: deps $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian $(BENCH_LX_KERNEL) $(LX)
 	bench/debian/boot.sh pecan $(BENCH_LX_KERNEL) $(LX) $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian \
