@@ -463,7 +463,8 @@ long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5
 		return put(t, arg, p->comm, sizeof(p->comm));
 	if (op == 1) {                              /* PR_SET_PDEATHSIG: sent when the parent exits */
 		if (arg > LX_NSIG)
-				p->pdeath_sig = (int)arg;
+			return -LX_EINVAL;
+		p->pdeath_sig = (int)arg;
 		return 0;
 	}
 	if (op == 2) {                              /* PR_GET_PDEATHSIG */
