@@ -116,6 +116,31 @@ static void tcp_basic(void)
 	close(l);
 }
 
+/* As nobody: a port below 1024 is EACCES (CAP_NET_BIND_SERVICE), a raw socket EPERM
+ * (CAP_NET_RAW); the child's exit status says which check failed. */
+static void unprivileged(void)
+{
+	if (getuid() != 0)
+		return;                         /* the checks need a root parent to drop from */
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = lo(0);
+		a.sin_port = htons(81);
+		if (bind(s, (struct sockaddr *)&a, sizeof a) != -1 || errno != EACCES)
+			_exit(2);
+		a.sin_port = 0;
+		if (bind(s, (struct sockaddr *)&a, sizeof a) != 0)
+			_exit(3);
+		if (socket(AF_INET, SOCK_RAW, IPPROTO_ICMP) != -1 || errno != EPERM)
+			_exit(4);
+		_exit(0);
+	}
+	check("unprivileged_low_port_and_raw", wait_child(pid), 0, 0);
+}
+
 static void tcp_errors(void)
 {
 	char b[4];
@@ -502,6 +527,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tcp_basic();
 	tcp_errors();
+	unprivileged();
 	tcp_nonblocking();
 	tcp_waitall();
 	reuse_after_close();

@@ -288,7 +288,7 @@ static long net_type(u64 base, u64 proto)
 			return -LX_EACCES;      /* ping sockets: Linux's default ping_group_range */
 		return proto == 0 || proto == IPPROTO_UDP ? NET_SOCK_DGRAM : -LX_EPROTONOSUPPORT;
 	case LX_SOCK_RAW:
-		/* Linux gives root raw sockets (and others EPERM); the server has none */
+		/* root: Linux gives raw sockets (others get EPERM above); the server has none */
 		return -LX_EPROTONOSUPPORT;
 	default:
 		return -LX_ESOCKTNOSUPPORT;
@@ -298,6 +298,8 @@ static long net_type(u64 base, u64 proto)
 static long inet_socket(struct thread *t, u64 domain, u64 type, u64 proto)
 {
 	u64 base = type & ~(u64)(LX_SOCK_NONBLOCK | LX_SOCK_CLOEXEC);
+	if (base == LX_SOCK_RAW && !lx_privileged(t->proc))
+		return -LX_EPERM;               /* CAP_NET_RAW, as Linux's inet_create */
 	long nt = net_type(base, proto);
 	if (nt < 0)
 		return nt;
@@ -334,6 +336,8 @@ static long inet_bind(struct thread *t, struct file *f, u64 uaddr, u64 len)
 		return -LX_EINVAL;
 	if (!local_address(&a))
 		return -LX_EADDRNOTAVAIL;
+	if (a.port && a.port < 1024 && !lx_privileged(t->proc))
+		return -LX_EACCES;              /* CAP_NET_BIND_SERVICE */
 	if ((r = NET(net_bind(sk->h, &a))) < 0)
 		return errno_of(r);
 	sk->bound = true;

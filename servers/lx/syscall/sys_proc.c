@@ -28,13 +28,21 @@
 
 /* --- fork and clone --- */
 
+static int procs_of_user(u32 uid)
+{
+	int n = 0;
+	for (struct proc *q = procs; q; q = q->next_all)
+		n += !q->zombie && q->cred.uid == uid;
+	return n;
+}
+
 /* The new process's share of the parent's state; NULL without memory. */
 static struct proc *fork_proc(struct thread *t, u64 flags, int *err)
 {
 	struct proc *p = t->proc, *c;
 	*err = -LX_EAGAIN;
-	/* RLIMIT_NPROC counts every process while everyone is root (lx has one user) */
-	if (!lx_privileged(p) && (u64)proc_count() >= p->rlim[LX_RLIMIT_NPROC][0])
+	/* RLIMIT_NPROC counts the processes of the caller's real user, as Linux */
+	if (!lx_privileged(p) && (u64)procs_of_user(p->cred.uid) >= p->rlim[LX_RLIMIT_NPROC][0])
 		return NULL;
 	if (!(c = proc_new(p)))
 		return NULL;
