@@ -1,4 +1,4 @@
 # SPDX-License-Identifier: MIT
-# process substitution needs /dev/fd (tests/system/test_debian.py)
+# process substitution: bash opens /dev/fd/N of a pipe (tests/system/test_debian.py)
 diff <(printf 'a\nb\n') <(printf 'a\nc\n'); echo "diff: $?"
 while read -r l; do echo "line: $l"; done < <(printf 'x\ny\n')

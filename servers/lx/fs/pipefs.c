@@ -285,8 +285,11 @@ int fifo_open(struct inode *ip, u32 flags, struct file **out)
 {
 	struct pipe *pp = ip->priv;
 	u32 acc = flags & LX_O_ACCMODE;
-	if (acc == LX_O_WRONLY && (!pp || !pp->readers))
+	bool anon = ip->sb->ops == &pipefs_ops;   /* /proc/PID/fd/N of a pipe: no waiting, as Linux */
+	if (acc == LX_O_WRONLY && !anon && (!pp || !pp->readers))
 		return flags & LX_O_NONBLOCK ? -LX_ENXIO : -LX_EAGAIN;
+	if (anon && !pp)
+		return -LX_ENXIO;               /* both ends gone: nothing to reopen */
 	bool fresh = !pp;
 	if (fresh) {
 		if (!(pp = pipe_alloc()))
@@ -294,7 +297,7 @@ int fifo_open(struct inode *ip, u32 flags, struct file **out)
 		pp->fifo = ip;
 		ip->priv = pp;
 	}
-	bool wait_writer = acc == LX_O_RDONLY && !pp->writers && !(flags & LX_O_NONBLOCK);
+	bool wait_writer = acc == LX_O_RDONLY && !anon && !pp->writers && !(flags & LX_O_NONBLOCK);
 	struct file *f = pipe_end(pp, flags);
 	if (!f) {
 		if (fresh)
