@@ -118,8 +118,11 @@ run-busybox: deps all lx
 debug: deps all
 	tools/run --gdb
 
+# Test files run in TEST_JOBS parallel pytest workers (pytest-xdist), each file
+# whole on one worker so that a file's shared boots happen once.
+TEST_JOBS ?= $(shell nproc)
 test: deps all
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist loadfile tests
 
 clean:
 	rm -rf $(BUILD)

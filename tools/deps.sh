@@ -18,6 +18,8 @@ if ! have python3; then
 elif ! python3 -c 'import pytest' >/dev/null 2>&1; then
 	need="$need python3-pytest"
 fi
+# make test runs independent test files in parallel QEMU boots (pytest -n)
+python3 -c 'import xdist' >/dev/null 2>&1 || need="$need python3-pytest-xdist"
 # the benchmark suite (mk/bench.mk): static musl programs in a busybox initramfs
 have musl-gcc || need="$need musl-tools"
 have cpio || need="$need cpio"
@@ -46,4 +48,7 @@ fi
 # python3 may be a non-Debian interpreter first on PATH (pyenv): fall back to pip there
 if ! python3 -c 'import pytest' >/dev/null 2>&1; then
 	python3 -m pip install -q pytest
+fi
+if ! python3 -c 'import xdist' >/dev/null 2>&1; then
+	python3 -m pip install -q pytest-xdist
 fi
