@@ -5,8 +5,8 @@
 Boots the Linux guest, Pecan with lx, and Pecan's ping-pong under the TCG plugin
 tools/costmodel, each twice: with CR3 writes flushing the TLBs (cr3=flush) and with
 CR3 writes keeping them (cr3=keep: tagged TLBs, as PCID or small spaces would give).
-Pairs the plugin's k-th group with the run's k-th RESULT line in instructions, turns
-each figure into estimated cycles, and writes BUILD/bench/model/<run>.results
+Pairs the plugin's k-th group with the run's k-th RESULT line, turns each figure in
+instructions into estimated cycles, and writes BUILD/bench/model/<run>.results
 (unit=cycles method=model, not read by the main report) and the side-by-side table
 (--table, docs/report-model.md).  The model and its parameters:
 docs/bench-method.md, "The cost model".
@@ -77,13 +77,11 @@ def estimate(name, value, windows):
 
 
 def pair(results_path, model_path):
-    """[(Result, windows)] for the run's figures in instructions, in order."""
+    """[(Result, windows)] for every figure of the run, in order (one group mark each)."""
     res = []
     for line in open(results_path, errors="replace"):
-        if line.startswith("RESULT "):
-            r = results.parse_result(line.strip())
-            if r.unit == "instructions":
-                res.append(r)
+        if line.startswith("RESULT ") and not line.startswith("RESULT name=sched.counter "):
+            res.append(results.parse_result(line.strip()))   # counters: no mark, no window
     groups, settings = parse_model(model_path)
     if len(groups) != len(res):
         raise SystemExit(f"model: {results_path}: {len(res)} figures but {len(groups)} groups")
@@ -146,7 +144,7 @@ def write_results(base, paired, settings):
         f.write(f"META model cr3={settings.get('cr3')} global={settings.get('global')}\n")
         for r, windows in paired:
             cycles, exact = estimate(r.name, r.value, windows)
-            if cycles is None:
+            if cycles is None or r.unit != "instructions":
                 continue
             params = " ".join(f"{k}={v}" for k, v in r.params.items())
             sysp = f" system={r.system}" if r.system else ""
@@ -232,6 +230,7 @@ def main():
     ap.add_argument("--programs", default=PROGRAMS)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-run", action="store_true", help="only pair and tabulate earlier runs")
+    ap.add_argument("--systems", default="linux,lx,pecan-ipc", help="which systems to boot")
     a = ap.parse_args()
     a.out_dir = a.out_dir or os.path.join(a.build, "bench", "model")
     os.makedirs(a.out_dir, exist_ok=True)
@@ -239,9 +238,12 @@ def main():
             for v in ("flush", "keep")]
     if not a.no_run:
         so = build_plugin(a.out_dir)
+        wanted = a.systems.split(",")
         with ThreadPoolExecutor(a.jobs) as ex:
-            for fut in [ex.submit(f, a, so, v) for _, f, v in jobs]:
-                fut.result()
+            futs = [ex.submit(f, a, so, v) for s, f, v in jobs if s in wanted]
+            failed = [fut.exception() for fut in futs if fut.exception()]
+    else:
+        failed = []
     runs = {}
     for s, _, v in jobs:
         base = os.path.join(a.out_dir, f"{s}-{v}")
@@ -254,6 +256,8 @@ def main():
         with open(a.table, "w") as f:
             f.write(text)
     sys.stdout.write(text)
+    if failed:
+        sys.exit(f"model: {len(failed)} runs failed: {failed}")
 
 
 if __name__ == "__main__":

@@ -68,7 +68,8 @@ static inline uint64_t bench_now(void)
 }
 
 // The cost model's group mark (a multi-byte NOP): the windows timed since the
-// previous mark make the next figure in instructions (docs/bench-method.md).
+// previous mark make the next figure (docs/bench-method.md).  bench_result
+// executes it for every figure.
 static inline void bench_model_mark(void)
 {
 	__asm__ volatile(".byte 0x0f, 0x1f, 0x80, 0x4d, 0x4f, 0x44, 0x4c" : : : "memory");
