@@ -170,10 +170,13 @@ def find(idx, name, params):
 
 
 def per_op(value, windows, key):
-    """Misses of one kind per operation (windows: the timed loop; value: per operation)."""
-    if len(windows) != 1 or not windows[0]["insns"]:
-        return None
-    return windows[0][key] * value / windows[0]["insns"]
+    """Events of one kind per operation: the window's (or the difference of two
+    windows') count scaled as its instructions are to the figure."""
+    if len(windows) == 1 and windows[0]["insns"]:
+        return windows[0][key] * value / windows[0]["insns"]
+    if len(windows) == 2 and windows[0]["insns"] != windows[1]["insns"]:
+        return (windows[0][key] - windows[1][key]) * value / (windows[0]["insns"] - windows[1]["insns"])
+    return None
 
 
 def fmt(v, digits=0):
@@ -194,8 +197,10 @@ def table(runs, scale):
              "runs with page-table isolation, two CR3 writes per kernel entry); `keep`: CR3 writes flush",
              "nothing (PCID, or L4 small spaces).  CR3/op: CR3 writes per operation in the Pecan run.", ""]
     head = ("| figure | Linux instr. | Pecan instr. | ratio | Linux cycles (flush) | Pecan cycles (flush) | ratio "
-            "| Linux cycles (keep) | Pecan cycles (keep) | ratio | Pecan CR3/op | Pecan walks/op |")
-    lines += [head, "|" + " --- |" * 12]
+            "| Linux cycles (keep) | Pecan cycles (keep) | ratio |")
+    lines += [head, "|" + " --- |" * 10]
+    why = ["", "Where the penalties come from, per operation, `flush` runs (Linux / Pecan):", "",
+           "| figure | CR3 writes | page walks | L1 misses (i+d) | L2 misses |", "| --- | --- | --- | --- | --- |"]
     for label, sysname, name, params in ROWS:
         pf = find(runs.get((sysname, "flush"), []), name, params)
         pk = find(runs.get((sysname, "keep"), []), name, params)
@@ -204,8 +209,13 @@ def table(runs, scale):
         li, pi = lf and lf[0], pf and pf[0]
         lines.append(f"| {label} | {fmt(li)} | {fmt(pi)} | {ratio(pi, li)} | {fmt(lf and lf[1])} | "
                      f"{fmt(pf and pf[1])} | {ratio(pf and pf[1], lf and lf[1])} | {fmt(lk and lk[1])} | "
-                     f"{fmt(pk and pk[1])} | {ratio(pk and pk[1], lk and lk[1])} | "
-                     f"{fmt(pf and per_op(pf[0], pf[2], 'cr3'), 1)} | {fmt(pf and per_op(pf[0], pf[2], 'walk'), 1)} |")
+                     f"{fmt(pk and pk[1])} | {ratio(pk and pk[1], lk and lk[1])} |")
+        cells = []
+        for keys in (("cr3",), ("walk",), ("l1i", "l1d"), ("l2",)):
+            ev = [r and sum(per_op(r[0], r[2], k) or 0 for k in keys) for r in (lf, pf)]
+            cells.append(f"{fmt(ev[0], 1)} / {fmt(ev[1], 1)}")
+        why.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += why
     label, pipe = RPC_ROW
     cells = []
     for variant in ("flush", "keep"):

@@ -76,6 +76,7 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 #define COST_WALK 30         /* an STLB miss: one page walk */
 #define COST_INVLPG COST_WALK  /* INVLPG/INVPCID: its operand is not visible; one refill */
 #define UPPER_HALF 0xffff800000000000ULL
+#define TOP_GIB 0xffffffffc0000000ULL  /* 4 KiB, never global: Pecan's user stub, Linux's modules */
 #define CODE_TAG (1ULL << 62)  /* code lines are tagged by host address in L2 */
 
 /* ---- counters: everything a window reports ---- */
@@ -139,13 +140,13 @@ static bool tlb_touch(struct tlbe *set, int ways, uint64_t key, bool global)
 }
 
 /* A translation of va to pa through the first-level TLB `t1` and the STLB.
- * The upper half is taken to be mapped with 2 MiB pages, the lower with 4 KiB:
- * a plugin cannot see page sizes.  An entry is named by page and frame together,
- * since the plugin cannot read CR3: two spaces mapping one frame at one address
- * share it. */
+ * The upper half but its top GiB is taken to be mapped with 2 MiB pages, the rest
+ * with 4 KiB: a plugin cannot see page sizes.  An entry is named by page and frame
+ * together, since the plugin cannot read CR3: two spaces mapping one frame at one
+ * address share it. */
 static uint64_t translate(struct tlbe (*t1)[TLB1_WAYS], int miss, uint64_t va, uint64_t pa)
 {
-	bool upper = va >= UPPER_HALF;
+	bool upper = va >= UPPER_HALF && va < TOP_GIB;
 	int shift = upper ? 21 : 12;
 	uint64_t vpn = va >> shift, key = (vpn * 0x9e3779b97f4a7c15ULL) ^ (pa >> shift) ^ 1;
 	bool global = upper && global_upper;
