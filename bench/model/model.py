@@ -195,7 +195,7 @@ def table(runs, scale):
              f"All runs at BENCH_SCALE={scale}, programs {PROGRAMS.replace(',', ', ')}.",
              "`flush`: every CR3 write flushes the non-global TLB entries (no PCID; the Linux guest",
              "runs with page-table isolation, two CR3 writes per kernel entry); `keep`: CR3 writes flush",
-             "nothing (PCID, or L4 small spaces).  CR3/op: CR3 writes per operation in the Pecan run.", ""]
+             "nothing (PCID, or L4 small spaces).  Ratios are Pecan over Linux.", ""]
     head = ("| figure | Linux instr. | Pecan instr. | ratio | Linux cycles (flush) | Pecan cycles (flush) | ratio "
             "| Linux cycles (keep) | Pecan cycles (keep) | ratio |")
     lines += [head, "|" + " --- |" * 10]
