@@ -8,6 +8,7 @@
 #   2, 3  one pass of loads, 64 bytes apart, over 4 MiB (larger than L2)
 #   4, 5  one pass over 16 KiB (fits L1d)
 #   6, 7  one CR3 write, then one pass over the 16 KiB
+#   8     twenty windows of one CR3 write each
 	.set MB_MAGIC, 0x1badb002
 	.set MB_FLAGS, 0x00010000          # load addresses in the header (flat image)
 	.set BIG, 0x1000000
@@ -79,6 +80,12 @@ entry64:
 	call small_window
 	call flush_window
 	call flush_window
+	.rept 20                            # group 8: twenty windows of one CR3 write each
+	STAMP
+	mov %rbx, %cr3
+	STAMP
+	.endr
+	GROUP
 	mov $0, %al
 	out %al, $0xf4                      # isa-debug-exit: QEMU exits with status 1
 	hlt

@@ -42,12 +42,17 @@ def run_model(built, cr3):
             seq = int(head.split()[1].split("=")[1])
             groups[seq] = [dict((k, int(v)) for k, v in (f.split("=") for f in w.split()))
                            for w in windows]
-    assert sorted(groups) == list(range(1, 8))
-    return {seq: w[0] for seq, w in groups.items() if len(w) == 1}
+    assert sorted(groups) == list(range(1, 9))
+    return groups
+
+
+def run_single(built, cr3):
+    """Groups 1-7 (one window each) by number."""
+    return {seq: w[0] for seq, w in run_model(built, cr3).items() if seq < 8}
 
 
 def test_cr3_writes_counted_and_flush_the_tlbs(built):
-    g = run_model(built, "flush")
+    g = run_single(built, "flush")
     assert g[1]["insns"] == 6 and g[1]["cr3"] == 5
     # each CR3 write ends QEMU's block; the next block's fetch misses the ITLB again
     assert g[1]["itlb"] == 5
@@ -56,13 +61,13 @@ def test_cr3_writes_counted_and_flush_the_tlbs(built):
 
 
 def test_cr3_keep_flushes_nothing(built):
-    g = run_model(built, "keep")
+    g = run_single(built, "keep")
     assert g[1]["cr3"] == 5 and g[1]["itlb"] == 0
     assert (g[7]["cr3"], g[7]["dtlb"], g[7]["itlb"], g[7]["pen"]) == (1, 0, 0, 0)
 
 
 def test_buffer_larger_than_l2_misses_every_line(built):
-    g = run_model(built, "flush")[3]
+    g = run_single(built, "flush")[3]
     # stamp, call, 2 + 4 per line, ret; 65,536 lines plus the return address (evicted)
     assert g["insns"] == 1 + 1 + 2 + 4 * 65536 + 1
     assert (g["l1d"], g["l2"], g["l1i"]) == (65537, 65537, 0)
@@ -72,7 +77,14 @@ def test_buffer_larger_than_l2_misses_every_line(built):
 
 
 def test_buffer_in_l1_costs_nothing_once_warm(built):
-    g = run_model(built, "flush")
+    g = run_single(built, "flush")
     assert g[4]["l1d"] == 256 and g[4]["dtlb"] == 4      # the first pass fills them
     assert g[5]["insns"] == 1 + 1 + 2 + 4 * 256 + 1
     assert (g[5]["l1d"], g[5]["l2"], g[5]["dtlb"], g[5]["pen"]) == (0, 0, 0, 0)
+
+
+def test_windows_past_the_sixteenth_add_into_it(built):
+    w = run_model(built, "flush")[8]
+    assert len(w) == 16
+    assert all((x["insns"], x["cr3"]) == (2, 1) for x in w[:15])
+    assert (w[15]["insns"], w[15]["cr3"]) == (2 * 5, 5)

@@ -11,7 +11,8 @@
 // *group mark* is an executed `nopl 0x4c444f4d(%rax)` (0f 1f 80 4d 4f 44 4c, a
 // multi-byte NOP) that bench_result executes for each figure in instructions.  At a
 // group mark the plugin writes one line with the windows between stamps 1-2, 3-4, ...
-// since the previous mark: each window's instructions, estimated cycles and misses.
+// since the previous mark (from the 16th on, summed into the 16th): each window's
+// instructions, penalty and misses.
 // bench/report/model.py pairs the k-th group with the k-th such RESULT line.
 //
 // Options (plugin arguments): out=FILE (default costmodel.out); cr3=flush|keep
@@ -224,36 +225,46 @@ static void on_invlpg(unsigned int vcpu, void *u)
 }
 
 /* ---- stamps and groups ---- */
-#define MAX_STAMPS 64
-static uint64_t stamps[MAX_STAMPS][C_N];
-static int nstamps, group_seq;
+#define MAX_WINDOWS 16       /* windows beyond the 16th of a group add into the 16th */
+static uint64_t opened_at[C_N], windows[MAX_WINDOWS][C_N];
+static bool opened;
+static int nwindows, group_seq;
 static FILE *out;
 
-/* userdata: how many instructions of its block precede the stamp, minus the block's
- * length (tb_exec has already counted the whole block). */
+/* Odd stamps open a window, even ones close it.  userdata: how many instructions
+ * of its block precede the stamp, minus the block's length (tb_exec has already
+ * counted the whole block). */
 static void on_stamp(unsigned int vcpu, void *u)
 {
+	uint64_t now[C_N];
 	(void)vcpu;
-	if (nstamps == MAX_STAMPS)
+	memcpy(now, cnt, sizeof cnt);
+	now[C_INSN] += (uint64_t)(intptr_t)u;
+	if (!opened) {
+		memcpy(opened_at, now, sizeof now);
+		opened = true;
 		return;
-	memcpy(stamps[nstamps], cnt, sizeof cnt);
-	stamps[nstamps][C_INSN] += (uint64_t)(intptr_t)u;
-	nstamps++;
+	}
+	int w = nwindows < MAX_WINDOWS ? nwindows++ : MAX_WINDOWS - 1;
+	for (int c = 0; c < C_N; c++)
+		windows[w][c] += now[c] - opened_at[c];
+	opened = false;
 }
 
 static void on_group(unsigned int vcpu, void *u)
 {
 	(void)vcpu, (void)u;
-	fprintf(out, "GROUP seq=%d windows=%d", ++group_seq, nstamps / 2);
-	for (int w = 0; w + 1 < nstamps; w += 2) {
+	fprintf(out, "GROUP seq=%d windows=%d", ++group_seq, nwindows);
+	for (int w = 0; w < nwindows; w++) {
 		fprintf(out, " |");
 		for (int c = 0; c < C_N; c++)
-			fprintf(out, " %s=%llu", cname[c],
-				(unsigned long long)(stamps[w + 1][c] - stamps[w][c]));
+			fprintf(out, " %s=%llu", cname[c], (unsigned long long)windows[w][c]);
 	}
 	fprintf(out, "\n");
 	fflush(out);
-	nstamps = 0;
+	memset(windows, 0, sizeof windows);
+	nwindows = 0;
+	opened = false;   /* an unpaired stamp belongs to no window */
 }
 
 /* ---- decoding the few instructions that matter ---- */
