@@ -179,7 +179,7 @@ def cyc(found):
 
 
 def fmt_cycles(found):
-    return fmt(cyc(found)) if not found or found[3] else "≈" + fmt(cyc(found))
+    return fmt(cyc(found)) if cyc(found) is None or found[3] else "≈" + fmt(cyc(found))
 
 
 def per_op(value, windows, key):
@@ -209,7 +209,8 @@ def table(runs, scale):
              "`flush`: every CR3 write flushes the non-global TLB entries (no PCID; the Linux guest",
              "runs with page-table isolation, two CR3 writes per kernel entry); `keep`: CR3 writes flush",
              "nothing (PCID, or L4 small spaces).  Ratios are Pecan over Linux.  ≈: a figure of",
-             "several windows estimated with the ratio of their sums (vm.trap: every trap is a window).", ""]
+             "several windows estimated with the ratio of their sums.  vm.trap times its traps with",
+             "reads the model ignores (docs/bench-method.md): no estimate.", ""]
     head = ("| figure | Linux instr. | Pecan instr. | ratio | Linux cycles (flush) | Pecan cycles (flush) | ratio "
             "| Linux cycles (keep) | Pecan cycles (keep) | ratio |")
     lines += [head, "|" + " --- |" * 10]
@@ -226,7 +227,8 @@ def table(runs, scale):
                      f"{fmt_cycles(pk)} | {ratio(cyc(pk), cyc(lk))} |")
         cells = []
         for keys in (("cr3",), ("walk",), ("l1i", "l1d"), ("l2",)):
-            ev = [r and sum(per_op(r[0], r[2], k) or 0 for k in keys) for r in (lf, pf)]
+            ev = [None if not r or None in (per_op(r[0], r[2], k) for k in keys)
+                  else sum(per_op(r[0], r[2], k) for k in keys) for r in (lf, pf)]
             cells.append(f"{fmt(ev[0], 1)} / {fmt(ev[1], 1)}")
         why.append(f"| {label} | " + " | ".join(cells) + " |")
     lines += why
