@@ -68,6 +68,14 @@ bench-lx: deps $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS)
 	LX_OPTS=lx.confine=0 RESULT_TAG=confine=off bench/lx/boot.sh $(BENCH_LX_KERNEL) $(LX) $(LXFS) \
 		$(BENCH_SCALE) $(BENCH_OUT)/pecan-lx-unconfined.results only=lat_syscall
 
+# `make bench-model`: estimated cycles beside instructions (the cost model,
+# docs/bench-method.md): Linux, lx and the ping-pong under tools/costmodel, with
+# CR3 writes flushing the TLBs and keeping them; the table in docs/report-model.md.
+.PHONY: bench-model
+BENCH_PECAN_TARGETS += bench-model
+bench-model: deps bench-guest $(BENCH_LX_KERNEL) $(SERVERS) $(LX) $(LXFS) $(BUILD)/bench/pingpong.elf
+	$(PYTHON) bench/model/model.py --build $(BUILD) --table docs/report-model.md
+
 bench-report:
 	$(PYTHON) bench/report/report.py --out docs/report.md --svg-dir docs/report $(BENCH_OUT)/*.results
 

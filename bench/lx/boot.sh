@@ -8,7 +8,8 @@
 # RESULTS with the run's provenance.  Fails unless the suite reached
 # "BENCH DONE" and lx powered off with status 0.  Environment: LX_OPTS, lx's
 # own options before the program (lx.fast=0: the trap path for every call);
-# RESULT_TAG, a parameter added to every RESULT line (path=trap).
+# RESULT_TAG, a parameter added to every RESULT line (path=trap); BENCH_PLUGIN,
+# a QEMU TCG plugin with its arguments (the cost model, bench/model).
 set -e
 kernel=$1 lx=$2 rootfs=$3 scale=$4 results=$5
 shift 5
@@ -19,6 +20,7 @@ cpu=Westmere-v1,+pdpe1gb,+rdrand
 start=$(date +%s)
 status=0
 "$top/tools/run" --icount --cpu "$cpu" --mem 256 --timeout "${BENCH_TIMEOUT:-3000}" \
+	${BENCH_PLUGIN:+--qemu-arg=-plugin --qemu-arg="$BENCH_PLUGIN"} \
 	--kernel "$kernel" --root "$lx" --module "$rootfs" \
 	--root-args "${LX_OPTS:+$LX_OPTS }/bench/init scale=$scale $*" </dev/null >"$log" 2>&1 || status=$?
 end=$(date +%s)

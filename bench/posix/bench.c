@@ -52,6 +52,7 @@ double bench_measure(bench_fn fn, void *arg, long iters)
 void bench_result(const char *name, const char *params, double value, const char *unit)
 {
 	char line[512];
+	bench_model_mark();
 	int n = snprintf(line, sizeof line, "RESULT name=%s system=%s%s%s value=%.1f unit=%s method=%s\n",
 			 name, system_name, *params ? " " : "", params, value, unit, method_name);
 	if (n > 0 && write(1, line, (size_t)n) != n)

@@ -38,7 +38,7 @@ static void protect(long page, int prot)
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
-	uint64_t now = bench_now();
+	uint64_t now = bench_now_inner();
 	(void)sig;
 	(void)ctx;
 	trap_total += now - t_write;
@@ -53,7 +53,7 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 
 static void touch(long page)
 {
-	t_write = bench_now();
+	t_write = bench_now_inner();
 	((volatile char *)region)[page * PAGE] = 1;
 }
 
