@@ -43,6 +43,16 @@ struct fp_ret {
 #define FP_SLOW      1
 #define FP_EXC_REPLY 1
 
+/*
+ * entry.S: leave the kernel into d, which the commit made current: RSI =
+ * From, RDI = its UTCB pointer, R9 and RDX = MR0, MR1 and MR3 from the
+ * caller's frame below own_top, RIP, RFLAGS and RSP (also into RBP) from
+ * d's below top, R8 zeroed; RBX and R12-R15 (MR2, MR4-7) pass in place, so
+ * the callers reach it by a tail call (or use no callee-saved register).
+ * It never returns.
+ */
+struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t own_top, word_t top, word_t tag);
+
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
 {
@@ -140,6 +150,12 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, 0 };
 }
 
+/* Is d the redirector of self's space?  A second read, so the fastpath's test for one is a compare. */
+static inline bool to_redirector(const struct tcb *self, const struct tcb *d)
+{
+	return *(volatile const word_t *)&self->space->redirector == d->id;
+}
+
 /*
  * The commit of a user IPC to d, waiting in an Ipc receive, if it waits for
  * self.  item: NULL, or the words of a short string (ipc_short_string_copy),
@@ -151,17 +167,15 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 								   word_t timeouts, word_t tag,
 								   const word_t *item)
 {
-	if (!accepts_fast(d, self, IPC_USER) ||
-	    unlikely(self->space->redirector && self->space->redirector != d->id))
+	if (!accepts_fast(d, self, IPC_USER) || unlikely(self->space->redirector && !to_redirector(self, d)))
 		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
 	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
 		return SLOW();
 	if (unlikely(L4_TAG_U(tag) > 7))
 		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
-	word_t top = d->kstack_top;
-	ipc_set_from((struct trapframe *)top - 1, self->space == d->space ? self->utcb : self->id);
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return (struct fp_ret){ top, tag };
+	return ipc_exit(d->utcb, self->space == d->space ? self->utcb : self->id, tag, self->kstack_top,
+			d->kstack_top, tag);
 }
 
 /*

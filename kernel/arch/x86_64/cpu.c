@@ -202,6 +202,7 @@ void arch_set_utcb_pointer(word_t utcb)
  */
 const struct space *arch_io_space;
 const struct space *arch_io_loaded;
+u8 arch_io_on;          /* arch_io_space != NULL, for the switch's one test */
 u16 *const arch_iomap_base = (u16 *)((u8 *)&cpu_tss + offsetof(struct tss, iomap_base));
 const u16 arch_iomap_on = offsetof(struct tss, iomap), arch_iomap_off = sizeof(cpu_tss);
 
@@ -209,6 +210,7 @@ static void io_enable(const struct space *s)
 {
 	cpu_tss.iomap_base = s ? arch_iomap_on : arch_iomap_off;
 	arch_io_space = s;
+	arch_io_on = s != NULL;
 }
 
 /* Bytes at the start of the TSS bitmap that may hold a clear bit (the rest are 0xff). */
