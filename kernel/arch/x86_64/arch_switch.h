@@ -17,9 +17,8 @@ static inline struct trapframe *arch_own_frame(void)
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
-extern const struct space *arch_io_space;   /* whose ports are in force; NULL: none */
-extern u8 arch_io_on;                       /* arch_io_space != NULL */
 extern const struct space *arch_io_loaded;  /* whose bitmap the TSS holds */
+extern u8 arch_io_on;                       /* arch_io_loaded's ports are in force */
 extern u16 *const arch_iomap_base;          /* the TSS's bitmap offset: in force or beyond it */
 extern const u16 arch_iomap_on, arch_iomap_off;
 
@@ -89,11 +88,9 @@ static inline void arch_io_follow(const struct space *s)
 {
 	if (!s->io_any) {
 		*arch_iomap_base = arch_iomap_off;
-		arch_io_space = NULL;
 		arch_io_on = 0;
 	} else if (s == arch_io_loaded) {
 		*arch_iomap_base = arch_iomap_on;
-		arch_io_space = s;
 		arch_io_on = 1;
 	} else {
 		arch_io_switch_call();
