@@ -172,7 +172,7 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
 		return SLOW();
 	if (unlikely(L4_TAG_U(tag) > 7))
-		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
+		arch_copy_words(utcb_mrs(d) + 8, utcb_mrs(self) + 8, L4_TAG_U(tag) - 7);
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
 	return ipc_exit(d->utcb, self->space == d->space ? self->utcb : self->id, tag, self->kstack_top,
 			d->kstack_top, tag);
@@ -281,7 +281,7 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
-	arch_copy(utcb_mrs(h) + 8, mr + 8, (EXC_WORDS - 8) * 8);
+	arch_copy_words(utcb_mrs(h) + 8, mr + 8, EXC_WORDS - 8);
 	ipc_set_from(hf, tcb_id_as_seen_by(self, h));
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
 	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */
