@@ -109,10 +109,7 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 							       word_t from, u8 kind,
 							       void (*resume)(struct trapframe *))
 {
-	COUNT(ipcs);
-	COUNT(fastpath_ipcs);
-	COUNT(eager_enqueue);
-	COUNT(eager_dequeue);
+	COUNT(fastpath_ipcs);   /* also an IPC, an eager enqueue and dequeue, a switch: pecan_counter */
 	if (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO) {
 		sched_replace(self, d);
 		self->sched_key = FAST_KEY_WAITING(kind);       /* and not queued */
@@ -124,7 +121,6 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 	self->partner = from;
 	arch_set_continuation(self, resume);
 	current = d;
-	COUNT(context_switches);
 	arch_switch_user(self, d);
 }
 
