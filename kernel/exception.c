@@ -228,18 +228,39 @@ void exception_resume(struct trapframe *tf)
 		thread_halt_current("its exception IPC failed", tf, 0);
 }
 
+static struct trapframe *exception_user_slow(struct trapframe *tf, word_t fault_addr, bool tried);
+
+/*
+ * A user thread's exception: the exception fastpath first where no
+ * vector-specific handling comes before it (KernelInterface is checked
+ * here), the rest out of line, so the fast way saves no registers.
+ */
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
+{
+	word_t v = frame_vector(tf);
+	if (v == VEC_UD && kernel_interface(tf))
+		return tf;
+	bool fast = v != VEC_PF && v != VEC_GP && v != VEC_BP;
+	if (fast) {
+		struct trapframe *hf = exception_fastpath(tf, v, frame_error(tf));
+		if (hf)
+			return hf;
+	}
+	return exception_user_slow(tf, fault_addr, fast);
+}
+
+/* The rest of exception_user; tried: the exception fastpath has failed already. */
+static __attribute__((noinline)) struct trapframe *exception_user_slow(struct trapframe *tf, word_t fault_addr,
+									bool tried)
 {
 	if (frame_vector(tf) == VEC_PF && (mapping_sigma0_fault(current->space, fault_addr) ||
 					   pagefault_ipc(tf, fault_addr)))
-		return tf;
-	if (frame_vector(tf) == VEC_UD && kernel_interface(tf))
 		return tf;
 	if (frame_vector(tf) == VEC_GP && io_fault_ipc(tf))
 		return tf;
 	if (frame_vector(tf) == VEC_BP && kdb_trap(tf))
 		return tf;
-	struct trapframe *hf = exception_fastpath(tf, frame_vector(tf), frame_error(tf));
+	struct trapframe *hf = tried ? NULL : exception_fastpath(tf, frame_vector(tf), frame_error(tf));
 	if (hf)
 		return hf;
 	enum exc_result r = exception_ipc(tf, frame_vector(tf), frame_error(tf));

@@ -54,7 +54,7 @@ static inline word_t ipc_transfer(struct tcb *snd, struct tcb *rcv)
 	if (n >= L4_NUM_MRS)
 		return L4_IPC_OVERFLOW;
 	if (n)
-		arch_copy(rmr + 1, smr + 1, n * 8);
+		arch_copy_words(rmr + 1, smr + 1, n);
 	if (!L4_TAG_T(tag))
 		return 0;
 	return ipc_transfer_typed(snd, rcv, smr, (int)L4_TAG_U(tag) + 1, (int)n);

@@ -43,6 +43,16 @@ struct fp_ret {
 #define FP_SLOW      1
 #define FP_EXC_REPLY 1
 
+/*
+ * entry.S: leave the kernel into d, which the commit made current: RSI =
+ * From, RDI = its UTCB pointer, R9 and RDX = MR0, MR1 and MR3 from the
+ * caller's frame below own_top, RIP, RFLAGS and RSP (also into RBP) from
+ * d's below top, R8 zeroed; RBX and R12-R15 (MR2, MR4-7) pass in place, so
+ * the callers reach it by a tail call (or use no callee-saved register).
+ * It never returns.
+ */
+struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t own_top, word_t top, word_t tag);
+
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
 {
@@ -99,10 +109,7 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 							       word_t from, u8 kind,
 							       void (*resume)(struct trapframe *))
 {
-	COUNT(ipcs);
-	COUNT(fastpath_ipcs);
-	COUNT(eager_enqueue);
-	COUNT(eager_dequeue);
+	COUNT(fastpath_ipcs);   /* also an IPC, an eager enqueue and dequeue, a switch: pecan_counter */
 	if (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO) {
 		sched_replace(self, d);
 		self->sched_key = FAST_KEY_WAITING(kind);       /* and not queued */
@@ -114,7 +121,6 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 	self->partner = from;
 	arch_set_continuation(self, resume);
 	current = d;
-	COUNT(context_switches);
 	arch_switch_user(self, d);
 }
 
@@ -140,6 +146,12 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, 0 };
 }
 
+/* Is d the redirector of self's space?  A second read, so the fastpath's test for one is a compare. */
+static inline bool to_redirector(const struct tcb *self, const struct tcb *d)
+{
+	return *(volatile const word_t *)&self->space->redirector == d->id;
+}
+
 /*
  * The commit of a user IPC to d, waiting in an Ipc receive, if it waits for
  * self.  item: NULL, or the words of a short string (ipc_short_string_copy),
@@ -151,17 +163,15 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 								   word_t timeouts, word_t tag,
 								   const word_t *item)
 {
-	if (!accepts_fast(d, self, IPC_USER) ||
-	    unlikely(self->space->redirector && self->space->redirector != d->id))
+	if (!accepts_fast(d, self, IPC_USER) || unlikely(self->space->redirector && !to_redirector(self, d)))
 		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
 	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
 		return SLOW();
 	if (unlikely(L4_TAG_U(tag) > 7))
-		arch_copy(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (L4_TAG_U(tag) - 7) * 8);
-	word_t top = d->kstack_top;
-	ipc_set_from((struct trapframe *)top - 1, self->space == d->space ? self->utcb : self->id);
+		arch_copy_words(utcb_mrs(d) + 8, utcb_mrs(self) + 8, L4_TAG_U(tag) - 7);
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return (struct fp_ret){ top, tag };
+	return ipc_exit(d->utcb, self->space == d->space ? self->utcb : self->id, tag, self->kstack_top,
+			d->kstack_top, tag);
 }
 
 /*
@@ -267,7 +277,7 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
-	arch_copy(utcb_mrs(h) + 8, mr + 8, (EXC_WORDS - 8) * 8);
+	arch_copy_words(utcb_mrs(h) + 8, mr + 8, EXC_WORDS - 8);
 	ipc_set_from(hf, tcb_id_as_seen_by(self, h));
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
 	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */

@@ -50,6 +50,12 @@ class Symbols:
                 self.names.append(name)
         self.lookup = dict(zip(self.names, self.addrs))
 
+    def add(self, other):
+        """Another program's symbols beside these (Mungi's image in the server's address space)."""
+        pairs = sorted(zip(self.addrs + other.addrs, self.names + other.names))
+        self.addrs, self.names = [a for a, _ in pairs], [n for _, n in pairs]
+        self.lookup.update(other.lookup)
+
     def function(self, a):
         i = bisect.bisect_right(self.addrs, a) - 1
         return self.names[i] if i >= 0 else "?"
@@ -91,9 +97,13 @@ def main():
     ap.add_argument("--mem", type=int, default=256)
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--quiet", action="store_true", help="only the per-function counts")
+    ap.add_argument("--module", action="append", default=[],
+                    help="a boot module (as tools/run takes it); its symbols name user code too")
     opts = ap.parse_args()
     kelf = os.path.join(os.path.dirname(opts.kernel), "kernel.elf")
     ksyms, usyms = Symbols(kelf), Symbols(opts.root)
+    for m in opts.module:
+        usyms.add(Symbols(m))
     start = resolve(opts.start, ksyms, usyms)
     stop = resolve(opts.stop, ksyms, usyms) if opts.stop else None
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,6 +113,7 @@ def main():
             args += f",stop={stop},stophits={opts.stophits}"
         subprocess.run([os.path.join(TOP, "tools", "run"), "--icount", "--timeout", "600",
                         "--mem", str(opts.mem), "--kernel", opts.kernel, "--root", opts.root,
+                        *[f"--module={m}" for m in opts.module],
                         "--qemu-arg=-plugin", f"--qemu-arg={args}"],
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         with open(path) as f:

@@ -30,6 +30,16 @@ enum pecan_counter { PECAN_COUNTER_TABLE(PECAN_COUNTER_ENUM) PECAN_NUM_COUNTERS 
 #undef PECAN_COUNTER_ENUM
 
 /*
+ * The IPC fastpaths bump only fastpath_ipcs (one store instead of five);
+ * each of them is also an IPC, an eager enqueue and an eager dequeue and a
+ * context switch, which the words in the page leave out: a counter's value
+ * is its word plus, for those four, the fastpath_ipcs word.
+ */
+#define PECAN_CTR_WITH_FASTPATH(i) \
+	((i) == PECAN_CTR_ipcs || (i) == PECAN_CTR_eager_enqueue || (i) == PECAN_CTR_eager_dequeue || \
+	 (i) == PECAN_CTR_context_switches)
+
+/*
  * SpaceControl control bit 32 (docs/abi.md): the space is strictly confined
  * while it has a redirector.
  * Its page faults and exceptions go to its redirector whenever their handler

@@ -349,9 +349,11 @@ static inline L4_Word_t pecan_kdb_check_kernel(L4_Word_t *pool_free)
 	return rax;
 }
 
+/* Kernel event counter i (include/l4/pecan.h): its word, plus the fastpath's where it counts too. */
 static inline L4_Word_t pecan_counter(int i)
 {
-	return ((volatile L4_Word_t *)PECAN_COUNTERS_ADDR)[i];
+	volatile const L4_Word_t *c = (volatile const L4_Word_t *)PECAN_COUNTERS_ADDR;
+	return c[i] + (PECAN_CTR_WITH_FASTPATH(i) ? c[PECAN_CTR_fastpath_ipcs] : 0);
 }
 
 /*

@@ -71,6 +71,12 @@ static inline void arch_copy(void *d, const void *s, word_t n)
 			     : "+D"(d), "+S"(s), "+c"(q) : [r] "r"(r) : "memory");
 }
 
+/* Copy n words (message registers: no byte tail to copy). */
+static inline void arch_copy_words(word_t *d, const word_t *s, word_t n)
+{
+	__asm__ __volatile__("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
 /* Zero n bytes, n a multiple of 8. */
 static inline void arch_zero(void *d, word_t n)
 {

@@ -17,8 +17,8 @@ static inline struct trapframe *arch_own_frame(void)
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
-extern const struct space *arch_io_space;   /* whose ports are in force; NULL: none */
 extern const struct space *arch_io_loaded;  /* whose bitmap the TSS holds */
+extern u8 arch_io_on;                       /* arch_io_loaded's ports are in force */
 extern u16 *const arch_iomap_base;          /* the TSS's bitmap offset: in force or beyond it */
 extern const u16 arch_iomap_on, arch_iomap_off;
 
@@ -88,10 +88,10 @@ static inline void arch_io_follow(const struct space *s)
 {
 	if (!s->io_any) {
 		*arch_iomap_base = arch_iomap_off;
-		arch_io_space = NULL;
+		arch_io_on = 0;
 	} else if (s == arch_io_loaded) {
 		*arch_iomap_base = arch_iomap_on;
-		arch_io_space = s;
+		arch_io_on = 1;
 	} else {
 		arch_io_switch_call();
 	}
@@ -104,7 +104,7 @@ static inline void arch_switch_space(const struct tcb *next, const struct space 
 	if (s->root != arch_loaded_root) {
 		arch_loaded_root = s->root;
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
-		if (unlikely(s->io_any || arch_io_space))
+		if (unlikely(arch_io_on | *(const u8 *)&s->io_any))
 			arch_io_follow(s);
 	}
 	user_gs_page[0] = next->utcb;

@@ -200,15 +200,16 @@ void arch_set_utcb_pointer(word_t utcb)
  * ports only moves the TSS's bitmap offset past its limit (every port
  * denied); the bitmap is copied only when a different space with ports runs.
  */
-const struct space *arch_io_space;
 const struct space *arch_io_loaded;
+u8 arch_io_on;          /* arch_io_loaded's ports are in force (one byte: the switch's test) */
 u16 *const arch_iomap_base = (u16 *)((u8 *)&cpu_tss + offsetof(struct tss, iomap_base));
 const u16 arch_iomap_on = offsetof(struct tss, iomap), arch_iomap_off = sizeof(cpu_tss);
 
+/* s's ports in force (s is arch_io_loaded), or none (NULL). */
 static void io_enable(const struct space *s)
 {
 	cpu_tss.iomap_base = s ? arch_iomap_on : arch_iomap_off;
-	arch_io_space = s;
+	arch_io_on = s != NULL;
 }
 
 /* Bytes at the start of the TSS bitmap that may hold a clear bit (the rest are 0xff). */
@@ -259,10 +260,11 @@ void arch_io_changed(const struct space *s, unsigned port)
 /* Space s goes away: never keep its bitmap loaded. */
 void arch_io_forget(const struct space *s)
 {
-	if (s == arch_io_loaded)
-		io_load(NULL);
-	if (s == arch_io_space)
+	if (s != arch_io_loaded)
+		return;
+	if (arch_io_on)
 		io_enable(NULL);
+	io_load(NULL);
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */

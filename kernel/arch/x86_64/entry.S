@@ -178,14 +178,14 @@ syscall32_entry:
 	 * C may clobber and does not get (MR1, MR3).  ipc_fastpath takes To,
 	 * FromSpecifier, Timeouts and MR0 in their registers (RSI, RDX, R8,
 	 * R9 are its arguments 2, 3, 5, 6); RBX and R12-R15 (MR2, MR4-7) stay
-	 * live through it and pass to the partner in place.  It returns in RAX
-	 * the partner's kernel stack top (its frame lies below, From in its
-	 * RSI) and MR0 in RDX, or RAX with bit 0 set: 1 for the slowpath (it
-	 * has stored RSI, RDX, R8 and R9 in the frame), an exception reply's
-	 * frame otherwise.  RDI (the UTCB pointer) is the partner's %gs:0,
-	 * which the switch has just written.  Nothing of the kernel or of the
-	 * caller is left in the registers the Ipc convention clobbers: RDX
-	 * holds MR0, RBP the partner's own RSP, R8 is zeroed.
+	 * live through it and pass to the partner in place.  A delivered
+	 * message leaves by a tail call to ipc_exit below, with RDI the
+	 * partner's UTCB pointer and RSI its From.  ipc_fastpath returns only
+	 * otherwise, with RAX 1 for the slowpath (it has stored RSI, RDX, R8
+	 * and R9 in the frame) or an exception reply's frame with bit 0 set.
+	 * Nothing of the kernel or of the caller is left in the registers the
+	 * Ipc convention clobbers: RDX holds MR0, RBP the partner's own RSP,
+	 * R8 is zeroed.
 	 */
 #define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
@@ -198,17 +198,20 @@ ipc_entry:
 	movq %rax, TF_RAX*8(%rsp)
 	movq %r10, TF_R10*8(%rsp)
 	call ipc_fastpath
-	testb $1, %al
-	jnz ipc_not_fast
-	movq TOP(TF_RSI)(%rax), %rsi
-	movq %rdx, %r9
-	movq TF_R10*8(%rsp), %r10
-	movq user_gs_page(%rip), %rdi
-	movq TOP(TF_RIP)(%rax), %rcx
-	movq TOP(TF_RFLAGS)(%rax), %r11
-	movq TOP(TF_RSP)(%rax), %rbp
-	movq TF_RAX*8(%rsp), %rax
-	movq %rbp, %rsp
+	jmp ipc_not_fast
+	/*
+	 * ipc_exit(utcb, from, mr0, own_top, top, mr0): a delivered Ipc leaves
+	 * from C (ipc_fast.c) straight into the partner; the registers not
+	 * loaded here are the arguments' or the caller's MRs.
+	 */
+	.globl ipc_exit
+ipc_exit:
+	movq TOP(TF_RAX)(%rcx), %rax
+	movq TOP(TF_R10)(%rcx), %r10
+	movq TOP(TF_RIP)(%r8), %rcx
+	movq TOP(TF_RFLAGS)(%r8), %r11
+	movq TOP(TF_RSP)(%r8), %rsp
+	movq %rsp, %rbp
 	xorl %r8d, %r8d
 	sysretq
 	/*

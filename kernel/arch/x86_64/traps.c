@@ -93,8 +93,22 @@ struct trapframe *exit_bad_rip(struct trapframe *tf)
 	return exception_user(tf, 0);
 }
 
-/* Returns the frame to return through: tf, or another thread's after a fastpath switch. */
+static struct trapframe *trap_other(struct trapframe *tf);
+
+/*
+ * Returns the frame to return through: tf, or another thread's after a
+ * fastpath switch.  A user thread's exception above the NMI's vector goes
+ * straight on (the exception fastpath's way); the rest, #DE and #DB from
+ * user mode included, is out of line.
+ */
 struct trapframe *trap_dispatch(struct trapframe *tf)
+{
+	if ((tf->cs & 3) && tf->vector - (VEC_NMI + 1) < VEC_IRQ0 - (VEC_NMI + 1))
+		return exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
+	return trap_other(tf);
+}
+
+static __attribute__((noinline)) struct trapframe *trap_other(struct trapframe *tf)
 {
 	if (tf->vector == VEC_NMI) {
 		nmi(tf);

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+"""Properties of the built kernels' machine code that C cannot promise by itself."""
+import glob
+import os
+import re
+import subprocess
+
+import pytest
+
+from harness import BUILD
+
+
+def kernels():
+    return sorted(glob.glob(os.path.join(BUILD, "kernels", "*", "kernel.elf")))
+
+
+@pytest.mark.parametrize("elf", kernels() or [None])
+def test_ipc_exit_reached_by_tail_calls(elf):
+    """ipc_exit (entry.S) sysrets with RBX and R12-R15 as they are: the C fastpaths
+    must reach it by a tail call, which restores the callee-saved registers (the
+    user's MR2, MR4-7) first; a real call would leave whatever C put there."""
+    if elf is None:
+        pytest.skip("no kernel built")
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", elf], capture_output=True,
+                         text=True, check=True).stdout
+    refs = re.findall(r"^\s*[0-9a-f]+:\s+(\w+)\s+[0-9a-f]+ <ipc_exit>", dis, re.M)
+    assert refs, "no reference to ipc_exit"
+    assert set(refs) == {"jmp"}, f"ipc_exit reached by {sorted(set(refs))}"
