@@ -72,8 +72,13 @@ PARTIAL.update({
     "futex": "no FUTEX_WAIT_REQUEUE_PI/CMP_REQUEUE_PI (ENOSYS); PI locks without priority inheritance",
     "timerfd_settime": "TFD_TIMER_CANCEL_ON_SET accepted, never cancels",
     "signalfd4": "no ssi_utime/ssi_stime",
-    "inotify_add_watch": "IN_DELETE_SELF when the last name goes, not at the last close",
     "fallocate": "ext2: punched holes are zeroed, blocks stay allocated",
+})
+
+# syscall/sys_mount.c (docs/lx.md, "Mounting")
+PARTIAL.update({
+    "mount": "tmpfs, ramfs, proc, sysfs, devtmpfs, the disk's ext2; no bind, move or read-only mounts (EINVAL)",
+    "umount2": "MNT_DETACH frees the file system with its last reference; MNT_FORCE is plain",
 })
 
 # In lx's table only so that they are not logged as unknown: they answer ENOSYS,

@@ -54,6 +54,9 @@ u64 timerfd_next(void);                             /* the earliest armed timerf
 void timerfd_expire(u64 now);                       /* count expirations and wake readers */
 long memfd_fcntl(struct file *f, u64 cmd, u64 arg);  /* F_ADD_SEALS, F_GET_SEALS */
 long pidfd_pid(struct proc *p, int fd);             /* waitid's P_PIDFD: the pid, or -EBADF */
+/* fs/inotify.c, for umount2: the references sb's watches hold; they end (IN_UNMOUNT, IN_IGNORED) */
+u32 inotify_sb_refs(struct super *sb);
+void inotify_unmount(struct super *sb);
 
 /* fs/ext2.c: the ext2 file system on the disk (lib/disk); NULL and *err if it is none */
 struct super *ext2_mount_disk(int *err);

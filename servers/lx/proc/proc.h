@@ -34,6 +34,8 @@ struct exec_args {
 	u64 bytes;                      /* every string of both vectors, NULs included */
 	u64 arg_start, arg_bytes;       /* argv's strings on the new stack (build_stack) */
 	u64 stack_size;                 /* the new stack area: RLIMIT_STACK within 128 KiB..8 MiB */
+	/* the credentials the program will run with, for the auxiliary vector (AT_UID...) */
+	struct cred cred;
 };
 
 struct exec_args *exec_args_new(void);

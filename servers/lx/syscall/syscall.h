@@ -131,9 +131,13 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 /* syscall/sys_misc.c: the kernel keyrings, which lx lacks (ENOSYS, not logged) */
 #define SYSCALLS_KEYS(X) X(248, add_key) X(249, request_key) X(250, keyctl)
 
+/* syscall/sys_mount.c: mounting file systems */
+#define SYSCALLS_MOUNT(X) X(165, mount) X(166, umount2)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
-	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X)
+	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
+	SYSCALLS_MOUNT(X)
 
 SYSCALLS(SYS_DECL)
 

@@ -9,7 +9,7 @@
 #include "../mm/mm.h"
 #include "../../../lib/c/string.h"
 
-#define VFS_MAX_MOUNTS 16
+#define VFS_MAX_MOUNTS 64
 
 void (*fs_now)(struct lx_timespec *ts);
 
@@ -45,15 +45,77 @@ void vfs_mount_root(struct super *sb)
 int vfs_mount(const char *path, struct super *sb)
 {
 	struct inode *dir;
-	if (nmounts == VFS_MAX_MOUNTS)
-		return -LX_ENOMEM;
 	int r = fs_lookup(fs_root(), path, FS_FOLLOW | FS_DIRECTORY, &dir);
-	if (r < 0)
-		return r;
+	return r < 0 ? r : vfs_mount_at(dir, sb);
+}
+
+int vfs_mount_at(struct inode *dir, struct super *sb)
+{
+	if (nmounts == VFS_MAX_MOUNTS) {
+		fs_put(dir);
+		return -LX_ENOSPC;      /* Linux's answer past fs.mount-max */
+	}
 	dir->mounted = sb;              /* the walk ended below any earlier mount here */
 	sb->covered = dir;              /* keeps the lookup's reference */
 	mounts[nmounts++] = sb;
 	return 0;
+}
+
+/* A file system out of the tree with nothing open in it: written back and freed. */
+static void super_end(struct super *sb)
+{
+	if (sb->ops->sync)
+		sb->ops->sync(sb);
+	if (sb->ops->kill)
+		sb->ops->kill(sb);
+	lx_free(sb);
+}
+
+/* The references on sb's inodes beyond its root's mount reference and `pinned`. */
+static bool super_busy(const struct super *sb, u32 pinned)
+{
+	return sb->irefs > 1 + pinned;
+}
+
+int vfs_umount_check(struct inode *ip, bool detach, u32 pinned)
+{
+	struct super *sb = ip->sb;
+	if (ip != sb->root || vfs_mount_index(sb) < 0)
+		return -LX_EINVAL;      /* not a mount point */
+	if (!sb->covered)
+		return -LX_EBUSY;       /* "/" */
+	return !detach && super_busy(sb, pinned + 1) ? -LX_EBUSY : 0;     /* + the caller's */
+}
+
+/* sb leaves the tree: the directory it covered is free again. */
+static void detach_one(struct super *sb)
+{
+	int i = vfs_mount_index(sb);
+	memmove(&mounts[i], &mounts[i + 1], (size_t)(nmounts - i - 1) * sizeof(mounts[0]));
+	nmounts--;
+	struct inode *dir = sb->covered;
+	dir->mounted = NULL;
+	sb->covered = NULL;
+	sb->detached = true;
+	fs_put(dir);
+}
+
+/* sb and every mount below it leave the tree, children first. */
+static void detach_tree(struct super *sb)
+{
+	for (int i = nmounts - 1; i > 0; i--)
+		if (mounts[i]->covered && mounts[i]->covered->sb == sb) {
+			detach_tree(mounts[i]);
+			i = nmounts;    /* the table moved */
+		}
+	detach_one(sb);
+	if (!super_busy(sb, 0))
+		super_end(sb);
+}
+
+void vfs_umount(struct super *sb)
+{
+	detach_tree(sb);
 }
 
 struct super *vfs_mount_nth(int i)
@@ -96,12 +158,20 @@ int vfs_sync(void)
 void fs_get(struct inode *ip)
 {
 	ip->refs++;
+	ip->sb->irefs++;
 }
 
+/* The last reference to a detached file system's inodes other than its root's ends it. */
 void fs_put(struct inode *ip)
 {
-	if (ip && --ip->refs == 0 && ip->sb->ops->evict)
-		ip->sb->ops->evict(ip);
+	if (!ip)
+		return;
+	struct super *sb = ip->sb;
+	sb->irefs--;
+	if (--ip->refs == 0 && sb->ops->evict)
+		sb->ops->evict(ip);
+	if (__builtin_expect(sb->detached, 0) && !super_busy(sb, 0))
+		super_end(sb);
 }
 
 /* --- the path walk --- */

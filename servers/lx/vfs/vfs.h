@@ -141,7 +141,20 @@ struct super {
 	struct inode *covered;          /* the directory it is mounted on (a reference); NULL for / */
 	uint64_t dev;                   /* st_dev */
 	void *priv;                     /* the type's own */
+	/* umount2 (vfs/namei.c): references held on its inodes (fs_get/fs_put, the
+	 * root's mount reference included), and whether MNT_DETACH took it out of
+	 * the tree (it ends with its last reference) */
+	u32 irefs;
+	bool detached;
+	/* mount(2) (syscall/sys_mount.c): the source /proc/mounts shows ("" for lx's own),
+	 * the MS_* flags it records, MNT_EXPIRE's mark */
+	char source[64];
+	u64 mflags;                     /* LX_MS_NOSUID and LX_MS_NOEXEC are obeyed by execve */
+	bool expiring;
 };
+
+#define LX_MS_NOSUID 0x2
+#define LX_MS_NOEXEC 0x8
 
 /* Lookup flags */
 #define FS_FOLLOW    1      /* follow a symbolic link in the last component */
@@ -157,6 +170,18 @@ extern void (*fs_now)(struct lx_timespec *ts);
  */
 void vfs_mount_root(struct super *sb);
 int vfs_mount(const char *path, struct super *sb);
+/* The same on dir (a reference it takes over); -ENOSPC when the table is full. */
+int vfs_mount_at(struct inode *dir, struct super *sb);
+/*
+ * umount2(2) of ip, a reference the caller keeps: 0 if it may go, -EINVAL
+ * if ip is no mount's root, -EBUSY for "/" or, unless detach, while any
+ * inode of the file system is referenced beyond its root's mount reference,
+ * the caller's, and `pinned` more (inotify's watches).  vfs_umount then
+ * takes it and every mount below it out of the tree (the caller's reference
+ * dropped first); each is written back and freed once nothing holds it.
+ */
+int vfs_umount_check(struct inode *ip, bool detach, u32 pinned);
+void vfs_umount(struct super *sb);
 struct super *vfs_super_new(const struct fs_ops *ops, const char *type);   /* NULL: ENOMEM */
 /* The mount table in mount order ([0] is "/"), for /proc/mounts: NULL past its end; -1: not mounted. */
 struct super *vfs_mount_nth(int i);
