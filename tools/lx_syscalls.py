@@ -81,6 +81,11 @@ PARTIAL.update({
     "umount2": "MNT_DETACH frees the file system with its last reference; MNT_FORCE is plain",
 })
 
+# proc/ptimer.c (docs/lx.md, "POSIX timers")
+PARTIAL.update({
+    "timer_create": "no CPU-time clocks (EINVAL)",
+})
+
 # In lx's table only so that they are not logged as unknown: they answer ENOSYS,
 # as a Linux built without them does, and count as ENOSYS here.
 ENOSYS_LISTED = {"add_key", "request_key", "keyctl"}

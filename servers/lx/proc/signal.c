@@ -516,7 +516,27 @@ static int dequeue(struct thread *t, u64 set, struct lx_siginfo *si)
 		unqueue(p, &t->sigq, &t->sigpending, sig, si);
 	else
 		unqueue(p, &p->sigq, &p->sigpending, sig, si);
+	if (si->code == LX_SI_TIMER)
+		ptimer_delivered(p, si);        /* its overruns go with it */
 	return sig;
+}
+
+static bool timer_on(const struct sigq *q, int id)
+{
+	for (; q; q = q->next)
+		if (q->info.code == LX_SI_TIMER && q->info.pid == id)
+			return true;
+	return false;
+}
+
+bool signal_timer_queued(struct proc *p, int id)
+{
+	if (timer_on(p->sigq, id))
+		return true;
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		if (timer_on(t->sigq, id))
+			return true;
+	return false;
 }
 
 /*

@@ -131,13 +131,18 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 /* syscall/sys_misc.c: the kernel keyrings, which lx lacks (ENOSYS, not logged) */
 #define SYSCALLS_KEYS(X) X(248, add_key) X(249, request_key) X(250, keyctl)
 
+/* proc/ptimer.c: POSIX per-process timers */
+#define SYSCALLS_PTIMER(X) \
+	X(222, timer_create) X(223, timer_settime) X(224, timer_gettime) X(225, timer_getoverrun) \
+	X(226, timer_delete)
+
 /* syscall/sys_mount.c: mounting file systems */
 #define SYSCALLS_MOUNT(X) X(165, mount) X(166, umount2)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
 	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
-	SYSCALLS_MOUNT(X)
+	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X)
 
 SYSCALLS(SYS_DECL)
 

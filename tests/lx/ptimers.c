@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+// POSIX timers (timer_create(2) and friends) errno by errno: the clocks,
+// the sigevent checks, delivery as a queued signal with SI_TIMER, the
+// timer's id and sigev_value, overruns while the signal waits (si_overrun
+// and timer_getoverrun agree), SIGEV_NONE, SIGEV_THREAD_ID, absolute times,
+// and deletion; fork does not copy timers.  Raw system calls, as glibc's
+// timer_create would start a helper thread for SIGEV_THREAD.
+#define _GNU_SOURCE
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+
+#ifndef SIGEV_THREAD_ID
+#define SIGEV_THREAD_ID 4
+#endif
+
+static long tcreate(clockid_t clk, struct sigevent *ev, int *id)
+{
+	return syscall(SYS_timer_create, clk, ev, id);
+}
+
+static long tset(int id, int flags, const struct itimerspec *v, struct itimerspec *old)
+{
+	return syscall(SYS_timer_settime, id, flags, v, old);
+}
+
+static long tget(int id, struct itimerspec *v)
+{
+	return syscall(SYS_timer_gettime, id, v);
+}
+
+static long toverrun(int id)
+{
+	return syscall(SYS_timer_getoverrun, id);
+}
+
+static long tdelete(int id)
+{
+	return syscall(SYS_timer_delete, id);
+}
+
+static struct itimerspec ms(long value, long interval)
+{
+	struct itimerspec v = { { interval / 1000, interval % 1000 * 1000000 },
+				{ value / 1000, value % 1000 * 1000000 } };
+	return v;
+}
+
+static struct sigevent sig_event(int notify, int signo, int value)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = notify;
+	ev.sigev_signo = signo;
+	ev.sigev_value.sival_int = value;
+	return ev;
+}
+
+/* The timer's signal, blocked, within 2 s; its siginfo in *si. */
+static int wait_for(int sig, siginfo_t *si)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	struct timespec ts = { 2, 0 };
+	return sigtimedwait(&set, si, &ts);
+}
+
+static void errors(void)
+{
+	int id;
+	struct sigevent ev = sig_event(SIGEV_SIGNAL, SIGRTMIN, 0);
+	check("an unknown clock: EINVAL", tcreate(99, &ev, &id), -1, EINVAL);
+	check("CLOCK_MONOTONIC_RAW has no timers: EOPNOTSUPP", tcreate(CLOCK_MONOTONIC_RAW, &ev, &id),
+	      -1, EOPNOTSUPP);
+	ev.sigev_notify = 99;
+	check("an unknown sigev_notify: EINVAL", tcreate(CLOCK_MONOTONIC, &ev, &id), -1, EINVAL);
+	ev = sig_event(SIGEV_SIGNAL, 0, 0);
+	check("signal 0: EINVAL", tcreate(CLOCK_MONOTONIC, &ev, &id), -1, EINVAL);
+	ev = sig_event(SIGEV_SIGNAL, 65, 0);
+	check("signal 65: EINVAL", tcreate(CLOCK_MONOTONIC, &ev, &id), -1, EINVAL);
+	ev = sig_event(SIGEV_THREAD_ID, SIGRTMIN, 0);
+	ev.sigev_notify_thread_id = 0x3fffffff;
+	check("SIGEV_THREAD_ID of no thread: EINVAL", tcreate(CLOCK_MONOTONIC, &ev, &id), -1, EINVAL);
+	check("a bad sigevent pointer: EFAULT", tcreate(CLOCK_MONOTONIC, (void *)8, &id), -1, EFAULT);
+	check("a bad timer id pointer: EFAULT", tcreate(CLOCK_MONOTONIC, NULL, (void *)8), -1, EFAULT);
+	check("timer_create(CLOCK_MONOTONIC)", tcreate(CLOCK_MONOTONIC, NULL, &id), 0, 0);
+	struct itimerspec v = ms(10000, 0);
+	check("settime without a value: EINVAL", tset(id, 0, NULL, NULL), -1, EINVAL);
+	check("settime from a bad pointer: EFAULT", tset(id, 0, (void *)8, NULL), -1, EFAULT);
+	v.it_value.tv_nsec = 1000000000;
+	check("settime with tv_nsec of a second: EINVAL", tset(id, 0, &v, NULL), -1, EINVAL);
+	v = ms(10000, 0);
+	v.it_interval.tv_sec = -1;
+	check("settime with a negative interval: EINVAL", tset(id, 0, &v, NULL), -1, EINVAL);
+	v = ms(10000, 0);
+	check("settime of no timer: EINVAL", tset(id + 1000, 0, &v, NULL), -1, EINVAL);
+	check("gettime of no timer: EINVAL", tget(id + 1000, &v), -1, EINVAL);
+	check("gettime to a bad pointer: EFAULT", tget(id, (void *)8), -1, EFAULT);
+	check("getoverrun of no timer: EINVAL", toverrun(id + 1000), -1, EINVAL);
+	check("delete", tdelete(id), 0, 0);
+	check("delete again: EINVAL", tdelete(id), -1, EINVAL);
+	check("settime after delete: EINVAL", tset(id, 0, &v, NULL), -1, EINVAL);
+}
+
+static void times(void)
+{
+	int id;
+	struct itimerspec v, old;
+	struct sigevent ev = sig_event(SIGEV_NONE, 0, 0);
+	check("a SIGEV_NONE timer", tcreate(CLOCK_REALTIME, &ev, &id), 0, 0);
+	tget(id, &v);
+	check("disarmed: zero", v.it_value.tv_sec | v.it_value.tv_nsec | v.it_interval.tv_sec, 0, 0);
+	v = ms(10000, 1500);
+	check("armed for 10 s every 1.5 s", tset(id, 0, &v, NULL), 0, 0);
+	tget(id, &v);
+	check("gettime: the time left", v.it_value.tv_sec == 9 || (v.it_value.tv_sec == 10 &&
+	      !v.it_value.tv_nsec), 1, 0);
+	check("gettime: the interval", v.it_interval.tv_sec == 1 &&
+	      v.it_interval.tv_nsec == 500000000, 1, 0);
+	v = ms(20, 0);
+	check("rearmed for 20 ms, the old value back", tset(id, 0, &v, &old) == 0 &&
+	      old.it_value.tv_sec == 9 && old.it_interval.tv_sec == 1, 1, 0);
+	usleep(60000);
+	sigset_t pend;
+	sigpending(&pend);
+	tget(id, &v);
+	check("SIGEV_NONE: expired without a signal", v.it_value.tv_sec | v.it_value.tv_nsec |
+	      sigismember(&pend, SIGALRM), 0, 0);
+	tdelete(id);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	ev = sig_event(SIGEV_SIGNAL, SIGRTMIN + 1, 77);
+	tcreate(CLOCK_REALTIME, &ev, &id);
+	v = ms(0, 0);
+	v.it_value = now;
+	v.it_value.tv_nsec = (v.it_value.tv_nsec + 20000000) % 1000000000;
+	v.it_value.tv_sec += now.tv_nsec >= 980000000;
+	siginfo_t si;
+	check("TIMER_ABSTIME on CLOCK_REALTIME", tset(id, TIMER_ABSTIME, &v, NULL), 0, 0);
+	check("its signal comes", wait_for(SIGRTMIN + 1, &si), SIGRTMIN + 1, 0);
+	tdelete(id);
+}
+
+static void delivery(void)
+{
+	int id;
+	siginfo_t si;
+	struct sigevent ev = sig_event(SIGEV_SIGNAL, SIGRTMIN, 0x1234);
+	check("a SIGRTMIN timer", tcreate(CLOCK_MONOTONIC, &ev, &id), 0, 0);
+	struct itimerspec v = ms(10, 0);
+	tset(id, 0, &v, NULL);
+	check("the signal", wait_for(SIGRTMIN, &si), SIGRTMIN, 0);
+	check("si_code SI_TIMER", si.si_code, SI_TIMER, 0);
+	check("si_value: sigev_value", si.si_value.sival_int, 0x1234, 0);
+	check("si_timerid: the timer", si.si_timerid, id, 0);
+	check("one shot: no overrun", si.si_overrun, 0, 0);
+	v = ms(1, 1);
+	tset(id, 0, &v, NULL);
+	usleep(100000);                 /* ~100 expirations while the signal waits */
+	check("the periodic signal", wait_for(SIGRTMIN, &si), SIGRTMIN, 0);
+	long over = toverrun(id);
+	check("overruns counted while it waited", si.si_overrun > 10, 1, 0);
+	check("timer_getoverrun: the delivered signal's", over, si.si_overrun, 0);
+	v = ms(0, 0);
+	tset(id, 0, &v, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	struct timespec zero = { 0, 0 };
+	sigtimedwait(&set, &si, &zero);         /* one may have been queued since */
+	check("disarmed: no more signals", sigtimedwait(&set, &si, &zero), -1, EAGAIN);
+	tdelete(id);
+	check("a timer with no sigevent", tcreate(CLOCK_MONOTONIC, NULL, &id), 0, 0);
+	v = ms(5, 0);
+	tset(id, 0, &v, NULL);
+	check("SIGALRM by default", wait_for(SIGALRM, &si), SIGALRM, 0);
+	check("its value: the timer id", si.si_value.sival_int, id, 0);
+	tdelete(id);
+	ev = sig_event(SIGEV_THREAD_ID, SIGRTMIN + 2, 5);
+	ev.sigev_notify_thread_id = (int)syscall(SYS_gettid);
+	check("SIGEV_THREAD_ID to this thread", tcreate(CLOCK_MONOTONIC, &ev, &id), 0, 0);
+	v = ms(5, 0);
+	tset(id, 0, &v, NULL);
+	check("its signal", wait_for(SIGRTMIN + 2, &si) == SIGRTMIN + 2 && si.si_value.sival_int == 5,
+	      1, 0);
+	tdelete(id);
+}
+
+static void not_inherited(void)
+{
+	int id;
+	tcreate(CLOCK_MONOTONIC, NULL, &id);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct itimerspec v;
+		_exit(tget(id, &v) == -1 && errno == EINVAL ? 0 : 1);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	check("fork: the child has no timers", WIFEXITED(st) ? WEXITSTATUS(st) : 255, 0, 0);
+	tdelete(id);
+}
+
+int main(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigaddset(&set, SIGRTMIN + 1);
+	sigaddset(&set, SIGRTMIN + 2);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	errors();
+	times();
+	delivery();
+	not_inherited();
+	return checks_done("ptimers");
+}
