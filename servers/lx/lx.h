@@ -186,6 +186,7 @@ struct thread {
 	struct sigq *sigq;              /* thread-directed signals with their siginfo */
 	bool held;                      /* its process is stopped: lx keeps its answer */
 	bool resume;                    /* held, now on the retry list to be answered */
+	bool held_call;                 /* its call came while its process was stopped: not run yet */
 	bool futex_pi;                  /* waits in FUTEX_LOCK_PI (a wake retries, grants nothing) */
 	u64 futex_seq;                  /* when it began to wait: wakes go first come first */
 	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */

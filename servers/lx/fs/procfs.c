@@ -519,6 +519,8 @@ static char state_of(struct proc *p, struct thread *only)
 {
 	if (p->zombie)
 		return 'Z';
+	if (p->stopped)
+		return 'T';
 	for (struct thread *t = only ? only : p->threads; t; t = only ? NULL : t->next_in_proc)
 		if (t->state != T_BLOCKED && !t->is_sigthread)
 			return 'R';
@@ -527,7 +529,8 @@ static char state_of(struct proc *p, struct thread *only)
 
 static const char *state_name(char s)
 {
-	return s == 'R' ? "R (running)" : s == 'Z' ? "Z (zombie)" : "S (sleeping)";
+	return s == 'R' ? "R (running)" : s == 'Z' ? "Z (zombie)" : s == 'T' ? "T (stopped)" :
+	       "S (sleeping)";
 }
 
 struct vmsum {

@@ -234,6 +234,8 @@ static void release_held(struct proc *p)
 	for (struct thread *t = p->threads; t; t = t->next_in_proc)
 		if (t->held)
 			resume_thread(t);
+		else if (t->held_call)
+			rerun_thread(t);
 }
 
 /* SIGCONT: pending stops are dropped, and a stopped p continues. */

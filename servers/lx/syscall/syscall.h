@@ -169,6 +169,7 @@ void wake(void *wchan);                    /* every thread parked on wchan runs 
 void wake_key(void *wchan, int key);       /* the same; key: the LX_POLL* bits that may now hold */
 void wake_thread(struct thread *t);
 void resume_thread(struct thread *t);      /* a held thread: the loop passes it through signal_deliver */
+void rerun_thread(struct thread *t);       /* a held call (t->held_call): the loop runs it again */
 extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
 bool retry_pending(void);
 void retry_blocked(void);
