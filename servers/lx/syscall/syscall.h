@@ -187,5 +187,8 @@ void expire_deadlines(u64 now);
 
 /* syscall/sys_misc.c: time */
 u64 lx_clock_us(u64 clk);                  /* clock clk now, µs */
+/* A struct timespec at uaddr as µs, rounded up (a timeout never ends early; past ~73,000
+ * years: that far): 0, -EFAULT, or -EINVAL for tv_sec < 0 or tv_nsec outside a second. */
+long copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us);
 
 #endif
