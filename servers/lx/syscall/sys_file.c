@@ -238,6 +238,51 @@ long sys_pwritev(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 a4, u6
 	return do_rw_vec(t, fd, iov, cnt, true, true, off);
 }
 
+/*
+ * preadv2/pwritev2: an offset of -1 means the file's position (readv,
+ * writev); RWF_APPEND and RWF_NOAPPEND turn O_APPEND on or off for this
+ * call, RWF_NOWAIT answers EAGAIN instead of waiting; RWF_HIPRI, DSYNC and
+ * SYNC change nothing in lx (every write is as synchronous as it gets).
+ * Linux's flags past those: EOPNOTSUPP.
+ */
+#define RWF_HIPRI    0x01
+#define RWF_DSYNC    0x02
+#define RWF_SYNC     0x04
+#define RWF_NOWAIT   0x08
+#define RWF_APPEND   0x10
+#define RWF_NOAPPEND 0x20
+static long do_rw_vec2(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 flags, bool wr)
+{
+	if (flags & ~(u64)(RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND | RWF_NOAPPEND))
+		return -LX_EOPNOTSUPP;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	u32 saved = f->flags;
+	if (wr && (flags & RWF_APPEND))
+		f->flags |= LX_O_APPEND;
+	else if (wr && (flags & RWF_NOAPPEND))
+		f->flags &= ~(u32)LX_O_APPEND;
+	if (flags & RWF_NOWAIT)
+		f->flags |= LX_O_NONBLOCK;
+	long r = do_rw_vec(t, fd, iov, cnt, wr, off != ~0UL, off);
+	f->flags = (f->flags & ~(u32)(LX_O_APPEND | LX_O_NONBLOCK)) |
+		   (saved & (LX_O_APPEND | LX_O_NONBLOCK));
+	return r;
+}
+
+long sys_preadv2(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 off_hi, u64 flags)
+{
+	(void)off_hi;                   /* x86-64 passes the whole offset in the low word */
+	return do_rw_vec2(t, fd, iov, cnt, off, flags, false);
+}
+
+long sys_pwritev2(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 off_hi, u64 flags)
+{
+	(void)off_hi;
+	return do_rw_vec2(t, fd, iov, cnt, off, flags, true);
+}
+
 /* pread/pwrite: at off, f's own position unchanged. */
 static long do_rw_at(struct thread *t, u64 fd, u64 buf, u64 n, u64 off, bool wr)
 {

@@ -308,7 +308,9 @@ static struct lx_statx_ts sx_ts(struct lx_timespec ts)
 
 long sys_statx(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf, u64 a5)
 {
-	(void)a5, (void)mask;
+	(void)a5;
+	if ((mask & 0x80000000u) || (flags & 0x6000) == 0x6000)
+		return -LX_EINVAL;      /* STATX__RESERVED; both AT_STATX_FORCE_SYNC and DONT_SYNC */
 	struct lx_stat st;
 	long r = stat_at(t, dirfd, path, flags, &st);
 	if (r < 0)
@@ -715,14 +717,23 @@ long sys_symlinkat(struct thread *t, u64 target, u64 dirfd, u64 path, u64 a3, u6
 	return symlink_at(t, target, dirfd, path);
 }
 
+/* An empty path reads the link dirfd names (opened O_PATH|O_NOFOLLOW), else ENOENT. */
 static long readlink_at(struct thread *t, u64 dirfd, u64 upath, u64 buf, u64 size)
 {
 	if ((int64_t)size <= 0)
 		return -LX_EINVAL;
 	struct inode *ip;
 	long r = get_path(t, upath, path1);
-	if (r < 0 || (r = lookup_at(t, dirfd, path1, 0, &ip)) < 0)
+	if (r == 0 && !path1[0] && (int)dirfd != LX_AT_FDCWD) {
+		struct file *f = fd_get(t->proc, (int)dirfd);
+		if (!f)
+			return -LX_EBADF;
+		if (!f->ip || !LX_S_ISLNK(f->ip->mode))
+			return -LX_ENOENT;
+		fs_get(ip = f->ip);
+	} else if (r < 0 || (r = lookup_at(t, dirfd, path1, 0, &ip)) < 0) {
 		return r;
+	}
 	r = fs_readlink(ip, path2, size < LX_PATH_MAX ? size : LX_PATH_MAX);
 	fs_put(ip);
 	if (r < 0)
@@ -761,10 +772,11 @@ static long inode_at(struct thread *t, u64 dirfd, u64 upath, u64 flags, struct i
 	return lookup_at(t, dirfd, path1, (flags & LX_AT_SYMLINK_NOFOLLOW) ? 0 : FS_FOLLOW, ip);
 }
 
+/* fchmod, fchown, futimens: an O_PATH descriptor names the file but may not change it (EBADF). */
 static long fd_inode(struct thread *t, u64 fd, struct inode **ip)
 {
 	struct file *f = fd_get(t->proc, (int)fd);
-	if (!f)
+	if (!f || (f->flags & LX_O_PATH))
 		return -LX_EBADF;
 	if (!f->ip)
 		return -LX_EINVAL;
@@ -980,6 +992,8 @@ long sys_utimensat(struct thread *t, u64 dirfd, u64 path, u64 utimes, u64 flags,
 	}
 	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
 		return -LX_EINVAL;
+	if (!path && (int)dirfd == LX_AT_FDCWD)
+		return -LX_EFAULT;      /* a NULL path names a descriptor's file, never the cwd */
 	struct inode *ip;
 	long r = path ? inode_at(t, dirfd, path, flags, &ip) : fd_inode(t, dirfd, &ip);
 	return r < 0 ? r : set_times(ip, utimes ? ts : NULL);

@@ -136,13 +136,16 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 	X(222, timer_create) X(223, timer_settime) X(224, timer_gettime) X(225, timer_getoverrun) \
 	X(226, timer_delete)
 
+/* syscall/sys_file.c: vectored I/O with flags */
+#define SYSCALLS_RWV2(X) X(327, preadv2) X(328, pwritev2)
+
 /* syscall/sys_mount.c: mounting file systems */
 #define SYSCALLS_MOUNT(X) X(165, mount) X(166, umount2)
 
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
 	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
-	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X)
+	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X)
 
 SYSCALLS(SYS_DECL)
 
