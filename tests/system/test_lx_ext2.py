@@ -299,3 +299,16 @@ def test_mount_and_umount_the_disk_by_hand(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     dbg = subprocess.run(["debugfs", "-R", "cat /new", img], capture_output=True, text=True, env=env)
     assert dbg.stdout == "by-hand\n", dbg.stdout + dbg.stderr
+
+
+def test_at_calls_on_ext2_and_fsck_clean(tmp_path):
+    """tests/lx/atcalls.c on the ext2 root (O_TMPFILE linked in, RENAME_EXCHANGE,
+    links, times), check by check as on Linux; e2fsck finds the disk clean."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    out = run(sh, "mkdir /atw && cd /atw && /tests/atcalls && cd /")
+    assert "atcalls done, 0 failed" in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -133,6 +133,46 @@ static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, s
 	return r;
 }
 
+#define LX_O_TMPFILE_BIT 020000000     /* O_TMPFILE is it with O_DIRECTORY */
+
+/* O_TMPFILE: an unnamed file in the directory path names, opened for writing. */
+static long open_tmpfile(struct thread *t, u64 dirfd, u32 fl, u32 mode)
+{
+	if ((fl & (LX_O_TMPFILE_BIT | LX_O_DIRECTORY | LX_O_CREAT)) !=
+	    (LX_O_TMPFILE_BIT | LX_O_DIRECTORY) || (fl & LX_O_ACCMODE) == LX_O_RDONLY)
+		return -LX_EINVAL;
+	struct inode *dir, *ip;
+	struct fs_name where = { NULL, "" };
+	int lf = ((fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW) | FS_DIRECTORY;
+	long r = lookup_at(t, dirfd, path1, lf, &dir);
+	if (r < 0)
+		return r;
+	r = fs_tmpfile(dir, mode & ~t->proc->umask, !(fl & LX_O_EXCL), &ip);
+	struct file *f = NULL;
+	if (r == 0) {
+		r = file_open_inode(t, ip, fl & ~(u32)(LX_O_TMPFILE_BIT | LX_O_DIRECTORY | LX_O_EXCL), &f);
+		fs_put(ip);
+	}
+	if (r == 0) {
+		where.dir = dir;        /* /proc/PID/fd names it "#INO (deleted)", as Linux */
+		fs_get(dir);
+		char digits[24];
+		int n = 0;
+		for (u64 v = ip->ino; v || !n; v /= 10)
+			digits[n++] = (char)('0' + v % 10);
+		where.name[0] = '#';
+		for (int i = 0; i < n; i++)
+			where.name[1 + i] = digits[n - 1 - i];
+		where.name[1 + n] = 0;
+		file_set_name(f, &where);
+		r = fd_install(t->proc, f, 0, fl & LX_O_CLOEXEC);
+		if (r < 0)
+			file_put(f);
+	}
+	fs_put(dir);
+	return r;
+}
+
 static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 {
 	struct proc *p = t->proc;
@@ -140,6 +180,8 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 	long r = get_path(t, upath, path1);
 	if (r < 0)
 		return r;
+	if (fl & LX_O_TMPFILE_BIT)
+		return open_tmpfile(t, dirfd, fl, (u32)mode);
 	int lf = (fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW;
 	if (fl & LX_O_DIRECTORY)
 		lf |= FS_DIRECTORY;
@@ -599,11 +641,14 @@ long sys_unlinkat(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 a3, u64 
 /* --- links and renames --- */
 
 #define LX_RENAME_NOREPLACE 1
+#define LX_RENAME_EXCHANGE  2
 
-/* rename; of renameat2's flags only RENAME_NOREPLACE (EEXIST if the new name exists). */
+/* rename; renameat2's RENAME_NOREPLACE (EEXIST if the new name exists) and RENAME_EXCHANGE
+ * (not both: EINVAL); RENAME_WHITEOUT is EINVAL (lx has no overlay file system). */
 static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 newp, u64 flags)
 {
-	if (flags & ~(u64)LX_RENAME_NOREPLACE)
+	if ((flags & ~(u64)(LX_RENAME_NOREPLACE | LX_RENAME_EXCHANGE)) ||
+	    flags == (LX_RENAME_NOREPLACE | LX_RENAME_EXCHANGE))
 		return -LX_EINVAL;
 	struct inode *odir, *ndir;
 	char olast[LX_NAME_MAX + 1], nlast[LX_NAME_MAX + 1];
@@ -622,6 +667,8 @@ static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 ne
 	} else if ((flags & LX_RENAME_NOREPLACE) && fs_dir_lookup(ndir, nlast, &there) == 0) {
 		fs_put(there);
 		r = -LX_EEXIST;
+	} else if (flags & LX_RENAME_EXCHANGE) {
+		r = fs_exchange(odir, olast, ndir, nlast);
 	} else {
 		r = fs_rename(odir, olast, ndir, nlast);
 	}

@@ -60,6 +60,8 @@ struct inode {
 	char *target;                   /* symbolic links */
 	/* memfd (fs/memfd.c): LX_SEALABLE | F_SEAL_*; 0 for every other file */
 	uint32_t seals;
+	/* O_TMPFILE without O_EXCL (fs_tmpfile): linkat may name it although nlink is 0 */
+	bool linkable;
 };
 
 /* memfd seals (fcntl(2) F_ADD_SEALS); write, truncate and mmap obey them */
@@ -219,6 +221,11 @@ int fs_symlink(struct inode *dir, const char *name, const char *target);
 int fs_unlink(struct inode *dir, const char *name);      /* not directories: EISDIR */
 int fs_rmdir(struct inode *dir, const char *name);       /* ENOTEMPTY unless empty */
 int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
+/* renameat2's RENAME_EXCHANGE: the two names trade places (both must exist: ENOENT). */
+int fs_exchange(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
+/* open(2)'s O_TMPFILE: a new unnamed regular file of dir's file system (*out: a reference);
+ * EOPNOTSUPP where the type cannot make one */
+int fs_tmpfile(struct inode *dir, uint32_t mode, bool linkable, struct inode **out);
 long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, as Linux */
 
 /*
