@@ -81,9 +81,9 @@ PARTIAL.update({
     "umount2": "MNT_DETACH frees the file system with its last reference; MNT_FORCE is plain",
 })
 
-# proc/ptimer.c (docs/lx.md, "POSIX timers")
+# proc/ptimer.c, syscall/sys_misc.c (docs/lx.md, "POSIX timers")
 PARTIAL.update({
-    "timer_create": "no CPU-time clocks (EINVAL)",
+    "clock_nanosleep": "CLOCK_PROCESS_CPUTIME_ID sleeps in wall time",
 })
 
 # In lx's table only so that they are not logged as unknown: they answer ENOSYS,

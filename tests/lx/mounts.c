@@ -13,9 +13,18 @@
 #include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
+
+#ifndef ST_VALID
+#define ST_VALID 0x20
+#endif
+#ifndef ST_RELATIME
+#define ST_RELATIME 0x1000
+#endif
 
 static char here[4096], mnt[4200];
 
@@ -117,6 +126,9 @@ static void tmpfs_busy(void)
 	check("MS_REMOUNT with MS_NOSUID: 0", mount(NULL, mnt, NULL, MS_REMOUNT | MS_NOSUID, NULL), 0, 0);
 	snprintf(line, sizeof(line), " %s tmpfs ", mnt);
 	check("/proc/self/mounts shows nosuid", listed("mounts", line, "nosuid"), 1, 0);
+	struct statfs sf;
+	check("statfs: f_flags say valid, nosuid, relatime", statfs(mnt, &sf) == 0 &&
+	      sf.f_flags == (ST_VALID | ST_NOSUID | ST_RELATIME), 1, 0);
 	check("MNT_EXPIRE on an idle mount: EAGAIN (marked)", umount2(mnt, MNT_EXPIRE), -1, EAGAIN);
 	check("MNT_EXPIRE again: unmounted", umount2(mnt, MNT_EXPIRE), 0, 0);
 	check("the mount point is its own directory again", dev_of(mnt), parent, 0);

@@ -3,7 +3,8 @@
 // the sigevent checks, delivery as a queued signal with SI_TIMER, the
 // timer's id and sigev_value, overruns while the signal waits (si_overrun
 // and timer_getoverrun agree), SIGEV_NONE, SIGEV_THREAD_ID, absolute times,
-// and deletion; fork does not copy timers.  Raw system calls, as glibc's
+// and deletion; fork does not copy timers; the CPU-time clocks and timers
+// on them.  Raw system calls, as glibc's
 // timer_create would start a helper thread for SIGEV_THREAD.
 #define _GNU_SOURCE
 #include <signal.h>
@@ -191,6 +192,66 @@ static void delivery(void)
 	tdelete(id);
 }
 
+static long long us_of(clockid_t clk)
+{
+	struct timespec ts;
+	if (clock_gettime(clk, &ts))
+		return -1;
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Spin until sig is pending or 3 s of wall time pass; true if it came. */
+static int spin_for(int sig)
+{
+	long long end = us_of(CLOCK_MONOTONIC) + 3000000;
+	sigset_t pend;
+	do {
+		for (volatile int i = 0; i < 100000; i++)
+			;
+		sigpending(&pend);
+	} while (!sigismember(&pend, sig) && us_of(CLOCK_MONOTONIC) < end);
+	return sigismember(&pend, sig);
+}
+
+static void cpu_clocks(void)
+{
+	long long c0 = us_of(CLOCK_PROCESS_CPUTIME_ID);
+	usleep(200000);
+	long long c1 = us_of(CLOCK_PROCESS_CPUTIME_ID);
+	check("CLOCK_PROCESS_CPUTIME_ID hardly moves while asleep", c0 >= 0 && c1 - c0 < 100000, 1, 0);
+	clockid_t mine;
+	check("clock_getcpuclockid(getpid())", clock_getcpuclockid(getpid(), &mine), 0, 0);
+	check("its clock reads", us_of(mine) >= c1, 1, 0);
+	check("a CPU clock of no process: EINVAL", us_of((clockid_t)((~0x3ffffe << 3) | 2)), -1,
+	      EINVAL);
+	check("clock_nanosleep on CLOCK_THREAD_CPUTIME_ID: EOPNOTSUPP (the kernel's; glibc says EINVAL)",
+	      syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &(struct timespec){ 0, 1000 },
+		      NULL), -1, EOPNOTSUPP);
+	int id;
+	struct sigevent ev = sig_event(SIGEV_SIGNAL, SIGRTMIN + 3, 9);
+	check("a timer on CLOCK_PROCESS_CPUTIME_ID", tcreate(CLOCK_PROCESS_CPUTIME_ID, &ev, &id), 0, 0);
+	struct itimerspec v = ms(100, 0);
+	long long start = us_of(CLOCK_PROCESS_CPUTIME_ID);
+	tset(id, 0, &v, NULL);
+	usleep(200000);
+	sigset_t pend;
+	sigpending(&pend);
+	check("no expiry while asleep", sigismember(&pend, SIGRTMIN + 3), 0, 0);
+	check("it expires after 100 ms of CPU time", spin_for(SIGRTMIN + 3) &&
+	      us_of(CLOCK_PROCESS_CPUTIME_ID) - start >= 100000, 1, 0);
+	siginfo_t si;
+	check("its signal", wait_for(SIGRTMIN + 3, &si) == SIGRTMIN + 3 && si.si_code == SI_TIMER, 1, 0);
+	tdelete(id);
+	check("a timer on CLOCK_THREAD_CPUTIME_ID", tcreate(CLOCK_THREAD_CPUTIME_ID, &ev, &id), 0, 0);
+	v = ms(50, 0);
+	tset(id, 0, &v, NULL);
+	check("gettime: at most its value left", tget(id, &v) == 0 && v.it_value.tv_sec == 0 &&
+	      v.it_value.tv_nsec > 0 && v.it_value.tv_nsec <= 50000000, 1, 0);
+	check("it expires as this thread spins", spin_for(SIGRTMIN + 3), 1, 0);
+	wait_for(SIGRTMIN + 3, &si);
+	tdelete(id);
+}
+
 static void not_inherited(void)
 {
 	int id;
@@ -213,12 +274,14 @@ int main(void)
 	sigaddset(&set, SIGRTMIN);
 	sigaddset(&set, SIGRTMIN + 1);
 	sigaddset(&set, SIGRTMIN + 2);
+	sigaddset(&set, SIGRTMIN + 3);
 	sigaddset(&set, SIGALRM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	errors();
 	times();
 	delivery();
+	cpu_clocks();
 	not_inherited();
 	return checks_done("ptimers");
 }

@@ -192,6 +192,7 @@ u64 signal_next_timer(void);
 bool signal_timer_queued(struct proc *p, int id);
 void ptimer_delivered(struct proc *p, struct lx_siginfo *si);
 void ptimer_exit(struct proc *p);
+void ptimer_cpu_tick(void);                 /* CPU time moved (proc/cputime.c): CPU-clock timers */
 void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);
 

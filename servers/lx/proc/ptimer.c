@@ -5,7 +5,8 @@
 // count as overruns, which the delivery hands over (si_overrun) and
 // timer_getoverrun then reports.  SIGEV_NONE timers only count.  Timers
 // belong to the process: fork does not copy them, exec and exit delete them.
-// Departure (docs/lx.md): CPU-time clocks have no timers (EINVAL).
+// Timers on CPU-time clocks are not on the wall-clock list: each CPU-time
+// sample (proc/cputime.c, every 10 ms while anything runs) checks them.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 
@@ -34,6 +35,11 @@ struct ptimer {
 	u64 overrun;                    /* expirations while its signal waited */
 	int last_overrun;               /* the delivered signal's, for timer_getoverrun */
 	struct ptimer *next;
+	/* on a CPU-time clock: whose time (cpu_clock_target), the next expiration and the
+	 * interval in µs of it (cpu_next 0: disarmed) */
+	bool cpu;
+	int cpu_pid, cpu_tid;
+	u64 cpu_next, cpu_interval;
 };
 
 static struct ptimer *ptimers;      /* every process's */
@@ -132,12 +138,58 @@ static int check_event(struct proc *p, const struct sigevent_k *ev)
 	}
 }
 
-/* The clocks with timers: REALTIME, MONOTONIC, BOOTTIME, the ALARM ones, TAI. */
-static int check_clock(u64 clk)
+/* The clocks with timers: REALTIME, MONOTONIC, BOOTTIME, the ALARM ones, TAI; the CPU clocks. */
+static int check_clock(struct thread *t, u64 clk, struct ptimer *pt)
 {
 	if (clk == 0 || clk == 1 || clk == 7 || clk == 8 || clk == 9 || clk == 11)
 		return 0;
-	return clk == 4 || clk == 5 || clk == 6 ? -LX_EOPNOTSUPP : -LX_EINVAL;   /* RAW, COARSE */
+	if (clk == 4 || clk == 5 || clk == 6)
+		return -LX_EOPNOTSUPP;  /* MONOTONIC_RAW and the COARSE clocks */
+	pt->cpu = true;
+	return cpu_clock_target(t, clk, &pt->cpu_pid, &pt->cpu_tid);
+}
+
+/* --- timers on CPU-time clocks --- */
+
+#define FAR_US (1UL << 61)             /* about 73,000 years: sums stay in range */
+
+static u64 spec_us(const struct lx_timespec *ts)
+{
+	if ((u64)ts->tv_sec >= FAR_US / 1000000)
+		return FAR_US;
+	return (u64)ts->tv_sec * 1000000 + ((u64)ts->tv_nsec + 999) / 1000;
+}
+
+static void cpu_arm(struct ptimer *pt, const struct lx_itimerspec *v, bool abstime)
+{
+	u64 now = 0, value = spec_us(&v->value);
+	cpu_clock_now(pt->cpu_pid, pt->cpu_tid, &now);
+	pt->cpu_interval = spec_us(&v->interval);
+	pt->cpu_next = !value ? 0 : abstime ? value : now + value;
+}
+
+static struct lx_itimerspec cpu_get(struct ptimer *pt)
+{
+	u64 now = 0, i = pt->cpu_interval;
+	cpu_clock_now(pt->cpu_pid, pt->cpu_tid, &now);
+	u64 left = !pt->cpu_next ? 0 : pt->cpu_next > now ? pt->cpu_next - now : 1;
+	return (struct lx_itimerspec){ { (int64_t)(i / 1000000), (int64_t)(i % 1000000) * 1000 },
+				       { (int64_t)(left / 1000000), (int64_t)(left % 1000000) * 1000 } };
+}
+
+void ptimer_cpu_tick(void)
+{
+	for (struct ptimer *pt = ptimers, *n; pt; pt = n) {
+		n = pt->next;           /* (fire may end the process, not the list) */
+		u64 now;
+		if (!pt->cpu || !pt->cpu_next || !cpu_clock_now(pt->cpu_pid, pt->cpu_tid, &now) ||
+		    now < pt->cpu_next)
+			continue;
+		u64 k = 1 + (pt->cpu_interval ? (now - pt->cpu_next) / pt->cpu_interval : 0);
+		pt->cpu_next = pt->cpu_interval ? pt->cpu_next + k * pt->cpu_interval : 0;
+		pt->kt.ticks = k;
+		fire(&pt->kt);
+	}
 }
 
 /* The smallest id p does not use (Linux hands them out per process from 0). */
@@ -153,7 +205,8 @@ long sys_timer_create(struct thread *t, u64 clk, u64 uevent, u64 uid, u64 a3, u6
 {
 	(void)a3, (void)a4, (void)a5;
 	struct proc *p = t->proc;
-	int r = check_clock(clk), id;
+	struct ptimer cpu = { 0 };
+	int r = check_clock(t, clk, &cpu), id;
 	if (r < 0)
 		return r;
 	struct sigevent_k ev = { .signo = LX_SIGALRM, .notify = SIGEV_SIGNAL };
@@ -171,6 +224,9 @@ long sys_timer_create(struct thread *t, u64 clk, u64 uevent, u64 uid, u64 a3, u6
 			       .value = uevent ? ev.value : (u64)id, .next = ptimers };
 	pt->kt.clock = (int)clk;
 	pt->kt.fire = fire;
+	pt->cpu = cpu.cpu;
+	pt->cpu_pid = cpu.cpu_pid;
+	pt->cpu_tid = cpu.cpu_tid;
 	if (!copyout(p, uid, &id, sizeof(id))) {
 		lx_free(pt);
 		return -LX_EFAULT;
@@ -192,8 +248,11 @@ long sys_timer_settime(struct thread *t, u64 id, u64 flags, u64 unew, u64 uold, 
 	struct ptimer *pt = find(t->proc, id);
 	if (!pt)
 		return -LX_EINVAL;
-	old = ktimer_get(&pt->kt);
-	ktimer_arm(&pt->kt, &v, flags & TIMER_ABSTIME);
+	old = pt->cpu ? cpu_get(pt) : ktimer_get(&pt->kt);
+	if (pt->cpu)
+		cpu_arm(pt, &v, flags & TIMER_ABSTIME);
+	else
+		ktimer_arm(&pt->kt, &v, flags & TIMER_ABSTIME);
 	pt->overrun = 0;
 	if (uold && !copyout(t->proc, uold, &old, sizeof(old)))
 		return -LX_EFAULT;
@@ -206,7 +265,7 @@ long sys_timer_gettime(struct thread *t, u64 id, u64 ucur, u64 a2, u64 a3, u64 a
 	struct ptimer *pt = find(t->proc, id);
 	if (!pt)
 		return -LX_EINVAL;
-	struct lx_itimerspec v = ktimer_get(&pt->kt);
+	struct lx_itimerspec v = pt->cpu ? cpu_get(pt) : ktimer_get(&pt->kt);
 	return copyout(t->proc, ucur, &v, sizeof(v)) ? 0 : -LX_EFAULT;
 }
 

@@ -1198,6 +1198,9 @@ static long put_statfs(struct thread *t, u64 buf, const struct super *sb)
 	struct lx_statfs s;
 	memset(&s, 0, sizeof(s));
 	bool empty = statfs_type(sb, &s);
+	/* ST_VALID and the mount's flags (ST_NOSUID... share MS_*'s bits), relatime unless noatime */
+	u64 mf = sb ? sb->mflags & 0xd1e : 0;
+	s.flags = (int64_t)(0x20 | mf | (mf & 0x400 ? 0 : 0x1000));
 	s.bsize = s.frsize = LX_PAGE_SIZE;
 	s.namelen = LX_NAME_MAX;
 	if (!empty) {

@@ -190,6 +190,11 @@ void expire_deadlines(u64 now);
 
 /* syscall/sys_misc.c: time */
 u64 lx_clock_us(u64 clk);                  /* clock clk now, µs */
+/* CPU-time clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, and the ids
+ * clock_getcpuclockid makes): whose time clk counts (tid 0: the process's), or -EINVAL;
+ * that time now (µs, sampled: proc/cputime.c), false once its owner is gone */
+int cpu_clock_target(struct thread *t, u64 clk, int *pid, int *tid);
+bool cpu_clock_now(int pid, int tid, u64 *us);
 /* A struct timespec at uaddr as µs, rounded up (a timeout never ends early; past ~73,000
  * years: that far): 0, -EFAULT, or -EINVAL for tv_sec < 0 or tv_nsec outside a second. */
 long copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us);
