@@ -103,7 +103,7 @@ def test_devices(sh):
 
 
 @pytest.mark.parametrize("program", ["files", "efault", "sockets", "shared", "abi", "procfs", "mounts",
-                                     "ptimers", "atcalls"])
+                                     "ptimers", "atcalls", "fileedges"])
 def test_program(sh, program):
     """Each check prints ok or FAIL; the program passes the same way on Linux."""
     out, st = run(sh, f"/tests/{program}", timeout=300)

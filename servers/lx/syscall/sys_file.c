@@ -457,6 +457,18 @@ long sys_dup3(struct thread *t, u64 oldfd, u64 newfd, u64 flags, u64 a3, u64 a4,
 #define LX_FD_CLOEXEC 1
 #define LX_O_LARGEFILE 0100000
 
+/* F_SETOWN: a process (pid), a process group (-pgid) that exists (ESRCH), or none (0). */
+static long set_owner(struct file *f, int who)
+{
+	bool found = who == 0;
+	for (struct proc *q = procs; q && !found; q = q->next_all)
+		found = !q->zombie && (who > 0 ? q->pid == who : q->pgid == -who);
+	if (!found)
+		return -LX_ESRCH;
+	f->owner = who;
+	return 0;
+}
+
 long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
@@ -488,8 +500,9 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	case LX_F_OFD_SETLKW:
 		return lock_fcntl(t, f, (int)cmd, arg);
 	case LX_F_SETOWN:
+		return set_owner(f, (int)arg);
 	case LX_F_GETOWN:
-		return 0;
+		return f->owner;
 	case LX_F_GETPIPE_SZ:
 		return file_is_pipe(f) ? (long)pipe_size(f) : -LX_EBADF;
 	case LX_F_SETPIPE_SZ:

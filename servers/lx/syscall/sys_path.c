@@ -177,6 +177,8 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 {
 	struct proc *p = t->proc;
 	u32 fl = (u32)flags;
+	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
+		return -LX_EINVAL;      /* as Linux 6.4 on: never meant anything */
 	long r = get_path(t, upath, path1);
 	if (r < 0)
 		return r;

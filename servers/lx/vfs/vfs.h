@@ -381,6 +381,8 @@ struct file {
 	char name_buf[24];
 	/* fs/epoll.c: */
 	struct epitem *epitems;         /* epoll entries watching this file; they die with it */
+	/* fcntl F_SETOWN (syscall/sys_file.c): a pid, or -pgid; kept and reported (no SIGIO) */
+	int owner;
 };
 
 /*
