@@ -61,8 +61,6 @@ PARTIAL = {
     "mq_notify": "SIGEV_SIGNAL and SIGEV_NONE (SIGEV_THREAD needs AF_NETLINK)",
     "mq_open": "a queue descriptor's read (the status line) is not offered",
     "syslog": "lx's own log lines (16 KiB kept) are the kernel log",
-    "setitimer": "ITIMER_REAL only (EINVAL for the CPU-time timers)",
-    "getitimer": "ITIMER_REAL only",
     "sysinfo": "uptime, memory and process count; no loads, no swap",
     "mlockall": "checks its flags; does not make every page resident (lx never pages out)",
     "sched_setattr": "no SCHED_DEADLINE; kept and reported, not applied",

@@ -216,6 +216,9 @@ struct proc {
 	size_t cmdline_len;
 	u64 alarm_at;                   /* µs, 0 = none */
 	u64 itimer_interval;
+	/* ITIMER_VIRTUAL and ITIMER_PROF (proc/signal.c): the next expiry in utime_us (0: off)
+	 * and the interval */
+	u64 cpu_itimer[2][2];
 	u64 utime_us;                   /* sampled CPU time (proc/cputime.c) */
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */

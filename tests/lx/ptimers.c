@@ -4,12 +4,13 @@
 // timer's id and sigev_value, overruns while the signal waits (si_overrun
 // and timer_getoverrun agree), SIGEV_NONE, SIGEV_THREAD_ID, absolute times,
 // and deletion; fork does not copy timers; the CPU-time clocks and timers
-// on them.  Raw system calls, as glibc's
+// on them; setitimer's three timers.  Raw system calls, as glibc's
 // timer_create would start a helper thread for SIGEV_THREAD.
 #define _GNU_SOURCE
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -252,6 +253,49 @@ static void cpu_clocks(void)
 	tdelete(id);
 }
 
+static void itimers(void)
+{
+	struct itimerval v = { { 0, 0 }, { 10, 0 } }, old;
+	check("setitimer of an unknown timer: EINVAL", setitimer(3, &v, NULL), -1, EINVAL);
+	check("getitimer of an unknown timer: EINVAL", getitimer(3, &old), -1, EINVAL);
+	check("getitimer to a bad pointer: EFAULT", syscall(SYS_getitimer, ITIMER_REAL, (void *)8), -1,
+	      EFAULT);
+	struct itimerval bad = { { 0, 0 }, { 0, 1000000 } };
+	check("setitimer with tv_usec of a second: EINVAL", setitimer(ITIMER_REAL, &bad, NULL), -1,
+	      EINVAL);
+	check("ITIMER_VIRTUAL for 10 s", setitimer(ITIMER_VIRTUAL, &v, NULL), 0, 0);
+	check("getitimer: its time left", getitimer(ITIMER_VIRTUAL, &old) == 0 &&
+	      (old.it_value.tv_sec == 9 || old.it_value.tv_sec == 10), 1, 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct itimerval c;
+		_exit(getitimer(ITIMER_VIRTUAL, &c) == 0 && !c.it_value.tv_sec && !c.it_value.tv_usec ? 0 : 1);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	check("fork: the child has no interval timers", WIFEXITED(st) ? WEXITSTATUS(st) : 255, 0, 0);
+	struct itimerval shortv = { { 0, 0 }, { 0, 50000 } };
+	check("ITIMER_VIRTUAL for 50 ms", setitimer(ITIMER_VIRTUAL, &shortv, NULL), 0, 0);
+	usleep(200000);
+	sigset_t pend;
+	sigpending(&pend);
+	check("no SIGVTALRM while asleep", sigismember(&pend, SIGVTALRM), 0, 0);
+	check("SIGVTALRM after 50 ms of CPU time", spin_for(SIGVTALRM), 1, 0);
+	check("ITIMER_PROF for 50 ms", setitimer(ITIMER_PROF, &shortv, NULL), 0, 0);
+	check("SIGPROF after 50 ms of CPU time", spin_for(SIGPROF), 1, 0);
+	check("ITIMER_REAL for 10 s", setitimer(ITIMER_REAL, &v, NULL), 0, 0);
+	check("setitimer with no new value disarms, the old value back",
+	      syscall(SYS_setitimer, ITIMER_REAL, NULL, &old) == 0 && old.it_value.tv_sec >= 9 &&
+	      getitimer(ITIMER_REAL, &old) == 0 && !old.it_value.tv_sec && !old.it_value.tv_usec, 1, 0);
+	sigset_t two;
+	sigemptyset(&two);
+	sigaddset(&two, SIGVTALRM);
+	sigaddset(&two, SIGPROF);
+	struct timespec zero = { 0, 0 };
+	while (sigtimedwait(&two, NULL, &zero) > 0)
+		;
+}
+
 static void not_inherited(void)
 {
 	int id;
@@ -276,12 +320,15 @@ int main(void)
 	sigaddset(&set, SIGRTMIN + 2);
 	sigaddset(&set, SIGRTMIN + 3);
 	sigaddset(&set, SIGALRM);
+	sigaddset(&set, SIGVTALRM);
+	sigaddset(&set, SIGPROF);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	errors();
 	times();
 	delivery();
 	cpu_clocks();
+	itimers();
 	not_inherited();
 	return checks_done("ptimers");
 }

@@ -92,6 +92,7 @@ void cpu_tick(u64 now)
 	if (n) {
 		charge(now - (tick_at - TICK_US), n);
 		ptimer_cpu_tick();
+		signal_cpu_timers();
 	}
 	last_running = n;
 	cpu_busy = n != 0;

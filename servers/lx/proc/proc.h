@@ -193,6 +193,7 @@ bool signal_timer_queued(struct proc *p, int id);
 void ptimer_delivered(struct proc *p, struct lx_siginfo *si);
 void ptimer_exit(struct proc *p);
 void ptimer_cpu_tick(void);                 /* CPU time moved (proc/cputime.c): CPU-clock timers */
+void signal_cpu_timers(void);               /* ... and ITIMER_VIRTUAL/ITIMER_PROF */
 void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);
 
