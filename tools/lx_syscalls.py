@@ -61,8 +61,6 @@ PARTIAL = {
     "mq_notify": "SIGEV_SIGNAL and SIGEV_NONE (SIGEV_THREAD needs AF_NETLINK)",
     "mq_open": "a queue descriptor's read (the status line) is not offered",
     "syslog": "lx's own log lines (16 KiB kept) are the kernel log",
-    "setitimer": "ITIMER_REAL only (EINVAL for the CPU-time timers)",
-    "getitimer": "ITIMER_REAL only",
     "sysinfo": "uptime, memory and process count; no loads, no swap",
     "mlockall": "checks its flags; does not make every page resident (lx never pages out)",
     "sched_setattr": "no SCHED_DEADLINE; kept and reported, not applied",
@@ -72,8 +70,18 @@ PARTIAL.update({
     "futex": "no FUTEX_WAIT_REQUEUE_PI/CMP_REQUEUE_PI (ENOSYS); PI locks without priority inheritance",
     "timerfd_settime": "TFD_TIMER_CANCEL_ON_SET accepted, never cancels",
     "signalfd4": "no ssi_utime/ssi_stime",
-    "inotify_add_watch": "IN_DELETE_SELF when the last name goes, not at the last close",
     "fallocate": "ext2: punched holes are zeroed, blocks stay allocated",
+})
+
+# syscall/sys_mount.c (docs/lx.md, "Mounting")
+PARTIAL.update({
+    "mount": "tmpfs, ramfs, proc, sysfs, devtmpfs, the disk's ext2; no bind, move or read-only mounts (EINVAL)",
+    "umount2": "MNT_DETACH frees the file system with its last reference; MNT_FORCE is plain",
+})
+
+# proc/ptimer.c, syscall/sys_misc.c (docs/lx.md, "POSIX timers")
+PARTIAL.update({
+    "clock_nanosleep": "CLOCK_PROCESS_CPUTIME_ID sleeps in wall time",
 })
 
 # In lx's table only so that they are not logged as unknown: they answer ENOSYS,

@@ -186,6 +186,7 @@ struct thread {
 	struct sigq *sigq;              /* thread-directed signals with their siginfo */
 	bool held;                      /* its process is stopped: lx keeps its answer */
 	bool resume;                    /* held, now on the retry list to be answered */
+	bool held_call;                 /* its call came while its process was stopped: not run yet */
 	bool futex_pi;                  /* waits in FUTEX_LOCK_PI (a wake retries, grants nothing) */
 	u64 futex_seq;                  /* when it began to wait: wakes go first come first */
 	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */
@@ -215,6 +216,9 @@ struct proc {
 	size_t cmdline_len;
 	u64 alarm_at;                   /* µs, 0 = none */
 	u64 itimer_interval;
+	/* ITIMER_VIRTUAL and ITIMER_PROF (proc/signal.c): the next expiry in utime_us (0: off)
+	 * and the interval */
+	u64 cpu_itimer[2][2];
 	u64 utime_us;                   /* sampled CPU time (proc/cputime.c) */
 	struct thread *vfork_parent;    /* a vfork parent waits until exec or exit */
 	bool vforked;                   /* shares its parent's memory until exec or exit */

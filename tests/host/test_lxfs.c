@@ -305,6 +305,59 @@ TEST_CASE("lxfs.path_basic", "absolute, relative, repeated slashes, dot and dot-
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 
+/* A tmpfs on /mnt of a fresh tree; NULL if that failed. */
+static struct super *mount_tmp(void)
+{
+	fresh();
+	struct super *sb = make("/mnt", LX_S_IFDIR | 0755) == 0 ? ramfs_new("tmpfs") : NULL;
+	return sb && vfs_mount("/mnt", sb) == 0 ? sb : NULL;
+}
+
+TEST_CASE("lxfs.umount_busy", "umount2's checks: EINVAL off a mount root, EBUSY for / and while "
+	  "anything in it is referenced, then the mount point is a plain directory again") {
+	struct super *sb = mount_tmp();
+	EXPECT(sb, "tmpfs mounted on /mnt");
+	EXPECT(make("/mnt/f", LX_S_IFREG | 0644) == 0 && make("/d", LX_S_IFDIR | 0755) == 0, "files");
+	struct inode *root, *f, *d, *top;
+	EXPECT(fs_lookup(R, "/mnt", 0, &root) == 0 && root == sb->root, "the walk crosses the mount");
+	EXPECT(fs_lookup(R, "/d", 0, &d) == 0 && vfs_umount_check(d, false, 0) == -LX_EINVAL,
+	       "not a mount point: EINVAL");
+	EXPECT(fs_lookup(R, "/", 0, &top) == 0 && vfs_umount_check(top, false, 0) == -LX_EBUSY,
+	       "the root: EBUSY");
+	EXPECT(fs_lookup(R, "/mnt/f", 0, &f) == 0 && vfs_umount_check(root, false, 0) == -LX_EBUSY,
+	       "a file in it referenced: EBUSY");
+	EXPECT(vfs_umount_check(root, false, 1) == 0, "the same reference pinned (a watch): idle");
+	fs_put(f);
+	EXPECT(vfs_umount_check(root, false, 0) == 0, "idle: may go");
+	fs_put(root);
+	vfs_umount(sb);
+	EXPECT(lookup_err(R, "/mnt/f", 0, NULL) == -LX_ENOENT, "its files are gone from the tree");
+	EXPECT(vfs_umount_check(d, false, 0) == -LX_EINVAL, "still EINVAL");
+	fs_put(d);
+	fs_put(top);
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
+TEST_CASE("lxfs.umount_detach", "MNT_DETACH takes a busy mount out of the tree at once; it is freed "
+	  "with the last reference to anything in it") {
+	struct super *sb = mount_tmp();
+	EXPECT(sb, "tmpfs mounted on /mnt");
+	EXPECT(make("/mnt/f", LX_S_IFREG | 0644) == 0, "file");
+	struct inode *root, *f;
+	EXPECT(fs_lookup(R, "/mnt/f", 0, &f) == 0 && fs_write(f, 0, "data", 4) == 4, "written");
+	EXPECT(fs_lookup(R, "/mnt", 0, &root) == 0 && vfs_umount_check(root, true, 0) == 0,
+	       "busy, but detach may go");
+	fs_put(root);
+	vfs_umount(sb);
+	EXPECT(lookup_err(R, "/mnt/f", 0, NULL) == -LX_ENOENT, "out of the tree");
+	char buf[4];
+	EXPECT(fs_read(f, 0, buf, 4) == 4 && !memcmp(buf, "data", 4), "the open file still reads");
+	long before = pages_out;
+	fs_put(f);
+	EXPECT(pages_out < before, "its last reference freed the file system");
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
 TEST_CASE("lxfs.path_errors", "ENOENT, ENOTDIR, trailing slash, ENAMETOOLONG for names and paths") {
 	tree();
 	EXPECT(lookup_err(R, "", 0, NULL) == -LX_ENOENT, "empty path");

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -47,6 +48,9 @@ int main(void)
 	check("fstat_wild_buf", syscall(SYS_fstat, fd, KERNEL), -1, EFAULT);
 	check("open_wild", syscall(SYS_open, WILD, O_RDONLY), -1, EFAULT);
 	check("open_kernel", syscall(SYS_openat, AT_FDCWD, KERNEL, O_RDONLY), -1, EFAULT);
+	check("nanosleep_wild", syscall(SYS_nanosleep, WILD, NULL), -1, EFAULT);
+	check("clock_nanosleep_wild", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, WILD, NULL), -1,
+	      EFAULT);
 	check("pipe_wild", syscall(SYS_pipe, WILD), -1, EFAULT);
 	check("poll_wild", syscall(SYS_poll, WILD, 1, 0), -1, EFAULT);
 	struct iovec iov = {WILD, 16};

@@ -210,6 +210,17 @@ static void file_events(void)
 	rmdir("ino_d/gone");
 	expect("dir_delete_self", in, "DELETE_SELF,IGNORED");
 	close(in);
+	/* unlinked while open: the inode lives on, IN_DELETE_SELF comes with the last close */
+	int keep = open("ino_d/open", O_CREAT | O_RDWR, 0600), again = open("ino_d/open", O_RDONLY);
+	in = inotify_init1(IN_NONBLOCK);
+	inotify_add_watch(in, "ino_d/open", IN_ATTRIB | IN_DELETE_SELF | IN_CLOSE);
+	unlink("ino_d/open");
+	expect("unlinked_open_no_delete_self", in, "ATTRIB");
+	close(again);
+	expect("first_close_not_last", in, "CLOSE_NOWRITE");
+	close(keep);
+	expect("last_close_delete_self", in, "CLOSE_WRITE,DELETE_SELF,IGNORED");
+	close(in);
 }
 
 static void waiting(void)

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -163,7 +164,21 @@ static void handled_and_nocldstop(void)
 	sigtimedwait(&chld, NULL, &(struct timespec){ 0, 0 });
 }
 
-/* A child stopped while it waits in read goes on reading after SIGCONT. */
+/* The state letter of /proc/PID/stat. */
+static int proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY);
+	long n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	char *end = strrchr(buf, ')');
+	return end && end[1] == ' ' ? end[2] : 0;
+}
+
+/* A child stopped while it waits in read does not read while stopped, and
+ * goes on reading after SIGCONT. */
 static void blocked_call_goes_on(void)
 {
 	int fd[2];
@@ -180,6 +195,10 @@ static void blocked_call_goes_on(void)
 	write(fd[1], "x", 1);
 	usleep(200000);
 	check("stopped_does_not_exit", waitpid(pid, &st, WNOHANG), 0, 0);
+	int left = -1;
+	ioctl(fd[0], FIONREAD, &left);
+	check("stopped_reader_leaves_the_data_unread", left, 1, 0);
+	check("proc_stat_state_stopped", proc_state(pid), 'T', 0);
 	kill(pid, SIGCONT);
 	check("read_completes_after_sigcont", waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, 1, 0);

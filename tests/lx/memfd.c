@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -124,6 +125,50 @@ static long size_of(int fd)
 	return (long)st.st_size;
 }
 
+/* F_SEAL_WRITE waits until no shared mapping may write (EBUSY), as Linux's i_mmap_writable. */
+static void seal_vs_mappings(void)
+{
+	int m = memfd_create("mapped", MFD_ALLOW_SEALING);
+	ftruncate(m, 4096);
+	char *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+	check("seal_write_while_mapped_writable", fcntl(m, F_ADD_SEALS, F_SEAL_WRITE), -1, EBUSY);
+	check("other_seals_while_mapped", fcntl(m, F_ADD_SEALS, F_SEAL_GROW), 0, 0);
+	char *priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, m, 0);
+	munmap(w, 4096);
+	check("seal_write_with_a_private_mapping", fcntl(m, F_ADD_SEALS, F_SEAL_WRITE), 0, 0);
+	check("mmap_shared_writable_after_seal",
+	      mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0) == MAP_FAILED ? errno : 0,
+	      EPERM, 0);
+	munmap(priv, 4096);
+	close(m);
+	m = memfd_create("readonly", MFD_ALLOW_SEALING);
+	ftruncate(m, 4096);
+	char *r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, m, 0);
+	check("seal_write_while_mapped_read_only_from_a_rdwr_fd", fcntl(m, F_ADD_SEALS, F_SEAL_WRITE), -1,
+	      EBUSY);
+	munmap(r, 4096);
+	close(m);
+	m = memfd_create("forked", MFD_ALLOW_SEALING);
+	ftruncate(m, 4096);
+	w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+	int go[2];
+	pipe(go);
+	pid_t pid = fork();
+	if (pid == 0) {                 /* the child keeps its inherited mapping */
+		char c;
+		read(go[0], &c, 1);
+		_exit(0);
+	}
+	munmap(w, 4096);
+	check("seal_write_while_a_child_maps_it", fcntl(m, F_ADD_SEALS, F_SEAL_WRITE), -1, EBUSY);
+	write(go[1], "x", 1);
+	waitpid(pid, NULL, 0);
+	check("seal_write_once_the_child_is_gone", fcntl(m, F_ADD_SEALS, F_SEAL_WRITE), 0, 0);
+	close(go[0]);
+	close(go[1]);
+	close(m);
+}
+
 static void fallocating(void)
 {
 	int m = memfd("f", MFD_ALLOW_SEALING);
@@ -215,6 +260,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	creation();
 	seals();
+	seal_vs_mappings();
 	fallocating();
 	if (argc > 1)
 		fallocating_file(argv[1]);

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #ifndef AT_EACCESS
@@ -154,6 +155,20 @@ static long groups_line(void)
 		printf(" %u", g[i]);
 	printf("\n");
 	return n;
+}
+
+/* What exec told the new image (the auxiliary vector) and /proc/self/status's Groups: line. */
+static void aux_and_status(void)
+{
+	printf("    aux %lu %lu %lu %lu secure %lu\n", getauxval(AT_UID), getauxval(AT_EUID),
+	       getauxval(AT_GID), getauxval(AT_EGID), getauxval(AT_SECURE));
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Groups:", 7))
+			printf("    status %s", line);
+	if (f)
+		fclose(f);
 }
 
 /* execve path with "--ids NAME": the new image prints the line (ok and its IDs). */
@@ -537,6 +552,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--ids")) {
 		printf("%s: ok\n", argv[2]);
 		ids();
+		aux_and_status();
 		return 0;
 	}
 	if (argc != 2) {

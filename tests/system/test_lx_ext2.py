@@ -276,3 +276,39 @@ def test_event_programs_on_ext2(tmp_path):
     close(sh)
     r = e2fsck(img)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mount_and_umount_the_disk_by_hand(tmp_path):
+    """mount(2) of the disk's ext2 on the RAM root (/dev/sda), EBUSY from
+    umount while the shell's directory is inside, the data there after a
+    second mount, and a clean file system for e2fsck after the last umount."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "")
+    out = run(sh, "mount -t ext2 /dev/null /mnt; echo status $?")
+    assert "status 0" not in out and "Block device required" in out, out
+    out = run(sh, "mount -t ext2 /dev/sda /mnt && grep ' /mnt ' /proc/mounts && "
+                  "echo by-hand > /mnt/new && cd /mnt && umount /mnt; echo status $?")
+    assert "/dev/sda /mnt ext2 rw" in out and "busy" in out and "status 1" in out, out
+    out = run(sh, "cd / && umount /mnt && ls /mnt | wc -l && grep -c ' /mnt ' /proc/mounts; "
+                  "mount -t ext2 /dev/sda /mnt && cat /mnt/new && umount /mnt && echo done")
+    lines = [l for l in out.splitlines() if not l.startswith("lx: ")]     # lx logs each mount
+    assert lines == ["0", "0", "by-hand", "done"], out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr
+    dbg = subprocess.run(["debugfs", "-R", "cat /new", img], capture_output=True, text=True, env=env)
+    assert dbg.stdout == "by-hand\n", dbg.stdout + dbg.stderr
+
+
+def test_at_calls_on_ext2_and_fsck_clean(tmp_path):
+    """tests/lx/atcalls.c on the ext2 root (O_TMPFILE linked in, RENAME_EXCHANGE,
+    links, times), check by check as on Linux; e2fsck finds the disk clean."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    out = run(sh, "mkdir /atw && cd /atw && /tests/atcalls && cd /")
+    assert "atcalls done, 0 failed" in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr

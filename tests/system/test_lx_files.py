@@ -102,7 +102,8 @@ def test_devices(sh):
     assert st != 0 and "No space left on device" in out
 
 
-@pytest.mark.parametrize("program", ["files", "efault", "sockets", "shared", "abi", "procfs"])
+@pytest.mark.parametrize("program", ["files", "efault", "sockets", "shared", "abi", "procfs", "mounts",
+                                     "ptimers", "atcalls", "fileedges"])
 def test_program(sh, program):
     """Each check prints ok or FAIL; the program passes the same way on Linux."""
     out, st = run(sh, f"/tests/{program}", timeout=300)

@@ -20,6 +20,10 @@ struct super *devfs_new(void)
 	for (unsigned i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
 		if (!fs_create(sb->root, devs[i].name, LX_S_IFCHR | 0666, devs[i].rdev, &ip))
 			fs_put(ip);
+	/* the disk, as a block device only mount(2) uses (its ext2: syscall/sys_mount.c);
+	 * opening it gives ENXIO */
+	if (!fs_create(sb->root, "sda", LX_S_IFBLK | 0660, LX_MKDEV(8, 0), &ip))
+		fs_put(ip);
 	if (!fs_create(sb->root, "shm", LX_S_IFDIR | 01777, 0, &ip))
 		fs_put(ip);
 	/* as udev makes them: a process's descriptors through /proc (fs/procfs.c) */

@@ -110,6 +110,7 @@ struct einode {
 };
 
 static const struct fs_ops ext2_ops;
+static bool disk_mounted;            /* a super of the disk exists (ext2_mount_disk) */
 
 static struct ext2 *FS(struct inode *ip)
 {
@@ -447,7 +448,7 @@ static struct inode *inode_mem(struct super *sb, u64 ino)
 	}
 	ip->sb = sb;
 	ip->ino = ino;
-	ip->refs = 1;
+	fs_get(ip);
 	ip->fs_priv = e;
 	struct ext2 *fs = sb->priv;
 	e->next = fs->incore;
@@ -1447,13 +1448,26 @@ static void ext2_evict(struct inode *ip)
 	inode_forget(ip);
 }
 
+static void ext2_free(struct ext2 *fs);
+
+/* umount2: nothing is referenced but the root (vfs/namei.c checked); the disk is free again. */
+static void ext2_kill(struct super *sb)
+{
+	struct ext2 *fs = sb->priv;
+	while (fs->incore)
+		inode_forget(fs->incore);
+	ext2_free(fs);
+	sb->priv = NULL;
+	disk_mounted = false;
+}
+
 static const struct fs_ops ext2_ops = {
 	.lookup = ext2_lookup, .create = ext2_create, .link = ext2_link, .symlink = ext2_symlink,
 	.unlink = ext2_unlink, .rmdir = ext2_rmdir, .rename = ext2_rename,
 	.readlink = ext2_readlink, .read = ext2_read, .write = ext2_write,
 	.truncate = ext2_truncate, .getdents = ext2_getdents, .blocks = ext2_blocks,
 	.setattr = ext2_setattr, .fsync = ext2_fsync, .evict = ext2_evict, .sync = ext2_sync,
-	.allocate = ext2_allocate,
+	.allocate = ext2_allocate, .kill = ext2_kill,
 };
 
 /* --- the mount's check: who owns which block, and who names which inode --- */
@@ -1752,11 +1766,23 @@ static void ext2_free(struct ext2 *fs)
 	lx_free(fs);
 }
 
+/* The disk driver, started by the first mount (its ports and thread are taken once). */
+static bool disk_started_ok(void)
+{
+	static int started;             /* 0: not tried; 1: running; -1: failed */
+	if (!started)
+		started = disk_start(l4_global_id(l4_thread_no(lx_id) + 5, 1)) ? 1 : -1;
+	return started > 0;
+}
+
 struct super *ext2_mount_disk(int *err)
 {
 	u64 sectors;
-	long d = disk_start(l4_global_id(l4_thread_no(lx_id) + 5, 1)) ? disk_info(&sectors, NULL)
-								       : -DISK_ERR_NODISK;
+	if (disk_mounted) {
+		*err = -LX_EBUSY;       /* one mount of the disk at a time (docs/lx.md) */
+		return NULL;
+	}
+	long d = disk_started_ok() ? disk_info(&sectors, NULL) : -DISK_ERR_NODISK;
 	struct ext2 *fs = d ? NULL : lx_zalloc(sizeof(*fs));
 	struct super *sb = fs ? vfs_super_new(&ext2_ops, "ext2") : NULL;
 	int r = d ? -LX_ENODEV : !sb ? -LX_ENOMEM : super_read(fs);
@@ -1779,7 +1805,8 @@ struct super *ext2_mount_disk(int *err)
 		*err = r;
 		return NULL;
 	}
-	lx_log("lx: ext2 root on the disk: %u blocks of %u bytes, %u free; %u inodes, %u free\n",
+	disk_mounted = true;
+	lx_log("lx: ext2 on the disk: %u blocks of %u bytes, %u free; %u inodes, %u free\n",
 	       fs->ds.blocks_count, fs->bs, fs->ds.free_blocks, fs->ds.inodes_count,
 	       fs->ds.free_inodes);
 	return sb;

@@ -50,10 +50,35 @@ long pipe_nread(struct file *f);                    /* bytes a read would get no
 /* Event files, each in its own fs/ file with its system calls (syscall.h SYSCALLS_EVENT) */
 void epoll_file_gone(struct file *f);               /* f's last close: its epoll entries go */
 void epoll_wake(void *wchan, int key);              /* from wake(): an edge for ET entries wanting key */
-u64 timerfd_next(void);                             /* the earliest armed timerfd (µs), 0: none */
+u64 timerfd_next(void);                             /* the earliest armed timer (µs), 0: none */
 void timerfd_expire(u64 now);                       /* count expirations and wake readers */
+/*
+ * fs/timerfd.c's timers, shared by POSIX timers (proc/ptimer.c): armed on
+ * `clock` (a CLOCK_REALTIME absolute time moves with lx's wall clock),
+ * counting expirations in ticks.  A timer without `fire` is woken (its
+ * address is the wait channel) and needs the clock only while ticks is 0; one
+ * with `fire` is told of every expiration as it is counted and consumes ticks.
+ */
+struct lx_itimerspec {
+	struct lx_timespec interval, value;
+};
+struct ktimer {
+	int clock;
+	u64 next;                       /* the next expiration (µs of lx_now_us), 0: disarmed */
+	u64 interval;                   /* µs; 0: one shot */
+	u64 ticks;                      /* expirations not yet taken */
+	struct ktimer *next_armed;
+	void (*fire)(struct ktimer *kt);
+};
+bool ktimer_valid(const struct lx_itimerspec *v);   /* both times: sec >= 0, nsec in range */
+void ktimer_arm(struct ktimer *kt, const struct lx_itimerspec *v, bool abstime);   /* 0: disarmed */
+void ktimer_disarm(struct ktimer *kt);
+struct lx_itimerspec ktimer_get(struct ktimer *kt); /* the time left and the interval */
 long memfd_fcntl(struct file *f, u64 cmd, u64 arg);  /* F_ADD_SEALS, F_GET_SEALS */
 long pidfd_pid(struct proc *p, int fd);             /* waitid's P_PIDFD: the pid, or -EBADF */
+/* fs/inotify.c, for umount2: the references sb's watches hold; they end (IN_UNMOUNT, IN_IGNORED) */
+u32 inotify_sb_refs(struct super *sb);
+void inotify_unmount(struct super *sb);
 
 /* fs/ext2.c: the ext2 file system on the disk (lib/disk); NULL and *err if it is none */
 struct super *ext2_mount_disk(int *err);

@@ -7,8 +7,10 @@
 // itself also reaches the watches of a directory holding it, under its
 // name, found by listing that directory (lx keeps no names for open files),
 // as Linux reports the events marked (*) in inotify(7) to parent watches.
-// Departure: IN_DELETE_SELF comes when the last name goes, not when the
-// last open descriptor of an unlinked file closes.
+// IN_DELETE_SELF comes when the last name goes, or, while a descriptor is
+// still open, at the close that leaves only the watches holding the inode,
+// as Linux sends it when the inode goes (a file kept only by a mapping or a
+// working directory gets it at its next close, or never: docs/lx.md).
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 
@@ -43,6 +45,7 @@ struct watch {
 	struct inode *ip;               /* a reference */
 	int wd;
 	u32 mask;
+	bool doomed;                    /* its inode lost its last name while open */
 	struct watch *next;             /* every watch, of every instance */
 };
 
@@ -160,12 +163,50 @@ static void deleted(struct inode *ip)
 	}
 }
 
+/* ip's watches: their number, and whether its deletion waits for a close. */
+static u32 watch_refs(struct inode *ip, bool *doomed)
+{
+	u32 n = 0;
+	*doomed = false;
+	for (struct watch *w = watches; w; w = w->next)
+		if (w->ip == ip) {
+			n++;
+			*doomed |= w->doomed;
+		}
+	return n;
+}
+
+/*
+ * IN_DELETE_SELF while ip is open elsewhere waits for the close that leaves
+ * its watches and the caller's reference (the event's) alone; the event's
+ * mask without it, or with it once due.
+ */
+static u32 delete_when_closed(struct inode *ip, u32 mask)
+{
+	bool doomed;
+	u32 n = watch_refs(ip, &doomed);
+	bool open = ip->refs > n + 1;
+	if ((mask & LX_IN_DELETE_SELF) && open) {
+		for (struct watch *w = watches; w; w = w->next)
+			w->doomed |= w->ip == ip;
+		return mask & ~(u32)LX_IN_DELETE_SELF;
+	}
+	if ((mask & (LX_IN_CLOSE_WRITE | LX_IN_CLOSE_NOWRITE)) && doomed && !open)
+		mask |= LX_IN_DELETE_SELF;
+	return mask;
+}
+
 static void notify(struct inode *ip, const char *name, u32 mask, u32 cookie)
 {
 	if (!name) {
-		inode_event(ip, mask);
-		if (mask & LX_IN_DELETE_SELF)
+		mask = delete_when_closed(ip, mask);
+		u32 del = mask & LX_IN_DELETE_SELF;
+		if (mask & ~del)
+			inode_event(ip, mask & ~del);
+		if (del) {
+			inode_event(ip, del);
 			deleted(ip);
+		}
 		return;
 	}
 	for (struct watch *w = watches, *n; w; w = n) {
@@ -309,7 +350,7 @@ static long new_watch(struct inotify *in, struct inode *ip, u32 mask)
 	struct watch *w = lx_zalloc(sizeof(*w));
 	if (!w)
 		return -LX_ENOMEM;
-	*w = (struct watch){ in, ip, in->next_wd++, mask, watches };
+	*w = (struct watch){ .in = in, .ip = ip, .wd = in->next_wd++, .mask = mask, .next = watches };
 	fs_get(ip);
 	watches = w;
 	fs_watches++;
@@ -358,4 +399,26 @@ long sys_inotify_rm_watch(struct thread *t, u64 fd, u64 wd, u64 a2, u64 a3, u64 
 		return -LX_EINVAL;
 	watch_free(w);
 	return 0;
+}
+
+/* --- unmounting (syscall/sys_mount.c) --- */
+
+u32 inotify_sb_refs(struct super *sb)
+{
+	u32 n = 0;
+	for (struct watch *w = watches; w; w = w->next)
+		n += w->ip->sb == sb;
+	return n;
+}
+
+void inotify_unmount(struct super *sb)
+{
+	for (struct watch *w = watches, *n; w; w = n) {
+		n = w->next;
+		if (w->ip->sb == sb) {
+			u32 isdir = LX_S_ISDIR(w->ip->mode) ? LX_IN_ISDIR : 0;
+			queue(w->in, w->wd, IN_UNMOUNT | isdir, 0, NULL);
+			watch_free(w);
+		}
+	}
 }

@@ -2,9 +2,9 @@
 // memfd: an unnamed RAM file (ramfs's fs_new_unnamed) opened read-write,
 // and its seals (memfd_create(2), fcntl(2) F_ADD_SEALS/F_GET_SEALS).  The
 // seals live in the inode; vfs/ enforces them (fs_seals_allow_write on
-// write, fs_truncate, and mmap's shared writable mappings).  Departures: a
-// write seal is granted even while a writable shared mapping exists (Linux:
-// EBUSY), and MFD_HUGETLB is refused (EINVAL): lx has no huge pages.
+// write, fs_truncate, and mmap's shared writable mappings); a write seal
+// waits until no shared mapping may write (EBUSY).  Departure: MFD_HUGETLB
+// is refused (EINVAL): lx has no huge pages.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 
@@ -49,6 +49,16 @@ long sys_memfd_create(struct thread *t, u64 uname, u64 flags, u64 a2, u64 a3, u6
 	return r;
 }
 
+/* Does any process map ip shared and able to write (Linux's i_mmap_writable)? */
+static bool mapped_writable(const struct inode *ip)
+{
+	for (struct proc *p = procs; p; p = p->next_all)
+		for (const struct vma *v = !p->zombie && p->mm ? p->mm->vmas : NULL; v; v = v->next)
+			if (v->file == ip && (v->prot & VM_SHARED) && !(v->prot & VM_NOWRITE))
+				return true;
+	return false;
+}
+
 /* fcntl's F_ADD_SEALS and F_GET_SEALS; -EINVAL for a file that is no memfd. */
 long memfd_fcntl(struct file *f, u64 cmd, u64 arg)
 {
@@ -63,6 +73,8 @@ long memfd_fcntl(struct file *f, u64 cmd, u64 arg)
 		return -LX_EINVAL;
 	if (ip->seals & LX_F_SEAL_SEAL)
 		return -LX_EPERM;
+	if (((u32)arg & LX_F_SEAL_WRITE) && !(ip->seals & LX_F_SEAL_WRITE) && mapped_writable(ip))
+		return -LX_EBUSY;
 	ip->seals |= (u32)arg;
 	return 0;
 }

@@ -233,11 +233,11 @@ static struct inode *pipe_inode(struct pipe *pp)
 	struct inode *ip = lx_zalloc(sizeof(*ip));
 	if (!ip)
 		return NULL;
-	ip->refs = 1;                   /* the creation reference, pipe_new's first end's */
 	ip->ino = next_ino++;
 	ip->mode = LX_S_IFIFO | 0600;
 	ip->nlink = 1;
 	ip->sb = sb;
+	fs_get(ip);                     /* the creation reference, pipe_new's first end's */
 	ip->priv = pp;
 	if (fs_now)
 		fs_now(&ip->mtime);

@@ -169,8 +169,8 @@ static int node_new(struct super *sb, const struct pkey *k, struct inode **out)
 	n->i.ino = ino_of(k);
 	n->i.mode = mode_of(k);
 	n->i.nlink = LX_S_ISDIR(n->i.mode) ? 2 : 1;
-	n->i.refs = 1;
 	n->i.sb = sb;
+	fs_get(&n->i);
 	struct pctx c;
 	u64 us = ctx_of(k, &c) == 0 && c.p ? c.p->start_time : 0;
 	n->i.mtime.tv_sec = (int64_t)(LX_EPOCH_AT_BOOT + us / 1000000);
@@ -519,6 +519,8 @@ static char state_of(struct proc *p, struct thread *only)
 {
 	if (p->zombie)
 		return 'Z';
+	if (p->stopped)
+		return 'T';
 	for (struct thread *t = only ? only : p->threads; t; t = only ? NULL : t->next_in_proc)
 		if (t->state != T_BLOCKED && !t->is_sigthread)
 			return 'R';
@@ -527,7 +529,8 @@ static char state_of(struct proc *p, struct thread *only)
 
 static const char *state_name(char s)
 {
-	return s == 'R' ? "R (running)" : s == 'Z' ? "Z (zombie)" : "S (sleeping)";
+	return s == 'R' ? "R (running)" : s == 'Z' ? "Z (zombie)" : s == 'T' ? "T (stopped)" :
+	       "S (sleeping)";
 }
 
 struct vmsum {
@@ -632,7 +635,11 @@ static void status_ids(struct pbuf *b, struct proc *p, struct thread *t)
 	   t ? t->tid_linux : p->pid, p->ppid);
 	pf(b, "Uid:\t%u\t%u\t%u\t%u\n", p->cred.uid, p->cred.euid, p->cred.suid, p->cred.fsuid);
 	pf(b, "Gid:\t%u\t%u\t%u\t%u\n", p->cred.gid, p->cred.egid, p->cred.sgid, p->cred.fsgid);
-	pf(b, "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", fd_size(p),
+	pf(b, "FDSize:\t%d\nGroups:\t", fd_size(p));
+	const struct group_info *g = p->cred.groups;
+	for (u32 i = 0; g && i < g->n; i++)
+		pf(b, i ? " %u" : "%u", g->gid[i]);
+	pf(b, " \nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n",      /* Linux's trailing space */
 	   p->pid, t ? t->tid_linux : p->pid, p->pgid, p->sid);
 }
 
@@ -827,6 +834,29 @@ static void mount_names(struct super *sb, const char **type, const char **source
 		*type = *source = "rootfs";
 	else if (!strcmp(sb->type, "ext2"))
 		*source = "/dev/root";
+	if (sb->source[0])
+		*source = sb->source;   /* mount(2)'s, as given */
+}
+
+static void append(char *buf, const char *s)
+{
+	memcpy(buf + strlen(buf), s, strlen(s) + 1);
+}
+
+/* The options mount(2) recorded (syscall/sys_mount.c keeps MS_* in sb->mflags). */
+static void mount_opts(const struct super *sb, char *buf)
+{
+	static const struct { u64 bit; const char *name; } opts[] = {
+		{ 0x2, ",nosuid" }, { 0x4, ",nodev" }, { 0x8, ",noexec" }, { 0x10, ",sync" },
+		{ 0x80, ",dirsync" }, { 0x100, ",nosymfollow" }, { 0x400, ",noatime" },
+		{ 0x800, ",nodiratime" },
+	};
+	memcpy(buf, "rw", 3);
+	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (sb->mflags & opts[i].bit)
+			append(buf, opts[i].name);
+	if (!(sb->mflags & 0x400))
+		append(buf, ",relatime");
 }
 
 static int show_mounts(struct pbuf *b, struct pctx *c, bool info)
@@ -844,12 +874,14 @@ static int show_mounts(struct pbuf *b, struct pctx *c, bool info)
 			continue;
 		if (!sb->covered)
 			memcpy(path, "/", 2);
+		char opts[96];
+		mount_opts(sb, opts);
 		if (info)
-			pf(b, "%d %d 0:%lu / %s rw,relatime - %s %s rw\n", i + 1,
+			pf(b, "%d %d 0:%lu / %s %s - %s %s rw\n", i + 1,
 			   sb->covered ? vfs_mount_index(sb->covered->sb) + 1 : 1,
-			   (unsigned long)sb->dev, path, type, source);
+			   (unsigned long)sb->dev, path, opts, type, source);
 		else
-			pf(b, "%s %s %s rw,relatime 0 0\n", source, path, type);
+			pf(b, "%s %s %s %s 0 0\n", source, path, type, opts);
 	}
 	page_free(path);
 	return 0;

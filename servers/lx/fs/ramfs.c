@@ -102,7 +102,7 @@ struct inode *fs_new_unnamed(uint32_t mode)
 {
 	struct inode *ip = inode_new(&anon_sb, LX_S_IFREG | (mode & 07777));
 	if (ip)
-		ip->refs = 1;
+		fs_get(ip);
 	return ip;
 }
 
@@ -765,7 +765,7 @@ struct super *ramfs_new(const char *type)
 		return NULL;
 	}
 	sb->root->nlink = 2;
-	sb->root->refs = 1;     /* the mount's */
+	fs_get(sb->root);       /* the mount's */
 	return sb;
 }
 

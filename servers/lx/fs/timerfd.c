@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // timerfd: a timer whose expirations are read as an 8-byte count
-// (timerfd_create(2)).  Armed timers sit on one list that lx's deadline
-// machinery consults (syscall.c next_deadline and expire_deadlines, woken by
-// the clock thread); a read or poll also brings the count up to date itself.
+// (timerfd_create(2)), and the timers behind it (struct ktimer, fs.h), which
+// POSIX timers share (proc/ptimer.c).  Armed timers sit on one list that lx's
+// deadline machinery consults (syscall.c next_deadline and expire_deadlines,
+// woken by the clock thread); a read or poll also brings the count up to date itself.
 // Times are kept as µs of lx_now_us; a CLOCK_REALTIME absolute time is moved
 // onto it by the (fixed) offset of lx's wall clock.  lx's wall clock is never
 // set, so TFD_TIMER_CANCEL_ON_SET is accepted and never cancels.
@@ -17,25 +18,13 @@
 #define CLOCK_REALTIME_ALARM    8
 #define CLOCK_BOOTTIME_ALARM    9
 
-struct itimerspec_k {
-	struct lx_timespec interval, value;
-};
-
-struct timerfd {
-	int clock;
-	u64 next;                       /* the next expiration (µs of lx_now_us), 0: disarmed */
-	u64 interval;                   /* µs; 0: one shot */
-	u64 ticks;                      /* expirations not yet read */
-	struct timerfd *next_armed;
-};
-
-static struct timerfd *armed;
+static struct ktimer *armed;
 
 static const struct file_ops timerfd_ops;
 
-static void disarm(struct timerfd *tf)
+static void disarm(struct ktimer *tf)
 {
-	for (struct timerfd **pp = &armed; *pp; pp = &(*pp)->next_armed)
+	for (struct ktimer **pp = &armed; *pp; pp = &(*pp)->next_armed)
 		if (*pp == tf) {
 			*pp = tf->next_armed;
 			break;
@@ -44,8 +33,8 @@ static void disarm(struct timerfd *tf)
 	deadlines_changed();
 }
 
-/* Count the expirations up to now; true if there were any. */
-static bool update(struct timerfd *tf, u64 now)
+/* Count the expirations up to now (a timer with `fire` is told); true if there were any. */
+static bool update(struct ktimer *tf, u64 now)
 {
 	if (!tf->next || tf->next > now)
 		return false;
@@ -57,6 +46,8 @@ static bool update(struct timerfd *tf, u64 now)
 	} else {
 		disarm(tf);
 	}
+	if (tf->fire)
+		tf->fire(tf);
 	return true;
 }
 
@@ -68,7 +59,7 @@ static bool update(struct timerfd *tf, u64 now)
 u64 timerfd_next(void)
 {
 	u64 d = 0;
-	for (struct timerfd *tf = armed; tf; tf = tf->next_armed)
+	for (struct ktimer *tf = armed; tf; tf = tf->next_armed)
 		if (!tf->ticks && (!d || tf->next < d))
 			d = tf->next;
 	return d;
@@ -76,16 +67,16 @@ u64 timerfd_next(void)
 
 void timerfd_expire(u64 now)
 {
-	for (struct timerfd *tf = armed, *n; tf; tf = n) {
+	for (struct ktimer *tf = armed, *n; tf; tf = n) {
 		n = tf->next_armed;
-		if (update(tf, now))
+		if (update(tf, now) && !tf->fire)
 			wake(tf);
 	}
 }
 
 static long tfd_read(struct file *f, void *buf, size_t n)
 {
-	struct timerfd *tf = f->priv;
+	struct ktimer *tf = f->priv;
 	if (n < 8)
 		return -LX_EINVAL;
 	update(tf, lx_now_us());
@@ -105,7 +96,7 @@ static long tfd_write(struct file *f, const void *buf, size_t n)
 
 static int tfd_poll(struct file *f)
 {
-	struct timerfd *tf = f->priv;
+	struct ktimer *tf = f->priv;
 	update(tf, lx_now_us());
 	return tf->ticks ? LX_POLLIN : 0;
 }
@@ -133,7 +124,7 @@ long sys_timerfd_create(struct thread *t, u64 clk, u64 flags, u64 a2, u64 a3, u6
 	    (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME &&
 	     clk != CLOCK_REALTIME_ALARM && clk != CLOCK_BOOTTIME_ALARM))
 		return -LX_EINVAL;
-	struct timerfd *tf = lx_zalloc(sizeof(*tf));
+	struct ktimer *tf = lx_zalloc(sizeof(*tf));     /* ticks: expirations not yet read */
 	struct file *f = tf ? file_new(&timerfd_ops, LX_O_RDWR | ((u32)flags & LX_O_NONBLOCK)) : NULL;
 	if (!f) {
 		lx_free(tf);
@@ -148,7 +139,7 @@ long sys_timerfd_create(struct thread *t, u64 clk, u64 flags, u64 a2, u64 a3, u6
 }
 
 /* The timer of descriptor fd: 0, -EBADF or -EINVAL (not a timerfd). */
-static long get_timer(struct thread *t, u64 fd, struct timerfd **out)
+static long get_timer(struct thread *t, u64 fd, struct ktimer **out)
 {
 	struct file *f = fd_get(t->proc, (int)fd);
 	if (!f)
@@ -162,6 +153,11 @@ static long get_timer(struct thread *t, u64 fd, struct timerfd **out)
 static bool ts_valid(const struct lx_timespec *ts)
 {
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
+}
+
+bool ktimer_valid(const struct lx_itimerspec *v)
+{
+	return ts_valid(&v->value) && ts_valid(&v->interval);
 }
 
 #define FAR_US (1UL << 61)     /* about 73,000 years: later times are that far, sums stay in range */
@@ -180,17 +176,23 @@ static struct lx_timespec us_ts(u64 us)
 }
 
 /* What timerfd_gettime reports: the time to the next expiration and the interval. */
-static struct itimerspec_k current(struct timerfd *tf)
+struct lx_itimerspec ktimer_get(struct ktimer *tf)
 {
 	u64 now = lx_now_us();
 	update(tf, now);
-	struct itimerspec_k v = { us_ts(tf->interval), { 0, 0 } };
+	struct lx_itimerspec v = { us_ts(tf->interval), { 0, 0 } };
 	if (tf->next)
 		v.value = us_ts(tf->next > now ? tf->next - now : 1);
 	return v;
 }
 
-static void arm(struct timerfd *tf, const struct itimerspec_k *v, u64 flags)
+void ktimer_disarm(struct ktimer *tf)
+{
+	if (tf->next)
+		disarm(tf);
+}
+
+void ktimer_arm(struct ktimer *tf, const struct lx_itimerspec *v, bool abstime)
 {
 	if (tf->next)
 		disarm(tf);
@@ -199,7 +201,7 @@ static void arm(struct timerfd *tf, const struct itimerspec_k *v, u64 flags)
 	if (!v->value.tv_sec && !v->value.tv_nsec)
 		return;
 	u64 now = lx_now_us(), at = ts_us(&v->value);
-	if (flags & TFD_TIMER_ABSTIME) {
+	if (abstime) {
 		u64 base = lx_clock_us((u64)tf->clock) - now;      /* the clock's offset from lx's */
 		at = at > base ? at - base : 1;
 	} else {
@@ -214,20 +216,19 @@ static void arm(struct timerfd *tf, const struct itimerspec_k *v, u64 flags)
 long sys_timerfd_settime(struct thread *t, u64 fd, u64 flags, u64 unew, u64 uold, u64 a4, u64 a5)
 {
 	(void)a4, (void)a5;
-	struct itimerspec_k v, old;
-	struct timerfd *tf;
+	struct lx_itimerspec v, old;
+	struct ktimer *tf;
 	if (!copyin(t->proc, &v, unew, sizeof(v)))
 		return -LX_EFAULT;
-	if ((flags & ~(u64)(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) || !ts_valid(&v.value) ||
-	    !ts_valid(&v.interval))
+	if ((flags & ~(u64)(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) || !ktimer_valid(&v))
 		return -LX_EINVAL;
 	long r = get_timer(t, fd, &tf);
 	if (r < 0)
 		return r;
-	old = current(tf);
+	old = ktimer_get(tf);
 	if (uold && !copyout(t->proc, uold, &old, sizeof(old)))
 		return -LX_EFAULT;
-	arm(tf, &v, flags);
+	ktimer_arm(tf, &v, flags & TFD_TIMER_ABSTIME);
 	wake(tf);
 	return 0;
 }
@@ -235,10 +236,10 @@ long sys_timerfd_settime(struct thread *t, u64 fd, u64 flags, u64 unew, u64 uold
 long sys_timerfd_gettime(struct thread *t, u64 fd, u64 ucur, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2, (void)a3, (void)a4, (void)a5;
-	struct timerfd *tf;
+	struct ktimer *tf;
 	long r = get_timer(t, fd, &tf);
 	if (r < 0)
 		return r;
-	struct itimerspec_k v = current(tf);
+	struct lx_itimerspec v = ktimer_get(tf);
 	return copyout(t->proc, ucur, &v, sizeof(v)) ? 0 : -LX_EFAULT;
 }

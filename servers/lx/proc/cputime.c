@@ -89,8 +89,11 @@ void cpu_tick(u64 now)
 		return;
 	load_update(now);
 	int n = running_threads();
-	if (n)
+	if (n) {
 		charge(now - (tick_at - TICK_US), n);
+		ptimer_cpu_tick();
+		signal_cpu_timers();
+	}
 	last_running = n;
 	cpu_busy = n != 0;
 	tick_at = n ? now + TICK_US : 0;

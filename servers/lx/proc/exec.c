@@ -139,7 +139,9 @@ static int map_segments(struct mm *mm, struct inode *ip, struct image *im)
 /* A program or loader must be a regular file the caller may execute (EACCES). */
 static int exec_permission(const struct inode *ip)
 {
-	return LX_S_ISREG(ip->mode) ? fs_permission(ip, FS_MAY_EXEC) : -LX_EACCES;
+	if (!LX_S_ISREG(ip->mode) || (ip->sb->mflags & LX_MS_NOEXEC))
+		return -LX_EACCES;      /* not a file, or on a noexec mount */
+	return fs_permission(ip, FS_MAY_EXEC);
 }
 
 /* The loader's path from the program's PT_INTERP, looked up from the root; *ipp: a reference. */
@@ -268,8 +270,9 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 	u64 aux[] = { AT_PHDR, im->phdr_addr, AT_PHENT, sizeof(struct elf_phdr),
 		      AT_PHNUM, im->eh.phnum, AT_PAGESZ, LX_PAGE_SIZE, AT_BASE, im->interp_base,
 		      AT_FLAGS, 0,
-		      AT_ENTRY, im->entry, AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0,
-		      AT_SECURE, 0, AT_RANDOM, rnd, AT_HWCAP, 0, AT_HWCAP2, 0, AT_CLKTCK, 100,
+		      AT_ENTRY, im->entry, AT_UID, a->cred.uid, AT_EUID, a->cred.euid,
+		      AT_GID, a->cred.gid, AT_EGID, a->cred.egid,
+		      AT_SECURE, a->cred.euid != a->cred.uid || a->cred.egid != a->cred.gid, AT_RANDOM, rnd, AT_HWCAP, 0, AT_HWCAP2, 0, AT_CLKTCK, 100,
 		      AT_PLATFORM, platform, AT_EXECFN, execfn, AT_NULL, 0 };
 	u64 argc = (u64)(a->arg.kc + a->arg.uc), envc = (u64)(a->env.kc + a->env.uc);
 	u64 words = 1 + argc + 1 + envc + 1 + sizeof(aux) / 8;
@@ -421,9 +424,11 @@ static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
  */
 static void exec_creds(struct cred *c, const struct inode *ip)
 {
-	if (ip->mode & LX_S_ISUID)
+	if (ip->sb->mflags & LX_MS_NOSUID)
+		;                       /* a nosuid mount: the bits mean nothing */
+	else if (ip->mode & LX_S_ISUID)
 		c->euid = ip->uid;
-	if ((ip->mode & (LX_S_ISGID | 0010)) == (LX_S_ISGID | 0010))
+	if ((ip->mode & (LX_S_ISGID | 0010)) == (LX_S_ISGID | 0010) && !(ip->sb->mflags & LX_MS_NOSUID))
 		c->egid = ip->gid;
 	c->suid = c->fsuid = c->euid;
 	c->sgid = c->fsgid = c->egid;
@@ -464,14 +469,14 @@ long do_execve(struct thread *t, struct exec_args *a)
 	struct image im = { 0 };
 	struct mm *mm;
 	u64 sp;
+	a->cred = p->cred;              /* the same groups: no reference changes hands */
+	exec_creds(&a->cred, ip);
 	err = load_image(ip, &im, &mm, a, &sp);
-	struct cred c = p->cred;        /* the same groups: no reference changes hands */
-	exec_creds(&c, ip);
 	fs_put(ip);
 	if (err)
 		return err;
 	long r = exec_commit(t, mm, im.start, sp, a);
 	if (r == SYS_NOREPLY)
-		p->cred = c;
+		p->cred = a->cred;
 	return r;
 }

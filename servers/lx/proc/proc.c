@@ -378,6 +378,7 @@ static void release_resources(struct proc *p)
 {
 	lock_exit(p);
 	aio_exit(p);
+	ptimer_exit(p);
 	fdtable_put(p->fds);
 	p->fds = NULL;
 	if (p->cwd)

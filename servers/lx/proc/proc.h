@@ -34,6 +34,8 @@ struct exec_args {
 	u64 bytes;                      /* every string of both vectors, NULs included */
 	u64 arg_start, arg_bytes;       /* argv's strings on the new stack (build_stack) */
 	u64 stack_size;                 /* the new stack area: RLIMIT_STACK within 128 KiB..8 MiB */
+	/* the credentials the program will run with, for the auxiliary vector (AT_UID...) */
+	struct cred cred;
 };
 
 struct exec_args *exec_args_new(void);
@@ -140,6 +142,7 @@ struct lx_siginfo {
 #define LX_SI_KERNEL  0x80
 #define LX_SI_QUEUE   (-1)
 #define LX_SI_TKILL   (-6)
+#define LX_SI_TIMER   (-2)      /* pid: the timer's id, uid: si_overrun, value: sigev_value */
 #define LX_CLD_EXITED 1
 #define LX_CLD_KILLED 2
 #define LX_CLD_DUMPED 3
@@ -184,6 +187,13 @@ bool signal_trap(struct thread *t, int sig, u64 vec);  /* a CPU exception other 
  * queue into *si; 0 if none */
 int signal_dequeue(struct thread *t, u64 mask, struct lx_siginfo *si);
 u64 signal_next_timer(void);
+/* POSIX timers (proc/ptimer.c): is timer id's signal still queued for p (signal.c)?  A
+ * delivered SI_TIMER signal takes its overruns; exec and exit delete p's timers. */
+bool signal_timer_queued(struct proc *p, int id);
+void ptimer_delivered(struct proc *p, struct lx_siginfo *si);
+void ptimer_exit(struct proc *p);
+void ptimer_cpu_tick(void);                 /* CPU time moved (proc/cputime.c): CPU-clock timers */
+void signal_cpu_timers(void);               /* ... and ITIMER_VIRTUAL/ITIMER_PROF */
 void signal_init(void);                     /* learns the CPU's MXCSR mask */
 void signal_timers(u64 now);
 

@@ -234,6 +234,8 @@ static void release_held(struct proc *p)
 	for (struct thread *t = p->threads; t; t = t->next_in_proc)
 		if (t->held)
 			resume_thread(t);
+		else if (t->held_call)
+			rerun_thread(t);
 }
 
 /* SIGCONT: pending stops are dropped, and a stopped p continues. */
@@ -516,7 +518,27 @@ static int dequeue(struct thread *t, u64 set, struct lx_siginfo *si)
 		unqueue(p, &t->sigq, &t->sigpending, sig, si);
 	else
 		unqueue(p, &p->sigq, &p->sigpending, sig, si);
+	if (si->code == LX_SI_TIMER)
+		ptimer_delivered(p, si);        /* its overruns go with it */
 	return sig;
+}
+
+static bool timer_on(const struct sigq *q, int id)
+{
+	for (; q; q = q->next)
+		if (q->info.code == LX_SI_TIMER && q->info.pid == id)
+			return true;
+	return false;
+}
+
+bool signal_timer_queued(struct proc *p, int id)
+{
+	if (timer_on(p->sigq, id))
+		return true;
+	for (struct thread *t = p->threads; t; t = t->next_in_proc)
+		if (timer_on(t->sigq, id))
+			return true;
+	return false;
 }
 
 /*
@@ -1009,35 +1031,95 @@ long sys_alarm(struct thread *t, u64 secs, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	return (long)((left + 999999) / 1000000);
 }
 
+/*
+ * The interval timers (setitimer(2)): ITIMER_REAL on lx's clock (alarm_at),
+ * ITIMER_VIRTUAL and ITIMER_PROF on the process's sampled CPU time (all of
+ * it user time in lx, so both count the same), checked at each sample
+ * (signal_cpu_timers).  A fork's child has none; exec keeps them.
+ */
+#define ITIMER_REAL 0
+#define FAR_US (1UL << 61)
+
+static u64 tv_us(const struct lx_timeval *tv)
+{
+	if ((u64)tv->tv_sec >= FAR_US / 1000000)
+		return FAR_US;
+	return (u64)tv->tv_sec * 1000000 + (u64)tv->tv_usec;
+}
+
+static struct lx_timeval us_tv(u64 us)
+{
+	return (struct lx_timeval){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) };
+}
+
+/* Timer `which` of p: the time left and the interval (µs). */
+static void itimer_get(struct proc *p, u64 which, u64 *left, u64 *interval)
+{
+	if (which == ITIMER_REAL) {
+		*left = timer_left(p);
+		*interval = p->itimer_interval;
+		return;
+	}
+	u64 next = p->cpu_itimer[which - 1][0];
+	*left = !next ? 0 : next > p->utime_us ? next - p->utime_us : 1;
+	*interval = p->cpu_itimer[which - 1][1];
+}
+
+static void itimer_set(struct proc *p, u64 which, u64 value, u64 interval)
+{
+	if (which == ITIMER_REAL) {
+		p->itimer_interval = interval;
+		p->alarm_at = value ? lx_now_us() + value : 0;
+		deadlines_changed();
+		return;
+	}
+	p->cpu_itimer[which - 1][0] = value ? p->utime_us + value : 0;
+	p->cpu_itimer[which - 1][1] = interval;
+}
+
+void signal_cpu_timers(void)
+{
+	static const int sigs[2] = { 26, 27 };          /* SIGVTALRM, SIGPROF */
+	for (struct proc *p = procs; p; p = p->next_all)
+		for (int i = 0; i < 2 && !p->zombie; i++) {
+			u64 *tm = p->cpu_itimer[i], now = p->utime_us;
+			if (!tm[0] || now < tm[0])
+				continue;
+			tm[0] = tm[1] ? tm[0] + tm[1] * (1 + (now - tm[0]) / tm[1]) : 0;
+			signal_send_proc(p, sigs[i]);
+		}
+}
+
+/* Linux's order: the new value (EFAULT, EINVAL for a bad timeval; NULL: disarm), the
+ * timer, the old value out. */
 long sys_setitimer(struct thread *t, u64 which, u64 nv, u64 ov, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
 	struct proc *p = t->proc;
-	if (which != 0)
-		return -LX_EINVAL;                  /* ITIMER_REAL only */
-	u64 left = timer_left(p);
-	struct lx_timeval old[2] = { { (int64_t)(p->itimer_interval / 1000000),
-				       (int64_t)(p->itimer_interval % 1000000) },
-				     { (int64_t)(left / 1000000), (int64_t)(left % 1000000) } }, n[2];
+	struct lx_timeval n[2] = { { 0, 0 }, { 0, 0 } };
 	if (nv && !copyin(p, n, nv, sizeof(n)))
 		return -LX_EFAULT;
-	if (ov && !copyout(p, ov, old, sizeof(old)))
-		return -LX_EFAULT;
-	if (nv) {
-		u64 val = (u64)n[1].tv_sec * 1000000 + (u64)n[1].tv_usec;
-		p->itimer_interval = (u64)n[0].tv_sec * 1000000 + (u64)n[0].tv_usec;
-		p->alarm_at = val ? lx_now_us() + val : 0;
-		deadlines_changed();
-	}
-	return 0;
+	for (int i = 0; i < 2; i++)
+		if (n[i].tv_sec < 0 || n[i].tv_usec < 0 || n[i].tv_usec >= 1000000)
+			return -LX_EINVAL;
+	if (which > 2)
+		return -LX_EINVAL;
+	u64 left, interval;
+	itimer_get(p, which, &left, &interval);
+	struct lx_timeval old[2] = { us_tv(interval), us_tv(left) };
+	itimer_set(p, which, tv_us(&n[1]), tv_us(&n[0]));
+	return ov && !copyout(p, ov, old, sizeof(old)) ? -LX_EFAULT : 0;
 }
 
 long sys_getitimer(struct thread *t, u64 which, u64 ov, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	if (which != 0)
+	if (which > 2)
 		return -LX_EINVAL;
-	return sys_setitimer(t, 0, 0, ov, 0, 0, 0);
+	u64 left, interval;
+	itimer_get(t->proc, which, &left, &interval);
+	struct lx_timeval v[2] = { us_tv(interval), us_tv(left) };
+	return copyout(t->proc, ov, v, sizeof(v)) ? 0 : -LX_EFAULT;
 }
 
 /* The earliest alarm of any process (µs), 0 if none. */

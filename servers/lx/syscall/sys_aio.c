@@ -175,15 +175,11 @@ long sys_io_getevents(struct thread *t, u64 id, u64 min_nr, u64 nr, u64 uev, u64
 	if (!c || (int64_t)min_nr < 0 || (int64_t)nr < 0 || min_nr > nr)
 		return -LX_EINVAL;
 	if (t->fresh) {
-		t->call_deadline = 0;
-		if (uts) {
-			struct lx_timespec ts;
-			if (!copyin(t->proc, &ts, uts, sizeof(ts)))
-				return -LX_EFAULT;
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return -LX_EINVAL;
-			t->call_deadline = lx_now_us() + (u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000 + 1;
-		}
+		u64 us = 0;
+		long r = uts ? copyin_timespec_us(t, uts, &us) : 0;
+		if (r < 0)
+			return r;
+		t->call_deadline = uts ? lx_now_us() + us + 1 : 0;     /* 0: none */
 	}
 	if (c->count < min_nr && !t->timed_out) {
 		block_on(t, c, t->call_deadline);

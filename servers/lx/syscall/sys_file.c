@@ -238,6 +238,51 @@ long sys_pwritev(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 a4, u6
 	return do_rw_vec(t, fd, iov, cnt, true, true, off);
 }
 
+/*
+ * preadv2/pwritev2: an offset of -1 means the file's position (readv,
+ * writev); RWF_APPEND and RWF_NOAPPEND turn O_APPEND on or off for this
+ * call, RWF_NOWAIT answers EAGAIN instead of waiting; RWF_HIPRI, DSYNC and
+ * SYNC change nothing in lx (every write is as synchronous as it gets).
+ * Linux's flags past those: EOPNOTSUPP.
+ */
+#define RWF_HIPRI    0x01
+#define RWF_DSYNC    0x02
+#define RWF_SYNC     0x04
+#define RWF_NOWAIT   0x08
+#define RWF_APPEND   0x10
+#define RWF_NOAPPEND 0x20
+static long do_rw_vec2(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 flags, bool wr)
+{
+	if (flags & ~(u64)(RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND | RWF_NOAPPEND))
+		return -LX_EOPNOTSUPP;
+	struct file *f = fd_get(t->proc, (int)fd);
+	if (!f)
+		return -LX_EBADF;
+	u32 saved = f->flags;
+	if (wr && (flags & RWF_APPEND))
+		f->flags |= LX_O_APPEND;
+	else if (wr && (flags & RWF_NOAPPEND))
+		f->flags &= ~(u32)LX_O_APPEND;
+	if (flags & RWF_NOWAIT)
+		f->flags |= LX_O_NONBLOCK;
+	long r = do_rw_vec(t, fd, iov, cnt, wr, off != ~0UL, off);
+	f->flags = (f->flags & ~(u32)(LX_O_APPEND | LX_O_NONBLOCK)) |
+		   (saved & (LX_O_APPEND | LX_O_NONBLOCK));
+	return r;
+}
+
+long sys_preadv2(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 off_hi, u64 flags)
+{
+	(void)off_hi;                   /* x86-64 passes the whole offset in the low word */
+	return do_rw_vec2(t, fd, iov, cnt, off, flags, false);
+}
+
+long sys_pwritev2(struct thread *t, u64 fd, u64 iov, u64 cnt, u64 off, u64 off_hi, u64 flags)
+{
+	(void)off_hi;
+	return do_rw_vec2(t, fd, iov, cnt, off, flags, true);
+}
+
 /* pread/pwrite: at off, f's own position unchanged. */
 static long do_rw_at(struct thread *t, u64 fd, u64 buf, u64 n, u64 off, bool wr)
 {
@@ -412,6 +457,18 @@ long sys_dup3(struct thread *t, u64 oldfd, u64 newfd, u64 flags, u64 a3, u64 a4,
 #define LX_FD_CLOEXEC 1
 #define LX_O_LARGEFILE 0100000
 
+/* F_SETOWN: a process (pid), a process group (-pgid) that exists (ESRCH), or none (0). */
+static long set_owner(struct file *f, int who)
+{
+	bool found = who == 0;
+	for (struct proc *q = procs; q && !found; q = q->next_all)
+		found = !q->zombie && (who > 0 ? q->pid == who : q->pgid == -who);
+	if (!found)
+		return -LX_ESRCH;
+	f->owner = who;
+	return 0;
+}
+
 long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
@@ -443,8 +500,9 @@ long sys_fcntl(struct thread *t, u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a
 	case LX_F_OFD_SETLKW:
 		return lock_fcntl(t, f, (int)cmd, arg);
 	case LX_F_SETOWN:
+		return set_owner(f, (int)arg);
 	case LX_F_GETOWN:
-		return 0;
+		return f->owner;
 	case LX_F_GETPIPE_SZ:
 		return file_is_pipe(f) ? (long)pipe_size(f) : -LX_EBADF;
 	case LX_F_SETPIPE_SZ:

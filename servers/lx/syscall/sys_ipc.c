@@ -370,14 +370,12 @@ static long do_semop(struct thread *t, u64 id, u64 uops, u64 n, u64 uts)
 	}
 	u64 deadline = 0;
 	if (uts) {
-		struct lx_timespec ts;
-		if (!copyin(t->proc, &ts, uts, sizeof(ts)))
-			return -LX_EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-			return -LX_EINVAL;
+		u64 us;
+		long r = copyin_timespec_us(t, uts, &us);
+		if (r < 0)
+			return r;
 		if (t->fresh)
-			t->call_deadline = lx_now_us() + (u64)ts.tv_sec * 1000000 +
-					   (u64)ts.tv_nsec / 1000 + 1;
+			t->call_deadline = lx_now_us() + us + 1;    /* never 0 ("none") */
 		deadline = t->call_deadline;
 	}
 	long r = sem_try(s, ops, n, v);

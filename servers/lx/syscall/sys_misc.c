@@ -15,15 +15,20 @@ static struct lx_timespec ts_of(u64 us)
 	return (struct lx_timespec){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) * 1000 };
 }
 
-/* µs of a struct timespec in the process; false for a bad pointer or value. */
-static bool copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
+#define FAR_US (1UL << 61)     /* about 73,000 years: later times are that far, sums stay in range */
+
+long copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
 {
 	struct lx_timespec ts;
-	if (!copyin(t->proc, &ts, uaddr, sizeof(ts)) || ts.tv_sec < 0 || ts.tv_nsec < 0 ||
-	    ts.tv_nsec >= 1000000000)
-		return false;
-	*us = (u64)ts.tv_sec * 1000000 + (u64)(ts.tv_nsec + 999) / 1000;
-	return true;
+	if (!copyin(t->proc, &ts, uaddr, sizeof(ts)))
+		return -LX_EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -LX_EINVAL;
+	if ((u64)ts.tv_sec >= FAR_US / 1000000)
+		*us = FAR_US;
+	else
+		*us = (u64)ts.tv_sec * 1000000 + (u64)(ts.tv_nsec + 999) / 1000;
+	return 0;
 }
 
 /* CLOCK_REALTIME's distance from boot's clock: the epoch at boot, moved by clock_settime. */
@@ -122,19 +127,74 @@ long sys_clock_adjtime(struct thread *t, u64 clk, u64 buf, u64 a2, u64 a3, u64 a
 }
 
 
+/* A thread of p by its Linux ID. */
+static struct thread *thread_in(struct proc *p, int tid)
+{
+	for (struct thread *t = p ? p->threads : NULL; t; t = t->next_in_proc)
+		if (t->tid_linux == tid)
+			return t;
+	return NULL;
+}
+
+int cpu_clock_target(struct thread *t, u64 clk, int *pid, int *tid)
+{
+	*pid = *tid = 0;
+	if (clk == 2 || clk == 3) {             /* CLOCK_PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID */
+		*pid = t->proc->pid;
+		*tid = clk == 3 ? t->tid_linux : 0;
+		return 0;
+	}
+	int id = (int)~((int64_t)clk >> 3);
+	if ((int64_t)clk >= 0 || (clk & 3) == 3 || (int64_t)clk < -((int64_t)1 << 34))
+		return -LX_EINVAL;
+	if (clk & 4) {                          /* a thread's: of the caller's process only */
+		*pid = t->proc->pid;
+		*tid = id ? id : t->tid_linux;
+		return thread_in(t->proc, *tid) ? 0 : -LX_EINVAL;
+	}
+	*pid = id ? id : t->proc->pid;
+	struct proc *p = proc_by_pid(*pid);
+	return p && !p->zombie ? 0 : -LX_EINVAL;
+}
+
+bool cpu_clock_now(int pid, int tid, u64 *us)
+{
+	struct proc *p = proc_by_pid(pid);
+	struct thread *th = tid ? thread_in(p, tid) : NULL;
+	if (!p || (tid && !th))
+		return false;
+	*us = th ? th->utime_us : p->utime_us;
+	return true;
+}
+
+/* The µs clock clk reads for t: a wall clock's, or a CPU-time clock's (EINVAL if none). */
+static long clock_read(struct thread *t, u64 clk, u64 *us)
+{
+	int pid, tid;
+	if (clk <= 11 && clk != 2 && clk != 3) {
+		*us = lx_clock_us(clk);
+		return 0;
+	}
+	long r = cpu_clock_target(t, clk, &pid, &tid);
+	return r < 0 ? r : cpu_clock_now(pid, tid, us) ? 0 : -LX_EINVAL;
+}
+
 long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	if (clk > 11)
-		return -LX_EINVAL;
-	struct lx_timespec ts = ts_of(lx_clock_us(clk));
+	u64 us;
+	long r = clock_read(t, clk, &us);
+	if (r < 0)
+		return r;
+	struct lx_timespec ts = ts_of(us);
 	return put(t, tp, &ts, sizeof(ts));
 }
 
 long sys_clock_getres(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	if (clk > 11)
+	u64 us;
+	if (clock_read(t, clk, &us) < 0)
 		return -LX_EINVAL;
 	struct lx_timespec ts = { 0, 1000 };
 	return tp ? put(t, tp, &ts, sizeof(ts)) : 0;
@@ -181,8 +241,9 @@ long sys_nanosleep(struct thread *t, u64 req, u64 rem, u64 a2, u64 a3, u64 a4, u
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	if (t->fresh) {
 		u64 us;
-		if (!copyin_timespec_us(t, req, &us))
-			return -LX_EINVAL;
+		long r = copyin_timespec_us(t, req, &us);
+		if (r < 0)
+			return r;
 		t->call_deadline = lx_now_us() + us;
 	}
 	return sleep_until(t, t->call_deadline, rem);
@@ -193,10 +254,13 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 	(void)a4; (void)a5;
 	if (clk > 11)
 		return -LX_EINVAL;
+	if (clk == 3)
+		return -LX_EOPNOTSUPP;  /* CLOCK_THREAD_CPUTIME_ID has no sleep, as Linux's kernel says */
 	if (t->fresh) {
 		u64 us;
-		if (!copyin_timespec_us(t, req, &us))
-			return -LX_EINVAL;
+		long r = copyin_timespec_us(t, req, &us);
+		if (r < 0)
+			return r;
 		if (flags & 1) {                    /* TIMER_ABSTIME */
 			u64 base = lx_clock_us(clk) - lx_now_us();
 			t->call_deadline = us > base ? us - base : 0;

@@ -229,12 +229,11 @@ static long mq_wait(struct thread *t, struct file *f, u64 uts)
 	if (t->fresh) {
 		t->call_deadline = 0;
 		if (uts) {
-			struct lx_timespec ts;
-			if (!copyin(t->proc, &ts, uts, sizeof(ts)))
-				return -LX_EFAULT;
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-				return -LX_EINVAL;
-			u64 at = wall_to_boot_us((u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000);
+			u64 us;
+			long r = copyin_timespec_us(t, uts, &us);
+			if (r < 0)
+				return r;
+			u64 at = wall_to_boot_us(us);
 			if (at <= lx_now_us())
 				return -LX_ETIMEDOUT;
 			t->call_deadline = at;

@@ -133,13 +133,57 @@ static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, s
 	return r;
 }
 
+#define LX_O_TMPFILE_BIT 020000000     /* O_TMPFILE is it with O_DIRECTORY */
+
+/* O_TMPFILE: an unnamed file in the directory path names, opened for writing. */
+static long open_tmpfile(struct thread *t, u64 dirfd, u32 fl, u32 mode)
+{
+	if ((fl & (LX_O_TMPFILE_BIT | LX_O_DIRECTORY | LX_O_CREAT)) !=
+	    (LX_O_TMPFILE_BIT | LX_O_DIRECTORY) || (fl & LX_O_ACCMODE) == LX_O_RDONLY)
+		return -LX_EINVAL;
+	struct inode *dir, *ip;
+	struct fs_name where = { NULL, "" };
+	int lf = ((fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW) | FS_DIRECTORY;
+	long r = lookup_at(t, dirfd, path1, lf, &dir);
+	if (r < 0)
+		return r;
+	r = fs_tmpfile(dir, mode & ~t->proc->umask, !(fl & LX_O_EXCL), &ip);
+	struct file *f = NULL;
+	if (r == 0) {
+		r = file_open_inode(t, ip, fl & ~(u32)(LX_O_TMPFILE_BIT | LX_O_DIRECTORY | LX_O_EXCL), &f);
+		fs_put(ip);
+	}
+	if (r == 0) {
+		where.dir = dir;        /* /proc/PID/fd names it "#INO (deleted)", as Linux */
+		fs_get(dir);
+		char digits[24];
+		int n = 0;
+		for (u64 v = ip->ino; v || !n; v /= 10)
+			digits[n++] = (char)('0' + v % 10);
+		where.name[0] = '#';
+		for (int i = 0; i < n; i++)
+			where.name[1 + i] = digits[n - 1 - i];
+		where.name[1 + n] = 0;
+		file_set_name(f, &where);
+		r = fd_install(t->proc, f, 0, fl & LX_O_CLOEXEC);
+		if (r < 0)
+			file_put(f);
+	}
+	fs_put(dir);
+	return r;
+}
+
 static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 {
 	struct proc *p = t->proc;
 	u32 fl = (u32)flags;
+	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
+		return -LX_EINVAL;      /* as Linux 6.4 on: never meant anything */
 	long r = get_path(t, upath, path1);
 	if (r < 0)
 		return r;
+	if (fl & LX_O_TMPFILE_BIT)
+		return open_tmpfile(t, dirfd, fl, (u32)mode);
 	int lf = (fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW;
 	if (fl & LX_O_DIRECTORY)
 		lf |= FS_DIRECTORY;
@@ -308,7 +352,9 @@ static struct lx_statx_ts sx_ts(struct lx_timespec ts)
 
 long sys_statx(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf, u64 a5)
 {
-	(void)a5, (void)mask;
+	(void)a5;
+	if ((mask & 0x80000000u) || (flags & 0x6000) == 0x6000)
+		return -LX_EINVAL;      /* STATX__RESERVED; both AT_STATX_FORCE_SYNC and DONT_SYNC */
 	struct lx_stat st;
 	long r = stat_at(t, dirfd, path, flags, &st);
 	if (r < 0)
@@ -597,11 +643,14 @@ long sys_unlinkat(struct thread *t, u64 dirfd, u64 path, u64 flags, u64 a3, u64 
 /* --- links and renames --- */
 
 #define LX_RENAME_NOREPLACE 1
+#define LX_RENAME_EXCHANGE  2
 
-/* rename; of renameat2's flags only RENAME_NOREPLACE (EEXIST if the new name exists). */
+/* rename; renameat2's RENAME_NOREPLACE (EEXIST if the new name exists) and RENAME_EXCHANGE
+ * (not both: EINVAL); RENAME_WHITEOUT is EINVAL (lx has no overlay file system). */
 static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 newp, u64 flags)
 {
-	if (flags & ~(u64)LX_RENAME_NOREPLACE)
+	if ((flags & ~(u64)(LX_RENAME_NOREPLACE | LX_RENAME_EXCHANGE)) ||
+	    flags == (LX_RENAME_NOREPLACE | LX_RENAME_EXCHANGE))
 		return -LX_EINVAL;
 	struct inode *odir, *ndir;
 	char olast[LX_NAME_MAX + 1], nlast[LX_NAME_MAX + 1];
@@ -620,6 +669,8 @@ static long rename_at(struct thread *t, u64 odirfd, u64 oldp, u64 ndirfd, u64 ne
 	} else if ((flags & LX_RENAME_NOREPLACE) && fs_dir_lookup(ndir, nlast, &there) == 0) {
 		fs_put(there);
 		r = -LX_EEXIST;
+	} else if (flags & LX_RENAME_EXCHANGE) {
+		r = fs_exchange(odir, olast, ndir, nlast);
 	} else {
 		r = fs_rename(odir, olast, ndir, nlast);
 	}
@@ -715,14 +766,23 @@ long sys_symlinkat(struct thread *t, u64 target, u64 dirfd, u64 path, u64 a3, u6
 	return symlink_at(t, target, dirfd, path);
 }
 
+/* An empty path reads the link dirfd names (opened O_PATH|O_NOFOLLOW), else ENOENT. */
 static long readlink_at(struct thread *t, u64 dirfd, u64 upath, u64 buf, u64 size)
 {
 	if ((int64_t)size <= 0)
 		return -LX_EINVAL;
 	struct inode *ip;
 	long r = get_path(t, upath, path1);
-	if (r < 0 || (r = lookup_at(t, dirfd, path1, 0, &ip)) < 0)
+	if (r == 0 && !path1[0] && (int)dirfd != LX_AT_FDCWD) {
+		struct file *f = fd_get(t->proc, (int)dirfd);
+		if (!f)
+			return -LX_EBADF;
+		if (!f->ip || !LX_S_ISLNK(f->ip->mode))
+			return -LX_ENOENT;
+		fs_get(ip = f->ip);
+	} else if (r < 0 || (r = lookup_at(t, dirfd, path1, 0, &ip)) < 0) {
 		return r;
+	}
 	r = fs_readlink(ip, path2, size < LX_PATH_MAX ? size : LX_PATH_MAX);
 	fs_put(ip);
 	if (r < 0)
@@ -761,10 +821,11 @@ static long inode_at(struct thread *t, u64 dirfd, u64 upath, u64 flags, struct i
 	return lookup_at(t, dirfd, path1, (flags & LX_AT_SYMLINK_NOFOLLOW) ? 0 : FS_FOLLOW, ip);
 }
 
+/* fchmod, fchown, futimens: an O_PATH descriptor names the file but may not change it (EBADF). */
 static long fd_inode(struct thread *t, u64 fd, struct inode **ip)
 {
 	struct file *f = fd_get(t->proc, (int)fd);
-	if (!f)
+	if (!f || (f->flags & LX_O_PATH))
 		return -LX_EBADF;
 	if (!f->ip)
 		return -LX_EINVAL;
@@ -980,6 +1041,8 @@ long sys_utimensat(struct thread *t, u64 dirfd, u64 path, u64 utimes, u64 flags,
 	}
 	if (flags & ~(u64)(LX_AT_SYMLINK_NOFOLLOW | LX_AT_EMPTY_PATH))
 		return -LX_EINVAL;
+	if (!path && (int)dirfd == LX_AT_FDCWD)
+		return -LX_EFAULT;      /* a NULL path names a descriptor's file, never the cwd */
 	struct inode *ip;
 	long r = path ? inode_at(t, dirfd, path, flags, &ip) : fd_inode(t, dirfd, &ip);
 	return r < 0 ? r : set_times(ip, utimes ? ts : NULL);
@@ -1137,6 +1200,9 @@ static long put_statfs(struct thread *t, u64 buf, const struct super *sb)
 	struct lx_statfs s;
 	memset(&s, 0, sizeof(s));
 	bool empty = statfs_type(sb, &s);
+	/* ST_VALID and the mount's flags (ST_NOSUID... share MS_*'s bits), relatime unless noatime */
+	u64 mf = sb ? sb->mflags & 0xd1e : 0;
+	s.flags = (int64_t)(0x20 | mf | (mf & 0x400 ? 0 : 0x1000));
 	s.bsize = s.frsize = LX_PAGE_SIZE;
 	s.namelen = LX_NAME_MAX;
 	if (!empty) {

@@ -481,6 +481,7 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 	vfork_release(p);
 	fd_close_on_exec(p);
 	aio_exit(p);
+	ptimer_exit(p);
 	if (p->sig->refs > 1) {
 		struct sighand *h = sighand_dup(p->sig);
 		if (h) {

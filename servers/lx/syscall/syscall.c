@@ -98,6 +98,21 @@ void resume_thread(struct thread *t)
 	retry = t;
 }
 
+/* A call of a stopped process's thread waits, not run, until SIGCONT (rerun_thread). */
+static void hold_call(struct thread *t)
+{
+	t->state = T_INCALL;
+	t->held_call = true;
+}
+
+void rerun_thread(struct thread *t)
+{
+	t->held_call = false;
+	t->state = T_RETRY;
+	t->next_blocked = retry;
+	retry = t;
+}
+
 /* The earliest deadline of a parked thread or an alarm (µs), 0 if none. */
 static u64 earlier(u64 a, u64 b)
 {
@@ -169,6 +184,10 @@ void syscall_run(struct thread *t)
 	struct regs *r = &t->regs;
 	u64 nr = t->sysno;
 	long res;
+	if (__builtin_expect(t->proc->stopped, 0)) {
+		hold_call(t);           /* a stopped process completes no call (SIGKILL ends the stop) */
+		return;
+	}
 	lx_current = t;
 	vfs_walk_root = t->proc->root;
 	if (__builtin_expect(t->seccomp_strict, 0) && !seccomp_strict_allows(nr)) {

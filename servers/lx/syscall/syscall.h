@@ -131,9 +131,21 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 /* syscall/sys_misc.c: the kernel keyrings, which lx lacks (ENOSYS, not logged) */
 #define SYSCALLS_KEYS(X) X(248, add_key) X(249, request_key) X(250, keyctl)
 
+/* proc/ptimer.c: POSIX per-process timers */
+#define SYSCALLS_PTIMER(X) \
+	X(222, timer_create) X(223, timer_settime) X(224, timer_gettime) X(225, timer_getoverrun) \
+	X(226, timer_delete)
+
+/* syscall/sys_file.c: vectored I/O with flags */
+#define SYSCALLS_RWV2(X) X(327, preadv2) X(328, pwritev2)
+
+/* syscall/sys_mount.c: mounting file systems */
+#define SYSCALLS_MOUNT(X) X(165, mount) X(166, umount2)
+
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
-	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X)
+	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
+	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X)
 
 SYSCALLS(SYS_DECL)
 
@@ -160,6 +172,7 @@ void wake(void *wchan);                    /* every thread parked on wchan runs 
 void wake_key(void *wchan, int key);       /* the same; key: the LX_POLL* bits that may now hold */
 void wake_thread(struct thread *t);
 void resume_thread(struct thread *t);      /* a held thread: the loop passes it through signal_deliver */
+void rerun_thread(struct thread *t);       /* a held call (t->held_call): the loop runs it again */
 extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
 bool retry_pending(void);
 void retry_blocked(void);
@@ -177,5 +190,13 @@ void expire_deadlines(u64 now);
 
 /* syscall/sys_misc.c: time */
 u64 lx_clock_us(u64 clk);                  /* clock clk now, µs */
+/* CPU-time clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, and the ids
+ * clock_getcpuclockid makes): whose time clk counts (tid 0: the process's), or -EINVAL;
+ * that time now (µs, sampled: proc/cputime.c), false once its owner is gone */
+int cpu_clock_target(struct thread *t, u64 clk, int *pid, int *tid);
+bool cpu_clock_now(int pid, int tid, u64 *us);
+/* A struct timespec at uaddr as µs, rounded up (a timeout never ends early; past ~73,000
+ * years: that far): 0, -EFAULT, or -EINVAL for tv_sec < 0 or tv_nsec outside a second. */
+long copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us);
 
 #endif

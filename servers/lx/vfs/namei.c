@@ -9,7 +9,7 @@
 #include "../mm/mm.h"
 #include "../../../lib/c/string.h"
 
-#define VFS_MAX_MOUNTS 16
+#define VFS_MAX_MOUNTS 64
 
 void (*fs_now)(struct lx_timespec *ts);
 
@@ -45,15 +45,77 @@ void vfs_mount_root(struct super *sb)
 int vfs_mount(const char *path, struct super *sb)
 {
 	struct inode *dir;
-	if (nmounts == VFS_MAX_MOUNTS)
-		return -LX_ENOMEM;
 	int r = fs_lookup(fs_root(), path, FS_FOLLOW | FS_DIRECTORY, &dir);
-	if (r < 0)
-		return r;
+	return r < 0 ? r : vfs_mount_at(dir, sb);
+}
+
+int vfs_mount_at(struct inode *dir, struct super *sb)
+{
+	if (nmounts == VFS_MAX_MOUNTS) {
+		fs_put(dir);
+		return -LX_ENOSPC;      /* Linux's answer past fs.mount-max */
+	}
 	dir->mounted = sb;              /* the walk ended below any earlier mount here */
 	sb->covered = dir;              /* keeps the lookup's reference */
 	mounts[nmounts++] = sb;
 	return 0;
+}
+
+/* A file system out of the tree with nothing open in it: written back and freed. */
+static void super_end(struct super *sb)
+{
+	if (sb->ops->sync)
+		sb->ops->sync(sb);
+	if (sb->ops->kill)
+		sb->ops->kill(sb);
+	lx_free(sb);
+}
+
+/* The references on sb's inodes beyond its root's mount reference and `pinned`. */
+static bool super_busy(const struct super *sb, u32 pinned)
+{
+	return sb->irefs > 1 + pinned;
+}
+
+int vfs_umount_check(struct inode *ip, bool detach, u32 pinned)
+{
+	struct super *sb = ip->sb;
+	if (ip != sb->root || vfs_mount_index(sb) < 0)
+		return -LX_EINVAL;      /* not a mount point */
+	if (!sb->covered)
+		return -LX_EBUSY;       /* "/" */
+	return !detach && super_busy(sb, pinned + 1) ? -LX_EBUSY : 0;     /* + the caller's */
+}
+
+/* sb leaves the tree: the directory it covered is free again. */
+static void detach_one(struct super *sb)
+{
+	int i = vfs_mount_index(sb);
+	memmove(&mounts[i], &mounts[i + 1], (size_t)(nmounts - i - 1) * sizeof(mounts[0]));
+	nmounts--;
+	struct inode *dir = sb->covered;
+	dir->mounted = NULL;
+	sb->covered = NULL;
+	sb->detached = true;
+	fs_put(dir);
+}
+
+/* sb and every mount below it leave the tree, children first. */
+static void detach_tree(struct super *sb)
+{
+	for (int i = nmounts - 1; i > 0; i--)
+		if (mounts[i]->covered && mounts[i]->covered->sb == sb) {
+			detach_tree(mounts[i]);
+			i = nmounts;    /* the table moved */
+		}
+	detach_one(sb);
+	if (!super_busy(sb, 0))
+		super_end(sb);
+}
+
+void vfs_umount(struct super *sb)
+{
+	detach_tree(sb);
 }
 
 struct super *vfs_mount_nth(int i)
@@ -96,12 +158,20 @@ int vfs_sync(void)
 void fs_get(struct inode *ip)
 {
 	ip->refs++;
+	ip->sb->irefs++;
 }
 
+/* The last reference to a detached file system's inodes other than its root's ends it. */
 void fs_put(struct inode *ip)
 {
-	if (ip && --ip->refs == 0 && ip->sb->ops->evict)
-		ip->sb->ops->evict(ip);
+	if (!ip)
+		return;
+	struct super *sb = ip->sb;
+	sb->irefs--;
+	if (--ip->refs == 0 && sb->ops->evict)
+		sb->ops->evict(ip);
+	if (__builtin_expect(sb->detached, 0) && !super_busy(sb, 0))
+		super_end(sb);
 }
 
 /* --- the path walk --- */
@@ -488,6 +558,36 @@ int fs_create(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
 }
 
 /*
+ * O_TMPFILE: a regular file in dir's file system with no name, made by the
+ * type's create and unlink under a name nobody can see (lx runs one call at
+ * a time) and without events; `linkable` lets linkat give it a name.
+ */
+int fs_tmpfile(struct inode *dir, uint32_t mode, bool linkable, struct inode **out)
+{
+	const struct fs_ops *o = dir->sb->ops;
+	static uint64_t seq;
+	char name[32] = ".lx-tmpfile-";
+	int r = may_create(dir, ".");
+	if (r < 0)
+		return r;
+	if (!o->create || !o->unlink)
+		return -LX_EOPNOTSUPP;
+	do {
+		uint64_t n = ++seq;
+		size_t at = 12;
+		for (; n; n /= 10)
+			name[at++] = (char)('0' + n % 10);
+		name[at] = 0;
+		r = o->create(dir, name, LX_S_IFREG | (mode & 07777), 0, out);
+	} while (r == -LX_EEXIST);
+	if (r == 0 && (r = o->unlink(dir, name)) < 0)
+		fs_put(*out);
+	if (r == 0)
+		(*out)->linkable = linkable;
+	return r;
+}
+
+/*
  * fs.protected_hardlinks (1 on the distributions lx follows): who does not
  * own a file links to it only if it is a regular file he may read and
  * write that would not raise privileges when run.
@@ -515,10 +615,11 @@ int fs_link(struct inode *dir, const char *name, struct inode *target)
 		return r;
 	if (LX_S_ISDIR(target->mode))
 		return -LX_EPERM;       /* link(2): no hard links to directories */
-	if (target->nlink == 0)
-		return -LX_ENOENT;      /* an unlinked file cannot come back */
+	if (target->nlink == 0 && !target->linkable)
+		return -LX_ENOENT;      /* an unlinked file cannot come back, but O_TMPFILE's */
 	r = o->link ? o->link(dir, name, target) : -LX_EPERM;
 	if (r == 0) {
+		target->linkable = false;
 		fs_event(target, NULL, LX_IN_ATTRIB | LX_IN_SELF_ONLY, 0);
 		fs_event(dir, name, LX_IN_CREATE, 0);
 	}
@@ -626,6 +727,53 @@ int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const c
 		moved(odir, oname, ndir, nname, ip, replaced);
 	fs_put(replaced);
 	fs_put(ip);
+	return r;
+}
+
+/* Three renames through a name nobody sees (lx runs one call at a time); undone on failure. */
+static int swap_names(struct inode *odir, const char *oname, struct inode *ndir, const char *nname)
+{
+	int (*mv)(struct inode *, const char *, struct inode *, const char *) = odir->sb->ops->rename;
+	static const char tmp[] = ".lx-exchange";
+	if (!mv)
+		return -LX_EPERM;
+	int r = mv(odir, oname, odir, tmp);
+	if (r < 0)
+		return r;
+	if ((r = mv(ndir, nname, odir, oname)) < 0) {
+		mv(odir, tmp, odir, oname);
+		return r;
+	}
+	if ((r = mv(odir, tmp, ndir, nname)) < 0) {
+		mv(odir, oname, ndir, nname);
+		mv(odir, tmp, odir, oname);
+	}
+	return r;
+}
+
+int fs_exchange(struct inode *odir, const char *oname, struct inode *ndir, const char *nname)
+{
+	if (ndir->sb != odir->sb)
+		return -LX_EXDEV;
+	struct inode *a, *b;
+	int r = fs_dir_lookup(odir, oname, &a);
+	if (r < 0)
+		return r;
+	if ((r = fs_dir_lookup(ndir, nname, &b)) < 0) {
+		fs_put(a);
+		return r;
+	}
+	bool same;
+	if (a != b && (r = may_rename(odir, oname, ndir, nname, &same)) == 0)
+		r = may_rename(ndir, nname, odir, oname, &same);
+	if (r == 0 && a != b && (busy(odir, oname) || busy(ndir, nname)))
+		r = -LX_EBUSY;
+	if (r == 0 && a != b && (r = swap_names(odir, oname, ndir, nname)) == 0) {
+		moved(odir, oname, ndir, nname, a, NULL);
+		moved(ndir, nname, odir, oname, b, NULL);
+	}
+	fs_put(a);
+	fs_put(b);
 	return r;
 }
 

@@ -60,6 +60,8 @@ struct inode {
 	char *target;                   /* symbolic links */
 	/* memfd (fs/memfd.c): LX_SEALABLE | F_SEAL_*; 0 for every other file */
 	uint32_t seals;
+	/* O_TMPFILE without O_EXCL (fs_tmpfile): linkat may name it although nlink is 0 */
+	bool linkable;
 };
 
 /* memfd seals (fcntl(2) F_ADD_SEALS); write, truncate and mmap obey them */
@@ -141,7 +143,20 @@ struct super {
 	struct inode *covered;          /* the directory it is mounted on (a reference); NULL for / */
 	uint64_t dev;                   /* st_dev */
 	void *priv;                     /* the type's own */
+	/* umount2 (vfs/namei.c): references held on its inodes (fs_get/fs_put, the
+	 * root's mount reference included), and whether MNT_DETACH took it out of
+	 * the tree (it ends with its last reference) */
+	u32 irefs;
+	bool detached;
+	/* mount(2) (syscall/sys_mount.c): the source /proc/mounts shows ("" for lx's own),
+	 * the MS_* flags it records, MNT_EXPIRE's mark */
+	char source[64];
+	u64 mflags;                     /* LX_MS_NOSUID and LX_MS_NOEXEC are obeyed by execve */
+	bool expiring;
 };
+
+#define LX_MS_NOSUID 0x2
+#define LX_MS_NOEXEC 0x8
 
 /* Lookup flags */
 #define FS_FOLLOW    1      /* follow a symbolic link in the last component */
@@ -157,6 +172,18 @@ extern void (*fs_now)(struct lx_timespec *ts);
  */
 void vfs_mount_root(struct super *sb);
 int vfs_mount(const char *path, struct super *sb);
+/* The same on dir (a reference it takes over); -ENOSPC when the table is full. */
+int vfs_mount_at(struct inode *dir, struct super *sb);
+/*
+ * umount2(2) of ip, a reference the caller keeps: 0 if it may go, -EINVAL
+ * if ip is no mount's root, -EBUSY for "/" or, unless detach, while any
+ * inode of the file system is referenced beyond its root's mount reference,
+ * the caller's, and `pinned` more (inotify's watches).  vfs_umount then
+ * takes it and every mount below it out of the tree (the caller's reference
+ * dropped first); each is written back and freed once nothing holds it.
+ */
+int vfs_umount_check(struct inode *ip, bool detach, u32 pinned);
+void vfs_umount(struct super *sb);
 struct super *vfs_super_new(const struct fs_ops *ops, const char *type);   /* NULL: ENOMEM */
 /* The mount table in mount order ([0] is "/"), for /proc/mounts: NULL past its end; -1: not mounted. */
 struct super *vfs_mount_nth(int i);
@@ -194,6 +221,11 @@ int fs_symlink(struct inode *dir, const char *name, const char *target);
 int fs_unlink(struct inode *dir, const char *name);      /* not directories: EISDIR */
 int fs_rmdir(struct inode *dir, const char *name);       /* ENOTEMPTY unless empty */
 int fs_rename(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
+/* renameat2's RENAME_EXCHANGE: the two names trade places (both must exist: ENOENT). */
+int fs_exchange(struct inode *odir, const char *oname, struct inode *ndir, const char *nname);
+/* open(2)'s O_TMPFILE: a new unnamed regular file of dir's file system (*out: a reference);
+ * EOPNOTSUPP where the type cannot make one */
+int fs_tmpfile(struct inode *dir, uint32_t mode, bool linkable, struct inode **out);
 long fs_readlink(struct inode *ip, char *buf, size_t n); /* not NUL-terminated, as Linux */
 
 /*
@@ -349,6 +381,8 @@ struct file {
 	char name_buf[24];
 	/* fs/epoll.c: */
 	struct epitem *epitems;         /* epoll entries watching this file; they die with it */
+	/* fcntl F_SETOWN (syscall/sys_file.c): a pid, or -pgid; kept and reported (no SIGIO) */
+	int owner;
 };
 
 /*
