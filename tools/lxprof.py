@@ -121,7 +121,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     p.add_argument("--per", help="divide by the entries into this function")
     p.add_argument("--top", type=int, default=40)
-    p.add_argument("--annotate", help="also count each instruction of this function (tag:name)")
+    p.add_argument("--annotate", help="also count each instruction of these functions (tag:name,...)")
     p.add_argument("--lx-args", default="", help="lx options before the program (lx.trace ...)")
     p.add_argument("--count", action="store_true", help="no trace: the figure only")
     p.add_argument("--linux", action="store_true", help="on native Linux (the bench guest)")
@@ -187,7 +187,7 @@ def main():
                 continue
             name, first = sym.lookup(int(m.group(1), 16))
             hist[name] += 1
-            if name == opts.annotate:
+            if opts.annotate and name in opts.annotate.split(","):
                 pcs[int(m.group(1), 16)] += 1
             total += 1
             if first and opts.per and name.endswith(":" + opts.per):

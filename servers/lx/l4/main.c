@@ -98,18 +98,8 @@ void reply_flush(void)
 	L4_Reply(to);
 }
 
-/* Load t's registers as an exception reply; it is sent by the loop's next ReplyWait. */
-void thread_reply(struct thread *t)
+static __attribute__((noinline)) void exception_reply(struct thread *t)
 {
-	reply_flush();
-	t->state = T_RUNNING;
-	if (__builtin_expect(!cpu_busy, 0))
-		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
-	pending = t->tid;
-	if (t->fast) {
-		fast_reply(t);
-		return;
-	}
 	L4_Word_t *mr = L4_Utcb();
 	unsigned u = REGS_WORDS;
 	L4_Word_t label = 0;
@@ -121,6 +111,33 @@ void thread_reply(struct thread *t)
 	}
 	mr[0] = L4_TAG_MAKE(label, u, 0);
 	memcpy(&mr[1], &t->regs, sizeof(t->regs));
+}
+
+static __attribute__((noinline, cold)) void reply_first(struct thread *t)
+{
+	reply_flush();
+	if (!cpu_busy)
+		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
+	thread_reply(t);
+}
+
+/*
+ * Load t's answer (an exception reply, or a fast call's) into the MRs; the
+ * loop's next ReplyWait sends it.  (The common case, nothing else loaded and
+ * sampling on, costs no call.)
+ */
+void thread_reply(struct thread *t)
+{
+	if (__builtin_expect(pending != L4_NILTHREAD || !cpu_busy, 0)) {
+		reply_first(t);
+		return;
+	}
+	t->state = T_RUNNING;
+	pending = t->tid;
+	if (t->fast)
+		fast_reply(t);
+	else
+		exception_reply(t);
 }
 
 /* Answer a page fault with a map item (or nothing, which lets the thread fault again). */
