@@ -224,6 +224,16 @@ def test_linux_semantics_program(sh, program):
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
 
 
+def test_file_pages_shared_by_processes(sh):
+    """A RAM file's pages as processes see them (tests/lx/pagecache.c, passes on
+    Linux): another process's write() shows in a private mapping until a store
+    copies the page; a store reaches neither the file nor other mappings; a
+    program run twice from a file in /tmp leaves the file unchanged (lx's
+    rewritten system-call sites stay in the process's own text pages)."""
+    out = run(sh, "/tests/pagecache /tmp", timeout=300)
+    assert "pagecache done, 0 failed" in out, out
+
+
 def test_advisory_locks(sh):
     """flock, fcntl record and OFD locks between processes: conflicts, waiting,
     F_GETLK's holder, release on closing another descriptor, EDEADLK, EINTR."""

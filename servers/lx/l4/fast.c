@@ -169,11 +169,15 @@ static __attribute__((noinline)) void patch(struct thread *t, struct fastimg *f,
 		*no = sc + 2;                       /* (a site whose RAX differed is tried again) */
 		return;
 	}
-	uint8_t *site = c + room - d->len;
 	u64 slot = LX_FAST_SLOTS_START + f->nsites * LX_FAST_SLOT_SIZE;
 	uint8_t *s = vm_kaddr(t->mm, slot);
 	if (f->nsites >= LX_FAST_SLOTS || !s || !room_for_site(f))
 		return;
+	/* the text to change: the process's own page (never the file's, which
+	 * programs of other images may map) */
+	if (!(c = vm_text_kaddr(t->mm, sc - room)))
+		return;
+	uint8_t *site = c + room - d->len;
 	write_slot(s, slot, site, d->len, sc);
 	f->site[f->nsites++] = sc;
 	if (lx_trace)

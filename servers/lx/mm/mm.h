@@ -56,6 +56,7 @@ struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memor
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
 /* lx's address of user byte va, made present for reading; NULL if not mapped readable */
 uint8_t *vm_kaddr(struct mm *mm, u64 va);
+uint8_t *vm_text_kaddr(struct mm *mm, u64 va);   /* the same for rewriting text: never the file's page */
 bool vm_mapped(struct mm *mm, u64 va);       /* in an area (a fault there is SEGV_ACCERR) */
 bool vm_futex_key(struct mm *mm, u64 va, const void **obj, u64 *off);   /* a shared futex's key */
 /* va's page is in mm's table now (mincore(2), move_pages(2)); nothing is faulted in */

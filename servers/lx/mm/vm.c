@@ -428,6 +428,30 @@ struct mm *mm_fork(struct mm *parent)
 
 /* --- faults --- */
 
+/*
+ * The page cache for private file mappings: a whole page of a file whose
+ * file system keeps its data in pages (ramfs, tmpfs) is mapped as it is,
+ * read-only, with a reference, instead of copied; the first write copies it
+ * (cow_break, as after fork), so until then the mapping sees the file's
+ * writes, as Linux's private mappings see its page cache.  NULL: copy.
+ */
+static void *file_page_shared(struct vma *v, u64 va)
+{
+	if (!v->file || va + LX_PAGE_SIZE > v->file_end || !fs_can_share(v->file))
+		return NULL;
+	void *pg = fs_page(v->file, v->off + (va - v->start), false);
+	if (pg)
+		page_get(pg);
+	return pg;
+}
+
+/* Is the page that e maps va's page of v's file itself (file_page_shared)? */
+static bool is_file_page(struct vma *v, u64 va, u64 e)
+{
+	return v->file && !(v->prot & VM_SHARED) && fs_can_share(v->file) &&
+	       fs_page(v->file, v->off + (va - v->start), false) == (void *)(e & ~PTE_FLAGS);
+}
+
 /* A new page for va in v: file bytes where the area has them, zeros elsewhere. */
 static void *fill_page(struct vma *v, u64 va)
 {
@@ -501,14 +525,18 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
 	bool shared = v->prot & VM_SHARED;
 	if (!(*e & PTE_P)) {
 		void *pg = NULL;
+		u64 bits = (v->prot & VM_WRITE) ? PTE_W : 0;
 		if (shared && v->file) {
 			int err = shared_file_page(v, va & ~(LX_PAGE_SIZE - 1), &pg);
 			if (err)
 				return err;
+		} else if (!(access & VM_WRITE) &&
+			   (pg = file_page_shared(v, va & ~(LX_PAGE_SIZE - 1)))) {
+			bits = bits ? PTE_COW : 0;      /* the file's page: a write copies it */
 		} else if (!(pg = fill_page(v, va & ~(LX_PAGE_SIZE - 1)))) {
 			return -LX_ENOMEM;
 		}
-		*e = (u64)pg | PTE_P | ((v->prot & VM_WRITE) ? PTE_W : 0);
+		*e = (u64)pg | PTE_P | bits;
 		mm->pages++;
 	} else if ((access & VM_WRITE) && !(*e & PTE_W)) {
 		if (shared)
@@ -540,6 +568,36 @@ uint8_t *vm_kaddr(struct mm *mm, u64 va)
 	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, NULL))
 		return NULL;
 	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
+}
+
+/*
+ * lx's address of va for rewriting the process's text in place (l4/fast.c):
+ * a page that is its file's own (file_page_shared) is first replaced by a
+ * copy of the process's, and taken from every space that maps it (they
+ * fault it back), so that the file and other programs never see the change.
+ */
+uint8_t *vm_text_kaddr(struct mm *mm, u64 va)
+{
+	u64 *e;
+	struct vma *v;
+	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, &v))
+		return NULL;
+	void *old = pte_page(*e);
+	u64 page = va & ~(LX_PAGE_SIZE - 1);
+	if (is_file_page(v, page, *e)) {
+		void *pg = page_alloc_nozero();
+		if (!pg)
+			return NULL;
+		tlb_flush();
+		memcpy(pg, old, LX_PAGE_SIZE);
+		struct revoke r = { 0 };
+		revoke_add(&r, old, L4_R | L4_W | L4_X);
+		revoke_flush(&r);
+		page_free(old);
+		*e = (u64)pg | (*e & PTE_FLAGS);
+		old = pg;
+	}
+	return (uint8_t *)old + (va & (LX_PAGE_SIZE - 1));
 }
 
 bool vm_mapped(struct mm *mm, u64 va)
