@@ -79,6 +79,9 @@ static void coherence(void)
 	check("the unwritten page follows the file", child_writes("pc_file", PG + 1, "EE") == 0 &&
 	      w[PG + 1] == 'E' && m[PG + 1] == 'E', 1, 0);
 	check("read-only mapping follows the file", !memcmp(m + 10, "DDD", 3), 1, 0);
+	w[PG + 100] = 'z';               /* the second page, mapped with the first one's fault */
+	check("a store to the second page stays there", w[PG + 100] == 'z' && m[PG + 100] == 'a' &&
+	      pread(fd, r, 1, PG + 100) == 1 && r[0] == 'a', 1, 0);
 	munmap(m, 2 * PG);
 	munmap(w, 2 * PG);
 	close(fd);

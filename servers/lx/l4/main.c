@@ -150,6 +150,19 @@ static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 	pending = to;
 }
 
+/* Add map items for the file pages around a read fault at addr (vm_fault_around). */
+static void map_around(struct thread *t, u64 addr)
+{
+	struct fault_map m[FAULT_AROUND - 1];
+	int n = vm_fault_around(t->proc, addr, m, FAULT_AROUND - 1);
+	L4_Word_t *mr = L4_Utcb();
+	for (int i = 0; i < n; i++) {
+		mr[3 + 2 * i] = m[i].va | L4_ITEM_MAP;
+		mr[4 + 2 * i] = L4_FPAGE_MAKE(m[i].page, 12, m[i].rights);
+	}
+	mr[0] = L4_TAG_MAKE(0, 0, 2 + 2 * n);
+}
+
 /* --- messages --- */
 
 /* Answer a fault on the stub page (or its fast-area alias) with the stub. */
@@ -204,6 +217,8 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 	}
 	if (!err) {
 		map_reply(t->tid, addr, page, rights);
+		if (!(access & VM_WRITE))
+			map_around(t, addr);
 		t->state = T_RUNNING;
 		return;
 	}
