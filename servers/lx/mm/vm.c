@@ -681,13 +681,22 @@ static bool fast_clash(struct mm *mm, u64 start, u64 end)
 
 /* --- copyin/copyout: the process's memory through lx's table --- */
 
+static __attribute__((noinline)) char *user_page_miss(struct mm *mm, u64 uaddr, bool write);
+
 /* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
-static char *user_page(struct mm *mm, u64 uaddr, bool write)
+static inline char *user_page(struct mm *mm, u64 uaddr, bool write)
 {
 	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
 	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
 	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
 		return t->k;
+	return user_page_miss(mm, uaddr, write);
+}
+
+static char *user_page_miss(struct mm *mm, u64 uaddr, bool write)
+{
+	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
+	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
 	u64 *e;
 	if (uaddr >= LX_USER_END ||
 	    make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e, NULL))
@@ -699,6 +708,14 @@ static char *user_page(struct mm *mm, u64 uaddr, bool write)
 
 static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
 {
+	if (n && (uaddr & (LX_PAGE_SIZE - 1)) + n <= LX_PAGE_SIZE) {   /* within a page: most */
+		char *pg = user_page(p->mm, uaddr, to_user);
+		if (!pg)
+			return false;
+		pg += uaddr & (LX_PAGE_SIZE - 1);
+		memcpy(to_user ? pg : kbuf, to_user ? kbuf : pg, n);
+		return true;
+	}
 	while (n) {
 		char *pg = user_page(p->mm, uaddr, to_user);
 		if (!pg)
