@@ -88,8 +88,8 @@ struct ext2 {
 	uint8_t *claimed;               /* blocks in use: metadata or some live inode's */
 	uint8_t *live;                  /* inodes in use */
 	uint8_t *bad;                   /* inodes refused with EIO: their blocks or names clash */
-	/* the name cache (names_*): what lookups found, so that a path's walk does
-	 * not scan each directory again */
+	/* the name cache (names_*): what lookups and listings found, so that a
+	 * path's walk does not scan each directory again */
 	struct name_ent *names;         /* NAMES entries; NULL: no cache */
 	u32 names_epoch;                /* entries of another epoch are void */
 };
@@ -851,37 +851,10 @@ static int dir_walk(struct inode *dir, dirent_fn fn, void *arg)
 	return r;
 }
 
-struct find { const char *name; size_t len; u32 ino, blk, off, prev; uint8_t type; };
-
-static int find_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
-{
-	(void)dir;
-	struct find *f = arg;
-	struct ddirent *e = (void *)(b + off);
-	if (off == 0 || f->blk != blk)
-		f->prev = ~0u;
-	if (e->inode && e->name_len == f->len && !memcmp(e->name, f->name, f->len)) {
-		f->ino = e->inode;
-		f->blk = blk;
-		f->off = off;
-		f->type = e->file_type;
-		return 1;
-	}
-	f->blk = blk;
-	f->prev = off;
-	return 0;
-}
-
-/* The entry called name[0..len) in dir: 1 and *f filled, 0 if none, or -errno. */
-static int dir_find(struct inode *dir, const char *name, size_t len, struct find *f)
-{
-	*f = (struct find){ .name = name, .len = len, .prev = ~0u, .blk = 0 };
-	return dir_walk(dir, find_fn, f);
-}
-
 /*
  * The name cache: (directory inode, name) -> inode number, 0 for a name
- * known to be absent, direct-mapped by a hash of both.  Every change of a
+ * known to be absent, direct-mapped by a hash of both; filled by lookups
+ * and by every entry a lookup's scan or a listing passes.  Every change of a
  * directory's entries goes through dir_add, dir_remove or dir_retarget,
  * which drop the name's entry; a freed directory's number may come back as
  * another directory, so freeing one voids every entry (a new epoch).  Names
@@ -939,6 +912,35 @@ static void names_drop(struct ext2 *fs, u32 dir, const char *name, size_t len)
 	struct name_ent *e = name_slot(fs, dir, name, len);
 	if (e && name_is(e, fs, dir, name, len))
 		e->epoch = 0;
+}
+
+struct find { const char *name; size_t len; u32 ino, blk, off, prev; uint8_t type; };
+
+static int find_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
+{
+	struct find *f = arg;
+	struct ddirent *e = (void *)(b + off);
+	if (off == 0 || f->blk != blk)
+		f->prev = ~0u;
+	if (e->inode)                           /* a scan fills the name cache */
+		names_put(FS(dir), (u32)dir->ino, e->name, e->name_len, e->inode);
+	if (e->inode && e->name_len == f->len && !memcmp(e->name, f->name, f->len)) {
+		f->ino = e->inode;
+		f->blk = blk;
+		f->off = off;
+		f->type = e->file_type;
+		return 1;
+	}
+	f->blk = blk;
+	f->prev = off;
+	return 0;
+}
+
+/* The entry called name[0..len) in dir: 1 and *f filled, 0 if none, or -errno. */
+static int dir_find(struct inode *dir, const char *name, size_t len, struct find *f)
+{
+	*f = (struct find){ .name = name, .len = len, .prev = ~0u, .blk = 0 };
+	return dir_walk(dir, find_fn, f);
 }
 
 static int ext2_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
@@ -1126,6 +1128,7 @@ static int dents_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
 	memcpy(o->d_name, e->name, e->name_len);
 	d->at += rec;
 	*d->pos = next;
+	names_put(FS(dir), (u32)dir->ino, e->name, e->name_len, e->inode);   /* (ls -l looks next) */
 	return 0;
 }
 
