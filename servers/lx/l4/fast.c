@@ -216,6 +216,20 @@ bool fast_ud(struct thread *t)
 	return false;
 }
 
+/*
+ * Where t's interrupted fast call restarts (SA_RESTART): a `mov $n,%eax`
+ * site's jump, whose `syscall` bytes it overwrote (the fast path again), or
+ * a longer idiom's `syscall`, which stays as it was (its own instructions
+ * already ran in the trampoline: the trap path).
+ */
+u64 fast_restart_ip(struct thread *t)
+{
+	u64 sc = t->regs.rip - 2;
+	const uint8_t *c = vm_kaddr(t->mm, sc);
+	return c && c[0] == 0x0f && (sc & (LX_PAGE_SIZE - 1)) != LX_PAGE_SIZE - 1 && c[1] == 0x05
+	       ? sc : t->regs.rip - 7;
+}
+
 /* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (l4/stub.S). */
 void fast_call(struct thread *t)
 {

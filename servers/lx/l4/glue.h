@@ -24,6 +24,7 @@ struct fastimg *fast_get(struct fastimg *f);
 int fast_map(struct mm *mm);               /* give a new image its fast area */
 void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite its site (mm->fast) */
 bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
+u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call restarts */
 void fast_call(struct thread *t);          /* the fast call message */
 void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
 extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
