@@ -3,11 +3,13 @@
 // pages into private mappings instead of copying them): a write() by one
 // process is seen by another's private mapping made before it and by its
 // read(); a store into a private mapping reaches neither the file nor other
-// mappings, and the copy it made no longer follows the file; a program run
+// mappings, and the copy it made no longer follows the file; a shared
+// mapping's stores reach the file, a read-only one's fault; a program run
 // from a copy of this one, twice, leaves that copy as it was (lx rewrites
 // system-call sites in text pages: never in the file's).  In the directory
 // argv[1] (default "."); the same program passes on Linux.
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,13 +81,49 @@ static void coherence(void)
 	check("the unwritten page follows the file", child_writes("pc_file", PG + 1, "EE") == 0 &&
 	      w[PG + 1] == 'E' && m[PG + 1] == 'E', 1, 0);
 	check("read-only mapping follows the file", !memcmp(m + 10, "DDD", 3), 1, 0);
-	w[PG + 100] = 'z';               /* the second page, mapped with the first one's fault */
+	w[PG + 100] = 'z';              /* the second page's first store */
 	check("a store to the second page stays there", w[PG + 100] == 'z' && m[PG + 100] == 'a' &&
 	      pread(fd, r, 1, PG + 100) == 1 && r[0] == 'a', 1, 0);
 	munmap(m, 2 * PG);
 	munmap(w, 2 * PG);
 	close(fd);
 	unlink("pc_file");
+}
+
+/* A child reads page 0 of a read-only shared mapping, then stores to page 1: its status. */
+static int child_stores_read_only(const char *path)
+{
+	pid_t c = fork();
+	if (!c) {
+		int fd = open(path, O_RDONLY);
+		volatile char *m = mmap(0, 2 * PG, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED || m[0] != 'a')
+			_exit(1);
+		m[PG + 5] = 'q';
+		_exit(2);
+	}
+	int st;
+	return waitpid(c, &st, 0) == c ? st : -1;
+}
+
+/* Shared mappings: stores reach the file, a read-only one refuses them on every page. */
+static void shared(void)
+{
+	int fd = fill("pc_shared", 'a', 2);
+	char *s = mmap(0, 2 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	check("shared mapping", s != MAP_FAILED, 1, 0);
+	char r[2] = { 0 };
+	check("page 0 read", s[0] == 'a', 1, 0);
+	s[PG + 5] = 's';
+	check("a store to page 1 reaches the file", pread(fd, r, 1, PG + 5) == 1 && r[0] == 's', 1,
+	      0);
+	int st = child_stores_read_only("pc_shared");
+	check("a store to page 1 of a read-only shared mapping: SIGSEGV",
+	      WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, 1, 0);
+	check("and the file keeps its byte", pread(fd, r, 1, PG + 5) == 1 && r[0] == 's', 1, 0);
+	munmap(s, 2 * PG);
+	close(fd);
+	unlink("pc_shared");
 }
 
 static long copy_file(const char *from, const char *to)
@@ -154,6 +192,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	coherence();
+	shared();
 	text();
 	return checks_done("pagecache");
 }

@@ -854,13 +854,14 @@ static int dir_walk(struct inode *dir, dirent_fn fn, void *arg)
 /*
  * The name cache: (directory inode, name) -> inode number, 0 for a name
  * known to be absent, direct-mapped by a hash of both; filled by lookups
- * and by every entry a lookup's scan or a listing passes.  Every change of a
+ * and by the entries a listing passes (not a lookup's scan: scans of big
+ * directories for names they lack would evict what is used).  Every change of a
  * directory's entries goes through dir_add, dir_remove or dir_retarget,
  * which drop the name's entry; a freed directory's number may come back as
  * another directory, so freeing one voids every entry (a new epoch).  Names
  * longer than NAME_CACHED are not kept.
  */
-#define NAMES 2048
+#define NAMES 4096
 #define NAME_CACHED 38
 
 struct name_ent {
@@ -918,12 +919,11 @@ struct find { const char *name; size_t len; u32 ino, blk, off, prev; uint8_t typ
 
 static int find_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
 {
+	(void)dir;
 	struct find *f = arg;
 	struct ddirent *e = (void *)(b + off);
 	if (off == 0 || f->blk != blk)
 		f->prev = ~0u;
-	if (e->inode)                           /* a scan fills the name cache */
-		names_put(FS(dir), (u32)dir->ino, e->name, e->name_len, e->inode);
 	if (e->inode && e->name_len == f->len && !memcmp(e->name, f->name, f->len)) {
 		f->ino = e->inode;
 		f->blk = blk;
