@@ -853,7 +853,7 @@ static int dir_walk(struct inode *dir, dirent_fn fn, void *arg)
 
 /*
  * The name cache: (directory inode, name) -> inode number, 0 for a name
- * known to be absent, direct-mapped by a hash of both; filled by lookups
+ * known to be absent, in sets of two by a hash of both; filled by lookups
  * and by the entries a listing passes (not a lookup's scan: scans of big
  * directories for names they lack would evict what is used).  Every change of a
  * directory's entries goes through dir_add, dir_remove or dir_retarget,
@@ -870,14 +870,15 @@ struct name_ent {
 	char name[NAME_CACHED + 1];
 };
 
-static struct name_ent *name_slot(struct ext2 *fs, u32 dir, const char *name, size_t len)
+/* The set of two entries where name in dir may be (the most recently put first). */
+static struct name_ent *name_set(struct ext2 *fs, u32 dir, const char *name, size_t len)
 {
 	if (!fs->names || len > NAME_CACHED)
 		return NULL;
 	u32 h = 2166136261u ^ dir;              /* FNV-1a over the number and the name */
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (uint8_t)name[i]) * 16777619u;
-	return &fs->names[h % NAMES];
+	return &fs->names[(h % (NAMES / 2)) * 2];
 }
 
 static bool name_is(const struct name_ent *e, struct ext2 *fs, u32 dir, const char *name,
@@ -887,31 +888,43 @@ static bool name_is(const struct name_ent *e, struct ext2 *fs, u32 dir, const ch
 	       !memcmp(e->name, name, len);
 }
 
+/* The entry of name in dir, or NULL. */
+static struct name_ent *name_find(struct ext2 *fs, u32 dir, const char *name, size_t len)
+{
+	struct name_ent *e = name_set(fs, dir, name, len);
+	for (int i = 0; e && i < 2; i++)
+		if (name_is(&e[i], fs, dir, name, len))
+			return &e[i];
+	return NULL;
+}
+
 /* True and *ino (0: absent) if the cache knows name in dir. */
 static bool names_get(struct ext2 *fs, u32 dir, const char *name, size_t len, u32 *ino)
 {
-	struct name_ent *e = name_slot(fs, dir, name, len);
-	if (!e || !name_is(e, fs, dir, name, len))
-		return false;
-	*ino = e->ino;
-	return true;
+	struct name_ent *e = name_find(fs, dir, name, len);
+	if (e)
+		*ino = e->ino;
+	return e != NULL;
 }
 
+/* name in dir is ino (0: absent): first in its set, the other entry kept second. */
 static void names_put(struct ext2 *fs, u32 dir, const char *name, size_t len, u32 ino)
 {
-	struct name_ent *e = name_slot(fs, dir, name, len);
+	struct name_ent *e = name_set(fs, dir, name, len);
 	if (!e)
 		return;
-	*e = (struct name_ent){ .dir = dir, .ino = ino, .epoch = fs->names_epoch,
-				.len = (uint8_t)len };
-	memcpy(e->name, name, len);
+	if (!name_is(&e[0], fs, dir, name, len))
+		e[1] = e[0];
+	e[0] = (struct name_ent){ .dir = dir, .ino = ino, .epoch = fs->names_epoch,
+				  .len = (uint8_t)len };
+	memcpy(e[0].name, name, len);
 }
 
 /* name in dir is changing: forget what the cache knew of it. */
 static void names_drop(struct ext2 *fs, u32 dir, const char *name, size_t len)
 {
-	struct name_ent *e = name_slot(fs, dir, name, len);
-	if (e && name_is(e, fs, dir, name, len))
+	struct name_ent *e = name_find(fs, dir, name, len);
+	if (e)
 		e->epoch = 0;
 }
 
