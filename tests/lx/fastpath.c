@@ -79,7 +79,7 @@ __asm__(
 	PROBE("probe_cp", "movl $39, %eax\n movq 8(%rsp), %r9\n movq %rcx, %rdx\n"
 		  "probe_cp_sc: syscall\n")
 	/* long site_cp(long n, a, b, c, d, e, f), as musl's __syscall_cp_c */
-	".globl site_cp, site_cp_idiom, site_cp_sc\n"
+	".globl site_cp, site_cp_idiom, site_cp_mid, site_cp_sc\n"
 	"site_cp:\n"
 	"	movq %rdi, %rax\n"
 	"	movq %r8, %r10\n"
@@ -88,6 +88,7 @@ __asm__(
 	"	movq %rdx, %rsi\n"
 	"site_cp_idiom:\n"
 	"	movq 8(%rsp), %r9\n"
+	"site_cp_mid:\n"                   /* where a thread may stop between the two */
 	"	movq %rcx, %rdx\n"
 	"site_cp_sc:\n"
 	"	syscall\n"
@@ -104,7 +105,7 @@ __asm__(
 	".text\n");
 
 extern char site_getpid_sc[], site_getuid_sc[], probe_sc[], probe_cp_sc[], decoy[];
-extern char site_cp_idiom[], site_cp_sc[];
+extern char site_cp_idiom[], site_cp_mid[], site_cp_sc[];
 long site_cp(long n, long a, long b, long c, long d, long e, long f);
 void probe_cp(const uint64_t *in, uint64_t *out);
 long site_getpid(void);
@@ -211,6 +212,13 @@ static void cp_site(void)
 	CHECK(site_cp(0, p[0], (long)in, 1, 0, 0, 0) == 0, "cp site: read at end of file");
 	CHECK(site_cp(3, p[0], 0, 0, 0, 0, 0) == 0 && site_cp(3, p[0], 0, 0, 0, 0, 0) == -EBADF,
 	      "cp site: close twice");
+	/* resuming between the idiom's two moves, as a thread stopped there would */
+	long r, d;
+	__asm__ volatile("subq $128, %%rsp; leaq 1f(%%rip), %%rcx; pushq %%rcx; movl $39, %%eax;"
+			 "jmp site_cp_mid; 1: addq $128, %%rsp"
+			 : "=a"(r), "=d"(d) : : "rcx", "r8", "r9", "r10", "r11", "memory");
+	CHECK(r == getpid() && d != 0, "cp site entered between its moves: %ld, rdx %lx", r,
+	      (unsigned long)d);
 }
 
 int main(void)

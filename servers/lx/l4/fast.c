@@ -201,18 +201,25 @@ void fast_patch(struct thread *t)
 
 /*
  * A #UD at t->regs.rip: a jump straight to where a rewritten `mov $n,%eax`
- * site's `syscall` was (its first byte is now the jump's, 0x06: invalid).
+ * site's `syscall` was (its first byte is now the jump's, 0x06: invalid), or
+ * a thread that stopped between musl's two moves (MID_CP bytes before the
+ * `syscall`, where the jump's 0x06 lies now) while another rewrote the site.
  * Run that system call.  (Longer idioms keep their `syscall` as it was.)
  */
+#define MID_CP 3
 bool fast_ud(struct thread *t)
 {
 	struct fastimg *f = t->mm->fast;
-	for (u32 i = 0; f && i < f->nsites; i++)
-		if (f->site[i] == t->regs.rip) {
-			t->regs.rip += 2;
-			syscall_dispatch(t);
-			return true;
-		}
+	for (u32 i = 0; f && i < f->nsites; i++) {
+		u64 sc = f->site[i];
+		if (sc != t->regs.rip && sc - MID_CP != t->regs.rip)
+			continue;
+		if (sc != t->regs.rip)
+			t->regs.rdx = t->regs.rcx;  /* its `mov %rcx,%rdx`, overwritten */
+		t->regs.rip = sc + 2;
+		syscall_dispatch(t);
+		return true;
+	}
 	return false;
 }
 
