@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static volatile long caught;
-static int fd_null, p1[2], p2[2], ack[2];
+static int fd_null, fd_zero, fd_file, p1[2], p2[2], ack[2];
 static pid_t spinner;
 
 static void handler(int sig) { (void)sig; caught++; }
@@ -53,6 +53,9 @@ static void op(const char *name)
 		getpid();
 	} else if (!strcmp(name, "write")) {
 		write(fd_null, "x", 1);
+	} else if (!strcmp(name, "read")) {
+		char c;
+		read(fd_zero, &c, 1);
 	} else if (!strcmp(name, "stat")) {
 		struct stat st;
 		stat("/tmp/lxprof", &st);
@@ -89,6 +92,11 @@ static void op(const char *name)
 		for (int i = 0; i < 64; i++)
 			m[i * 4096] = 1;
 		munmap(m, 64 * 4096);
+	} else if (!strcmp(name, "filefaults")) {     /* 64 read faults in a shared file mapping */
+		char *m = mmap(0, 64 * 4096, PROT_READ, MAP_SHARED, fd_file, 0);
+		for (int i = 0; i < 64; i++)
+			(void)((volatile char *)m)[i * 4096];
+		munmap(m, 64 * 4096);
 	} else if (!strcmp(name, "fault")) {
 		char *m = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		m[0] = 1;
@@ -105,6 +113,13 @@ int main(int argc, char **argv)
 	const char *name = argc > 1 ? argv[1] : !strncmp(base, "lxprof_", 7) ? base + 7 : "getpid";
 	long n = argc > 2 ? atol(argv[2]) : 200;
 	fd_null = open("/dev/null", O_WRONLY);
+	fd_zero = open("/dev/zero", O_RDONLY);
+	if (!strcmp(name, "filefaults")) {          /* 64 pages of a RAM file */
+		static char page[4096];
+		fd_file = open("/tmp/lxprof.map", O_RDWR | O_CREAT | O_TRUNC, 0644);
+		for (int i = 0; i < 64; i++)
+			write(fd_file, page, sizeof(page));
+	}
 	close(open("/tmp/lxprof", O_RDWR | O_CREAT, 0644));
 	struct sigaction sa = { .sa_handler = handler };
 	sigaction(SIGUSR1, &sa, 0);

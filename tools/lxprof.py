@@ -121,6 +121,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     p.add_argument("--per", help="divide by the entries into this function")
     p.add_argument("--top", type=int, default=40)
+    p.add_argument("--annotate", help="also count each instruction of these functions (tag:name,...)")
     p.add_argument("--lx-args", default="", help="lx options before the program (lx.trace ...)")
     p.add_argument("--count", action="store_true", help="no trace: the figure only")
     p.add_argument("--linux", action="store_true", help="on native Linux (the bench guest)")
@@ -142,15 +143,26 @@ def main():
            "--module", os.path.join(BUILD, "lx", "rootfs.cpio"),
            "--root-args", f"{opts.lx_args} /prof/lxprof {opts.op} {opts.n}".strip(),
            "--module", cpio]
-    cmd = shlex.split(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+    dry = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    cmd = shlex.split(dry.split("   # ")[0])
+    # tools/run passes files by name, from a directory of links to them
+    links = os.path.join(tmp, "links")
+    os.makedirs(links)
+    os.symlink(os.path.join(BUILD, "pecan.bin"), os.path.join(links, "pecan.bin"))
+    for name, path in (("sigma0.elf", os.path.join(BUILD, "servers", "sigma0.elf")),
+                       ("lx.elf", os.path.join(BUILD, "servers", "lx.elf")),
+                       ("rootfs.cpio", os.path.join(BUILD, "lx", "rootfs.cpio")),
+                       ("prof.cpio", cpio)):
+        os.symlink(path, os.path.join(links, name))
     if opts.count:
-        out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True).stdout
+        out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             cwd=links).stdout
         shutil.rmtree(tmp)
         print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
         return
     cmd[cmd.index("-monitor") + 1] = f"unix:{mon},server=on,wait=off"
     cmd += ["-singlestep", "-D", log]
-    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=links)
     seen = b""
     for chunk in iter(lambda: q.stdout.read1(4096), b""):
         sys.stdout.buffer.write(chunk)
@@ -166,7 +178,7 @@ def main():
     elfs = [("k", os.path.join(BUILD, "kernel.elf")), ("lx", os.path.join(BUILD, "servers", "lx.elf"))]
     elfs.append(("prog", exe))
     sym = Symbolizer(elfs)
-    hist, entries, total = Counter(), 0, 0
+    hist, entries, total, pcs = Counter(), 0, 0, Counter()
     rx = re.compile(r"Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
     with open(log, errors="replace") as f:
         for line in f:
@@ -175,6 +187,8 @@ def main():
                 continue
             name, first = sym.lookup(int(m.group(1), 16))
             hist[name] += 1
+            if opts.annotate and name in opts.annotate.split(","):
+                pcs[int(m.group(1), 16)] += 1
             total += 1
             if first and opts.per and name.endswith(":" + opts.per):
                 entries += 1
@@ -183,6 +197,8 @@ def main():
           (f", {entries} entries into {opts.per}: {total / div:.1f} per entry" if opts.per else ""))
     for name, n in hist.most_common(opts.top):
         print(f"{n / div:12.1f}  {name}")
+    for pc in sorted(pcs):
+        print(f"{pcs[pc] / div:12.1f}  {pc:#x}")
     shutil.rmtree(tmp)
 
 

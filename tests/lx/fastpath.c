@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // System-call sites as Linux's ABI defines them, on either of lx's paths
-// (docs/lx.md "The fast library path"): `mov $n,%eax; syscall` sites in
-// hand-written assembly, called twice (the first call traps, and lx may
-// rewrite the site), checked for the registers Linux keeps (all but RAX,
-// RCX = the return address, R11 = RFLAGS), the red zone below RSP, a jump
-// straight to a site's `syscall`, a restart after a signal handler, EINTR,
-// and fork.  Prints whether the site was rewritten; exits 0 when all holds.
+// (docs/lx.md "The fast library path"): `mov $n,%eax; syscall` sites and a
+// copy of musl's __syscall_cp_c (any number in RAX; static musl's read,
+// write, close... go through it) in hand-written assembly, called twice
+// (the first call traps, and lx may rewrite the site), checked for the
+// registers Linux keeps (all but RAX, RCX = the return address, R11 =
+// RFLAGS), the red zone below RSP, a jump straight to a site's `syscall`,
+// data and errors of reads and writes, a restart after a signal handler,
+// EINTR, and fork.  Prints whether the sites were rewritten; exits 0 when
+// all holds.
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,6 +17,44 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* name(u64 in[16], u64 out[32]): registers from in, the site (getpid), registers to out */
+#define PROBE(name, site) \
+	".globl " name "\n" \
+	name ":\n" \
+	"	push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n" \
+	"	movq %rsi, probe_out(%rip)\n" \
+	"	leaq -128(%rsp), %rcx\n"           /* the red zone: each word holds its address */ \
+	"1:	movq %rcx, (%rcx)\n" \
+	"	addq $8, %rcx\n" \
+	"	cmpq %rsp, %rcx\n" \
+	"	jb 1b\n" \
+	"	movq 8(%rdi), %rbx; movq 16(%rdi), %rdx; movq 24(%rdi), %rsi\n" \
+	"	movq 32(%rdi), %rbp; movq 40(%rdi), %r8; movq 48(%rdi), %r9\n" \
+	"	movq 56(%rdi), %r10; movq 64(%rdi), %r12; movq 72(%rdi), %r13\n" \
+	"	movq 80(%rdi), %r14; movq 88(%rdi), %r15; movq 96(%rdi), %rcx\n" \
+	"	movq 104(%rdi), %r11; movq 0(%rdi), %rdi\n" \
+	"	stc\n"                              /* CF set: R11 must show it */ \
+	site \
+	"	movq %rax, probe_rax(%rip)\n" \
+	"	lahf\n"                             /* the flags' low byte, without the stack */ \
+	"	movb %ah, probe_flags(%rip)\n" \
+	"	movq probe_out(%rip), %rax\n" \
+	"	movq %rdi, 0(%rax); movq %rbx, 8(%rax); movq %rdx, 16(%rax); movq %rsi, 24(%rax)\n" \
+	"	movq %rbp, 32(%rax); movq %r8, 40(%rax); movq %r9, 48(%rax); movq %r10, 56(%rax)\n" \
+	"	movq %r12, 64(%rax); movq %r13, 72(%rax); movq %r14, 80(%rax); movq %r15, 88(%rax)\n" \
+	"	movq %rcx, 96(%rax); movq %r11, 104(%rax)\n" \
+	"	xorl %ecx, %ecx\n"                  /* count red-zone words that changed */ \
+	"	leaq -128(%rsp), %rdx\n" \
+	"2:	cmpq %rdx, (%rdx)\n" \
+	"	je 3f\n" \
+	"	incl %ecx\n" \
+	"3:	addq $8, %rdx\n" \
+	"	cmpq %rsp, %rdx\n" \
+	"	jb 2b\n" \
+	"	movq %rcx, 112(%rax)\n" \
+	"	pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n" \
+	"	ret\n"
 
 /* long site_getpid(void); long site_read(int, void *, long); probe(in, out) */
 __asm__(
@@ -33,43 +74,24 @@ __asm__(
 	"	movl $0, %eax\n"
 	"	syscall\n"
 	"	ret\n"
-	/* probe(u64 in[16], u64 out[32]): registers from in, the getpid site, registers to out */
-	".globl probe, probe_site\n"
-	"probe:\n"
-	"	push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
-	"	movq %rsi, probe_out(%rip)\n"
-	"	leaq -128(%rsp), %rcx\n"           /* the red zone: each word holds its address */
-	"1:	movq %rcx, (%rcx)\n"
-	"	addq $8, %rcx\n"
-	"	cmpq %rsp, %rcx\n"
-	"	jb 1b\n"
-	"	movq 8(%rdi), %rbx; movq 16(%rdi), %rdx; movq 24(%rdi), %rsi\n"
-	"	movq 32(%rdi), %rbp; movq 40(%rdi), %r8; movq 48(%rdi), %r9\n"
-	"	movq 56(%rdi), %r10; movq 64(%rdi), %r12; movq 72(%rdi), %r13\n"
-	"	movq 80(%rdi), %r14; movq 88(%rdi), %r15; movq 96(%rdi), %rcx\n"
-	"	movq 104(%rdi), %r11; movq 0(%rdi), %rdi\n"
-	"	stc\n"                              /* CF set: R11 must show it */
-	"probe_site:\n"
-	"	movl $39, %eax\n"
+	PROBE("probe", "probe_site: movl $39, %eax\n probe_sc: syscall\n")
+	/* musl's __syscall_cp_c idiom: RDX and R9 are the idiom's to set */
+	PROBE("probe_cp", "movl $39, %eax\n movq 8(%rsp), %r9\n movq %rcx, %rdx\n"
+		  "probe_cp_sc: syscall\n")
+	/* long site_cp(long n, a, b, c, d, e, f), as musl's __syscall_cp_c */
+	".globl site_cp, site_cp_idiom, site_cp_mid, site_cp_sc\n"
+	"site_cp:\n"
+	"	movq %rdi, %rax\n"
+	"	movq %r8, %r10\n"
+	"	movq %rsi, %rdi\n"
+	"	movq %r9, %r8\n"
+	"	movq %rdx, %rsi\n"
+	"site_cp_idiom:\n"
+	"	movq 8(%rsp), %r9\n"
+	"site_cp_mid:\n"                   /* where a thread may stop between the two */
+	"	movq %rcx, %rdx\n"
+	"site_cp_sc:\n"
 	"	syscall\n"
-	"	movq %rax, probe_rax(%rip)\n"
-	"	lahf\n"                             /* the flags' low byte, without the stack */
-	"	movb %ah, probe_flags(%rip)\n"
-	"	movq probe_out(%rip), %rax\n"
-	"	movq %rdi, 0(%rax); movq %rbx, 8(%rax); movq %rdx, 16(%rax); movq %rsi, 24(%rax)\n"
-	"	movq %rbp, 32(%rax); movq %r8, 40(%rax); movq %r9, 48(%rax); movq %r10, 56(%rax)\n"
-	"	movq %r12, 64(%rax); movq %r13, 72(%rax); movq %r14, 80(%rax); movq %r15, 88(%rax)\n"
-	"	movq %rcx, 96(%rax); movq %r11, 104(%rax)\n"
-	"	xorl %ecx, %ecx\n"                  /* count red-zone words that changed */
-	"	leaq -128(%rsp), %rdx\n"
-	"2:	cmpq %rdx, (%rdx)\n"
-	"	je 3f\n"
-	"	incl %ecx\n"
-	"3:	addq $8, %rdx\n"
-	"	cmpq %rsp, %rdx\n"
-	"	jb 2b\n"
-	"	movq %rcx, 112(%rax)\n"
-	"	pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
 	"	ret\n"
 	".data\n"
 	"probe_out: .quad 0\n"
@@ -82,7 +104,10 @@ __asm__(
 	"decoy: .byte 0xb8, 0x27, 0, 0, 0, 0x0f, 0x05\n"
 	".text\n");
 
-extern char site_getpid_sc[], site_getuid_sc[], probe_site[], decoy[];
+extern char site_getpid_sc[], site_getuid_sc[], probe_sc[], probe_cp_sc[], decoy[];
+extern char site_cp_idiom[], site_cp_mid[], site_cp_sc[];
+long site_cp(long n, long a, long b, long c, long d, long e, long f);
+void probe_cp(const uint64_t *in, uint64_t *out);
 long site_getpid(void);
 long site_getuid(void);
 long site_read(long fd, void *buf, long n);
@@ -100,7 +125,8 @@ static int rewritten(const void *fn)
 	return (unsigned char)site[0] == 0xff && site[1] == 0x24 && site[2] == 0x25;
 }
 
-static void regs(void)
+/* Registers around a probe's site (sc: its `syscall`); skip: names the site itself sets. */
+static void regs(void (*fn)(const uint64_t *, uint64_t *), const char *sc, unsigned skip)
 {
 	static const char *const name[] = { "rdi", "rbx", "rdx", "rsi", "rbp", "r8", "r9",
 					    "r10", "r12", "r13", "r14", "r15" };
@@ -109,13 +135,13 @@ static void regs(void)
 		for (int i = 0; i < 14; i++)
 			in[i] = 0x1111111111111111ULL * (uint64_t)(i + 1) + (uint64_t)round;
 		memset(out, 0, sizeof(out));
-		probe(in, out);
+		fn(in, out);
 		CHECK((long)probe_rax == getpid(), "round %d: getpid %ld", round, (long)probe_rax);
 		for (int i = 0; i < 12; i++)
-			CHECK(out[i] == in[i], "round %d: %s %lx, wanted %lx", round, name[i],
-			      (unsigned long)out[i], (unsigned long)in[i]);
-		CHECK(out[12] == (uint64_t)(probe_site + 7), "round %d: rcx %lx, wanted %p", round,
-		      (unsigned long)out[12], (void *)(probe_site + 7));
+			CHECK(skip & (1u << i) || out[i] == in[i], "round %d: %s %lx, wanted %lx", round,
+			      name[i], (unsigned long)out[i], (unsigned long)in[i]);
+		CHECK(out[12] == (uint64_t)(sc + 2), "round %d: rcx %lx, wanted %p", round,
+		      (unsigned long)out[12], (void *)(sc + 2));
 		CHECK(((out[13] ^ probe_flags) & 0xd5) == 0 && (out[13] & 1),
 		      "round %d: r11 %lx, flags %lx", round, (unsigned long)out[13],
 		      (unsigned long)probe_flags);
@@ -127,8 +153,13 @@ static void regs(void)
 static volatile int alarms;
 static void on_alarm(int sig) { (void)sig; alarms++; }
 
+static long read_cp(long fd, void *buf, long n)
+{
+	return site_cp(0, fd, (long)buf, n, 0, 0, 0);
+}
+
 /* A read through a site, blocked in lx when SIGALRM comes; the writer child comes later. */
-static long read_with_alarm(int restart)
+static long read_with_alarm(long (*rd)(long, void *, long), int restart)
 {
 	int p[2];
 	char c = 0;
@@ -145,11 +176,49 @@ static long read_with_alarm(int restart)
 	alarms = 0;
 	struct itimerval it = { .it_value = { 0, 100000 } };
 	setitimer(ITIMER_REAL, &it, 0);
-	long r = site_read(p[0], &c, 1);
+	long r = rd(p[0], &c, 1);
 	waitpid(w, 0, 0);
 	close(p[0]);
 	close(p[1]);
 	return r == 1 && c != 'x' ? -2000 : r;
+}
+
+/*
+ * The musl idiom's site with several numbers (RAX differs from call to call):
+ * reads and writes of a pipe, byte for byte, and their errors.
+ */
+static void cp_site(void)
+{
+	for (int i = 0; i < 2; i++)
+		CHECK(site_cp(39, 0, 0, 0, 0, 0, 0) == getpid(), "cp site: getpid %d", i);
+	printf("fastpath: cp site %s\n", rewritten(site_cp_idiom) ? "rewritten" : "original");
+	CHECK(site_cp(110, 0, 0, 0, 0, 0, 0) == getppid(), "cp site: getppid");
+	int p[2];
+	CHECK(!pipe(p), "pipe");
+	char out[300], in[300];
+	for (int n = 1; n <= 256; n += 51) {
+		for (int i = 0; i < n; i++)
+			out[i] = (char)(n * 7 + i * 13);
+		memset(in, 0, sizeof(in));
+		long w = site_cp(1, p[1], (long)out, n, 0, 0, 0);
+		long r = site_cp(0, p[0], (long)in, sizeof(in), 0, 0, 0);
+		CHECK(w == n && r == n && !memcmp(in, out, (size_t)n), "cp site: %d bytes: wrote %ld, "
+		      "read %ld", n, w, r);
+	}
+	CHECK(site_cp(0, -1, (long)in, 1, 0, 0, 0) == -EBADF, "cp site: read of fd -1");
+	CHECK(site_cp(1, p[0], (long)out, 1, 0, 0, 0) == -EBADF, "cp site: write to a read end");
+	CHECK(site_cp(1, p[1], 8, 1, 0, 0, 0) == -EFAULT, "cp site: write from address 8");
+	CHECK(site_cp(3, p[1], 0, 0, 0, 0, 0) == 0, "cp site: close");
+	CHECK(site_cp(0, p[0], (long)in, 1, 0, 0, 0) == 0, "cp site: read at end of file");
+	CHECK(site_cp(3, p[0], 0, 0, 0, 0, 0) == 0 && site_cp(3, p[0], 0, 0, 0, 0, 0) == -EBADF,
+	      "cp site: close twice");
+	/* resuming between the idiom's two moves, as a thread stopped there would */
+	long r, d;
+	__asm__ volatile("subq $128, %%rsp; leaq 1f(%%rip), %%rcx; pushq %%rcx; movl $39, %%eax;"
+			 "jmp site_cp_mid; 1: addq $128, %%rsp"
+			 : "=a"(r), "=d"(d) : : "rcx", "r8", "r9", "r10", "r11", "memory");
+	CHECK(r == getpid() && d != 0, "cp site entered between its moves: %ld, rdx %lx", r,
+	      (unsigned long)d);
 }
 
 int main(void)
@@ -157,7 +226,8 @@ int main(void)
 	for (int i = 0; i < 2; i++)
 		CHECK(site_getpid() == getpid(), "call %d of the getpid site", i);
 	printf("fastpath: site %s\n", rewritten(site_getpid) ? "rewritten" : "original");
-	regs();
+	regs(probe, probe_sc, 0);
+	regs(probe_cp, probe_cp_sc, 1u << 2 | 1u << 6);     /* the idiom sets rdx and r9 */
 	/* a jump to a rewritten site's `syscall`: RAX as the jumper set it */
 	long r;
 	__asm__ volatile("subq $128, %%rsp; leaq 1f(%%rip), %%rcx; pushq %%rcx; movl $102, %%eax;"
@@ -176,10 +246,15 @@ int main(void)
 	char c2;
 	CHECK(!pipe(p) && write(p[1], "y", 1) == 1 && site_read(p[0], &c2, 1) == 1 && c2 == 'y',
 	      "a read through the read site");
-	r = read_with_alarm(1);
-	CHECK(r == 1 && alarms == 1, "SA_RESTART read: %ld, %d alarms", r, alarms);
-	r = read_with_alarm(0);
-	CHECK(r == -EINTR && alarms == 1, "read without SA_RESTART: %ld, %d alarms", r, alarms);
+	cp_site();                      /* (rewrites the cp site before its restarts below) */
+	for (int i = 0; i < 2; i++) {
+		long (*rd)(long, void *, long) = i ? read_cp : site_read;
+		r = read_with_alarm(rd, 1);
+		CHECK(r == 1 && alarms == 1, "SA_RESTART read %d: %ld, %d alarms", i, r, alarms);
+		r = read_with_alarm(rd, 0);
+		CHECK(r == -EINTR && alarms == 1, "read %d without SA_RESTART: %ld, %d alarms", i, r,
+		      alarms);
+	}
 	pid_t c = fork();
 	if (!c)
 		_exit(site_getpid() == getpid() && site_getpid() == getpid() ? 0 : 1);

@@ -206,10 +206,13 @@ def test_signal_fpu_state(sh):
 
 
 def test_fast_path_sites(sh):
-    """Linux's register contract at `mov $n,%eax; syscall` sites, rewritten or not."""
+    """Linux's register contract at `mov $n,%eax; syscall` sites and at musl's
+    __syscall_cp_c idiom, rewritten or not; reads and writes through the idiom
+    give the same bytes and errors on both paths."""
     out = run(sh, "/tests/fastpath")
     assert "fastpath: all ok" in out, out
-    assert ("site rewritten" if sh.path == "fast" else "site original") in out, out
+    state = "rewritten" if sh.path == "fast" else "original"
+    assert f"fastpath: site {state}" in out and f"cp site {state}" in out, out
 
 
 @pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap"])
@@ -219,6 +222,16 @@ def test_linux_semantics_program(sh, program):
     the same binary passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
+
+
+def test_file_pages_shared_by_processes(sh):
+    """A RAM file's pages as processes see them (tests/lx/pagecache.c, passes on
+    Linux): another process's write() shows in a private mapping until a store
+    copies the page; a store reaches neither the file nor other mappings; a
+    program run twice from a file in /tmp leaves the file unchanged (lx's
+    rewritten system-call sites stay in the process's own text pages)."""
+    out = run(sh, "/tests/pagecache /tmp", timeout=300)
+    assert "pagecache done, 0 failed" in out, out
 
 
 def test_advisory_locks(sh):

@@ -312,3 +312,20 @@ def test_at_calls_on_ext2_and_fsck_clean(tmp_path):
     close(sh)
     r = e2fsck(img)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_names_after_changes_on_ext2(tmp_path):
+    """ext2's lookup cache (fs/ext2.c, the name cache) never answers with a name
+    as it was: after renames, unlinks, links, replacing renames, rmdir and
+    mkdir of the same name, and a directory moved to another parent, every
+    name looks up as on Linux (tests/lx/names.c passes there too), in a
+    cached directory (the root) and a fresh one; e2fsck finds nothing to fix."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    for where in ("/", "/nc_work"):
+        out = run(sh, f"mkdir -p /nc_work && /tests/names {where}")
+        assert "names done, 0 failed" in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr

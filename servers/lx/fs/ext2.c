@@ -88,6 +88,10 @@ struct ext2 {
 	uint8_t *claimed;               /* blocks in use: metadata or some live inode's */
 	uint8_t *live;                  /* inodes in use */
 	uint8_t *bad;                   /* inodes refused with EIO: their blocks or names clash */
+	/* the name cache (names_*): what lookups and listings found, so that a
+	 * path's walk does not scan each directory again */
+	struct name_ent *names;         /* NAMES entries; NULL: no cache */
+	u32 names_epoch;                /* entries of another epoch are void */
 };
 
 static bool bit(const uint8_t *m, u64 i)
@@ -337,6 +341,7 @@ static int inode_alloc(struct ext2 *fs, u32 goal_group, bool dir, u32 *out)
 static int inode_free(struct ext2 *fs, u32 ino, bool dir)
 {
 	bit_set(fs->live, ino, false);
+	fs->names_epoch += dir;                 /* the name cache: its number may name another */
 	u32 g = (ino - 1) / fs->ds.inodes_per_group;
 	int r = bitmap_drop(fs, fs->groups[g].inode_bitmap, (ino - 1) % fs->ds.inodes_per_group);
 	if (r < 0)
@@ -847,6 +852,83 @@ static int dir_walk(struct inode *dir, dirent_fn fn, void *arg)
 	return r;
 }
 
+/*
+ * The name cache: (directory inode, name) -> inode number, 0 for a name
+ * known to be absent, in sets of two by a hash of both; filled by lookups
+ * and by the entries a listing passes (not a lookup's scan: scans of big
+ * directories for names they lack would evict what is used).  Every change of a
+ * directory's entries goes through dir_add, dir_remove or dir_retarget,
+ * which drop the name's entry; a freed directory's number may come back as
+ * another directory, so freeing one voids every entry (a new epoch).  Names
+ * longer than NAME_CACHED are not kept.
+ */
+#define NAMES 4096
+#define NAME_CACHED 38
+
+struct name_ent {
+	u32 dir, ino, epoch;
+	uint8_t len;
+	char name[NAME_CACHED + 1];
+};
+
+/* The set of two entries where name in dir may be (the most recently put first). */
+static struct name_ent *name_set(struct ext2 *fs, u32 dir, const char *name, size_t len)
+{
+	if (!fs->names || len > NAME_CACHED)
+		return NULL;
+	u32 h = 2166136261u ^ dir;              /* FNV-1a over the number and the name */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	return &fs->names[(h % (NAMES / 2)) * 2];
+}
+
+static bool name_is(const struct name_ent *e, struct ext2 *fs, u32 dir, const char *name,
+		    size_t len)
+{
+	return e->epoch == fs->names_epoch && e->dir == dir && e->len == len &&
+	       !memcmp(e->name, name, len);
+}
+
+/* The entry of name in dir, or NULL. */
+static struct name_ent *name_find(struct ext2 *fs, u32 dir, const char *name, size_t len)
+{
+	struct name_ent *e = name_set(fs, dir, name, len);
+	for (int i = 0; e && i < 2; i++)
+		if (name_is(&e[i], fs, dir, name, len))
+			return &e[i];
+	return NULL;
+}
+
+/* True and *ino (0: absent) if the cache knows name in dir. */
+static bool names_get(struct ext2 *fs, u32 dir, const char *name, size_t len, u32 *ino)
+{
+	struct name_ent *e = name_find(fs, dir, name, len);
+	if (e)
+		*ino = e->ino;
+	return e != NULL;
+}
+
+/* name in dir is ino (0: absent): first in its set, the other entry kept second. */
+static void names_put(struct ext2 *fs, u32 dir, const char *name, size_t len, u32 ino)
+{
+	struct name_ent *e = name_set(fs, dir, name, len);
+	if (!e)
+		return;
+	if (!name_is(&e[0], fs, dir, name, len))
+		e[1] = e[0];
+	e[0] = (struct name_ent){ .dir = dir, .ino = ino, .epoch = fs->names_epoch,
+				  .len = (uint8_t)len };
+	memcpy(e[0].name, name, len);
+}
+
+/* name in dir is changing: forget what the cache knew of it. */
+static void names_drop(struct ext2 *fs, u32 dir, const char *name, size_t len)
+{
+	struct name_ent *e = name_find(fs, dir, name, len);
+	if (e)
+		e->epoch = 0;
+}
+
 struct find { const char *name; size_t len; u32 ino, blk, off, prev; uint8_t type; };
 
 static int find_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
@@ -877,11 +959,17 @@ static int dir_find(struct inode *dir, const char *name, size_t len, struct find
 
 static int ext2_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
 {
-	struct find f;
-	int r = dir_find(dir, name, len, &f);
-	if (r <= 0)
-		return r ? r : -LX_ENOENT;
-	return iget(dir->sb, f.ino, out);
+	struct ext2 *fs = FS(dir);
+	u32 ino;
+	if (!names_get(fs, (u32)dir->ino, name, len, &ino)) {
+		struct find f;
+		int r = dir_find(dir, name, len, &f);
+		if (r < 0)
+			return r;
+		ino = r ? f.ino : 0;
+		names_put(fs, (u32)dir->ino, name, len, ino);
+	}
+	return ino ? iget(dir->sb, ino, out) : -LX_ENOENT;
 }
 
 static uint8_t ftype(u32 mode)
@@ -942,6 +1030,7 @@ static int dir_changed(struct inode *dir)
 static int dir_add(struct inode *dir, const char *name, u32 ino, uint8_t type)
 {
 	struct ext2 *fs = FS(dir);
+	names_drop(fs, (u32)dir->ino, name, strlen(name));
 	struct slot s = { .need = rec_need((u32)strlen(name)) };
 	int r = dir_walk(dir, slot_fn, &s);
 	uint8_t *b = page_alloc();
@@ -970,6 +1059,7 @@ static int dir_add(struct inode *dir, const char *name, u32 ino, uint8_t type)
 static int dir_remove(struct inode *dir, const struct find *f)
 {
 	struct ext2 *fs = FS(dir);
+	names_drop(fs, (u32)dir->ino, f->name, f->len);
 	uint8_t *b = page_alloc();
 	if (!b)
 		return -LX_ENOMEM;
@@ -991,6 +1081,7 @@ static int dir_remove(struct inode *dir, const struct find *f)
 static int dir_retarget(struct inode *dir, const struct find *f, u32 ino, uint8_t type)
 {
 	struct ext2 *fs = FS(dir);
+	names_drop(fs, (u32)dir->ino, f->name, f->len);
 	uint8_t *b = page_alloc();
 	if (!b)
 		return -LX_ENOMEM;
@@ -1051,6 +1142,7 @@ static int dents_fn(struct inode *dir, uint8_t *b, u32 blk, u32 off, void *arg)
 	memcpy(o->d_name, e->name, e->name_len);
 	d->at += rec;
 	*d->pos = next;
+	names_put(FS(dir), (u32)dir->ino, e->name, e->name_len, e->inode);   /* (ls -l looks next) */
 	return 0;
 }
 
@@ -1763,6 +1855,7 @@ static void ext2_free(struct ext2 *fs)
 	lx_free(fs->claimed);
 	lx_free(fs->live);
 	lx_free(fs->bad);
+	lx_free(fs->names);
 	lx_free(fs);
 }
 
@@ -1793,6 +1886,10 @@ struct super *ext2_mount_disk(int *err)
 	if (r == 0) {
 		sb->priv = fs;
 		r = check_all(sb);
+	}
+	if (r == 0) {
+		fs->names = lx_zalloc(NAMES * sizeof(struct name_ent));   /* none: no cache */
+		fs->names_epoch = 1;
 	}
 	if (r == 0)
 		r = iget(sb, ROOT_INO, &sb->root);

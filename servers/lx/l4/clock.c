@@ -14,7 +14,7 @@
 #define CLOCK_PRIO 255                      /* as lx's */
 
 static L4_ThreadId_t clock_tid, clock_local;
-static u64 told;                            /* the deadline the clock sleeps for; 0: none */
+u64 clock_told;                             /* the deadline the clock sleeps for; 0: none */
 static char clock_stack[4096] __attribute__((aligned(16)));
 
 static void clock_thread(void)
@@ -43,24 +43,23 @@ bool clock_is(L4_ThreadId_t from) { return from == clock_local || from == clock_
 /* A tick: the clock sleeps for nothing now; whatever is due expires. */
 void clock_message(void)
 {
-	told = 0;
+	clock_told = 0;
 	expire_deadlines(lx_now_us());
 }
 
 /*
- * Tell the clock the earliest deadline (0: none) if it changed, and return
- * the timeout lx's own receive needs: never, unless the clock could not be
- * told, and then one that ends at the deadline.
+ * Tell the clock a new earliest deadline (0: none; clock_update in glue.h
+ * calls this only when it changed), and return the timeout lx's own receive
+ * needs: never, unless the clock could not be told, and then one that ends
+ * at the deadline.
  */
-L4_Word_t clock_update(u64 deadline)
+L4_Word_t clock_tell(u64 deadline)
 {
-	if (deadline == told)
-		return L4_TIMEOUT_NEVER;
 	reply_flush();
 	L4_SetMR(0, L4_TAG_MAKE(0, 1, 0));
 	L4_SetMR(1, deadline);
 	if (!L4_IpcFailed(L4_Send_Timeout(clock_tid, L4_TIMEOUT_ZERO))) {
-		told = deadline;
+		clock_told = deadline;
 		return L4_TIMEOUT_NEVER;
 	}
 	u64 now = lx_now_us();

@@ -3,13 +3,18 @@
 // made through a rewritten site reaches lx as a plain L4 IPC from l4/stub.S's
 // lx_fast instead of as a foreign-syscall exception.
 //
-// A site is rewritten only once a `syscall` has trapped there with RAX equal
-// to the immediate of the `mov $n,%eax` right before it, in a private,
-// read-only, executable file mapping: the `syscall` is then known to be code,
-// and the five bytes before it decode as that mov.  The site's seven bytes
-// become `jmp *slot`; the slot (in the process's fast area, shared by every
-// fork of the image, as the text pages are) holds the trampoline's address
-// and the trampoline `mov $n,%eax; movabs $site+7,%rcx; jmp lx_fast`.
+// A site is rewritten only once a `syscall` has trapped there, in a private,
+// read-only, executable file mapping, and the bytes right before it are one
+// of the idioms below: the `syscall` is then known to be code, and the
+// idiom's bytes are whole instructions that can run anywhere (no jumps, no
+// RIP-relative operands).  The site's first seven bytes become `jmp *slot`;
+// the slot (in the process's fast area, shared by every fork of the image,
+// as the text pages are) holds the trampoline's address and the trampoline:
+// the idiom's instructions, `movabs $syscall+2,%rcx; jmp lx_fast`.
+//  - `mov $n,%eax`, with RAX = n at the trap: an inlined call (musl, glibc);
+//  - musl's __syscall_cp_c (`mov 8(%rsp),%r9; mov %rcx,%rdx`), through which
+//    every cancellable call of a static musl program goes (read, write,
+//    close, open...): RAX is the caller's, any number.
 #include "../lx.h"
 #include "../../../lib/c/string.h"
 
@@ -20,7 +25,7 @@ bool lx_fast_on = true;
 struct fastimg {
 	u32 refs;
 	u32 nsites, cap;
-	u64 *site;                      /* the rewritten sites, slot i for site[i] */
+	u64 *site;                      /* the rewritten sites' `syscall`s, slot i for site[i] */
 	u64 no[NO_CACHE];               /* `syscall`s seen not to be sites (by address) */
 };
 
@@ -89,20 +94,48 @@ static uint32_t get32(const uint8_t *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Fill slot `s` (at user address `slot`) for site `a` making system call n. */
-static void write_slot(uint8_t *s, u64 slot, u64 a, uint32_t n)
+struct idiom {
+	uint8_t len;                         /* bytes before the `syscall` */
+	bool imm_is_rax;                /* `mov $n,%eax` (b8 n): n must equal RAX */
+	uint8_t bytes[8];
+};
+
+static const struct idiom idioms[] = {
+	{ 5, true, { 0xb8 } },
+	{ 8, false, { 0x4c, 0x8b, 0x4c, 0x24, 0x08, 0x48, 0x89, 0xca } },
+	{ 8, false, { 0x48, 0x89, 0xca, 0x4c, 0x8b, 0x4c, 0x24, 0x08 } },
+};
+
+/* The idiom that the bytes c (ending with the `syscall` at c + len) are, or NULL. */
+static const struct idiom *idiom_at(const uint8_t *c, size_t room, u64 rax)
+{
+	for (size_t i = 0; i < sizeof(idioms) / sizeof(idioms[0]); i++) {
+		const struct idiom *d = &idioms[i];
+		if (room < d->len)
+			continue;
+		const uint8_t *p = c + room - d->len;
+		bool ok = d->imm_is_rax ? p[0] == 0xb8 && get32(p + 1) == rax
+					: !memcmp(p, d->bytes, d->len);
+		if (ok)
+			return d;
+	}
+	return NULL;
+}
+
+/* Fill slot `s` (at user address `slot`) for the site whose `syscall` is at sc. */
+static void write_slot(uint8_t *s, u64 slot, const uint8_t *code, unsigned len, u64 sc)
 {
 	u64 entry = LX_FAST_BASE + OFF(lx_fast), tramp = slot + 8;
 	memset(s, 0xcc, LX_FAST_SLOT_SIZE);         /* int3 in the padding */
 	memcpy(s, &tramp, 8);                       /* what `jmp *slot` reads */
-	s[8] = 0xb8;                                /* movl $n, %eax */
-	put32(s + 9, n);
-	s[13] = 0x48;                               /* movabs $a + 7, %rcx */
-	s[14] = 0xb9;
-	u64 ret = a + 7;
-	memcpy(s + 15, &ret, 8);
-	s[23] = 0xe9;                               /* jmp lx_fast */
-	put32(s + 24, (uint32_t)(entry - (slot + 28)));
+	memcpy(s + 8, code, len);                   /* the idiom's instructions */
+	uint8_t *m = s + 8 + len;
+	m[0] = 0x48;                                /* movabs $sc + 2, %rcx */
+	m[1] = 0xb9;
+	u64 ret = sc + 2;
+	memcpy(m + 2, &ret, 8);
+	m[10] = 0xe9;                               /* jmp lx_fast */
+	put32(m + 11, (uint32_t)(entry - (slot + (u64)(m + 15 - s))));
 }
 
 static bool room_for_site(struct fastimg *f)
@@ -118,29 +151,43 @@ static bool room_for_site(struct fastimg *f)
 	return true;
 }
 
-/* Rewrite site a (the `syscall` of `mov $n,%eax; syscall` ends at a + 7) if it is one. */
-static __attribute__((noinline)) void patch(struct thread *t, struct fastimg *f, u64 a, u64 *no)
+#define SITE_MAX 8                      /* the longest idiom */
+
+/*
+ * Rewrite the site whose `syscall` is at sc if it is one.  The idiom must lie
+ * in the same page as the `syscall` (what lx checked is what runs).
+ */
+static __attribute__((noinline)) void patch(struct thread *t, struct fastimg *f, u64 sc, u64 *no)
 {
 	uint8_t *c = NULL;
-	if (t->regs.rax <= 0xffffffffUL && (a >> 12) == ((a + 6) >> 12) && vm_is_text(t->mm, a))
-		c = vm_kaddr(t->mm, a);
-	if (!c || c[0] != 0xb8 || get32(c + 1) != t->regs.rax || c[5] != 0x0f || c[6] != 0x05) {
-		*no = a + 7;                        /* (a site whose RAX differed is tried again) */
+	size_t room = (sc & (LX_PAGE_SIZE - 1)) < SITE_MAX ? sc & (LX_PAGE_SIZE - 1) : SITE_MAX;
+	if (room >= 5 && ((sc + 1) >> 12) == (sc >> 12) && vm_is_text(t->mm, sc - room))
+		c = vm_kaddr(t->mm, sc - room);
+	const struct idiom *d = c && c[room] == 0x0f && c[room + 1] == 0x05 ?
+				idiom_at(c, room, t->regs.rax) : NULL;
+	if (!d) {
+		*no = sc + 2;                       /* (a site whose RAX differed is tried again) */
 		return;
 	}
 	u64 slot = LX_FAST_SLOTS_START + f->nsites * LX_FAST_SLOT_SIZE;
 	uint8_t *s = vm_kaddr(t->mm, slot);
 	if (f->nsites >= LX_FAST_SLOTS || !s || !room_for_site(f))
 		return;
-	write_slot(s, slot, a, (uint32_t)t->regs.rax);
-	f->site[f->nsites++] = a;
+	/* the text to change: the process's own page (never the file's, which
+	 * programs of other images may map) */
+	if (!(c = vm_text_kaddr(t->mm, sc - room)))
+		return;
+	uint8_t *site = c + room - d->len;
+	write_slot(s, slot, site, d->len, sc);
+	f->site[f->nsites++] = sc;
 	if (lx_trace)
-		lx_log("lx: %d: site %lx (system call %lu) rewritten\n", t->tid_linux, a, t->regs.rax);
+		lx_log("lx: %d: site %lx (system call %lu) rewritten\n", t->tid_linux, sc - d->len,
+		       t->regs.rax);
 	/* in place: whoever shares this text page shares the fast area too */
-	c[0] = 0xff;                                /* jmp *slot */
-	c[1] = 0x24;
-	c[2] = 0x25;
-	put32(c + 3, (uint32_t)slot);
+	site[0] = 0xff;                             /* jmp *slot */
+	site[1] = 0x24;
+	site[2] = 0x25;
+	put32(site + 3, (uint32_t)slot);
 }
 
 /* t trapped with a `syscall` that ends at t->regs.rip: rewrite its site if it is one. */
@@ -149,23 +196,45 @@ void fast_patch(struct thread *t)
 	struct fastimg *f = t->mm->fast;
 	u64 rip = t->regs.rip, *no = &f->no[(rip >> 1) % NO_CACHE];
 	if (*no != rip)
-		patch(t, f, rip - 7, no);
+		patch(t, f, rip - 2, no);
 }
 
 /*
- * A #UD at t->regs.rip: a jump straight to where a rewritten site's
- * `syscall` was (its byte is now 0x06, invalid).  Run that system call.
+ * A #UD at t->regs.rip: a jump straight to where a rewritten `mov $n,%eax`
+ * site's `syscall` was (its first byte is now the jump's, 0x06: invalid), or
+ * a thread that stopped between musl's two moves (MID_CP bytes before the
+ * `syscall`, where the jump's 0x06 lies now) while another rewrote the site.
+ * Run that system call.  (Longer idioms keep their `syscall` as it was.)
  */
+#define MID_CP 3
 bool fast_ud(struct thread *t)
 {
 	struct fastimg *f = t->mm->fast;
-	for (u32 i = 0; f && i < f->nsites; i++)
-		if (f->site[i] + 5 == t->regs.rip) {
-			t->regs.rip += 2;
-			syscall_dispatch(t);
-			return true;
-		}
+	for (u32 i = 0; f && i < f->nsites; i++) {
+		u64 sc = f->site[i];
+		if (sc != t->regs.rip && sc - MID_CP != t->regs.rip)
+			continue;
+		if (sc != t->regs.rip)
+			t->regs.rdx = t->regs.rcx;  /* its `mov %rcx,%rdx`, overwritten */
+		t->regs.rip = sc + 2;
+		syscall_dispatch(t);
+		return true;
+	}
 	return false;
+}
+
+/*
+ * Where t's interrupted fast call restarts (SA_RESTART): a `mov $n,%eax`
+ * site's jump, whose `syscall` bytes it overwrote (the fast path again), or
+ * a longer idiom's `syscall`, which stays as it was (its own instructions
+ * already ran in the trampoline: the trap path).
+ */
+u64 fast_restart_ip(struct thread *t)
+{
+	u64 sc = t->regs.rip - 2;
+	const uint8_t *c = vm_kaddr(t->mm, sc);
+	return c && c[0] == 0x0f && (sc & (LX_PAGE_SIZE - 1)) != LX_PAGE_SIZE - 1 && c[1] == 0x05
+	       ? sc : t->regs.rip - 7;
 }
 
 /* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (l4/stub.S). */

@@ -24,6 +24,7 @@ struct fastimg *fast_get(struct fastimg *f);
 int fast_map(struct mm *mm);               /* give a new image its fast area */
 void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite its site (mm->fast) */
 bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
+u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call restarts */
 void fast_call(struct thread *t);          /* the fast call message */
 void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
 extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
@@ -51,7 +52,13 @@ L4_ThreadId_t lx_thread_start(L4_ThreadId_t tid, void (*ip)(void), char *stack, 
 
 /* l4/clock.c: the thread that wakes lx at the earliest deadline */
 void clock_init(L4_ThreadId_t c);
-L4_Word_t clock_update(u64 deadline);       /* 0: none; the receive timeout lx needs */
+L4_Word_t clock_tell(u64 deadline);         /* a new deadline (0: none); the receive timeout lx needs */
+extern u64 clock_told;                      /* the deadline the clock sleeps for */
+/* the earliest deadline (0: none); the receive timeout lx needs (the common case: no call) */
+static inline L4_Word_t clock_update(u64 deadline)
+{
+	return deadline == clock_told ? L4_TIMEOUT_NEVER : clock_tell(deadline);
+}
 bool clock_is(L4_ThreadId_t from);
 void clock_message(void);                   /* its tick */
 int tty_fg_pgrp(void);

@@ -98,18 +98,8 @@ void reply_flush(void)
 	L4_Reply(to);
 }
 
-/* Load t's registers as an exception reply; it is sent by the loop's next ReplyWait. */
-void thread_reply(struct thread *t)
+static __attribute__((noinline)) void exception_reply(struct thread *t)
 {
-	reply_flush();
-	t->state = T_RUNNING;
-	if (__builtin_expect(!cpu_busy, 0))
-		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
-	pending = t->tid;
-	if (t->fast) {
-		fast_reply(t);
-		return;
-	}
 	L4_Word_t *mr = L4_Utcb();
 	unsigned u = REGS_WORDS;
 	L4_Word_t label = 0;
@@ -123,6 +113,33 @@ void thread_reply(struct thread *t)
 	memcpy(&mr[1], &t->regs, sizeof(t->regs));
 }
 
+static __attribute__((noinline, cold)) void reply_first(struct thread *t)
+{
+	reply_flush();
+	if (!cpu_busy)
+		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
+	thread_reply(t);
+}
+
+/*
+ * Load t's answer (an exception reply, or a fast call's) into the MRs; the
+ * loop's next ReplyWait sends it.  (The common case, nothing else loaded and
+ * sampling on, costs no call.)
+ */
+void thread_reply(struct thread *t)
+{
+	if (__builtin_expect(pending != L4_NILTHREAD || !cpu_busy, 0)) {
+		reply_first(t);
+		return;
+	}
+	t->state = T_RUNNING;
+	pending = t->tid;
+	if (t->fast)
+		fast_reply(t);
+	else
+		exception_reply(t);
+}
+
 /* Answer a page fault with a map item (or nothing, which lets the thread fault again). */
 static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 {
@@ -131,6 +148,19 @@ static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 	L4_SetMR(1, (addr & ~(LX_PAGE_SIZE - 1)) | L4_ITEM_MAP);
 	L4_SetMR(2, L4_FPAGE_MAKE(page, 12, rights));
 	pending = to;
+}
+
+/* Add map items for the file pages around a read fault at addr (vm_fault_around). */
+static void map_around(struct thread *t, u64 addr)
+{
+	struct fault_map m[FAULT_AROUND - 1];
+	int n = vm_fault_around(t->proc, addr, m, FAULT_AROUND - 1);
+	L4_Word_t *mr = L4_Utcb();
+	for (int i = 0; i < n; i++) {
+		mr[3 + 2 * i] = m[i].va | L4_ITEM_MAP;
+		mr[4 + 2 * i] = L4_FPAGE_MAKE(m[i].page, 12, m[i].rights);
+	}
+	mr[0] = L4_TAG_MAKE(0, 0, 2 + 2 * n);
 }
 
 /* --- messages --- */
@@ -187,6 +217,8 @@ static void page_fault(struct thread *t, u64 addr, u64 rip, unsigned rwx)
 	}
 	if (!err) {
 		map_reply(t->tid, addr, page, rights);
+		if (!(access & VM_WRITE))
+			map_around(t, addr);
 		t->state = T_RUNNING;
 		return;
 	}

@@ -54,8 +54,13 @@ struct mm *mm_new(void);
 void mm_put(struct mm *mm);
 struct mm *mm_fork(struct mm *parent);      /* copy on write; NULL without memory */
 int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_out);
+/* fault-around: file pages near a read fault, to map with it (mm/vm.c) */
+#define FAULT_AROUND 16                 /* pages: Linux's fault_around_bytes, 64 KiB */
+struct fault_map { u64 va, page; u32 rights; };
+int vm_fault_around(struct proc *p, u64 addr, struct fault_map *out, int max);
 /* lx's address of user byte va, made present for reading; NULL if not mapped readable */
 uint8_t *vm_kaddr(struct mm *mm, u64 va);
+uint8_t *vm_text_kaddr(struct mm *mm, u64 va);   /* the same for rewriting text: never the file's page */
 bool vm_mapped(struct mm *mm, u64 va);       /* in an area (a fault there is SEGV_ACCERR) */
 bool vm_futex_key(struct mm *mm, u64 va, const void **obj, u64 *off);   /* a shared futex's key */
 /* va's page is in mm's table now (mincore(2), move_pages(2)); nothing is faulted in */

@@ -428,6 +428,30 @@ struct mm *mm_fork(struct mm *parent)
 
 /* --- faults --- */
 
+/*
+ * The page cache for private file mappings: a whole page of a file whose
+ * file system keeps its data in pages (ramfs, tmpfs) is mapped as it is,
+ * read-only, with a reference, instead of copied; the first write copies it
+ * (cow_break, as after fork), so until then the mapping sees the file's
+ * writes, as Linux's private mappings see its page cache.  NULL: copy.
+ */
+static void *file_page_shared(struct vma *v, u64 va)
+{
+	if (!v->file || va + LX_PAGE_SIZE > v->file_end || !fs_can_share(v->file))
+		return NULL;
+	void *pg = fs_page(v->file, v->off + (va - v->start), false);
+	if (pg)
+		page_get(pg);
+	return pg;
+}
+
+/* Is the page that e maps va's page of v's file itself (file_page_shared)? */
+static bool is_file_page(struct vma *v, u64 va, u64 e)
+{
+	return v->file && !(v->prot & VM_SHARED) && fs_can_share(v->file) &&
+	       fs_page(v->file, v->off + (va - v->start), false) == (void *)(e & ~PTE_FLAGS);
+}
+
 /* A new page for va in v: file bytes where the area has them, zeros elsewhere. */
 static void *fill_page(struct vma *v, u64 va)
 {
@@ -501,14 +525,18 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
 	bool shared = v->prot & VM_SHARED;
 	if (!(*e & PTE_P)) {
 		void *pg = NULL;
+		u64 bits = (v->prot & VM_WRITE) ? PTE_W : 0;
 		if (shared && v->file) {
 			int err = shared_file_page(v, va & ~(LX_PAGE_SIZE - 1), &pg);
 			if (err)
 				return err;
+		} else if (!(access & VM_WRITE) &&
+			   (pg = file_page_shared(v, va & ~(LX_PAGE_SIZE - 1)))) {
+			bits = bits ? PTE_COW : 0;      /* the file's page: a write copies it */
 		} else if (!(pg = fill_page(v, va & ~(LX_PAGE_SIZE - 1)))) {
 			return -LX_ENOMEM;
 		}
-		*e = (u64)pg | PTE_P | ((v->prot & VM_WRITE) ? PTE_W : 0);
+		*e = (u64)pg | PTE_P | bits;
 		mm->pages++;
 	} else if ((access & VM_WRITE) && !(*e & PTE_W)) {
 		if (shared)
@@ -534,12 +562,83 @@ int vm_fault(struct proc *p, u64 addr, u32 access, u64 *page_out, u32 *rights_ou
 	return 0;
 }
 
+/*
+ * Fault-around (Linux's filemap_map_pages): after a read fault in a shared
+ * file mapping (not executable), the file's pages that already exist in the
+ * aligned block of FAULT_AROUND pages around addr and are not yet present
+ * are made present too, so that one fault maps them all.  Fills out[] (at
+ * most max); returns how many.  The file's pages only: no holes are filled.
+ * Not in private mappings (program text and data): a page costs the kernel
+ * about as much to map and unmap as a fault, and programs touch their
+ * images sparsely (a shell's fork+exec loop ran 23% longer with it).
+ */
+int vm_fault_around(struct proc *p, u64 addr, struct fault_map *out, int max)
+{
+	struct mm *mm = p->mm;
+	struct vma *v = vma_find(mm, addr);
+	u32 kind = VM_READ | VM_EXEC | VM_SHARED;
+	if (!v || !v->file || !fs_can_share(v->file) || (v->prot & kind) != (VM_READ | VM_SHARED))
+		return 0;
+	u64 block = FAULT_AROUND * LX_PAGE_SIZE, start = addr & ~(block - 1), end = start + block;
+	start = start < v->start ? v->start : start;
+	u64 file_end = (v->file_end + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1);
+	end = end > file_end ? file_end : end;
+	end = end > v->end ? v->end : end;
+	/* the block lies in one leaf table and one of its summary groups (pte) */
+	u64 *leaf = start < end ? pte(mm, start, true) : NULL;
+	if (!leaf)
+		return 0;
+	u64 bits = (v->prot & VM_WRITE) ? PTE_W : 0;   /* as make_present's shared pages */
+	u32 rights = L4_R | ((bits & PTE_W) ? L4_W : 0) | ((v->prot & VM_EXEC) ? L4_X : 0);
+	int n = 0;
+	for (u64 va = start; va < end && n < max; va += LX_PAGE_SIZE, leaf++) {
+		void *pg;
+		if ((*leaf & PTE_P) || !(pg = fs_page(v->file, v->off + (va - v->start), false)))
+			continue;               /* (the faulting page is present already) */
+		page_get(pg);
+		*leaf = (u64)pg | PTE_P | bits;
+		mm->pages++;
+		out[n++] = (struct fault_map){ .va = va, .page = (u64)pg, .rights = rights };
+	}
+	return n;
+}
+
 uint8_t *vm_kaddr(struct mm *mm, u64 va)
 {
 	u64 *e;
 	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, NULL))
 		return NULL;
 	return (uint8_t *)pte_page(*e) + (va & (LX_PAGE_SIZE - 1));
+}
+
+/*
+ * lx's address of va for rewriting the process's text in place (l4/fast.c):
+ * a page that is its file's own (file_page_shared) is first replaced by a
+ * copy of the process's, and taken from every space that maps it (they
+ * fault it back), so that the file and other programs never see the change.
+ */
+uint8_t *vm_text_kaddr(struct mm *mm, u64 va)
+{
+	u64 *e;
+	struct vma *v;
+	if (va >= LX_USER_END || make_present(mm, va, VM_READ, false, &e, &v))
+		return NULL;
+	void *old = pte_page(*e);
+	u64 page = va & ~(LX_PAGE_SIZE - 1);
+	if (is_file_page(v, page, *e)) {
+		void *pg = page_alloc_nozero();
+		if (!pg)
+			return NULL;
+		tlb_flush();
+		memcpy(pg, old, LX_PAGE_SIZE);
+		struct revoke r = { 0 };
+		revoke_add(&r, old, L4_R | L4_W | L4_X);
+		revoke_flush(&r);
+		page_free(old);
+		*e = (u64)pg | (*e & PTE_FLAGS);
+		old = pg;
+	}
+	return (uint8_t *)old + (va & (LX_PAGE_SIZE - 1));
 }
 
 bool vm_mapped(struct mm *mm, u64 va)
@@ -581,13 +680,22 @@ static bool fast_clash(struct mm *mm, u64 start, u64 end)
 
 /* --- copyin/copyout: the process's memory through lx's table --- */
 
+static __attribute__((noinline)) char *user_page_miss(struct mm *mm, u64 uaddr, bool write);
+
 /* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
-static char *user_page(struct mm *mm, u64 uaddr, bool write)
+static inline char *user_page(struct mm *mm, u64 uaddr, bool write)
 {
 	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
 	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
 	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
 		return t->k;
+	return user_page_miss(mm, uaddr, write);
+}
+
+static char *user_page_miss(struct mm *mm, u64 uaddr, bool write)
+{
+	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
+	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
 	u64 *e;
 	if (uaddr >= LX_USER_END ||
 	    make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e, NULL))
@@ -599,6 +707,14 @@ static char *user_page(struct mm *mm, u64 uaddr, bool write)
 
 static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
 {
+	if (n && (uaddr & (LX_PAGE_SIZE - 1)) + n <= LX_PAGE_SIZE) {   /* within a page: most */
+		char *pg = user_page(p->mm, uaddr, to_user);
+		if (!pg)
+			return false;
+		pg += uaddr & (LX_PAGE_SIZE - 1);
+		memcpy(to_user ? pg : kbuf, to_user ? kbuf : pg, n);
+		return true;
+	}
 	while (n) {
 		char *pg = user_page(p->mm, uaddr, to_user);
 		if (!pg)

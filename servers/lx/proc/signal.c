@@ -580,7 +580,7 @@ static void fix_restart(struct thread *t, const struct sigaction_k *a, bool hand
 		return;
 	if (!handler_runs || always_restarts(t) || (a && (a->flags & SA_RESTART) && restartable(t))) {
 		t->regs.rax = t->sysno;
-		t->regs.rip -= t->fast ? 7 : 2;     /* the `syscall` again, or its rewritten site */
+		t->regs.rip = t->fast ? fast_restart_ip(t) : t->regs.rip - 2;   /* the call again */
 		t->regs_dirty = true;
 	} else {
 		t->regs.rax = (u64)-LX_EINTR;
