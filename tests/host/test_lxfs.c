@@ -313,8 +313,7 @@ static struct super *mount_tmp(void)
 	return sb && vfs_mount("/mnt", sb) == 0 ? sb : NULL;
 }
 
-TEST_CASE("lxfs.umount_busy", "umount2's checks: EINVAL off a mount root, EBUSY for / and while "
-	  "anything in it is referenced, then the mount point is a plain directory again") {
+TEST_CASE("lxfs.umount_busy", "umount2's checks: EINVAL off a mount root, EBUSY for / and while anything in it is referenced, then the mount point is a plain directory again") {
 	struct super *sb = mount_tmp();
 	EXPECT(sb, "tmpfs mounted on /mnt");
 	EXPECT(make("/mnt/f", LX_S_IFREG | 0644) == 0 && make("/d", LX_S_IFDIR | 0755) == 0, "files");
@@ -338,8 +337,7 @@ TEST_CASE("lxfs.umount_busy", "umount2's checks: EINVAL off a mount root, EBUSY 
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 
-TEST_CASE("lxfs.umount_detach", "MNT_DETACH takes a busy mount out of the tree at once; it is freed "
-	  "with the last reference to anything in it") {
+TEST_CASE("lxfs.umount_detach", "MNT_DETACH takes a busy mount out of the tree at once; it is freed with the last reference to anything in it") {
 	struct super *sb = mount_tmp();
 	EXPECT(sb, "tmpfs mounted on /mnt");
 	EXPECT(make("/mnt/f", LX_S_IFREG | 0644) == 0, "file");
