@@ -137,6 +137,13 @@ static uint16_t be16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
 
 static void loopback6(struct net_addr *a);
 
+/* Is a an IPv4 address in IPv6's clothes, ::ffff:a.b.c.d (the server takes it as IPv4)? */
+static bool v4_mapped(const struct net_addr *a)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+	return a->family == LX_AF_INET6 && !memcmp(a->addr, prefix, 12);
+}
+
 /* A sockaddr_in/in6 of the socket's family from the process: 0 or -errno. */
 static long addr_in(struct thread *t, struct inet_sock *sk, u64 uaddr, u64 len, struct net_addr *a)
 {
@@ -159,6 +166,8 @@ static long addr_in(struct thread *t, struct inet_sock *sk, u64 uaddr, u64 len, 
 		memcpy(&a->flowinfo, raw + 4, 4);
 		memcpy(a->addr, raw + 8, 16);
 		loopback6(a);
+		if (sk->v6only && v4_mapped(a))
+			return -LX_ENETUNREACH; /* IPV6_V6ONLY: no IPv4 peers (bind says EINVAL) */
 	}
 	return 0;
 }
@@ -235,6 +244,8 @@ static void loopback6(struct net_addr *a)
 static bool local_address(const struct net_addr *a)
 {
 	server_info();
+	if (v4_mapped(a))
+		return a->addr[12] == 127 || !memcmp(a->addr + 12, info.ip4, 4);
 	if (a->family == LX_AF_INET)
 		return all_zero(a->addr, 4) || a->addr[0] == 127 || !memcmp(a->addr, info.ip4, 4);
 	return all_zero(a->addr, 16) || !memcmp(a->addr, info.ip6, 16) ||
@@ -331,7 +342,7 @@ static long inet_bind(struct thread *t, struct file *f, u64 uaddr, u64 len)
 	struct net_addr a;
 	long r = addr_in(t, sk, uaddr, len, &a);
 	if (r < 0)
-		return r;
+		return r == -LX_ENETUNREACH ? -LX_EINVAL : r;
 	if (sk->bound || sk->listening || sk->connected || sk->connecting)
 		return -LX_EINVAL;
 	if (!local_address(&a))
@@ -375,6 +386,10 @@ static long inet_accept(struct thread *t, struct file *f, u64 uaddr, u64 ulen, u
 		return -LX_EINVAL;
 	struct net_addr peer = { 0 };
 	long h = NET(net_accept(l->h, &peer));
+	while (h >= 0 && l->v6only && peer.family == LX_AF_INET) {
+		NET(net_close(h));              /* IPV6_V6ONLY: an IPv4 peer is reset (docs/lx.md) */
+		h = NET(net_accept(l->h, &peer));
+	}
 	if (h == -NET_ERR_AGAIN)
 		return wait_on(t, l, nonblocking(f, 0));
 	if (h < 0)
@@ -515,6 +530,16 @@ static long stream_take(struct inet_sock *sk, char *buf, size_t want, bool *open
 	return (long)got;
 }
 
+/* Is `from` (as the server tells it: IPv4 peers as IPv4) the connected peer p? */
+static bool same_peer(const struct net_addr *from, const struct net_addr *p)
+{
+	if (from->port != p->port)
+		return false;
+	if (v4_mapped(p))
+		return from->family == LX_AF_INET && !memcmp(from->addr, p->addr + 12, 4);
+	return !memcmp(from->addr, p->addr, 16);
+}
+
 /* One datagram in the stash (those from others dropped when connected): its length, or -errno. */
 static long dgram_fetch(struct inet_sock *sk)
 {
@@ -525,8 +550,10 @@ static long dgram_fetch(struct inet_sock *sk)
 		long r = NET(net_recv(sk->h, file_bounce, NET_IO_MAX, &from));
 		if (r < 0)
 			return errno_of(r);
-		if (sk->has_peer && (from.port != sk->peer.port || memcmp(from.addr, sk->peer.addr, 16)))
+		if (sk->has_peer && !same_peer(&from, &sk->peer))
 			continue;                 /* not from the connected peer: Linux drops it */
+		if (sk->v6only && from.family == LX_AF_INET)
+			continue;                 /* IPV6_V6ONLY: IPv4 traffic is not this socket's */
 		stash_put(sk, file_bounce, (size_t)r, &from);
 		if (r && !sk->stash_len)
 			return -LX_ENOMEM;
@@ -842,7 +869,9 @@ static long inet_setsockopt(struct thread *t, struct file *f, int level, int nam
 		return 0;
 	}
 	if (level == IPPROTO_IPV6 && sk->family == LX_AF_INET6 && name == IPV6_V6ONLY) {
-		sk->v6only = v != 0;            /* the server's IPv6 sockets are IPv6 only anyway */
+		if (sk->bound)
+			return -LX_EINVAL;      /* as Linux: fixed once the socket has a port */
+		sk->v6only = v != 0;
 		return 0;
 	}
 	return -LX_ENOPROTOOPT;

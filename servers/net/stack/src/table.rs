@@ -386,7 +386,15 @@ fn to_ip(a: &NetAddr) -> Result<IpAddress, i64> {
             b.copy_from_slice(&a.addr[..4]);
             Ok(IpAddress::Ipv4(Ipv4Address::from(b)))
         }
-        NET_AF_INET6 => Ok(IpAddress::Ipv6(Ipv6Address::from(a.addr))),
+        NET_AF_INET6 => {
+            let v6 = Ipv6Address::from(a.addr);
+            // ::ffff:a.b.c.d on an IPv6 socket is the IPv4 peer a.b.c.d (a dual-stack
+            // socket, as Linux's); clients that want IPV6_V6ONLY refuse such addresses
+            Ok(match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddress::Ipv4(v4),
+                None => IpAddress::Ipv6(v6),
+            })
+        }
         _ => Err(-NET_ERR_AFNOSUPPORT),
     }
 }
