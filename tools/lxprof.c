@@ -4,13 +4,17 @@
 // arguments) runs OP once, then prints PROF START, runs it N times, prints
 // PROF END and the guest instructions per operation (rdtsc under icount).
 // Built static with musl.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -79,6 +83,10 @@ static void op(const char *name)
 		char c = 'x';
 		write(p1[1], &c, 1);
 		read(p2[0], &c, 1);
+	} else if (!strcmp(name, "tcp") || !strcmp(name, "udp")) {   /* a round trip over 127.0.0.1 */
+		char c = 'x';
+		write(p1[1], &c, 1);
+		read(p1[1], &c, 1);
 	} else if (!strcmp(name, "sigrun")) {         /* a signal to a running process */
 		char c;
 		kill(spinner, SIGUSR1);
@@ -99,6 +107,35 @@ static void op(const char *name)
 	}
 }
 
+/* p1[1]: a TCP connection (TCP_NODELAY) or a connected UDP socket to an echoing child over 127.0.0.1 */
+static void start_inet_echo(int type)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }, b = a;
+	socklen_t len = sizeof a;
+	int one = 1, l = socket(AF_INET, type, 0), c = socket(AF_INET, type, 0);
+	if (bind(l, (struct sockaddr *)&a, sizeof a) || getsockname(l, (struct sockaddr *)&a, &len) ||
+	    (type == SOCK_STREAM && listen(l, 1)) || (type == SOCK_DGRAM && bind(c, (struct sockaddr *)&b, sizeof b)))
+		exit(1);
+	len = sizeof b;
+	if (connect(c, (struct sockaddr *)&a, sizeof a) || getsockname(c, (struct sockaddr *)&b, &len))
+		exit(1);
+	int s = l;
+	if (type == SOCK_STREAM) {
+		s = accept(l, 0, 0);
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	} else if (connect(l, (struct sockaddr *)&b, sizeof b)) {
+		exit(1);
+	}
+	if (!(spinner = fork())) {         /* killed at the end, as the spinner */
+		char ch;
+		while (read(s, &ch, 1) == 1)
+			write(s, &ch, 1);
+		_exit(0);
+	}
+	p1[1] = c;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -110,6 +147,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, 0);
 	if (!strcmp(name, "sigrun"))
 		start_spinner();
+	if (!strcmp(name, "tcp") || !strcmp(name, "udp"))
+		start_inet_echo(name[0] == 't' ? SOCK_STREAM : SOCK_DGRAM);
 	if (!strcmp(name, "pipe")) {
 		if (pipe(p1) || pipe(p2))
 			return 1;
