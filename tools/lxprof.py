@@ -137,19 +137,19 @@ def main():
         print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
         return
     mon, log = os.path.join(tmp, "mon"), os.path.join(tmp, "trace.log")
-    run = [os.path.join(ROOT, "tools", "run"), "--dry-run", "--icount",
+    # tools/run itself (it runs QEMU among links to the modules); QEMU takes a second monitor
+    cmd = [os.path.join(ROOT, "tools", "run"), "--icount", "--timeout", "3000",
            "--root", os.path.join(BUILD, "servers", "lx.elf"),
            "--module", os.path.join(BUILD, "lx", "rootfs.cpio"),
            "--root-args", f"{opts.lx_args} /prof/lxprof {opts.op} {opts.n}".strip(),
            "--module", cpio]
-    cmd = shlex.split(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
     if opts.count:
         out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True).stdout
         shutil.rmtree(tmp)
         print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
         return
-    cmd[cmd.index("-monitor") + 1] = f"unix:{mon},server=on,wait=off"
-    cmd += ["-singlestep", "-D", log]
+    cmd += [f"--qemu-arg={a}" for a in ("-monitor", f"unix:{mon},server=on,wait=off",
+                                        "-singlestep", "-D", log)]
     q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     seen = b""
     for chunk in iter(lambda: q.stdout.read1(4096), b""):

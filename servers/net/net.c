@@ -241,13 +241,12 @@ static void answer_waiters(void)
 /* Note every handle whose events differ from the last round's; answer the watcher if any did. */
 static void watch_round(void)
 {
-	for (int h = 0; h < NET_MAX_HANDLES; h++) {
-		int64_t ev = stack_events(h);
-		uint8_t now = ev < 0 ? NET_EV_NVAL : (uint8_t)ev;
-		if (now != last_events[h])
+	uint8_t now[NET_MAX_HANDLES];
+	stack_events_all(now, NET_EV_NVAL);
+	for (int h = 0; h < NET_MAX_HANDLES; h++)
+		if (now[h] != last_events[h])
 			changed |= 1UL << h;
-		last_events[h] = now;
-	}
+	memcpy(last_events, now, sizeof(now));
 	if (!watcher || !changed)
 		return;
 	L4_SetMR(0, L4_TAG_MAKE(NET_WATCH, 1, 0));

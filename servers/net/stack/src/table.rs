@@ -3,7 +3,7 @@
 use core::ptr::addr_of_mut;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
 use smoltcp::phy::{Device, DeviceCapabilities, Medium, RxToken, TxToken};
-use smoltcp::socket::{icmp, tcp, udp};
+use smoltcp::socket::{icmp, tcp, udp, Socket};
 use smoltcp::time::{Duration, Instant};
 use smoltcp::wire::{
     EthernetAddress, HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndpoint,
@@ -200,6 +200,13 @@ struct State {
     icmp_busy: [bool; MAX_ICMP],
     handles: [Kind; MAX_HANDLES],
     families: [u16; MAX_HANDLES],
+    /// Pool sockets that nobody holds and that are done are kept out of the socket
+    /// set (parked, Some here; their handle above is stale): smoltcp visits every
+    /// socket in the set on every poll, and idle ones cost each round as much as
+    /// busy ones.  A socket joins the set when taken, leaves once free and closed.
+    tcp_parked: [Option<tcp::Socket<'static>>; MAX_TCP],
+    udp_parked: [Option<udp::Socket<'static>>; MAX_UDP],
+    icmp_parked: [Option<icmp::Socket<'static>>; MAX_ICMP],
     next_port: u16,
     now: Instant,
 }
@@ -235,21 +242,74 @@ unsafe fn new_icmp(i: usize) -> icmp::Socket<'static> {
     icmp::Socket::new(rx, tx)
 }
 
-fn add_sockets(set: &mut SocketSet<'static>) -> ([SocketHandle; MAX_TCP], [SocketHandle; MAX_UDP], [SocketHandle; MAX_ICMP]) {
+type Pool = ([Option<tcp::Socket<'static>>; MAX_TCP], [Option<udp::Socket<'static>>; MAX_UDP],
+            [Option<icmp::Socket<'static>>; MAX_ICMP]);
+
+/// The pool's sockets over their static buffers, all parked (out of the socket set).
+fn pool() -> Pool {
     // SAFETY: each static buffer is handed out once, here, before any other use.
     unsafe {
         let tcp = core::array::from_fn(|i| {
             let rx = tcp::SocketBuffer::new(&mut (&mut *addr_of_mut!(TCP_RX))[i][..]);
             let tx = tcp::SocketBuffer::new(&mut (&mut *addr_of_mut!(TCP_TX))[i][..]);
-            set.add(tcp::Socket::new(rx, tx))
+            Some(tcp::Socket::new(rx, tx))
         });
         let udp = core::array::from_fn(|i| {
             let rx = udp::PacketBuffer::new(&mut (&mut *addr_of_mut!(UDP_RXM))[i][..], &mut (&mut *addr_of_mut!(UDP_RX))[i][..]);
             let tx = udp::PacketBuffer::new(&mut (&mut *addr_of_mut!(UDP_TXM))[i][..], &mut (&mut *addr_of_mut!(UDP_TX))[i][..]);
-            set.add(udp::Socket::new(rx, tx))
+            Some(udp::Socket::new(rx, tx))
         });
-        let icmp = core::array::from_fn(|i| set.add(new_icmp(i)));
+        let icmp = core::array::from_fn(|i| Some(new_icmp(i)));
         (tcp, udp, icmp)
+    }
+}
+
+// ---- pool sockets, parked or in the set (see State) ----
+
+macro_rules! pool_access {
+    ($r:ident, $m:ident, $join:ident, $park:ident, $ty:ident, $parked:ident, $variant:ident) => {
+        fn $r(s: &State, i: usize) -> &$ty::Socket<'static> {
+            match s.$parked[i].as_ref() {
+                Some(p) => p,
+                None => s.sockets.get::<$ty::Socket>(s.$ty[i]),
+            }
+        }
+
+        fn $m(s: &mut State, i: usize) -> &mut $ty::Socket<'static> {
+            if s.$parked[i].is_some() {
+                return s.$parked[i].as_mut().unwrap();
+            }
+            s.sockets.get_mut::<$ty::Socket>(s.$ty[i])
+        }
+
+        /// Into the socket set: the interface drives it from now on.
+        fn $join(s: &mut State, i: usize) {
+            if let Some(p) = s.$parked[i].take() {
+                s.$ty[i] = s.sockets.add(p);
+            }
+        }
+
+        /// Out of the socket set.
+        fn $park(s: &mut State, i: usize) {
+            if s.$parked[i].is_none() {
+                if let Socket::$variant(p) = s.sockets.remove(s.$ty[i]) {
+                    s.$parked[i] = Some(p);
+                }
+            }
+        }
+    };
+}
+
+pool_access!(tcp_ref, tcp_mut, tcp_join, tcp_park, tcp, tcp_parked, Tcp);
+pool_access!(udp_ref, udp_mut, udp_join, udp_park, udp, udp_parked, Udp);
+pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp);
+
+/// TCP sockets that nobody holds and that finished closing leave the set.
+fn park_closed(s: &mut State) {
+    for i in 0..MAX_TCP {
+        if !s.tcp_busy[i] && s.tcp_parked[i].is_none() && tcp_ref(s, i).state() == tcp::State::Closed {
+            tcp_park(s, i);
+        }
     }
 }
 
@@ -311,9 +371,14 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
     configure(&mut iface, &c);
     // SAFETY: STORAGE is handed to the socket set once, here.
     let mut sockets = SocketSet::new(unsafe { &mut (&mut *addr_of_mut!(STORAGE))[..] });
-    let (tcp, udp, icmp) = add_sockets(&mut sockets);
+    let (tcp_parked, udp_parked, icmp_parked) = pool();
+    // a handle for the parked sockets (stale until each joins the set)
+    let stale = sockets.add(udp::Socket::new(udp::PacketBuffer::new(&mut [][..], &mut [][..]),
+                                             udp::PacketBuffer::new(&mut [][..], &mut [][..])));
+    drop(sockets.remove(stale));
     let state = State {
-        iface, dev, sockets, tcp, udp, icmp,
+        iface, dev, sockets, tcp: [stale; MAX_TCP], udp: [stale; MAX_UDP], icmp: [stale; MAX_ICMP],
+        tcp_parked, udp_parked, icmp_parked,
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
         next_port: EPHEMERAL_FIRST, now,
@@ -355,6 +420,7 @@ pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
             break;
         }
     }
+    park_closed(s);
     changed as i32
 }
 
@@ -467,11 +533,12 @@ fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
 /// tcp_tw_reuse would: without it the pool of MAX_TCP sockets allowed only a
 /// few connections every 10 s.
 fn take_tcp(s: &mut State) -> Option<usize> {
-    let free = |st: tcp::State| (0..MAX_TCP).find(|&i| !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == st);
+    let free = |st: tcp::State| (0..MAX_TCP).find(|&i| !s.tcp_busy[i] && tcp_ref(s, i).state() == st);
     let i = free(tcp::State::Closed).or_else(|| free(tcp::State::TimeWait))?;
-    s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
+    tcp_mut(s, i).abort();
     s.tcp_busy[i] = true;
-    let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+    tcp_join(s, i);
+    let sock = tcp_mut(s, i);
     sock.set_nagle_enabled(true);
     sock.set_keep_alive(Some(Duration::from_millis(KEEPALIVE_MS)));
     Some(i)
@@ -495,8 +562,14 @@ pub extern "C" fn stack_socket(family: u16, ty: u32) -> i64 {
     }
     let k = match ty {
         NET_SOCK_STREAM => take_tcp(s).map(|i| Kind::Tcp { i, bound: None }),
-        NET_SOCK_DGRAM => take(&mut s.udp_busy).map(|i| Kind::Udp { i }),
-        NET_SOCK_ICMP => take(&mut s.icmp_busy).map(|i| Kind::Icmp { i }),
+        NET_SOCK_DGRAM => take(&mut s.udp_busy).map(|i| {
+            udp_join(s, i);
+            Kind::Udp { i }
+        }),
+        NET_SOCK_ICMP => take(&mut s.icmp_busy).map(|i| {
+            icmp_join(s, i);
+            Kind::Icmp { i }
+        }),
         _ => return -NET_ERR_INVAL,
     };
     match k {
@@ -508,15 +581,15 @@ pub extern "C" fn stack_socket(family: u16, ty: u32) -> i64 {
 /// Is the port taken among sockets of the same protocol (TCP and UDP ports are apart)?
 fn port_in_use(s: &State, port: u16, tcp_side: bool) -> bool {
     if !tcp_side {
-        return s.udp.iter().any(|h| s.sockets.get::<udp::Socket>(*h).endpoint().port == port);
+        return (0..MAX_UDP).any(|i| udp_ref(s, i).endpoint().port == port);
     }
     s.handles.iter().any(|k| match *k {
         Kind::Tcp { bound: Some(ep), .. } | Kind::Listen { ep, .. } => ep.port == port,
         _ => false,
-    }) || s.tcp.iter().any(|h| {
+    }) || (0..MAX_TCP).any(|i| {
         // a connection waiting out TIME-WAIT does not hold its port (Linux's SO_REUSEADDR,
         // which servers set so that they can restart at once)
-        let sock = s.sockets.get::<tcp::Socket>(*h);
+        let sock = tcp_ref(s, i);
         sock.state() != tcp::State::TimeWait && sock.local_endpoint().is_some_and(|e| e.port == port)
     })
 }
@@ -549,10 +622,8 @@ fn bind(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
             s.handles[h as usize] = Kind::Tcp { i, bound: Some(ep) };
             Ok(())
         }
-        Kind::Udp { i } => s.sockets.get_mut::<udp::Socket>(s.udp[i]).bind(ep).map_err(|_| -NET_ERR_INVAL),
-        Kind::Icmp { i } => s
-            .sockets
-            .get_mut::<icmp::Socket>(s.icmp[i])
+        Kind::Udp { i } => udp_mut(s, i).bind(ep).map_err(|_| -NET_ERR_INVAL),
+        Kind::Icmp { i } => icmp_mut(s, i)
             .bind(icmp::Endpoint::Ident(a.port))
             .map_err(|_| -NET_ERR_INVAL),
         _ => Err(-NET_ERR_INVAL),
@@ -575,7 +646,7 @@ pub extern "C" fn stack_bind(h: i64, addr: *const NetAddr) -> i64 {
 
 fn listen_one(s: &mut State, ep: IpListenEndpoint) -> Option<usize> {
     let i = take_tcp(s)?;
-    if s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).listen(ep).is_err() {
+    if tcp_mut(s, i).listen(ep).is_err() {
         s.tcp_busy[i] = false;
         return None;
     }
@@ -589,7 +660,7 @@ fn listen(s: &mut State, h: i64, backlog: usize) -> Result<(), i64> {
         Kind::Listen { .. } => return Ok(()),
         _ => return Err(-NET_ERR_OPNOTSUPP),
     };
-    if s.sockets.get::<tcp::Socket>(s.tcp[i]).state() != tcp::State::Closed {
+    if tcp_ref(s, i).state() != tcp::State::Closed {
         return Err(-NET_ERR_ISCONN);
     }
     s.tcp_busy[i] = false;
@@ -628,7 +699,7 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
     // Refill slots whose socket went away (or could not be had before).
     for slot in q.iter_mut().take(n) {
         let gone = *slot == usize::MAX
-            || s.sockets.get::<tcp::Socket>(s.tcp[*slot]).state() == tcp::State::Closed;
+            || tcp_ref(s, *slot).state() == tcp::State::Closed;
         if gone {
             if *slot != usize::MAX {
                 s.tcp_busy[*slot] = false;
@@ -636,7 +707,7 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
             *slot = listen_one(s, ep).unwrap_or(usize::MAX);
         }
     }
-    let ready = q.iter().take(n).position(|&i| i != usize::MAX && accepted(s.sockets.get::<tcp::Socket>(s.tcp[i]).state()));
+    let ready = q.iter().take(n).position(|&i| i != usize::MAX && accepted(tcp_ref(s, i).state()));
     let Some(pos) = ready else {
         s.handles[h as usize] = Kind::Listen { ep, q, n };
         return -NET_ERR_AGAIN;
@@ -648,7 +719,7 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
     q[pos] = listen_one(s, ep).unwrap_or(usize::MAX);
     s.handles[h as usize] = Kind::Listen { ep, q, n };
     let family = s.families[h as usize];
-    if let Some(r) = s.sockets.get::<tcp::Socket>(s.tcp[i]).remote_endpoint() {
+    if let Some(r) = tcp_ref(s, i).remote_endpoint() {
         write_addr(peer, from_ep(r));
     }
     new_handle(s, Kind::Tcp { i, bound: Some(ep) }, family)
@@ -677,6 +748,7 @@ fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
                 None => IpListenEndpoint { addr: None, port: ephemeral(s, true)? },
             };
             s.handles[h as usize] = Kind::Tcp { i, bound: Some(local) };
+            // a held socket is in the set (its fields borrowed apart from the interface's)
             let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
             match sock.state() {
                 tcp::State::Closed => {}
@@ -740,13 +812,13 @@ fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -
     if a.port == 0 || ip.is_unspecified() {
         return -NET_ERR_INVAL;
     }
-    if !s.sockets.get::<udp::Socket>(s.udp[i]).is_open() {
+    if !udp_ref(s, i).is_open() {
         let any = NetAddr { family: s.families[h as usize], ..Default::default() };
         if let Err(e) = bind(s, h, &any) {
             return e;
         }
     }
-    let sock = s.sockets.get_mut::<udp::Socket>(s.udp[i]);
+    let sock = udp_mut(s, i);
     if data.len() > UDP_BUF || !fits(ip, data.len(), 8) {
         return -NET_ERR_MSGSIZE;
     }
@@ -770,7 +842,7 @@ fn icmp_send(s: &mut State, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
     if data.len() < 8 || data.len() > ICMP_BUF || !fits(ip, data.len(), 0) {
         return -NET_ERR_MSGSIZE;
     }
-    match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).send_slice(data, ip) {
+    match icmp_mut(s, i).send_slice(data, ip) {
         Ok(()) => data.len() as i64,
         Err(icmp::SendError::BufferFull) => -NET_ERR_AGAIN,
         Err(icmp::SendError::Unaddressable) => -NET_ERR_UNREACH,
@@ -788,7 +860,7 @@ pub extern "C" fn stack_send(h: i64, data: *const u8, len: usize, addr: *const N
     let buf = if len == 0 { &[][..] } else { unsafe { core::slice::from_raw_parts(data, len) } };
     let to = read_addr(addr).ok();
     match kind(s, h) {
-        Ok(Kind::Tcp { i, .. }) => tcp_send(s.sockets.get_mut::<tcp::Socket>(s.tcp[i]), buf),
+        Ok(Kind::Tcp { i, .. }) => tcp_send(tcp_mut(s, i), buf),
         Ok(Kind::Udp { i }) => udp_send(s, h, i, buf, to),
         Ok(Kind::Icmp { i }) => icmp_send(s, i, buf, to),
         Ok(_) => -NET_ERR_NOTCONN,
@@ -816,13 +888,13 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
     let buf = if len == 0 { &mut [][..] } else { unsafe { core::slice::from_raw_parts_mut(data, len) } };
     match kind(s, h) {
         Ok(Kind::Tcp { i, .. }) => {
-            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_mut(s, i);
             if let Some(r) = sock.remote_endpoint() {
                 write_addr(from, from_ep(r));
             }
             tcp_recv(sock, buf)
         }
-        Ok(Kind::Udp { i }) => match s.sockets.get_mut::<udp::Socket>(s.udp[i]).recv_slice(buf) {
+        Ok(Kind::Udp { i }) => match udp_mut(s, i).recv_slice(buf) {
             Ok((n, meta)) => {
                 write_addr(from, from_ep(meta.endpoint));
                 n as i64
@@ -830,7 +902,7 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
             Err(udp::RecvError::Exhausted) => -NET_ERR_AGAIN,
             Err(udp::RecvError::Truncated) => -NET_ERR_MSGSIZE,
         },
-        Ok(Kind::Icmp { i }) => match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).recv_slice(buf) {
+        Ok(Kind::Icmp { i }) => match icmp_mut(s, i).recv_slice(buf) {
             Ok((n, ip)) => {
                 write_addr(from, from_ep(IpEndpoint::new(ip, 0)));
                 n as i64
@@ -847,13 +919,31 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
 #[no_mangle]
 pub extern "C" fn stack_events(h: i64) -> i64 {
     let Some(s) = st() else { return -NET_ERR_INVAL };
-    let k = match kind(s, h) {
-        Ok(k) => k,
-        Err(e) => return e,
-    };
-    let ev = match k {
+    match kind(s, h) {
+        Ok(k) => events_of(s, k) as i64,
+        Err(e) => e,
+    }
+}
+
+/// Every handle's readiness at once (the server's WATCH round): out[h] gets handle
+/// h's NET_EV_* bits, or `closed` for a handle that is not open.
+#[no_mangle]
+pub extern "C" fn stack_events_all(out: *mut u8, closed: u8) {
+    let Some(s) = st() else { return };
+    // SAFETY: the caller's array holds MAX_HANDLES (NET_MAX_HANDLES) bytes.
+    let out = unsafe { core::slice::from_raw_parts_mut(out, MAX_HANDLES) };
+    for (h, o) in out.iter_mut().enumerate() {
+        *o = match s.handles[h] {
+            Kind::Free => closed,
+            k => events_of(s, k) as u8,
+        };
+    }
+}
+
+fn events_of(s: &State, k: Kind) -> u32 {
+    match k {
         Kind::Tcp { i, bound } => {
-            let sock = s.sockets.get::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_ref(s, i);
             let mut ev = 0;
             if sock.can_recv() || (!sock.may_recv() && accepted(sock.state())) {
                 ev |= NET_EV_IN;
@@ -867,20 +957,19 @@ pub extern "C" fn stack_events(h: i64) -> i64 {
             ev
         }
         Kind::Listen { q, n, .. } => {
-            let ready = q.iter().take(n).any(|&i| i != usize::MAX && accepted(s.sockets.get::<tcp::Socket>(s.tcp[i]).state()));
+            let ready = q.iter().take(n).any(|&i| i != usize::MAX && accepted(tcp_ref(s, i).state()));
             if ready { NET_EV_IN } else { 0 }
         }
         Kind::Udp { i } => {
-            let sock = s.sockets.get::<udp::Socket>(s.udp[i]);
+            let sock = udp_ref(s, i);
             (if sock.can_recv() { NET_EV_IN } else { 0 }) | (if sock.can_send() { NET_EV_OUT } else { 0 })
         }
         Kind::Icmp { i } => {
-            let sock = s.sockets.get::<icmp::Socket>(s.icmp[i]);
+            let sock = icmp_ref(s, i);
             (if sock.can_recv() { NET_EV_IN } else { 0 }) | (if sock.can_send() { NET_EV_OUT } else { 0 })
         }
         Kind::Free => 0,
-    };
-    ev as i64
+    }
 }
 
 /// Shut down the sending side (NET_SHUT_WR: a FIN after the queued data).
@@ -889,7 +978,7 @@ pub extern "C" fn stack_shutdown(h: i64, how: u32) -> i64 {
     let Some(s) = st() else { return -NET_ERR_INVAL };
     match kind(s, h) {
         Ok(Kind::Tcp { i, .. }) if how == NET_SHUT_WR => {
-            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_mut(s, i);
             if !sock.is_active() {
                 return -NET_ERR_NOTCONN;
             }
@@ -912,7 +1001,7 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
     };
     match k {
         Kind::Tcp { i, .. } => {
-            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_mut(s, i);
             if matches!(sock.state(), tcp::State::Listen | tcp::State::SynSent) {
                 sock.abort();
             } else {
@@ -922,18 +1011,20 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
         }
         Kind::Listen { q, n, .. } => {
             for &i in q.iter().take(n).filter(|&&i| i != usize::MAX) {
-                s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
+                tcp_mut(s, i).abort();
                 s.tcp_busy[i] = false;
             }
         }
         Kind::Udp { i } => {
-            s.sockets.get_mut::<udp::Socket>(s.udp[i]).close();
+            udp_mut(s, i).close();
             s.udp_busy[i] = false;
+            udp_park(s, i);
         }
         Kind::Icmp { i } => {
-            drop(s.sockets.remove(s.icmp[i]));
+            icmp_park(s, i);
+            s.icmp_parked[i] = None;
             // SAFETY: the previous socket over these buffers was just dropped.
-            s.icmp[i] = s.sockets.add(unsafe { new_icmp(i) });
+            s.icmp_parked[i] = Some(unsafe { new_icmp(i) });
             s.icmp_busy[i] = false;
         }
         Kind::Free => {}
@@ -952,16 +1043,16 @@ pub extern "C" fn stack_name(h: i64, which: u32, out: *mut NetAddr) -> i64 {
     };
     let family = s.families[h as usize];
     let a = match (k, which) {
-        (Kind::Tcp { i, bound }, 0) => match s.sockets.get::<tcp::Socket>(s.tcp[i]).local_endpoint() {
+        (Kind::Tcp { i, bound }, 0) => match tcp_ref(s, i).local_endpoint() {
             Some(ep) => from_ep(ep),
             None => from_listen(bound.unwrap_or_default(), family),
         },
-        (Kind::Tcp { i, .. }, 1) => match s.sockets.get::<tcp::Socket>(s.tcp[i]).remote_endpoint() {
+        (Kind::Tcp { i, .. }, 1) => match tcp_ref(s, i).remote_endpoint() {
             Some(ep) => from_ep(ep),
             None => return -NET_ERR_NOTCONN,
         },
         (Kind::Listen { ep, .. }, 0) => from_listen(ep, family),
-        (Kind::Udp { i }, 0) => from_listen(s.sockets.get::<udp::Socket>(s.udp[i]).endpoint(), family),
+        (Kind::Udp { i }, 0) => from_listen(udp_ref(s, i).endpoint(), family),
         (_, 0 | 1) => return -NET_ERR_NOTCONN,
         _ => return -NET_ERR_INVAL,
     };
@@ -978,7 +1069,7 @@ pub extern "C" fn stack_setopt(h: i64, opt: u32, value: u64) -> i64 {
         Ok(_) => return -NET_ERR_OPNOTSUPP,
         Err(e) => return e,
     };
-    let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+    let sock = tcp_mut(s, i);
     match opt {
         NET_OPT_NODELAY => sock.set_nagle_enabled(value == 0),
         NET_OPT_KEEPALIVE_MS => sock.set_keep_alive(if value == 0 { None } else { Some(Duration::from_millis(value)) }),
