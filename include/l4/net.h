@@ -48,9 +48,9 @@
  *            or NET_EV_HUP, or the time is up: MR i+1 = the handle's events
  *            now (NET_EV_NVAL for a handle that is not open).  One POLL may
  *            wait per client thread.
- *   WATCH    u = 0.  Reply u = 1 once any handle's events (NET_EV_*, as
- *            POLL would report them, NET_EV_NVAL for a closed handle) changed
- *            since the last WATCH reply: MR1 = a bitmap of those handles
+ *   WATCH    u = 0.  Reply u = 1 once any handle gained an event (NET_EV_*,
+ *            as POLL would report them, NET_EV_NVAL once closed; events lost
+ *            are not reported) since the last WATCH reply: MR1 = a bitmap of those handles
  *            (bit h for handle h).  One WATCH waits at a time (a new one
  *            replaces it); a personality serving many processes from one
  *            thread waits in WATCH from a helper thread and wakes the calls

@@ -79,9 +79,8 @@ static const struct file_ops inet_fops;
 
 void inet_changed(u64 handles)
 {
-	for (int h = 0; h < NET_MAX_HANDLES; h++)
-		if (handles & (1UL << h))
-			wake(&chans[h]);
+	for (; handles; handles &= handles - 1)
+		wake(&chans[__builtin_ctzll(handles)]);
 }
 
 /* A server reason as the errno Linux gives (include/l4/net.h's brackets). */

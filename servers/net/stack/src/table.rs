@@ -34,6 +34,7 @@ pub const NET_EV_IN: u32 = 0x01;
 pub const NET_EV_OUT: u32 = 0x04;
 pub const NET_EV_ERR: u32 = 0x08;
 pub const NET_EV_HUP: u32 = 0x10;
+pub const NET_EV_NVAL: u32 = 0x20;
 pub const NET_SHUT_WR: u32 = 1;
 pub const NET_OPT_NODELAY: u32 = 1;
 pub const NET_OPT_KEEPALIVE_MS: u32 = 2;
@@ -205,6 +206,12 @@ struct State {
     /// socket in the set on every poll, and idle ones cost each round as much as
     /// busy ones.  A socket joins the set when taken, leaves once free and closed.
     tcp_parked: [Option<tcp::Socket<'static>>; MAX_TCP],
+    /// Some TCP socket nobody holds may still be in the set (closing): park_closed looks.
+    lingering: bool,
+    /// Open handles (bit h), those open at the last stack_changed, and their events then.
+    live: u64,
+    was_live: u64,
+    last_events: [u8; MAX_HANDLES],
     udp_parked: [Option<udp::Socket<'static>>; MAX_UDP],
     icmp_parked: [Option<icmp::Socket<'static>>; MAX_ICMP],
     next_port: u16,
@@ -306,9 +313,18 @@ pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp);
 
 /// TCP sockets that nobody holds and that finished closing leave the set.
 fn park_closed(s: &mut State) {
+    if !s.lingering {
+        return;
+    }
+    s.lingering = false;
     for i in 0..MAX_TCP {
-        if !s.tcp_busy[i] && s.tcp_parked[i].is_none() && tcp_ref(s, i).state() == tcp::State::Closed {
+        if s.tcp_busy[i] || s.tcp_parked[i].is_some() {
+            continue;
+        }
+        if tcp_ref(s, i).state() == tcp::State::Closed {
             tcp_park(s, i);
+        } else {
+            s.lingering = true;
         }
     }
 }
@@ -378,7 +394,8 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
     drop(sockets.remove(stale));
     let state = State {
         iface, dev, sockets, tcp: [stale; MAX_TCP], udp: [stale; MAX_UDP], icmp: [stale; MAX_ICMP],
-        tcp_parked, udp_parked, icmp_parked,
+        tcp_parked, udp_parked, icmp_parked, lingering: false, live: 0, was_live: 0,
+        last_events: [NET_EV_NVAL as u8; MAX_HANDLES],
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
         next_port: EPHEMERAL_FIRST, now,
@@ -522,6 +539,7 @@ fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
         Some(h) => {
             s.handles[h] = k;
             s.families[h] = family;
+            s.live |= 1 << h;
             h as i64
         }
         None => -NET_ERR_NOBUFS,
@@ -648,6 +666,7 @@ fn listen_one(s: &mut State, ep: IpListenEndpoint) -> Option<usize> {
     let i = take_tcp(s)?;
     if tcp_mut(s, i).listen(ep).is_err() {
         s.tcp_busy[i] = false;
+        s.lingering = true;
         return None;
     }
     Some(i)
@@ -920,28 +939,33 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
 pub extern "C" fn stack_events(h: i64) -> i64 {
     let Some(s) = st() else { return -NET_ERR_INVAL };
     match kind(s, h) {
-        Ok(k) => events_of(s, k) as i64,
+        Ok(k) => events_of(s, &k) as i64,
         Err(e) => e,
     }
 }
 
-/// Every handle's readiness at once (the server's WATCH round): out[h] gets handle
-/// h's NET_EV_* bits, or `closed` for a handle that is not open.
+/// The handles (bit h) that gained events (NET_EV_NVAL once closed) since the
+/// last call: the server's WATCH round (events lost are not news to a waiter).
+/// Only handles open now or then are looked at.
 #[no_mangle]
-pub extern "C" fn stack_events_all(out: *mut u8, closed: u8) {
-    let Some(s) = st() else { return };
-    // SAFETY: the caller's array holds MAX_HANDLES (NET_MAX_HANDLES) bytes.
-    let out = unsafe { core::slice::from_raw_parts_mut(out, MAX_HANDLES) };
-    for (h, o) in out.iter_mut().enumerate() {
-        *o = match s.handles[h] {
-            Kind::Free => closed,
-            k => events_of(s, k) as u8,
-        };
+pub extern "C" fn stack_changed() -> u64 {
+    let Some(s) = st() else { return 0 };
+    let (mut todo, mut changed) = (s.live | s.was_live, 0u64);
+    while todo != 0 {
+        let h = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let now = if s.live & (1 << h) != 0 { events_of(s, &s.handles[h]) as u8 } else { NET_EV_NVAL as u8 };
+        if now & !s.last_events[h] != 0 {
+            changed |= 1 << h;
+        }
+        s.last_events[h] = now;
     }
+    s.was_live = s.live;
+    changed
 }
 
-fn events_of(s: &State, k: Kind) -> u32 {
-    match k {
+fn events_of(s: &State, k: &Kind) -> u32 {
+    match *k {
         Kind::Tcp { i, bound } => {
             let sock = tcp_ref(s, i);
             let mut ev = 0;
@@ -1008,12 +1032,14 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
                 sock.close();
             }
             s.tcp_busy[i] = false;
+            s.lingering = true;
         }
         Kind::Listen { q, n, .. } => {
             for &i in q.iter().take(n).filter(|&&i| i != usize::MAX) {
                 tcp_mut(s, i).abort();
                 s.tcp_busy[i] = false;
             }
+            s.lingering = true;
         }
         Kind::Udp { i } => {
             udp_mut(s, i).close();
@@ -1030,6 +1056,7 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
         Kind::Free => {}
     }
     s.handles[h as usize] = Kind::Free;
+    s.live &= !(1 << h);
     0
 }
 
