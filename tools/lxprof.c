@@ -87,6 +87,11 @@ static void op(const char *name)
 		char c = 'x';
 		write(p1[1], &c, 1);
 		read(p1[1], &c, 1);
+	} else if (!strcmp(name, "tcpbw")) {          /* 64 KiB from a child that writes them */
+		static char b[65536];
+		for (long got = 0, r; got < (long)sizeof b; got += r)
+			if ((r = read(p1[1], b, sizeof b - got)) <= 0)
+				exit(1);
 	} else if (!strcmp(name, "sigrun")) {         /* a signal to a running process */
 		char c;
 		kill(spinner, SIGUSR1);
@@ -107,8 +112,9 @@ static void op(const char *name)
 	}
 }
 
-/* p1[1]: a TCP connection (TCP_NODELAY) or a connected UDP socket to an echoing child over 127.0.0.1 */
-static void start_inet_echo(int type)
+/* p1[1]: a TCP connection (TCP_NODELAY) or a connected UDP socket over 127.0.0.1 to a
+ * child that echoes (bulk: that writes 64 KiB blocks for ever) */
+static void start_inet_echo(int type, int bulk)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }, b = a;
 	socklen_t len = sizeof a;
@@ -128,9 +134,12 @@ static void start_inet_echo(int type)
 		exit(1);
 	}
 	if (!(spinner = fork())) {         /* killed at the end, as the spinner */
-		char ch;
-		while (read(s, &ch, 1) == 1)
-			write(s, &ch, 1);
+		static char b[65536];
+		if (bulk)
+			while (write(s, b, sizeof b) > 0)
+				;
+		while (read(s, b, 1) == 1)
+			write(s, b, 1);
 		_exit(0);
 	}
 	p1[1] = c;
@@ -147,8 +156,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, 0);
 	if (!strcmp(name, "sigrun"))
 		start_spinner();
-	if (!strcmp(name, "tcp") || !strcmp(name, "udp"))
-		start_inet_echo(name[0] == 't' ? SOCK_STREAM : SOCK_DGRAM);
+	if (!strcmp(name, "tcp") || !strcmp(name, "udp") || !strcmp(name, "tcpbw"))
+		start_inet_echo(name[0] == 't' ? SOCK_STREAM : SOCK_DGRAM, !strcmp(name, "tcpbw"));
 	if (!strcmp(name, "pipe")) {
 		if (pipe(p1) || pipe(p2))
 			return 1;

@@ -2,7 +2,8 @@
 //! The interface, the device glue and the socket table behind stack.h.
 use core::ptr::addr_of_mut;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
-use smoltcp::phy::{Device, DeviceCapabilities, Medium, RxToken, TxToken};
+use crate::csum;
+use smoltcp::phy::{ChecksumCapabilities, Device, DeviceCapabilities, Medium, RxToken, TxToken};
 use smoltcp::socket::{icmp, tcp, udp, Socket};
 use smoltcp::time::{Duration, Instant};
 use smoltcp::wire::{
@@ -44,12 +45,12 @@ const MAX_TCP: usize = 32;
 const MAX_UDP: usize = 16;
 const MAX_ICMP: usize = 4;
 const MAX_BACKLOG: usize = 8;
-const TCP_BUF: usize = 16384;
+const TCP_BUF: usize = 65536;         // a window of 64 KiB (window scaling: smoltcp's)
 const UDP_BUF: usize = 65536;         // one datagram of the largest size
 const UDP_META: usize = 32;
 const ICMP_BUF: usize = 4096;
 const SOCKETS: usize = MAX_TCP + MAX_UDP + MAX_ICMP;
-const FRAME: usize = 1514;
+pub(crate) const FRAME: usize = 1514;
 const RX_SLOTS: usize = 64;
 const EPHEMERAL_FIRST: u16 = 49152;
 /// smoltcp 0.12 has no persist timer: a peer whose window closed and whose window
@@ -103,26 +104,50 @@ struct Dev {
 }
 
 impl Dev {
-    fn push(&mut self, frame: &[u8]) -> bool {
+    /// Queue a frame; from the wire (not the loopback) only with right checksums.
+    fn push(&mut self, frame: &[u8], wire: bool) -> bool {
         if self.count == RX_SLOTS || frame.len() > FRAME || frame.len() < 14 {
             self.dropped += 1;
             return false;
         }
         let slot = (self.head + self.count) % RX_SLOTS;
-        ring()[slot][..frame.len()].copy_from_slice(frame);
+        let copy = &mut ring()[slot][..frame.len()];
+        copy.copy_from_slice(frame);
+        if wire && !csum::verify(copy) {
+            self.dropped += 1;
+            return false;
+        }
         self.lens[slot] = frame.len();
         self.count += 1;
         true
     }
 
-    /// A frame leaves: to the wire unless it is for us, back in if for us or for all.
-    fn output(&mut self, frame: &[u8]) {
+    /// A frame built in the next free ring slot leaves: as output(), the slot kept
+    /// for the loopback instead of a copy.
+    fn output_slot(&mut self, slot: usize, len: usize) {
+        let frame = &mut ring()[slot][..len];
+        let ours = frame[..6] == self.mac;
+        let looped = ours || frame[0] & 1 != 0;
+        if !ours {
+            csum::fill(frame);
+            (self.tx)(frame.as_ptr(), frame.len());
+        }
+        if looped && len >= 14 {
+            self.lens[slot] = len;
+            self.count += 1;
+        }
+    }
+
+    /// A frame leaves: to the wire (with its checksums) unless it is for us, back in
+    /// if for us or for all.
+    fn output(&mut self, frame: &mut [u8]) {
         let dst = &frame[..6];
         let ours = dst == self.mac;
         if ours || dst[0] & 1 != 0 {
-            self.push(frame);
+            self.push(frame, false);
         }
         if !ours {
+            csum::fill(frame);
             (self.tx)(frame.as_ptr(), frame.len());
         }
     }
@@ -142,12 +167,27 @@ impl RxToken for Rx<'_> {
     }
 }
 
+/// A frame being built where no ring slot is free for it.
+static mut SCRATCH: [u8; FRAME] = [0; FRAME];
+
 impl TxToken for Tx<'_> {
+    /// smoltcp builds the frame in the receive ring's next free slot, so that a
+    /// looped-back frame is not copied (the slot is only kept if it is), or else
+    /// in the scratch frame.  The slot just handed to a receive token (smoltcp may
+    /// answer inside it) is never the next free one: one more must be free.
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
-        let mut buf = [0u8; FRAME];
+        let d = self.0;
         let len = len.min(FRAME);
-        let r = f(&mut buf[..len]);
-        self.0.output(&buf[..len]);
+        if d.count + 1 >= RX_SLOTS {
+            // SAFETY: one thread uses the stack, and a frame is built at a time.
+            let buf = unsafe { &mut (&mut *addr_of_mut!(SCRATCH))[..len] };
+            let r = f(buf);
+            d.output(buf);
+            return r;
+        }
+        let slot = (d.head + d.count) % RX_SLOTS;
+        let r = f(&mut ring()[slot][..len]);
+        d.output_slot(slot, len);
         r
     }
 }
@@ -174,6 +214,7 @@ impl Device for Dev {
         let mut c = DeviceCapabilities::default();
         c.medium = Medium::Ethernet;
         c.max_transmission_unit = FRAME;
+        c.checksum = ChecksumCapabilities::ignored();   // the device's (csum.rs)
         c
     }
 }
@@ -414,7 +455,7 @@ pub extern "C" fn stack_input(frame: *const u8, len: usize) -> i32 {
         return 0;
     }
     // SAFETY: the caller's buffer holds len bytes.
-    s.dev.push(unsafe { core::slice::from_raw_parts(frame, len) }) as i32
+    s.dev.push(unsafe { core::slice::from_raw_parts(frame, len) }, true) as i32
 }
 
 /// Room for more input before a poll (frames the receive ring can still take).
