@@ -33,7 +33,8 @@
  *            fewer; a datagram is taken whole or not at all).
  *   RECV     u = 2: MR1 = handle, MR2 = most bytes wanted (<= NET_IO_MAX);
  *            the caller's BR0-BR2 accept one string.  Reply u = 4, t = 2:
- *            MR1 = bytes, MR2-4 = A of the sender or peer, then the string
+ *            MR1 = bytes | NET_RECV_DRAINED if nothing more is there to
+ *            read now, MR2-4 = A of the sender or peer, then the string
  *            item.  0 bytes from TCP: the peer closed (end of stream).  A
  *            datagram longer than MR2 is dropped with NET_ERR_MSGSIZE.
  *   SHUTDOWN u = 2: MR1 = handle, MR2 = NET_SHUT_WR (sends a FIN).  Reply u = 0.
@@ -74,6 +75,7 @@
 #define NET_CONNECT   0x54
 #define NET_SEND      0x55
 #define NET_RECV      0x56
+#define NET_RECV_DRAINED (1UL << 62)   /* RECV's reply: the handle has nothing more now */
 #define NET_SHUTDOWN  0x57
 #define NET_CLOSE     0x58
 #define NET_NAME      0x59

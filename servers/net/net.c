@@ -138,8 +138,9 @@ static void do_recv(L4_ThreadId_t from)
 	int64_t r = stack_recv((int64_t)h, io, max, &a);
 	if (r < 0)
 		return reply_error(from, (L4_Word_t)-r);
+	int64_t ev = stack_events((int64_t)h);
 	L4_SetMR(0, L4_TAG_MAKE(NET_RECV, 4, 2));
-	L4_SetMR(1, (L4_Word_t)r);
+	L4_SetMR(1, (L4_Word_t)r | (ev >= 0 && !(ev & NET_EV_IN) ? NET_RECV_DRAINED : 0));
 	set_addr(2, &a);
 	L4_SetMR(5, L4_STRING_MAKE((L4_Word_t)r, 1, 0, 0));
 	L4_SetMR(6, (L4_Word_t)io);
