@@ -4,13 +4,17 @@
 // arguments) runs OP once, then prints PROF START, runs it N times, prints
 // PROF END and the guest instructions per operation (rdtsc under icount).
 // Built static with musl.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -82,6 +86,15 @@ static void op(const char *name)
 		char c = 'x';
 		write(p1[1], &c, 1);
 		read(p2[0], &c, 1);
+	} else if (!strcmp(name, "tcp") || !strcmp(name, "udp")) {   /* a round trip over 127.0.0.1 */
+		char c = 'x';
+		write(p1[1], &c, 1);
+		read(p1[1], &c, 1);
+	} else if (!strcmp(name, "tcpbw")) {          /* 64 KiB from a child that writes them */
+		static char b[65536];
+		for (long got = 0, r; got < (long)sizeof b; got += r)
+			if ((r = read(p1[1], b, sizeof b - got)) <= 0)
+				exit(1);
 	} else if (!strcmp(name, "sigrun")) {         /* a signal to a running process */
 		char c;
 		kill(spinner, SIGUSR1);
@@ -107,6 +120,39 @@ static void op(const char *name)
 	}
 }
 
+/* p1[1]: a TCP connection (TCP_NODELAY) or a connected UDP socket over 127.0.0.1 to a
+ * child that echoes (bulk: that writes 64 KiB blocks for ever) */
+static void start_inet_echo(int type, int bulk)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }, b = a;
+	socklen_t len = sizeof a;
+	int one = 1, l = socket(AF_INET, type, 0), c = socket(AF_INET, type, 0);
+	if (bind(l, (struct sockaddr *)&a, sizeof a) || getsockname(l, (struct sockaddr *)&a, &len) ||
+	    (type == SOCK_STREAM && listen(l, 1)) || (type == SOCK_DGRAM && bind(c, (struct sockaddr *)&b, sizeof b)))
+		exit(1);
+	len = sizeof b;
+	if (connect(c, (struct sockaddr *)&a, sizeof a) || getsockname(c, (struct sockaddr *)&b, &len))
+		exit(1);
+	int s = l;
+	if (type == SOCK_STREAM) {
+		s = accept(l, 0, 0);
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	} else if (connect(l, (struct sockaddr *)&b, sizeof b)) {
+		exit(1);
+	}
+	if (!(spinner = fork())) {         /* killed at the end, as the spinner */
+		static char b[65536];
+		if (bulk)
+			while (write(s, b, sizeof b) > 0)
+				;
+		while (read(s, b, 1) == 1)
+			write(s, b, 1);
+		_exit(0);
+	}
+	p1[1] = c;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -125,6 +171,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, 0);
 	if (!strcmp(name, "sigrun"))
 		start_spinner();
+	if (!strcmp(name, "tcp") || !strcmp(name, "udp") || !strcmp(name, "tcpbw"))
+		start_inet_echo(name[0] == 't' ? SOCK_STREAM : SOCK_DGRAM, !strcmp(name, "tcpbw"));
 	if (!strcmp(name, "pipe")) {
 		if (pipe(p1) || pipe(p2))
 			return 1;

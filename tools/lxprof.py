@@ -24,7 +24,6 @@ import argparse
 import bisect
 import os
 import re
-import shlex
 import shutil
 import socket
 import subprocess
@@ -138,31 +137,20 @@ def main():
         print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
         return
     mon, log = os.path.join(tmp, "mon"), os.path.join(tmp, "trace.log")
-    run = [os.path.join(ROOT, "tools", "run"), "--dry-run", "--icount",
+    # tools/run itself (it runs QEMU among links to the modules); QEMU takes a second monitor
+    cmd = [os.path.join(ROOT, "tools", "run"), "--icount", "--timeout", "3000",
            "--root", os.path.join(BUILD, "servers", "lx.elf"),
            "--module", os.path.join(BUILD, "lx", "rootfs.cpio"),
            "--root-args", f"{opts.lx_args} /prof/lxprof {opts.op} {opts.n}".strip(),
            "--module", cpio]
-    dry = subprocess.run(run, capture_output=True, text=True, check=True).stdout
-    cmd = shlex.split(dry.split("   # ")[0])
-    # tools/run passes files by name, from a directory of links to them
-    links = os.path.join(tmp, "links")
-    os.makedirs(links)
-    os.symlink(os.path.join(BUILD, "pecan.bin"), os.path.join(links, "pecan.bin"))
-    for name, path in (("sigma0.elf", os.path.join(BUILD, "servers", "sigma0.elf")),
-                       ("lx.elf", os.path.join(BUILD, "servers", "lx.elf")),
-                       ("rootfs.cpio", os.path.join(BUILD, "lx", "rootfs.cpio")),
-                       ("prof.cpio", cpio)):
-        os.symlink(path, os.path.join(links, name))
     if opts.count:
-        out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             cwd=links).stdout
+        out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True).stdout
         shutil.rmtree(tmp)
         print("\n".join(l for l in out.splitlines() if l.startswith("lxprof:")))
         return
-    cmd[cmd.index("-monitor") + 1] = f"unix:{mon},server=on,wait=off"
-    cmd += ["-singlestep", "-D", log]
-    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=links)
+    cmd += [f"--qemu-arg={a}" for a in ("-monitor", f"unix:{mon},server=on,wait=off",
+                                        "-singlestep", "-D", log)]
+    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     seen = b""
     for chunk in iter(lambda: q.stdout.read1(4096), b""):
         sys.stdout.buffer.write(chunk)

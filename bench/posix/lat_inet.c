@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
-// lmbench lat_tcp, lat_udp and bw_tcp over the loopback (127.0.0.1).
+// lmbench lat_tcp, lat_udp, lat_rpc and bw_tcp over the loopback (127.0.0.1).
 // tcp_lat / udp_lat: one byte to a child and back over a TCP connection / a
-// pair of connected UDP sockets, one figure per round trip.  tcp_bw: a child
+// pair of connected UDP sockets, one figure per round trip.  rpc_udp_lat /
+// rpc_tcp_lat: lmbench's lat_rpc calls a Sun RPC procedure that takes and
+// returns a char; here the same messages go over the same sockets (a 44-byte
+// call, a 28-byte accepted reply, XDR-encoded by hand, TCP's with a record
+// mark) to a child that checks and answers them, with no RPC library or
+// portmapper (musl has neither), one figure per call.  tcp_bw: a child
 // writes 64 KiB chunks into a TCP connection, the parent reads them; MB
 // (10^6 bytes) per second of guest time (10^9 guest instructions under
 // icount), as bw_pipe.  The Linux guest brings its loopback up first
@@ -12,6 +17,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,6 +93,93 @@ static double latency(int fd[2], long iters, int stream)
 	return v;
 }
 
+/* --- Sun RPC's messages (RFC 5531): a call of procedure 1 with a char, its reply --- */
+
+enum { CALL_WORDS = 11, REPLY_WORDS = 7, PROG = 0x20000001 };
+
+struct rpc { int fd, stream; uint32_t xid; };
+
+/* Send n words as one datagram, or as one record (mark first) on a stream. */
+static void rpc_send(struct rpc *r, const uint32_t *w, int n)
+{
+	uint32_t msg[1 + CALL_WORDS];
+	int off = r->stream;
+	msg[0] = htonl(0x80000000u | (uint32_t)(n * 4));
+	memcpy(msg + off, w, (size_t)n * 4);
+	size_t len = (size_t)(n + off) * 4;
+	if (write(r->fd, msg, len) != (ssize_t)len)
+		bench_die("rpc write");
+}
+
+/* Receive a message of exactly n words (a record's mark checked and dropped); 0 at the end. */
+static int rpc_recv(struct rpc *r, uint32_t *w, int n)
+{
+	uint32_t msg[1 + CALL_WORDS];
+	size_t want = (size_t)(n + r->stream) * 4, got = 0;
+	while (got < want) {
+		ssize_t k = read(r->fd, (char *)msg + got, want - got);
+		if (k == 0 && got == 0)
+			return 0;
+		if (k <= 0 || (!r->stream && (size_t)k != want))
+			bench_die("rpc read");
+		got += (size_t)k;
+	}
+	if (r->stream && msg[0] != htonl(0x80000000u | (uint32_t)(n * 4)))
+		bench_die("rpc record mark");
+	memcpy(w, msg + r->stream, (size_t)n * 4);
+	return 1;
+}
+
+/* The server: answers every call with its char, until the stream ends (or it is killed). */
+static void rpc_serve(struct rpc *r)
+{
+	uint32_t c[CALL_WORDS];
+	while (rpc_recv(r, c, CALL_WORDS)) {
+		if (c[1] != 0 || c[2] != htonl(2) || c[3] != htonl(PROG))
+			bench_die("rpc call");
+		uint32_t rep[REPLY_WORDS] = { c[0], htonl(1), 0, 0, 0, 0, c[10] };
+		rpc_send(r, rep, REPLY_WORDS);
+	}
+	_exit(0);
+}
+
+static void do_rpc(long n, void *a)
+{
+	struct rpc *r = a;
+	uint32_t rep[REPLY_WORDS];
+	while (n--) {
+		uint32_t xid = htonl(++r->xid);
+		uint32_t call[CALL_WORDS] = { xid, 0, htonl(2), htonl(PROG), htonl(1), htonl(1),
+		                              0, 0, 0, 0, htonl('x') };
+		rpc_send(r, call, CALL_WORDS);
+		if (!rpc_recv(r, rep, REPLY_WORDS) || rep[0] != xid || rep[1] != htonl(1) ||
+		    rep[5] != 0 || rep[6] != htonl('x'))
+			bench_die("rpc reply");
+	}
+}
+
+/* A call's instructions over the pair: the server is a child on fd[1]. */
+static double rpc_latency(int fd[2], long iters, int stream)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		struct rpc srv = { fd[1], stream, 0 };
+		rpc_serve(&srv);
+	}
+	close(fd[1]);
+	struct rpc cl = { fd[0], stream, 0 };
+	double v = bench_measure(do_rpc, &cl, iters);
+	close(fd[0]);
+	if (stream) {
+		bench_reap(pid);
+	} else {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return v;
+}
+
 static void read_all(int fd, long bytes)
 {
 	static char buf[CHUNK];
@@ -133,6 +226,10 @@ int main(int argc, char **argv)
 	bench_result("lmbench.tcp_lat", "", latency(fd, bench_iters(2000), 1), "instructions");
 	udp_pair(fd);
 	bench_result("lmbench.udp_lat", "", latency(fd, bench_iters(2000), 0), "instructions");
+	tcp_pair(fd);
+	bench_result("lmbench.rpc_tcp_lat", "", rpc_latency(fd, bench_iters(2000), 1), "instructions");
+	udp_pair(fd);
+	bench_result("lmbench.rpc_udp_lat", "", rpc_latency(fd, bench_iters(2000), 0), "instructions");
 	bench_result("lmbench.tcp_bw", "", bandwidth(bench_iters(160)), "MB_per_s");
 	return 0;
 }

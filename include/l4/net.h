@@ -33,7 +33,8 @@
  *            fewer; a datagram is taken whole or not at all).
  *   RECV     u = 2: MR1 = handle, MR2 = most bytes wanted (<= NET_IO_MAX);
  *            the caller's BR0-BR2 accept one string.  Reply u = 4, t = 2:
- *            MR1 = bytes, MR2-4 = A of the sender or peer, then the string
+ *            MR1 = bytes | NET_RECV_DRAINED if nothing more is there to
+ *            read now, MR2-4 = A of the sender or peer, then the string
  *            item.  0 bytes from TCP: the peer closed (end of stream).  A
  *            datagram longer than MR2 is dropped with NET_ERR_MSGSIZE.
  *   SHUTDOWN u = 2: MR1 = handle, MR2 = NET_SHUT_WR (sends a FIN).  Reply u = 0.
@@ -48,9 +49,9 @@
  *            or NET_EV_HUP, or the time is up: MR i+1 = the handle's events
  *            now (NET_EV_NVAL for a handle that is not open).  One POLL may
  *            wait per client thread.
- *   WATCH    u = 0.  Reply u = 1 once any handle's events (NET_EV_*, as
- *            POLL would report them, NET_EV_NVAL for a closed handle) changed
- *            since the last WATCH reply: MR1 = a bitmap of those handles
+ *   WATCH    u = 0.  Reply u = 1 once any handle gained an event (NET_EV_*,
+ *            as POLL would report them, NET_EV_NVAL once closed; events lost
+ *            are not reported) since the last WATCH reply: MR1 = a bitmap of those handles
  *            (bit h for handle h).  One WATCH waits at a time (a new one
  *            replaces it); a personality serving many processes from one
  *            thread waits in WATCH from a helper thread and wakes the calls
@@ -74,6 +75,7 @@
 #define NET_CONNECT   0x54
 #define NET_SEND      0x55
 #define NET_RECV      0x56
+#define NET_RECV_DRAINED (1UL << 62)   /* RECV's reply: the handle has nothing more now */
 #define NET_SHUTDOWN  0x57
 #define NET_CLOSE     0x58
 #define NET_NAME      0x59

@@ -125,6 +125,12 @@ long net_send(long h, const void *buf, unsigned long len, const struct net_addr 
 
 long net_recv(long h, void *buf, unsigned long max, struct net_addr *from)
 {
+	bool drained;
+	return net_recv_drained(h, buf, max, from, &drained);
+}
+
+long net_recv_drained(long h, void *buf, unsigned long max, struct net_addr *from, bool *drained)
+{
 	if (max > NET_IO_MAX)
 		max = NET_IO_MAX;
 	L4_SetBR(0, L4_ACCEPT_STRINGS);
@@ -135,7 +141,8 @@ long net_recv(long h, void *buf, unsigned long max, struct net_addr *from)
 	if (err)
 		return err;
 	get_addr(2, from);
-	return (long)L4_MR(1);
+	*drained = (L4_MR(1) & NET_RECV_DRAINED) != 0;
+	return (long)(L4_MR(1) & ~NET_RECV_DRAINED);
 }
 
 long net_poll(const long *h, const unsigned *want, unsigned *ev, unsigned n, uint64_t timeout_us)

@@ -9,6 +9,7 @@
 #ifndef PECAN_NET_CLIENT_H
 #define PECAN_NET_CLIENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <l4/net.h>
 #include "../l4/l4.h"
@@ -43,6 +44,8 @@ long net_connect(long h, const struct net_addr *a);
 /* to: NULL for TCP.  At most NET_IO_MAX bytes move per call. */
 long net_send(long h, const void *buf, unsigned long len, const struct net_addr *to);
 long net_recv(long h, void *buf, unsigned long max, struct net_addr *from);   /* from may be NULL */
+/* net_recv, and *drained = whether the handle had nothing more to read then */
+long net_recv_drained(long h, void *buf, unsigned long max, struct net_addr *from, bool *drained);
 long net_shutdown(long h, unsigned how);
 long net_close(long h);
 long net_name(long h, int peer, struct net_addr *out);

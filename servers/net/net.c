@@ -28,9 +28,8 @@ static uint8_t io[NET_IO_MAX] __attribute__((aligned(16)));
 static uint8_t frame[NIC_FRAME_MAX] __attribute__((aligned(16)));
 static struct stack_config config;
 static int have_nic;
-/* WATCH: the handles' events after the last round, and which changed since the last answer */
+/* WATCH: the handles that gained events since the last answer (stack_changed) */
 static L4_ThreadId_t watcher;
-static uint8_t last_events[NET_MAX_HANDLES];
 static uint64_t changed;
 static uint64_t frames_in, frames_refused;
 
@@ -139,8 +138,9 @@ static void do_recv(L4_ThreadId_t from)
 	int64_t r = stack_recv((int64_t)h, io, max, &a);
 	if (r < 0)
 		return reply_error(from, (L4_Word_t)-r);
+	int64_t ev = stack_events((int64_t)h);
 	L4_SetMR(0, L4_TAG_MAKE(NET_RECV, 4, 2));
-	L4_SetMR(1, (L4_Word_t)r);
+	L4_SetMR(1, (L4_Word_t)r | (ev >= 0 && !(ev & NET_EV_IN) ? NET_RECV_DRAINED : 0));
 	set_addr(2, &a);
 	L4_SetMR(5, L4_STRING_MAKE((L4_Word_t)r, 1, 0, 0));
 	L4_SetMR(6, (L4_Word_t)io);
@@ -238,16 +238,10 @@ static void answer_waiters(void)
 
 /* ---- WATCH ---- */
 
-/* Note every handle whose events differ from the last round's; answer the watcher if any did. */
+/* Note every handle that gained events since the last round; answer the watcher if any did. */
 static void watch_round(void)
 {
-	for (int h = 0; h < NET_MAX_HANDLES; h++) {
-		int64_t ev = stack_events(h);
-		uint8_t now = ev < 0 ? NET_EV_NVAL : (uint8_t)ev;
-		if (now != last_events[h])
-			changed |= 1UL << h;
-		last_events[h] = now;
-	}
+	changed |= stack_changed();
 	if (!watcher || !changed)
 		return;
 	L4_SetMR(0, L4_TAG_MAKE(NET_WATCH, 1, 0));
@@ -313,6 +307,22 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 	reply_error(from, DRIVER_ERR_REQUEST);
 }
 
+/*
+ * Requests after which the stack must run: they may have queued something to
+ * send or changed what a socket listens for.  After any other (RECV, POLL,
+ * NAME, INFO, WATCH) it runs only when its timers say so (wait_timeout): a
+ * window update a RECV made due is "now" there.
+ */
+static int changes_stack(L4_MsgTag_t tag)
+{
+	switch (L4_TAG_LABEL(tag)) {
+	case NET_SOCKET: case NET_BIND: case NET_CONNECT: case NET_LISTEN: case NET_ACCEPT:
+	case NET_SEND: case NET_SHUTDOWN: case NET_CLOSE: case NET_SETOPT:
+		return 1;
+	}
+	return 0;
+}
+
 /* The receive timeout: the stack's next timer, a POLL's deadline, the NIC check. */
 static L4_Word_t wait_timeout(void)
 {
@@ -367,15 +377,18 @@ void net_server(void)
 		 * would overwrite (it sends frames to the NIC by IPC).  No stack_*
 		 * call but stack_poll sends.
 		 */
+		int run = 1;                   /* a timer, the NIC's notification, or a request that needs it */
 		if (L4_IpcFailed(tag) || (from == pecan_nic && L4_TAG_LABEL(tag) == NIC_RX_READY))
 			;                          /* nothing, or the NIC's notification: drained below */
 		else if (!driver_client_ok(&net_clients, from))
-			driver_refuse("net", from, tag);
+			driver_refuse("net", from, tag), run = 0;
 		else
-			handle(from, tag);
-		drain_nic();
-		stack_poll(now_ms());
-		answer_waiters();
+			handle(from, tag), run = changes_stack(tag);
+		if (run) {
+			drain_nic();
+			stack_poll(now_ms());
+			answer_waiters();
+		}
 		watch_round();
 	}
 }

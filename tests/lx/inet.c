@@ -440,6 +440,111 @@ static void tcp6(void)
 	close(l);
 }
 
+/* ::ffff:127.0.0.1 port `port` (network order): IPv4's loopback for a dual-stack socket. */
+static struct sockaddr_in6 mapped_lo(in_port_t port)
+{
+	struct sockaddr_in6 m = { .sin6_family = AF_INET6, .sin6_port = port };
+	m.sin6_addr.s6_addr[10] = m.sin6_addr.s6_addr[11] = 0xff;
+	m.sin6_addr.s6_addr[12] = 127;
+	m.sin6_addr.s6_addr[15] = 1;
+	return m;
+}
+
+/* Wait up to 5 s for a datagram on fd; its first byte, or -1. */
+static int dgram_byte(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	char c;
+	return poll(&p, 1, 5000) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) == 1 ? c : -1;
+}
+
+/* IPV6_V6ONLY off (the default): IPv4 peers through ::ffff:a.b.c.d, both ways. */
+static void dual_stack(void)
+{
+	struct sockaddr_in fa = lo(0);
+	socklen_t len = sizeof fa;
+	int four = socket(AF_INET, SOCK_DGRAM, 0);
+	bind(four, (struct sockaddr *)&fa, sizeof fa);
+	getsockname(four, (struct sockaddr *)&fa, &len);
+	struct sockaddr_in6 m = mapped_lo(fa.sin_port), from;
+	int d = socket(AF_INET6, SOCK_DGRAM, 0);
+	check("dual_sendto_mapped", sendto(d, "m", 1, 0, (struct sockaddr *)&m, sizeof m), 1, 0);
+	check("dual_v4_receives", dgram_byte(four), 'm', 0);
+	len = sizeof from;
+	check("dual_own_name_unspecified", getsockname(d, (struct sockaddr *)&from, &len) == 0 &&
+	      from.sin6_family == AF_INET6 && from.sin6_port != 0, 1, 0);
+	struct sockaddr_in back = lo(ntohs(from.sin6_port));
+	check("dual_connect_mapped", connect(d, (struct sockaddr *)&m, sizeof m), 0, 0);
+	sendto(four, "r", 1, 0, (struct sockaddr *)&back, sizeof back);
+	check("dual_connected_receives_v4", dgram_byte(d), 'r', 0);
+	close(d);
+	close(four);
+	int port, l = listener(&port);
+	int c = socket(AF_INET6, SOCK_STREAM, 0);
+	m = mapped_lo(htons(port));
+	check("dual_tcp_connect_mapped", connect(c, (struct sockaddr *)&m, sizeof m), 0, 0);
+	struct sockaddr_in peer;
+	len = sizeof peer;
+	int s = accept(l, (struct sockaddr *)&peer, &len);
+	check("dual_tcp_peer_is_v4", s >= 0 && peer.sin_family == AF_INET &&
+	      peer.sin_addr.s_addr == htonl(INADDR_LOOPBACK), 1, 0);
+	close(s);
+	close(c);
+	close(l);
+}
+
+/* IPV6_V6ONLY on: no IPv4 addresses, no IPv4 traffic; fixed once the socket is bound. */
+static void v6only(void)
+{
+	int one = 1, zero = 0;
+	struct sockaddr_in6 any = { .sin6_family = AF_INET6 }, m = mapped_lo(htons(9));
+	socklen_t len = sizeof any;
+	int o = socket(AF_INET6, SOCK_DGRAM, 0);
+	check("v6only_set", setsockopt(o, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one), 0, 0);
+	check("v6only_bind_mapped", bind(o, (struct sockaddr *)&m, sizeof m), -1, EINVAL);
+	check("v6only_bind_any", bind(o, (struct sockaddr *)&any, sizeof any) == 0 &&
+	      getsockname(o, (struct sockaddr *)&any, &len) == 0, 1, 0);
+	check("v6only_sendto_mapped", sendto(o, "x", 1, 0, (struct sockaddr *)&m, sizeof m), -1, ENETUNREACH);
+	check("v6only_connect_mapped", connect(o, (struct sockaddr *)&m, sizeof m), -1, ENETUNREACH);
+	int t = socket(AF_INET6, SOCK_STREAM, 0);
+	setsockopt(t, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	check("v6only_tcp_connect_mapped", connect(t, (struct sockaddr *)&m, sizeof m), -1, ENETUNREACH);
+	close(t);
+	check("v6only_fixed_once_bound", setsockopt(o, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero), -1, EINVAL);
+	/* an IPv4 datagram to its port is not its: the IPv6 one sent after is the first it gets */
+	struct sockaddr_in to4 = lo(ntohs(any.sin6_port));
+	int four = socket(AF_INET, SOCK_DGRAM, 0), six = socket(AF_INET6, SOCK_DGRAM, 0);
+	sendto(four, "4", 1, 0, (struct sockaddr *)&to4, sizeof to4);
+	usleep(100000);
+	any.sin6_addr = in6addr_loopback;
+	sendto(six, "6", 1, 0, (struct sockaddr *)&any, sizeof any);
+	check("v6only_udp_ignores_v4", dgram_byte(o), '6', 0);
+	close(four);
+	close(six);
+	close(o);
+	/* a v6-only listener: an IPv4 client is refused (lx: reset), the IPv6 one accepted */
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	len = sizeof a;
+	int l = socket(AF_INET6, SOCK_STREAM, 0);
+	setsockopt(l, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	check("v6only_listen", bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 2) == 0 &&
+	      getsockname(l, (struct sockaddr *)&a, &len) == 0, 1, 0);
+	int c4 = connect_to(ntohs(a.sin6_port));
+	a.sin6_addr = in6addr_loopback;
+	int c6 = socket(AF_INET6, SOCK_STREAM, 0);
+	connect(c6, (struct sockaddr *)&a, sizeof a);
+	struct sockaddr_in6 p;
+	len = sizeof p;
+	int s = accept(l, (struct sockaddr *)&p, &len);
+	check("v6only_accepts_v6_only", s >= 0 && p.sin6_family == AF_INET6 &&
+	      !IN6_IS_ADDR_V4MAPPED(&p.sin6_addr), 1, 0);
+	close(s);
+	close(c6);
+	if (c4 >= 0)
+		close(c4);
+	close(l);
+}
+
 /* Many connections, each opened, used for a byte and closed. */
 static void many(int n)
 {
@@ -535,6 +640,8 @@ int main(int argc, char **argv)
 	udp();
 	udp6();
 	tcp6();
+	dual_stack();
+	v6only();
 	many(conns);
 	stream(kib);
 	return checks_done("inet");

@@ -3,9 +3,11 @@
 "Networking").  tests/lx/inet.c runs as init over the loopback, without a
 NIC, with the issue's sizes: 10,000 connections opened and closed and
 100 MiB streamed with its checksum compared.  Then a shell boots with a NIC on
-QEMU's restricted user network: busybox httpd under lx serves a file that
+QEMU's restricted user network: busybox httpd under lx serves a 10 MiB file that
 this host fetches through a port QEMU forwards from 127.0.0.1 (and that the
-guest fetches over its loopback, by name through /etc/hosts), netstat reads
+guest fetches over its loopback, by name through /etc/hosts); busybox wget
+under lx fetches 10 MiB from an HTTP server on this host's 127.0.0.1 through
+QEMU's guestfwd rule; netstat reads
 /proc/net, garbage and abandoned connections from the host leave lx and the
 server serving, and inet.c passes again with the NIC and IPv6 configured.
 Last, the NIC on a UDP socket of this host takes raw frames from the test:
@@ -16,6 +18,7 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -27,6 +30,7 @@ from lxshell import Shell
 LX = os.path.join(BUILD, "servers", "lx.elf")
 LXFS = os.path.join(BUILD, "lx", "rootfs.cpio")
 GUEST_PORT = 8080
+FILE_SIZE = 10 << 20              # the issue's size for fetches between host and guest
 
 
 def free_port():
@@ -47,12 +51,52 @@ def test_inet_program_loopback_issue_sizes():
     assert "net: up, no NIC" in r.stdout
 
 
+class HostServer:
+    """An HTTP server on this host's 127.0.0.1 for QEMU's guestfwd rule: QEMU connects
+    to it once, when it starts, and that one connection carries the guest's request.
+    It answers the first request with `data` and records the request line."""
+
+    def __init__(self, data):
+        self.data, self.request = data, None
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        conn, _ = self.sock.accept()
+        with conn:
+            req = b""
+            while b"\r\n\r\n" not in req:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                req += chunk
+            self.request = req.split(b"\r\n")[0].decode(errors="replace")
+            conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(self.data) + self.data)
+
+    def close(self):
+        self.sock.close()
+
+
 @pytest.fixture(scope="module")
-def net():
+def host_server():
+    import random
+    srv = HostServer(random.Random(2424).randbytes(FILE_SIZE))
+    yield srv
+    srv.close()
+
+
+@pytest.fixture(scope="module")
+def net(host_server):
     subprocess.run(["make", "-s", "lx"], cwd=TOP, check=True, capture_output=True)
     port = free_port()
     sh = Shell(timeout=900, root_args="/bin/sh",
-               extra=["--net", "--nic-forward", f"tcp:{port}:{GUEST_PORT}"])
+               extra=["--net", "--nic-forward", f"tcp:{port}:{GUEST_PORT}",
+                      "--nic-guestfwd", f"80:{host_server.port}"])
     sh.expect(r"# ", 300)
     sh.port = port
     yield sh
@@ -78,8 +122,8 @@ def fetch(port, path, deadline):
 
 @pytest.fixture(scope="module")
 def served(net):
-    """A 1 MiB file of random bytes under httpd; its MD5 as the guest computed it."""
-    out, st = run(net, "mkdir -p /tmp/www && head -c 1048576 /dev/urandom > /tmp/www/f && "
+    """A 10 MiB file of random bytes under httpd; its MD5 as the guest computed it."""
+    out, st = run(net, f"mkdir -p /tmp/www && head -c {FILE_SIZE} /dev/urandom > /tmp/www/f && "
                        "md5sum /tmp/www/f")
     assert st == 0, out
     out2, st = run(net, f"httpd -p {GUEST_PORT} -h /tmp/www && echo started")
@@ -89,8 +133,15 @@ def served(net):
 
 def test_host_fetches_file_from_httpd(net, served):
     data = fetch(net.port, "/f", time.time() + 120)
-    assert len(data) == 1048576
+    assert len(data) == FILE_SIZE
     assert hashlib.md5(data).hexdigest() == served
+
+
+def test_guest_fetches_file_from_host(net, host_server):
+    """busybox wget under lx fetches 10 MiB from this host's 127.0.0.1 through guestfwd."""
+    out, st = run(net, "wget -q -O - http://10.0.2.100/f | md5sum", timeout=300)
+    assert host_server.request == "GET /f HTTP/1.1", host_server.request
+    assert st == 0 and out.split()[0] == hashlib.md5(host_server.data).hexdigest(), out
 
 
 def test_guest_fetches_by_name_over_loopback(net, served):

@@ -70,18 +70,29 @@ struct inet_sock {
 	struct net_addr stash_from;
 	u32 last_read;                 /* bytes the last read op gave (for unread) */
 	struct inet_sock *next;        /* every open one, for /proc/net */
+	/*
+	 * The server had nothing to read, and its WATCH has told of nothing new
+	 * since: a blocking read parks without asking (every gain of events is
+	 * told, inet_changed).  A non-blocking one still asks: what a writer sent
+	 * is there before the WATCH that tells of it reaches lx.
+	 */
+	bool quiet;
 };
 
 static struct inet_sock *all;
+static struct inet_sock *by_handle[NET_MAX_HANDLES];
 static size_t dgram_max(const struct inet_sock *sk);
 static char chans[NET_MAX_HANDLES];   /* a handle's wait channel */
 static const struct file_ops inet_fops;
 
 void inet_changed(u64 handles)
 {
-	for (int h = 0; h < NET_MAX_HANDLES; h++)
-		if (handles & (1UL << h))
-			wake(&chans[h]);
+	for (; handles; handles &= handles - 1) {
+		int h = __builtin_ctzll(handles);
+		if (by_handle[h])
+			by_handle[h]->quiet = false;
+		wake(&chans[h]);
+	}
 }
 
 /* A server reason as the errno Linux gives (include/l4/net.h's brackets). */
@@ -137,6 +148,13 @@ static uint16_t be16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
 
 static void loopback6(struct net_addr *a);
 
+/* Is a an IPv4 address in IPv6's clothes, ::ffff:a.b.c.d (the server takes it as IPv4)? */
+static bool v4_mapped(const struct net_addr *a)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+	return a->family == LX_AF_INET6 && !memcmp(a->addr, prefix, 12);
+}
+
 /* A sockaddr_in/in6 of the socket's family from the process: 0 or -errno. */
 static long addr_in(struct thread *t, struct inet_sock *sk, u64 uaddr, u64 len, struct net_addr *a)
 {
@@ -159,6 +177,8 @@ static long addr_in(struct thread *t, struct inet_sock *sk, u64 uaddr, u64 len, 
 		memcpy(&a->flowinfo, raw + 4, 4);
 		memcpy(a->addr, raw + 8, 16);
 		loopback6(a);
+		if (sk->v6only && v4_mapped(a))
+			return -LX_ENETUNREACH; /* IPV6_V6ONLY: no IPv4 peers (bind says EINVAL) */
 	}
 	return 0;
 }
@@ -235,6 +255,8 @@ static void loopback6(struct net_addr *a)
 static bool local_address(const struct net_addr *a)
 {
 	server_info();
+	if (v4_mapped(a))
+		return a->addr[12] == 127 || !memcmp(a->addr + 12, info.ip4, 4);
 	if (a->family == LX_AF_INET)
 		return all_zero(a->addr, 4) || a->addr[0] == 127 || !memcmp(a->addr, info.ip4, 4);
 	return all_zero(a->addr, 16) || !memcmp(a->addr, info.ip6, 16) ||
@@ -255,6 +277,8 @@ static struct inet_sock *isock_new(long h, int family, int type, int proto)
 	sk->rcvbuf = sk->sndbuf = BUF_DEFAULT;
 	sk->next = all;
 	all = sk;
+	if (h >= 0 && h < NET_MAX_HANDLES)
+		by_handle[h] = sk;
 	return sk;
 }
 
@@ -263,6 +287,8 @@ static void isock_free(struct inet_sock *sk)
 {
 	NET(net_close(sk->h));
 	wake(&chans[sk->h]);             /* a poll that named it */
+	if (sk->h >= 0 && sk->h < NET_MAX_HANDLES && by_handle[sk->h] == sk)
+		by_handle[sk->h] = NULL;
 	for (struct inet_sock **pp = &all; *pp; pp = &(*pp)->next)
 		if (*pp == sk) {
 			*pp = sk->next;
@@ -331,7 +357,7 @@ static long inet_bind(struct thread *t, struct file *f, u64 uaddr, u64 len)
 	struct net_addr a;
 	long r = addr_in(t, sk, uaddr, len, &a);
 	if (r < 0)
-		return r;
+		return r == -LX_ENETUNREACH ? -LX_EINVAL : r;
 	if (sk->bound || sk->listening || sk->connected || sk->connecting)
 		return -LX_EINVAL;
 	if (!local_address(&a))
@@ -375,6 +401,10 @@ static long inet_accept(struct thread *t, struct file *f, u64 uaddr, u64 ulen, u
 		return -LX_EINVAL;
 	struct net_addr peer = { 0 };
 	long h = NET(net_accept(l->h, &peer));
+	while (h >= 0 && l->v6only && peer.family == LX_AF_INET) {
+		NET(net_close(h));              /* IPV6_V6ONLY: an IPv4 peer is reset (docs/lx.md) */
+		h = NET(net_accept(l->h, &peer));
+	}
 	if (h == -NET_ERR_AGAIN)
 		return wait_on(t, l, nonblocking(f, 0));
 	if (h < 0)
@@ -490,10 +520,12 @@ static void stash_put(struct inet_sock *sk, const char *buf, size_t n, const str
  * Up to want bytes of a stream into buf: the stash, then the server.  The
  * count (0: end of stream), or -EAGAIN when nothing is there.
  */
-static long stream_take(struct inet_sock *sk, char *buf, size_t want, bool *open)
+static long stream_take(struct inet_sock *sk, char *buf, size_t want, bool *open, bool nonblock)
 {
 	size_t got = 0;
 	*open = true;
+	if (sk->quiet && !nonblock && !sk->stash_len)
+		return -LX_EAGAIN;
 	if (sk->stash_len) {
 		got = sk->stash_len < want ? sk->stash_len : want;
 		memcpy(buf, sk->stash, got);
@@ -501,7 +533,9 @@ static long stream_take(struct inet_sock *sk, char *buf, size_t want, bool *open
 		sk->stash_len -= (u32)got;
 	}
 	while (got < want) {
-		long r = NET(net_recv(sk->h, buf + got, want - got, NULL));
+		bool drained = false;
+		long r = NET(net_recv_drained(sk->h, buf + got, want - got, NULL, &drained));
+		sk->quiet = drained || r == -NET_ERR_AGAIN;
 		if (r <= 0) {
 			*open = r == -NET_ERR_AGAIN;
 			if (got)
@@ -511,22 +545,40 @@ static long stream_take(struct inet_sock *sk, char *buf, size_t want, bool *open
 			return errno_of(r);
 		}
 		got += (size_t)r;
+		if (drained)
+			break;                    /* asking again would only say EAGAIN */
 	}
 	return (long)got;
 }
 
+/* Is `from` (as the server tells it: IPv4 peers as IPv4) the connected peer p? */
+static bool same_peer(const struct net_addr *from, const struct net_addr *p)
+{
+	if (from->port != p->port)
+		return false;
+	if (v4_mapped(p))
+		return from->family == LX_AF_INET && !memcmp(from->addr, p->addr + 12, 4);
+	return !memcmp(from->addr, p->addr, 16);
+}
+
 /* One datagram in the stash (those from others dropped when connected): its length, or -errno. */
-static long dgram_fetch(struct inet_sock *sk)
+static long dgram_fetch(struct inet_sock *sk, bool nonblock)
 {
 	if (sk->stash_dgram)
 		return sk->stash_len;
+	if (sk->quiet && !nonblock)
+		return -LX_EAGAIN;
 	for (int tries = 0; tries < 64; tries++) {
 		struct net_addr from = { 0 };
-		long r = NET(net_recv(sk->h, file_bounce, NET_IO_MAX, &from));
+		bool drained = false;
+		long r = NET(net_recv_drained(sk->h, file_bounce, NET_IO_MAX, &from, &drained));
+		sk->quiet = drained || r == -NET_ERR_AGAIN;
 		if (r < 0)
 			return errno_of(r);
-		if (sk->has_peer && (from.port != sk->peer.port || memcmp(from.addr, sk->peer.addr, 16)))
+		if (sk->has_peer && !same_peer(&from, &sk->peer))
 			continue;                 /* not from the connected peer: Linux drops it */
+		if (sk->v6only && from.family == LX_AF_INET)
+			continue;                 /* IPV6_V6ONLY: IPv4 traffic is not this socket's */
 		stash_put(sk, file_bounce, (size_t)r, &from);
 		if (r && !sk->stash_len)
 			return -LX_ENOMEM;
@@ -551,8 +603,9 @@ static long inet_read(struct file *f, void *buf, size_t n)
 {
 	struct inet_sock *sk = f->priv;
 	sk->last_read = 0;
+	bool nonblock = nonblocking(f, 0);
 	if (sk->type == LX_SOCK_DGRAM) {
-		long r = dgram_fetch(sk);
+		long r = dgram_fetch(sk, nonblock);
 		if (r < 0)
 			return r;
 		size_t c = n < sk->stash_len ? n : sk->stash_len;
@@ -565,7 +618,7 @@ static long inet_read(struct file *f, void *buf, size_t n)
 	if (s != -LX_EAGAIN)
 		return s;
 	bool open;
-	long r = stream_take(sk, buf, n < BOUNCE_SIZE ? n : BOUNCE_SIZE, &open);
+	long r = stream_take(sk, buf, n < BOUNCE_SIZE ? n : BOUNCE_SIZE, &open, nonblock);
 	if (r > 0)
 		sk->last_read = (u32)r;
 	return r;
@@ -664,7 +717,7 @@ static long inet_send(struct thread *t, struct file *f, struct sock_msg *m)
 
 static long recv_dgram(struct thread *t, struct file *f, struct inet_sock *sk, struct sock_msg *m)
 {
-	long r = dgram_fetch(sk);
+	long r = dgram_fetch(sk, nonblocking(f, m->flags));
 	if (r == -LX_EAGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	if (r < 0)
@@ -691,7 +744,7 @@ static long recv_stream(struct thread *t, struct file *f, struct inet_sock *sk, 
 	if (!want)
 		return 0;
 	bool open;
-	r = stream_take(sk, file_bounce, want, &open);
+	r = stream_take(sk, file_bounce, want, &open, nonblock);
 	if (r == -LX_EAGAIN)
 		return wait_on(t, sk, nonblock);
 	if (r <= 0)
@@ -761,7 +814,8 @@ static long inet_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	int n = (int)sk->stash_len;        /* at least what lx holds; the server's bytes come at a read */
 	if (!n && !sk->stash_dgram && (events(sk, NET_EV_IN) & NET_EV_IN)) {
 		bool open;
-		long r = sk->type == LX_SOCK_DGRAM ? dgram_fetch(sk) : stream_take(sk, file_bounce, NET_IO_MAX, &open);
+		long r = sk->type == LX_SOCK_DGRAM ? dgram_fetch(sk, true)
+						   : stream_take(sk, file_bounce, NET_IO_MAX, &open, true);
 		if (sk->type == LX_SOCK_STREAM && r > 0)
 			stash_put(sk, file_bounce, (size_t)r, NULL);
 		n = r > 0 ? (int)r : 0;
@@ -842,7 +896,9 @@ static long inet_setsockopt(struct thread *t, struct file *f, int level, int nam
 		return 0;
 	}
 	if (level == IPPROTO_IPV6 && sk->family == LX_AF_INET6 && name == IPV6_V6ONLY) {
-		sk->v6only = v != 0;            /* the server's IPv6 sockets are IPv6 only anyway */
+		if (sk->bound)
+			return -LX_EINVAL;      /* as Linux: fixed once the socket has a port */
+		sk->v6only = v != 0;
 		return 0;
 	}
 	return -LX_ENOPROTOOPT;

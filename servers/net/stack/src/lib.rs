@@ -5,7 +5,8 @@
 //! transmit function given to `stack_init`.  Loopback (127.0.0.0/8 and the
 //! interface's own addresses; not ::1, which smoltcp 0.12 does not route) is
 //! done in the device: frames for our own MAC address never leave, broadcasts
-//! and multicasts are also looped back.
+//! and multicasts are also looped back.  Checksums are the device's too
+//! (csum.rs): only frames to and from the wire have them.
 //!
 //! Sockets are numbered handles (0..MAX_HANDLES) into a table; every call
 //! checks its handle and arguments and returns a negative NET_ERR_* code
@@ -13,6 +14,7 @@
 //! heap, and the stack never allocates.
 #![cfg_attr(not(test), no_std)]
 
+mod csum;
 mod table;
 pub use table::*;
 

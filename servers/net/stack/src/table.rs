@@ -2,8 +2,9 @@
 //! The interface, the device glue and the socket table behind stack.h.
 use core::ptr::addr_of_mut;
 use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
-use smoltcp::phy::{Device, DeviceCapabilities, Medium, RxToken, TxToken};
-use smoltcp::socket::{icmp, tcp, udp};
+use crate::csum;
+use smoltcp::phy::{ChecksumCapabilities, Device, DeviceCapabilities, Medium, RxToken, TxToken};
+use smoltcp::socket::{icmp, tcp, udp, Socket};
 use smoltcp::time::{Duration, Instant};
 use smoltcp::wire::{
     EthernetAddress, HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndpoint,
@@ -34,6 +35,7 @@ pub const NET_EV_IN: u32 = 0x01;
 pub const NET_EV_OUT: u32 = 0x04;
 pub const NET_EV_ERR: u32 = 0x08;
 pub const NET_EV_HUP: u32 = 0x10;
+pub const NET_EV_NVAL: u32 = 0x20;
 pub const NET_SHUT_WR: u32 = 1;
 pub const NET_OPT_NODELAY: u32 = 1;
 pub const NET_OPT_KEEPALIVE_MS: u32 = 2;
@@ -48,7 +50,7 @@ const UDP_BUF: usize = 65536;         // one datagram of the largest size
 const UDP_META: usize = 32;
 const ICMP_BUF: usize = 4096;
 const SOCKETS: usize = MAX_TCP + MAX_UDP + MAX_ICMP;
-const FRAME: usize = 1514;
+pub(crate) const FRAME: usize = 1514;
 const RX_SLOTS: usize = 64;
 const EPHEMERAL_FIRST: u16 = 49152;
 /// smoltcp 0.12 has no persist timer: a peer whose window closed and whose window
@@ -102,26 +104,50 @@ struct Dev {
 }
 
 impl Dev {
-    fn push(&mut self, frame: &[u8]) -> bool {
+    /// Queue a frame; from the wire (not the loopback) only with right checksums.
+    fn push(&mut self, frame: &[u8], wire: bool) -> bool {
         if self.count == RX_SLOTS || frame.len() > FRAME || frame.len() < 14 {
             self.dropped += 1;
             return false;
         }
         let slot = (self.head + self.count) % RX_SLOTS;
-        ring()[slot][..frame.len()].copy_from_slice(frame);
+        let copy = &mut ring()[slot][..frame.len()];
+        copy.copy_from_slice(frame);
+        if wire && !csum::verify(copy) {
+            self.dropped += 1;
+            return false;
+        }
         self.lens[slot] = frame.len();
         self.count += 1;
         true
     }
 
-    /// A frame leaves: to the wire unless it is for us, back in if for us or for all.
-    fn output(&mut self, frame: &[u8]) {
+    /// A frame built in the next free ring slot leaves: as output(), the slot kept
+    /// for the loopback instead of a copy.
+    fn output_slot(&mut self, slot: usize, len: usize) {
+        let frame = &mut ring()[slot][..len];
+        let ours = frame[..6] == self.mac;
+        let looped = ours || frame[0] & 1 != 0;
+        if !ours {
+            csum::fill(frame);
+            (self.tx)(frame.as_ptr(), frame.len());
+        }
+        if looped && len >= 14 {
+            self.lens[slot] = len;
+            self.count += 1;
+        }
+    }
+
+    /// A frame leaves: to the wire (with its checksums) unless it is for us, back in
+    /// if for us or for all.
+    fn output(&mut self, frame: &mut [u8]) {
         let dst = &frame[..6];
         let ours = dst == self.mac;
         if ours || dst[0] & 1 != 0 {
-            self.push(frame);
+            self.push(frame, false);
         }
         if !ours {
+            csum::fill(frame);
             (self.tx)(frame.as_ptr(), frame.len());
         }
     }
@@ -141,12 +167,27 @@ impl RxToken for Rx<'_> {
     }
 }
 
+/// A frame being built where no ring slot is free for it.
+static mut SCRATCH: [u8; FRAME] = [0; FRAME];
+
 impl TxToken for Tx<'_> {
+    /// smoltcp builds the frame in the receive ring's next free slot, so that a
+    /// looped-back frame is not copied (the slot is only kept if it is), or else
+    /// in the scratch frame.  The slot just handed to a receive token (smoltcp may
+    /// answer inside it) is never the next free one: one more must be free.
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
-        let mut buf = [0u8; FRAME];
+        let d = self.0;
         let len = len.min(FRAME);
-        let r = f(&mut buf[..len]);
-        self.0.output(&buf[..len]);
+        if d.count + 1 >= RX_SLOTS {
+            // SAFETY: one thread uses the stack, and a frame is built at a time.
+            let buf = unsafe { &mut (&mut *addr_of_mut!(SCRATCH))[..len] };
+            let r = f(buf);
+            d.output(buf);
+            return r;
+        }
+        let slot = (d.head + d.count) % RX_SLOTS;
+        let r = f(&mut ring()[slot][..len]);
+        d.output_slot(slot, len);
         r
     }
 }
@@ -173,6 +214,7 @@ impl Device for Dev {
         let mut c = DeviceCapabilities::default();
         c.medium = Medium::Ethernet;
         c.max_transmission_unit = FRAME;
+        c.checksum = ChecksumCapabilities::ignored();   // the device's (csum.rs)
         c
     }
 }
@@ -200,6 +242,19 @@ struct State {
     icmp_busy: [bool; MAX_ICMP],
     handles: [Kind; MAX_HANDLES],
     families: [u16; MAX_HANDLES],
+    /// Pool sockets that nobody holds and that are done are kept out of the socket
+    /// set (parked, Some here; their handle above is stale): smoltcp visits every
+    /// socket in the set on every poll, and idle ones cost each round as much as
+    /// busy ones.  A socket joins the set when taken, leaves once free and closed.
+    tcp_parked: [Option<tcp::Socket<'static>>; MAX_TCP],
+    /// Some TCP socket nobody holds may still be in the set (closing): park_closed looks.
+    lingering: bool,
+    /// Open handles (bit h), those open at the last stack_changed, and their events then.
+    live: u64,
+    was_live: u64,
+    last_events: [u8; MAX_HANDLES],
+    udp_parked: [Option<udp::Socket<'static>>; MAX_UDP],
+    icmp_parked: [Option<icmp::Socket<'static>>; MAX_ICMP],
     next_port: u16,
     now: Instant,
 }
@@ -235,21 +290,83 @@ unsafe fn new_icmp(i: usize) -> icmp::Socket<'static> {
     icmp::Socket::new(rx, tx)
 }
 
-fn add_sockets(set: &mut SocketSet<'static>) -> ([SocketHandle; MAX_TCP], [SocketHandle; MAX_UDP], [SocketHandle; MAX_ICMP]) {
+type Pool = ([Option<tcp::Socket<'static>>; MAX_TCP], [Option<udp::Socket<'static>>; MAX_UDP],
+            [Option<icmp::Socket<'static>>; MAX_ICMP]);
+
+/// The pool's sockets over their static buffers, all parked (out of the socket set).
+fn pool() -> Pool {
     // SAFETY: each static buffer is handed out once, here, before any other use.
     unsafe {
         let tcp = core::array::from_fn(|i| {
             let rx = tcp::SocketBuffer::new(&mut (&mut *addr_of_mut!(TCP_RX))[i][..]);
             let tx = tcp::SocketBuffer::new(&mut (&mut *addr_of_mut!(TCP_TX))[i][..]);
-            set.add(tcp::Socket::new(rx, tx))
+            Some(tcp::Socket::new(rx, tx))
         });
         let udp = core::array::from_fn(|i| {
             let rx = udp::PacketBuffer::new(&mut (&mut *addr_of_mut!(UDP_RXM))[i][..], &mut (&mut *addr_of_mut!(UDP_RX))[i][..]);
             let tx = udp::PacketBuffer::new(&mut (&mut *addr_of_mut!(UDP_TXM))[i][..], &mut (&mut *addr_of_mut!(UDP_TX))[i][..]);
-            set.add(udp::Socket::new(rx, tx))
+            Some(udp::Socket::new(rx, tx))
         });
-        let icmp = core::array::from_fn(|i| set.add(new_icmp(i)));
+        let icmp = core::array::from_fn(|i| Some(new_icmp(i)));
         (tcp, udp, icmp)
+    }
+}
+
+// ---- pool sockets, parked or in the set (see State) ----
+
+macro_rules! pool_access {
+    ($r:ident, $m:ident, $join:ident, $park:ident, $ty:ident, $parked:ident, $variant:ident) => {
+        fn $r(s: &State, i: usize) -> &$ty::Socket<'static> {
+            match s.$parked[i].as_ref() {
+                Some(p) => p,
+                None => s.sockets.get::<$ty::Socket>(s.$ty[i]),
+            }
+        }
+
+        fn $m(s: &mut State, i: usize) -> &mut $ty::Socket<'static> {
+            if s.$parked[i].is_some() {
+                return s.$parked[i].as_mut().unwrap();
+            }
+            s.sockets.get_mut::<$ty::Socket>(s.$ty[i])
+        }
+
+        /// Into the socket set: the interface drives it from now on.
+        fn $join(s: &mut State, i: usize) {
+            if let Some(p) = s.$parked[i].take() {
+                s.$ty[i] = s.sockets.add(p);
+            }
+        }
+
+        /// Out of the socket set.
+        fn $park(s: &mut State, i: usize) {
+            if s.$parked[i].is_none() {
+                if let Socket::$variant(p) = s.sockets.remove(s.$ty[i]) {
+                    s.$parked[i] = Some(p);
+                }
+            }
+        }
+    };
+}
+
+pool_access!(tcp_ref, tcp_mut, tcp_join, tcp_park, tcp, tcp_parked, Tcp);
+pool_access!(udp_ref, udp_mut, udp_join, udp_park, udp, udp_parked, Udp);
+pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp);
+
+/// TCP sockets that nobody holds and that finished closing leave the set.
+fn park_closed(s: &mut State) {
+    if !s.lingering {
+        return;
+    }
+    s.lingering = false;
+    for i in 0..MAX_TCP {
+        if s.tcp_busy[i] || s.tcp_parked[i].is_some() {
+            continue;
+        }
+        if tcp_ref(s, i).state() == tcp::State::Closed {
+            tcp_park(s, i);
+        } else {
+            s.lingering = true;
+        }
     }
 }
 
@@ -311,9 +428,15 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
     configure(&mut iface, &c);
     // SAFETY: STORAGE is handed to the socket set once, here.
     let mut sockets = SocketSet::new(unsafe { &mut (&mut *addr_of_mut!(STORAGE))[..] });
-    let (tcp, udp, icmp) = add_sockets(&mut sockets);
+    let (tcp_parked, udp_parked, icmp_parked) = pool();
+    // a handle for the parked sockets (stale until each joins the set)
+    let stale = sockets.add(udp::Socket::new(udp::PacketBuffer::new(&mut [][..], &mut [][..]),
+                                             udp::PacketBuffer::new(&mut [][..], &mut [][..])));
+    drop(sockets.remove(stale));
     let state = State {
-        iface, dev, sockets, tcp, udp, icmp,
+        iface, dev, sockets, tcp: [stale; MAX_TCP], udp: [stale; MAX_UDP], icmp: [stale; MAX_ICMP],
+        tcp_parked, udp_parked, icmp_parked, lingering: false, live: 0, was_live: 0,
+        last_events: [NET_EV_NVAL as u8; MAX_HANDLES],
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
         next_port: EPHEMERAL_FIRST, now,
@@ -332,7 +455,7 @@ pub extern "C" fn stack_input(frame: *const u8, len: usize) -> i32 {
         return 0;
     }
     // SAFETY: the caller's buffer holds len bytes.
-    s.dev.push(unsafe { core::slice::from_raw_parts(frame, len) }) as i32
+    s.dev.push(unsafe { core::slice::from_raw_parts(frame, len) }, true) as i32
 }
 
 /// Room for more input before a poll (frames the receive ring can still take).
@@ -355,6 +478,7 @@ pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
             break;
         }
     }
+    park_closed(s);
     changed as i32
 }
 
@@ -386,7 +510,15 @@ fn to_ip(a: &NetAddr) -> Result<IpAddress, i64> {
             b.copy_from_slice(&a.addr[..4]);
             Ok(IpAddress::Ipv4(Ipv4Address::from(b)))
         }
-        NET_AF_INET6 => Ok(IpAddress::Ipv6(Ipv6Address::from(a.addr))),
+        NET_AF_INET6 => {
+            let v6 = Ipv6Address::from(a.addr);
+            // ::ffff:a.b.c.d on an IPv6 socket is the IPv4 peer a.b.c.d (a dual-stack
+            // socket, as Linux's); clients that want IPV6_V6ONLY refuse such addresses
+            Ok(match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddress::Ipv4(v4),
+                None => IpAddress::Ipv6(v6),
+            })
+        }
         _ => Err(-NET_ERR_AFNOSUPPORT),
     }
 }
@@ -448,6 +580,7 @@ fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
         Some(h) => {
             s.handles[h] = k;
             s.families[h] = family;
+            s.live |= 1 << h;
             h as i64
         }
         None => -NET_ERR_NOBUFS,
@@ -459,11 +592,12 @@ fn new_handle(s: &mut State, k: Kind, family: u16) -> i64 {
 /// tcp_tw_reuse would: without it the pool of MAX_TCP sockets allowed only a
 /// few connections every 10 s.
 fn take_tcp(s: &mut State) -> Option<usize> {
-    let free = |st: tcp::State| (0..MAX_TCP).find(|&i| !s.tcp_busy[i] && s.sockets.get::<tcp::Socket>(s.tcp[i]).state() == st);
+    let free = |st: tcp::State| (0..MAX_TCP).find(|&i| !s.tcp_busy[i] && tcp_ref(s, i).state() == st);
     let i = free(tcp::State::Closed).or_else(|| free(tcp::State::TimeWait))?;
-    s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
+    tcp_mut(s, i).abort();
     s.tcp_busy[i] = true;
-    let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+    tcp_join(s, i);
+    let sock = tcp_mut(s, i);
     sock.set_nagle_enabled(true);
     sock.set_keep_alive(Some(Duration::from_millis(KEEPALIVE_MS)));
     Some(i)
@@ -487,8 +621,14 @@ pub extern "C" fn stack_socket(family: u16, ty: u32) -> i64 {
     }
     let k = match ty {
         NET_SOCK_STREAM => take_tcp(s).map(|i| Kind::Tcp { i, bound: None }),
-        NET_SOCK_DGRAM => take(&mut s.udp_busy).map(|i| Kind::Udp { i }),
-        NET_SOCK_ICMP => take(&mut s.icmp_busy).map(|i| Kind::Icmp { i }),
+        NET_SOCK_DGRAM => take(&mut s.udp_busy).map(|i| {
+            udp_join(s, i);
+            Kind::Udp { i }
+        }),
+        NET_SOCK_ICMP => take(&mut s.icmp_busy).map(|i| {
+            icmp_join(s, i);
+            Kind::Icmp { i }
+        }),
         _ => return -NET_ERR_INVAL,
     };
     match k {
@@ -500,15 +640,15 @@ pub extern "C" fn stack_socket(family: u16, ty: u32) -> i64 {
 /// Is the port taken among sockets of the same protocol (TCP and UDP ports are apart)?
 fn port_in_use(s: &State, port: u16, tcp_side: bool) -> bool {
     if !tcp_side {
-        return s.udp.iter().any(|h| s.sockets.get::<udp::Socket>(*h).endpoint().port == port);
+        return (0..MAX_UDP).any(|i| udp_ref(s, i).endpoint().port == port);
     }
     s.handles.iter().any(|k| match *k {
         Kind::Tcp { bound: Some(ep), .. } | Kind::Listen { ep, .. } => ep.port == port,
         _ => false,
-    }) || s.tcp.iter().any(|h| {
+    }) || (0..MAX_TCP).any(|i| {
         // a connection waiting out TIME-WAIT does not hold its port (Linux's SO_REUSEADDR,
         // which servers set so that they can restart at once)
-        let sock = s.sockets.get::<tcp::Socket>(*h);
+        let sock = tcp_ref(s, i);
         sock.state() != tcp::State::TimeWait && sock.local_endpoint().is_some_and(|e| e.port == port)
     })
 }
@@ -541,10 +681,8 @@ fn bind(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
             s.handles[h as usize] = Kind::Tcp { i, bound: Some(ep) };
             Ok(())
         }
-        Kind::Udp { i } => s.sockets.get_mut::<udp::Socket>(s.udp[i]).bind(ep).map_err(|_| -NET_ERR_INVAL),
-        Kind::Icmp { i } => s
-            .sockets
-            .get_mut::<icmp::Socket>(s.icmp[i])
+        Kind::Udp { i } => udp_mut(s, i).bind(ep).map_err(|_| -NET_ERR_INVAL),
+        Kind::Icmp { i } => icmp_mut(s, i)
             .bind(icmp::Endpoint::Ident(a.port))
             .map_err(|_| -NET_ERR_INVAL),
         _ => Err(-NET_ERR_INVAL),
@@ -567,8 +705,9 @@ pub extern "C" fn stack_bind(h: i64, addr: *const NetAddr) -> i64 {
 
 fn listen_one(s: &mut State, ep: IpListenEndpoint) -> Option<usize> {
     let i = take_tcp(s)?;
-    if s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).listen(ep).is_err() {
+    if tcp_mut(s, i).listen(ep).is_err() {
         s.tcp_busy[i] = false;
+        s.lingering = true;
         return None;
     }
     Some(i)
@@ -581,7 +720,7 @@ fn listen(s: &mut State, h: i64, backlog: usize) -> Result<(), i64> {
         Kind::Listen { .. } => return Ok(()),
         _ => return Err(-NET_ERR_OPNOTSUPP),
     };
-    if s.sockets.get::<tcp::Socket>(s.tcp[i]).state() != tcp::State::Closed {
+    if tcp_ref(s, i).state() != tcp::State::Closed {
         return Err(-NET_ERR_ISCONN);
     }
     s.tcp_busy[i] = false;
@@ -620,7 +759,7 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
     // Refill slots whose socket went away (or could not be had before).
     for slot in q.iter_mut().take(n) {
         let gone = *slot == usize::MAX
-            || s.sockets.get::<tcp::Socket>(s.tcp[*slot]).state() == tcp::State::Closed;
+            || tcp_ref(s, *slot).state() == tcp::State::Closed;
         if gone {
             if *slot != usize::MAX {
                 s.tcp_busy[*slot] = false;
@@ -628,7 +767,7 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
             *slot = listen_one(s, ep).unwrap_or(usize::MAX);
         }
     }
-    let ready = q.iter().take(n).position(|&i| i != usize::MAX && accepted(s.sockets.get::<tcp::Socket>(s.tcp[i]).state()));
+    let ready = q.iter().take(n).position(|&i| i != usize::MAX && accepted(tcp_ref(s, i).state()));
     let Some(pos) = ready else {
         s.handles[h as usize] = Kind::Listen { ep, q, n };
         return -NET_ERR_AGAIN;
@@ -640,7 +779,7 @@ pub extern "C" fn stack_accept(h: i64, peer: *mut NetAddr) -> i64 {
     q[pos] = listen_one(s, ep).unwrap_or(usize::MAX);
     s.handles[h as usize] = Kind::Listen { ep, q, n };
     let family = s.families[h as usize];
-    if let Some(r) = s.sockets.get::<tcp::Socket>(s.tcp[i]).remote_endpoint() {
+    if let Some(r) = tcp_ref(s, i).remote_endpoint() {
         write_addr(peer, from_ep(r));
     }
     new_handle(s, Kind::Tcp { i, bound: Some(ep) }, family)
@@ -669,6 +808,7 @@ fn connect(s: &mut State, h: i64, a: &NetAddr) -> Result<(), i64> {
                 None => IpListenEndpoint { addr: None, port: ephemeral(s, true)? },
             };
             s.handles[h as usize] = Kind::Tcp { i, bound: Some(local) };
+            // a held socket is in the set (its fields borrowed apart from the interface's)
             let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
             match sock.state() {
                 tcp::State::Closed => {}
@@ -732,13 +872,13 @@ fn udp_send(s: &mut State, h: i64, i: usize, data: &[u8], to: Option<NetAddr>) -
     if a.port == 0 || ip.is_unspecified() {
         return -NET_ERR_INVAL;
     }
-    if !s.sockets.get::<udp::Socket>(s.udp[i]).is_open() {
+    if !udp_ref(s, i).is_open() {
         let any = NetAddr { family: s.families[h as usize], ..Default::default() };
         if let Err(e) = bind(s, h, &any) {
             return e;
         }
     }
-    let sock = s.sockets.get_mut::<udp::Socket>(s.udp[i]);
+    let sock = udp_mut(s, i);
     if data.len() > UDP_BUF || !fits(ip, data.len(), 8) {
         return -NET_ERR_MSGSIZE;
     }
@@ -762,7 +902,7 @@ fn icmp_send(s: &mut State, i: usize, data: &[u8], to: Option<NetAddr>) -> i64 {
     if data.len() < 8 || data.len() > ICMP_BUF || !fits(ip, data.len(), 0) {
         return -NET_ERR_MSGSIZE;
     }
-    match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).send_slice(data, ip) {
+    match icmp_mut(s, i).send_slice(data, ip) {
         Ok(()) => data.len() as i64,
         Err(icmp::SendError::BufferFull) => -NET_ERR_AGAIN,
         Err(icmp::SendError::Unaddressable) => -NET_ERR_UNREACH,
@@ -780,7 +920,7 @@ pub extern "C" fn stack_send(h: i64, data: *const u8, len: usize, addr: *const N
     let buf = if len == 0 { &[][..] } else { unsafe { core::slice::from_raw_parts(data, len) } };
     let to = read_addr(addr).ok();
     match kind(s, h) {
-        Ok(Kind::Tcp { i, .. }) => tcp_send(s.sockets.get_mut::<tcp::Socket>(s.tcp[i]), buf),
+        Ok(Kind::Tcp { i, .. }) => tcp_send(tcp_mut(s, i), buf),
         Ok(Kind::Udp { i }) => udp_send(s, h, i, buf, to),
         Ok(Kind::Icmp { i }) => icmp_send(s, i, buf, to),
         Ok(_) => -NET_ERR_NOTCONN,
@@ -808,13 +948,13 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
     let buf = if len == 0 { &mut [][..] } else { unsafe { core::slice::from_raw_parts_mut(data, len) } };
     match kind(s, h) {
         Ok(Kind::Tcp { i, .. }) => {
-            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_mut(s, i);
             if let Some(r) = sock.remote_endpoint() {
                 write_addr(from, from_ep(r));
             }
             tcp_recv(sock, buf)
         }
-        Ok(Kind::Udp { i }) => match s.sockets.get_mut::<udp::Socket>(s.udp[i]).recv_slice(buf) {
+        Ok(Kind::Udp { i }) => match udp_mut(s, i).recv_slice(buf) {
             Ok((n, meta)) => {
                 write_addr(from, from_ep(meta.endpoint));
                 n as i64
@@ -822,7 +962,7 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
             Err(udp::RecvError::Exhausted) => -NET_ERR_AGAIN,
             Err(udp::RecvError::Truncated) => -NET_ERR_MSGSIZE,
         },
-        Ok(Kind::Icmp { i }) => match s.sockets.get_mut::<icmp::Socket>(s.icmp[i]).recv_slice(buf) {
+        Ok(Kind::Icmp { i }) => match icmp_mut(s, i).recv_slice(buf) {
             Ok((n, ip)) => {
                 write_addr(from, from_ep(IpEndpoint::new(ip, 0)));
                 n as i64
@@ -839,13 +979,36 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
 #[no_mangle]
 pub extern "C" fn stack_events(h: i64) -> i64 {
     let Some(s) = st() else { return -NET_ERR_INVAL };
-    let k = match kind(s, h) {
-        Ok(k) => k,
-        Err(e) => return e,
-    };
-    let ev = match k {
+    match kind(s, h) {
+        Ok(k) => events_of(s, &k) as i64,
+        Err(e) => e,
+    }
+}
+
+/// The handles (bit h) that gained events (NET_EV_NVAL once closed) since the
+/// last call: the server's WATCH round (events lost are not news to a waiter).
+/// Only handles open now or then are looked at.
+#[no_mangle]
+pub extern "C" fn stack_changed() -> u64 {
+    let Some(s) = st() else { return 0 };
+    let (mut todo, mut changed) = (s.live | s.was_live, 0u64);
+    while todo != 0 {
+        let h = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let now = if s.live & (1 << h) != 0 { events_of(s, &s.handles[h]) as u8 } else { NET_EV_NVAL as u8 };
+        if now & !s.last_events[h] != 0 {
+            changed |= 1 << h;
+        }
+        s.last_events[h] = now;
+    }
+    s.was_live = s.live;
+    changed
+}
+
+fn events_of(s: &State, k: &Kind) -> u32 {
+    match *k {
         Kind::Tcp { i, bound } => {
-            let sock = s.sockets.get::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_ref(s, i);
             let mut ev = 0;
             if sock.can_recv() || (!sock.may_recv() && accepted(sock.state())) {
                 ev |= NET_EV_IN;
@@ -859,20 +1022,19 @@ pub extern "C" fn stack_events(h: i64) -> i64 {
             ev
         }
         Kind::Listen { q, n, .. } => {
-            let ready = q.iter().take(n).any(|&i| i != usize::MAX && accepted(s.sockets.get::<tcp::Socket>(s.tcp[i]).state()));
+            let ready = q.iter().take(n).any(|&i| i != usize::MAX && accepted(tcp_ref(s, i).state()));
             if ready { NET_EV_IN } else { 0 }
         }
         Kind::Udp { i } => {
-            let sock = s.sockets.get::<udp::Socket>(s.udp[i]);
+            let sock = udp_ref(s, i);
             (if sock.can_recv() { NET_EV_IN } else { 0 }) | (if sock.can_send() { NET_EV_OUT } else { 0 })
         }
         Kind::Icmp { i } => {
-            let sock = s.sockets.get::<icmp::Socket>(s.icmp[i]);
+            let sock = icmp_ref(s, i);
             (if sock.can_recv() { NET_EV_IN } else { 0 }) | (if sock.can_send() { NET_EV_OUT } else { 0 })
         }
         Kind::Free => 0,
-    };
-    ev as i64
+    }
 }
 
 /// Shut down the sending side (NET_SHUT_WR: a FIN after the queued data).
@@ -881,7 +1043,7 @@ pub extern "C" fn stack_shutdown(h: i64, how: u32) -> i64 {
     let Some(s) = st() else { return -NET_ERR_INVAL };
     match kind(s, h) {
         Ok(Kind::Tcp { i, .. }) if how == NET_SHUT_WR => {
-            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_mut(s, i);
             if !sock.is_active() {
                 return -NET_ERR_NOTCONN;
             }
@@ -904,33 +1066,38 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
     };
     match k {
         Kind::Tcp { i, .. } => {
-            let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+            let sock = tcp_mut(s, i);
             if matches!(sock.state(), tcp::State::Listen | tcp::State::SynSent) {
                 sock.abort();
             } else {
                 sock.close();
             }
             s.tcp_busy[i] = false;
+            s.lingering = true;
         }
         Kind::Listen { q, n, .. } => {
             for &i in q.iter().take(n).filter(|&&i| i != usize::MAX) {
-                s.sockets.get_mut::<tcp::Socket>(s.tcp[i]).abort();
+                tcp_mut(s, i).abort();
                 s.tcp_busy[i] = false;
             }
+            s.lingering = true;
         }
         Kind::Udp { i } => {
-            s.sockets.get_mut::<udp::Socket>(s.udp[i]).close();
+            udp_mut(s, i).close();
             s.udp_busy[i] = false;
+            udp_park(s, i);
         }
         Kind::Icmp { i } => {
-            drop(s.sockets.remove(s.icmp[i]));
+            icmp_park(s, i);
+            s.icmp_parked[i] = None;
             // SAFETY: the previous socket over these buffers was just dropped.
-            s.icmp[i] = s.sockets.add(unsafe { new_icmp(i) });
+            s.icmp_parked[i] = Some(unsafe { new_icmp(i) });
             s.icmp_busy[i] = false;
         }
         Kind::Free => {}
     }
     s.handles[h as usize] = Kind::Free;
+    s.live &= !(1 << h);
     0
 }
 
@@ -944,16 +1111,16 @@ pub extern "C" fn stack_name(h: i64, which: u32, out: *mut NetAddr) -> i64 {
     };
     let family = s.families[h as usize];
     let a = match (k, which) {
-        (Kind::Tcp { i, bound }, 0) => match s.sockets.get::<tcp::Socket>(s.tcp[i]).local_endpoint() {
+        (Kind::Tcp { i, bound }, 0) => match tcp_ref(s, i).local_endpoint() {
             Some(ep) => from_ep(ep),
             None => from_listen(bound.unwrap_or_default(), family),
         },
-        (Kind::Tcp { i, .. }, 1) => match s.sockets.get::<tcp::Socket>(s.tcp[i]).remote_endpoint() {
+        (Kind::Tcp { i, .. }, 1) => match tcp_ref(s, i).remote_endpoint() {
             Some(ep) => from_ep(ep),
             None => return -NET_ERR_NOTCONN,
         },
         (Kind::Listen { ep, .. }, 0) => from_listen(ep, family),
-        (Kind::Udp { i }, 0) => from_listen(s.sockets.get::<udp::Socket>(s.udp[i]).endpoint(), family),
+        (Kind::Udp { i }, 0) => from_listen(udp_ref(s, i).endpoint(), family),
         (_, 0 | 1) => return -NET_ERR_NOTCONN,
         _ => return -NET_ERR_INVAL,
     };
@@ -970,7 +1137,7 @@ pub extern "C" fn stack_setopt(h: i64, opt: u32, value: u64) -> i64 {
         Ok(_) => return -NET_ERR_OPNOTSUPP,
         Err(e) => return e,
     };
-    let sock = s.sockets.get_mut::<tcp::Socket>(s.tcp[i]);
+    let sock = tcp_mut(s, i);
     match opt {
         NET_OPT_NODELAY => sock.set_nagle_enabled(value == 0),
         NET_OPT_KEEPALIVE_MS => sock.set_keep_alive(if value == 0 { None } else { Some(Duration::from_millis(value)) }),
