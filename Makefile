@@ -290,7 +290,7 @@ $(BUILD)/host/test_string: tests/host/test_string.c lib/c/string.c $(HOST_COMMON
 # `make bench-ipc`: the ping-pong benchmark on every benchmark kernel under
 # icount (figures of record), plus the counters from the test kernels.
 BENCH_PECAN_TARGETS += bench-ipc
-bench-ipc: deps bench-kernel bench-vm bench-scale $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) \
+bench-ipc: deps $(SERVERS) bench-kernel bench-vm bench-scale $(BENCH_KERNEL_BINS) $(VARIANT_KERNELS) \
 		$(BUILD)/bench/pingpong.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --out $(BUILD)/bench/pecan-ipc.results \
 		--table docs/benchmarks.md --extra $(BUILD)/bench/pecan-kernel.results \
@@ -299,20 +299,20 @@ bench-ipc: deps bench-kernel bench-vm bench-scale $(BENCH_KERNEL_BINS) $(VARIANT
 
 # `make bench-vm`: seed 000's VM benchmarks, mapping RPC, map/unmap by size, create/delete
 BENCH_PECAN_TARGETS += bench-vm
-bench-vm: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/vmbench.elf
+bench-vm: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/vmbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program vmbench \
 		--out $(BUILD)/bench/pecan-vm.results bench-dslq-fast
 
 # `make bench-l4pipe`: seed 000's pipes on bare L4 IPC (Table 4 row 2)
 BENCH_PECAN_TARGETS += bench-l4pipe
-bench-l4pipe: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/l4pipe.elf
+bench-l4pipe: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/l4pipe.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program l4pipe \
 		--out $(BUILD)/bench/pecan-l4pipe.results bench-dslq-fast
 
 # `make bench-scale`: IPC, map/unmap and task create+delete as threads, mappings and
 # spaces grow (3 GiB of RAM: the kernel pool holds 10,000 threads)
 BENCH_PECAN_TARGETS += bench-scale
-bench-scale: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/kernels/bench-dslq-slow/pecan.bin \
+bench-scale: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/kernels/bench-dslq-slow/pecan.bin \
 		$(BUILD)/bench/scale.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program scale --mem 3072 \
 		--out $(BUILD)/bench/pecan-scale.results bench-dslq-fast bench-dslq-slow
@@ -320,14 +320,14 @@ bench-scale: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/kernels/be
 # `make bench-kernel`: exception and foreign-syscall round trips, interrupt latency (also
 # its worst case under 1 GiB maps and 4 MiB copies: 1 GiB of RAM gives the pool room for them)
 BENCH_PECAN_TARGETS += bench-kernel
-bench-kernel: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
+bench-kernel: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 		$(BUILD)/bench/kbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program kbench --mem 1024 \
 		--out $(BUILD)/bench/pecan-kernel.results bench-dslq-fast
 
 # `make bench-store`: the page store and the disk driver (docs/store.md), on a fresh 16 MiB image
 BENCH_PECAN_TARGETS += bench-store
-bench-store: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/storebench.elf
+bench-store: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/storebench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program storebench --disk-mb 16 \
 		--out $(BUILD)/bench/pecan-store.results bench-dslq-fast
 

@@ -59,7 +59,7 @@ BENCH_LX_KERNEL := $(BUILD)/kernels/bench-dslq-fast/pecan.bin
 BENCH_LX_SCALE_KERNEL := $(BUILD)/kernels/bench-dslq-fast-bigpool/pecan.bin
 # `make test` boots both (tests/bench/test_lx_guest.py).
 test: $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL)
-bench-lx: deps $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS)
+bench-lx: deps $(SERVERS) $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS)
 	bench/lx/boot.sh $(BENCH_LX_KERNEL) $(LX) $(LXFS) $(BENCH_SCALE) $(BENCH_OUT)/pecan-lx.results skip=lat_scale
 	bench/lx/boot.sh $(BENCH_LX_SCALE_KERNEL) $(LX) $(LXFS) $(BENCH_SCALE) \
 		$(BENCH_OUT)/pecan-lx-scale.results only=lat_scale

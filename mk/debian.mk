@@ -38,7 +38,7 @@ $(DEBIAN_BENCH)/initramfs.cpio.gz: bench/debian/mkinitramfs.sh bench/debian/linu
 .PHONY: bench-debian bench-debian-pecan bench-debian-linux
 BENCH_PECAN_TARGETS += bench-debian
 bench-debian: bench-debian-pecan bench-debian-linux
-bench-debian-pecan: deps $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian $(BENCH_LX_KERNEL) $(LX)
+bench-debian-pecan: deps $(SERVERS) $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian $(BENCH_LX_KERNEL) $(LX)
 	bench/debian/boot.sh pecan $(BENCH_LX_KERNEL) $(LX) $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian \
 		$(BENCH_SCALE) $(DEBIAN_BENCH)/pecan.results
 bench-debian-linux: deps $(DEBIAN_IMG) $(DEBIAN_BENCH)/lat_debian $(DEBIAN_BENCH)/initramfs.cpio.gz

@@ -43,13 +43,13 @@ $(BUILD)/mungi/mpbench.elf: $(BUILD)/u/bench/mungi/mpbench.c.o $(MUNGI_LIB_OBJ)
 all: $(BUILD)/mungi/mpbench.elf
 
 BENCH_PECAN_TARGETS += bench-mungi-persist
-bench-mungi-persist: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mpbench.elf
+bench-mungi-persist: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mpbench.elf
 	bench/mungi/persist.sh $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mpbench.elf \
 		$(BENCH_OUT)/pecan-mungi-persist.results
 .PHONY: bench-mungi-persist
 
 BENCH_PECAN_TARGETS += bench-mungi
-bench-mungi: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mbench.elf
+bench-mungi: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mbench.elf
 	bench/mungi/run.sh $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(MUNGI) $(BUILD)/mungi/mbench.elf \
 		$(BENCH_OUT)/pecan-mungi.results
 .PHONY: bench-mungi

@@ -258,7 +258,8 @@ def main():
     ap.add_argument("--no-run", action="store_true", help="only pair and tabulate earlier runs")
     ap.add_argument("--systems", default="linux,lx,pecan-ipc", help="which systems to boot")
     a = ap.parse_args()
-    a.out_dir = a.out_dir or os.path.join(a.build, "bench", "model")
+    a.build = os.path.abspath(a.build)      # tools/run starts QEMU in a directory of its own
+    a.out_dir = os.path.abspath(a.out_dir or os.path.join(a.build, "bench", "model"))
     os.makedirs(a.out_dir, exist_ok=True)
     jobs = [(s, f, v) for s, f in (("linux", run_linux), ("lx", run_lx), ("pecan-ipc", run_ipc))
             for v in ("flush", "keep")]
