@@ -239,6 +239,7 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 			   word_t tag)
 {
 	(void)a0, (void)a3;
+	smp_enter();                    /* the boot CPU's `syscall` only: see entry.S */
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(L4_RCV_TIMEOUT(timeouts)))
 		return SLOW();
 	if (unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)))
@@ -257,8 +258,8 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 {
 	struct tcb *self = current;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
-		return NULL;
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (CONFIG_SMP && this_cpu))
+		return NULL;    /* only the boot CPU's exits read its %gs page (entry.S) */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
 	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||

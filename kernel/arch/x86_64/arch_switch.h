@@ -7,7 +7,7 @@
 #include "../../thread.h"
 #include "io.h"
 
-extern word_t *const arch_tss_rsp0;      /* cpu.c: where entries from ring 3 land */
+extern word_t *arch_tss_rsp0;            /* cpu.c: where entries from ring 3 land (this CPU's TSS) */
 
 /* The current thread's user frame, read where the CPU found its kernel stack (one load). */
 static inline struct trapframe *arch_own_frame(void)
@@ -86,6 +86,8 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
  */
 static inline void arch_io_follow(const struct space *s)
 {
+	if (CONFIG_SMP && unlikely(arch_gs_page != user_gs_page))
+		return;                     /* ports only on the boot processor (its TSS) */
 	if (!s->io_any) {
 		*arch_iomap_base = arch_iomap_off;
 		arch_io_space = NULL;
@@ -107,7 +109,7 @@ static inline void arch_switch_space(const struct tcb *next, const struct space 
 		if (unlikely(s->io_any || arch_io_space))
 			arch_io_follow(s);
 	}
-	user_gs_page[0] = next->utcb;
+	arch_gs_page[0] = next->utcb;
 }
 
 /* Eager FPU/SSE switch: under icount fxsave and fxrstor cost one instruction each. */
