@@ -351,35 +351,52 @@ static void move(struct tcb *t, unsigned cpu)
 		sched_enqueue(t);
 }
 
+void sched_mailbox_forget(struct tcb *t)
+{
+	for (unsigned i = 0; t->mig_pending && i < cpu_count; i++)
+		for (struct tcb **p = &cpus[i].mig_head; *p; p = &(*p)->mig_next)
+			if (*p == t) {
+				*p = t->mig_next;
+				t->mig_pending = false;
+				break;
+			}
+}
+
 /*
  * A thread that runs on another processor is moved by that processor
- * (it alone can stop running it): into its mailbox, and an IPI.
+ * (it alone can stop running it): into its mailbox, and an IPI.  A thread
+ * that runs nowhere (or here) moves now.
  */
 void sched_migrate(struct tcb *t, unsigned cpu)
 {
-	t->mig_to = (u8)cpu;                /* a pending request takes the latest */
-	if (t->cpu == cpu && !t->mig_pending)
-		return;
+	t->mig_to = (u8)cpu;
+	sched_mailbox_forget(t);
 	int x = smp_running_elsewhere(t);
-	if (x < 0)
-		return move(t, cpu);
-	if (!t->mig_pending) {
-		t->mig_pending = true;
-		t->mig_next = cpus[x].mig_head;
-		cpus[x].mig_head = t;
+	if (x < 0) {
+		if (t->cpu != cpu)
+			move(t, cpu);
+		return;
 	}
+	t->mig_pending = true;
+	t->mig_next = cpus[x].mig_head;
+	cpus[x].mig_head = t;
 	smp_kick((unsigned)x);
 }
 
+/* Current, if it is to move, moves last: it leaves this processor then. */
 void sched_mailbox(void)
 {
-	struct tcb *t;
+	struct tcb *t, *self = NULL;
 	while ((t = cpus[this_cpu].mig_head)) {
 		cpus[this_cpu].mig_head = t->mig_next;
 		t->mig_pending = false;
-		if (t->cpu != t->mig_to)
-			move(t, t->mig_to);
+		if (t == current)
+			self = t;
+		else
+			sched_migrate(t, t->mig_to);
 	}
+	if (self)
+		sched_migrate(self, self->mig_to);
 }
 
 void sched_reconsider(void)

@@ -73,6 +73,8 @@ extern struct runq *rq;
 void sched_start_ap(void) __attribute__((noreturn));   /* a processor's idle loop */
 /* Move t to processor cpu (Schedule's processor control); may switch away from current. */
 void sched_migrate(struct tcb *t, unsigned cpu);
+/* t leaves whatever mailbox it waits in (it is deleted, or moves elsewhere). */
+void sched_mailbox_forget(struct tcb *t);
 /* Do the moves other processors left in this one's mailbox. */
 void sched_mailbox(void);
 /* After an interrupt: run something else if current may not go on here. */

@@ -140,20 +140,33 @@ static void swap_globals(unsigned me)
 	bkl_last = me;
 }
 
+/*
+ * A ticket lock: processors get the lock in the order they asked for it.
+ * Under icount QEMU runs the virtual CPUs round-robin, and a `pause` ends
+ * a spinning one's turn; without the order, a thread that enters the
+ * kernel over and over could take the lock back every time before the
+ * others' turns come.  The holder takes the next ticket off the queue when
+ * it gets the lock, so that entry.S releases it with one store (bkl_owner).
+ */
+static volatile u32 bkl_next, bkl_serving;
+
 void smp_lock_slow(void)
 {
 	unsigned me = arch_cpu_index();
 	if (bkl_owner == (int)me)
 		return;
 	__atomic_store_n(&cpus[me].parked, true, __ATOMIC_RELEASE);
+	u32 ticket = __atomic_fetch_add(&bkl_next, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		int free = -1;
-		if (bkl_owner == -1 && __atomic_compare_exchange_n(&bkl_owner, &free, (int)me, false,
-								    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&bkl_serving, __ATOMIC_ACQUIRE) == ticket && bkl_owner == -1 &&
+		    __atomic_compare_exchange_n(&bkl_owner, &free, (int)me, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
 			break;
 		flush_service(me);
 		arch_cpu_relax();
 	}
+	__atomic_store_n(&bkl_serving, ticket + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&cpus[me].parked, false, __ATOMIC_RELAXED);
 	flush_service(me);
 	if (bkl_last != me)
@@ -277,6 +290,7 @@ void smp_interrupt(bool timer)
 	if (timer)
 		sched_tick(ap_tick_us);
 	sched_mailbox();
+	smp_timer_follow();                 /* time slices while it has threads */
 	sched_reconsider();
 }
 

@@ -244,22 +244,10 @@ static void utcb_release(struct tcb *t)
 	kmem_free_zeroed(&s->acct, virt_to_phys_direct((void *)((word_t)slot & PAGE_MASK)));
 }
 
-/* t leaves the mailbox of the processor that was to move it (sched_migrate). */
-static void mailbox_forget(struct tcb *t)
-{
-	for (unsigned i = 0; t->mig_pending && i < cpu_count; i++)
-		for (struct tcb **p = &cpus[i].mig_head; *p; p = &(*p)->mig_next)
-			if (*p == t) {
-				*p = t->mig_next;
-				t->mig_pending = false;
-				break;
-			}
-}
-
 /* Free t's memory; the caller has taken it off every queue. */
 void thread_destroy(struct tcb *t)
 {
-	mailbox_forget(t);
+	sched_mailbox_forget(t);
 	word_t no = l4_thread_no(t->id);
 	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t)
 		thread_leave(t);

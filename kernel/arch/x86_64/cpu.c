@@ -214,8 +214,11 @@ void arch_cpu_globals(unsigned index)
 void arch_thread_moved(struct tcb *t, unsigned index)
 {
 	u32 off = t->arch.gs_lo - (u32)USER_GS_PAGE;
-	if (off < CONFIG_MAX_CPUS * 0x1000 && !(off & 0xfff))
-		t->arch.gs_lo = (u32)ARCH_GS_PAGE(index);   /* the page of the processor it runs on */
+	if (off >= CONFIG_MAX_CPUS * 0x1000 || (off & 0xfff))
+		return;                     /* a base it set itself */
+	t->arch.gs_lo = (u32)ARCH_GS_PAGE(index);   /* the page of the processor it runs on */
+	if (t == current)
+		wrmsr(MSR_GS_BASE, ARCH_GS_PAGE(index));   /* the switch away reads the base back */
 }
 
 void arch_set_utcb_pointer(word_t utcb)
