@@ -235,18 +235,20 @@ void smp_evict(struct tcb *t)
  */
 static void shootdown(paddr_t root, bool drop)
 {
-	u64 gen = __atomic_add_fetch(&flush_gen, 1, __ATOMIC_ACQ_REL);
-	cpus[this_cpu].flushed = gen;
 	u8 wait[CONFIG_MAX_CPUS] = { 0 };
 	for (unsigned i = 0; i < cpu_count; i++)
 		if (i != this_cpu && cpus[i].loaded_root == root) {
 			wait[i] = 1;
-			if (drop) {
+			if (drop) {                 /* before the new generation: whoever sees it sees this */
 				cpus[i].drop_root = true;
 				cpus[i].loaded_root = arch_kernel_root();
 			}
-			arch_cpu_wake(i);
 		}
+	u64 gen = __atomic_add_fetch(&flush_gen, 1, __ATOMIC_ACQ_REL);
+	cpus[this_cpu].flushed = gen;
+	for (unsigned i = 0; i < cpu_count; i++)
+		if (wait[i])
+			arch_cpu_wake(i);
 	for (unsigned i = 0; i < cpu_count; i++)
 		if (wait[i])
 			wait_for(&cpus[i].flushed, gen, ~0ULL >> 2);
