@@ -46,7 +46,7 @@ struct fp_ret {
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
 {
-	return arch_own_frame();
+	return arch_own_frame_boot();
 }
 
 /*
@@ -115,7 +115,7 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 	arch_set_continuation(self, resume);
 	current = d;
 	COUNT(context_switches);
-	arch_switch_user(self, d);
+	arch_switch_user_boot(self, d);
 }
 
 /*
@@ -239,7 +239,6 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 			   word_t tag)
 {
 	(void)a0, (void)a3;
-	smp_enter();                    /* the boot CPU's `syscall` only: see entry.S */
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(L4_RCV_TIMEOUT(timeouts)))
 		return SLOW();
 	if (unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)))

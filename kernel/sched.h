@@ -110,7 +110,8 @@ static inline void sched_replace(struct tcb *self, struct tcb *d)
 	COUNT(actual_dequeue);
 	COUNT(actual_enqueue);
 	(void)self;
-	rq_head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
+	/* the fastpath's only: it runs on the boot CPU (entry.S), whose queues are at a fixed place */
+	cpus[0].rq.head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
 	d->rq_next = d->rq_prev = d;
 }
 /* The sched_key of a thread just queued by sched_replace: ready, kind IPC_USER, not stopped, known. */

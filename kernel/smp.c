@@ -15,7 +15,7 @@ unsigned cpu_count = 1;
 bool smp_active;
 unsigned this_cpu;
 volatile int bkl_owner = -1;
-static unsigned bkl_last;            /* the last holder: its globals are still loaded */
+unsigned bkl_last;                   /* the last holder: its globals are still loaded (entry.S reads it) */
 static volatile u64 flush_gen;       /* TLB shootdown generation */
 static word_t ap_tick_us;
 
@@ -94,6 +94,7 @@ void smp_init(word_t tick_us)
 		cpu_sched_init(i);
 	bkl_owner = 0;
 	__atomic_store_n(&smp_active, true, __ATOMIC_RELEASE);
+	arch_smp_entry();
 	for (unsigned i = 1; i < n; i++)
 		arch_cpu_wake(i);           /* out of the boot check's halt, into the scheduler */
 }
@@ -148,15 +149,12 @@ static void swap_globals(unsigned me)
  * others' turns come.  The holder takes the next ticket off the queue when
  * it gets the lock, so that entry.S releases it with one store (bkl_owner).
  */
-static volatile u32 bkl_next, bkl_serving;
+volatile u32 bkl_next, bkl_serving;   /* entry.S reads them too */
 
-void smp_lock_slow(void)
+/* Wait for our ticket with the frame saved (parked), doing the shootdowns the holder asks for. */
+static void lock_wait(unsigned me, u32 ticket)
 {
-	unsigned me = arch_cpu_index();
-	if (bkl_owner == (int)me)
-		return;
 	__atomic_store_n(&cpus[me].parked, true, __ATOMIC_RELEASE);
-	u32 ticket = __atomic_fetch_add(&bkl_next, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		int free = -1;
 		if (__atomic_load_n(&bkl_serving, __ATOMIC_ACQUIRE) == ticket && bkl_owner == -1 &&
@@ -171,6 +169,31 @@ void smp_lock_slow(void)
 	flush_service(me);
 	if (bkl_last != me)
 		swap_globals(me);
+}
+
+void smp_lock_slow(void)
+{
+	unsigned me = arch_cpu_index();
+	if (bkl_owner == (int)me)
+		return;
+	lock_wait(me, __atomic_fetch_add(&bkl_next, 1, __ATOMIC_RELAXED));
+}
+
+/*
+ * entry.S: the boot CPU's Ipc entry while several processors run (never
+ * nested: it comes from user mode).  Free, and last held here: nothing to
+ * wait for, no shootdown pending (its holder would still hold the lock),
+ * no globals to change.
+ */
+__attribute__((no_caller_saved_registers)) void smp_lock_boot(void)
+{
+	u32 ticket = __atomic_fetch_add(&bkl_next, 1, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(bkl_serving == ticket && bkl_owner == -1 && bkl_last == 0, 1)) {
+		bkl_owner = 0;
+		__atomic_store_n(&bkl_serving, ticket + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	lock_wait(0, ticket);
 }
 
 void smp_unlock(void)

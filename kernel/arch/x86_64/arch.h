@@ -192,6 +192,7 @@ void arch_cpu_timer_start(word_t tick_us);   /* this processor's own periodic sm
 void arch_cpu_timer_stop(void);
 /* The holder of the big kernel lock becomes processor index: its TSS, %gs page (smp.c). */
 void arch_cpu_globals(unsigned index);
+void arch_smp_entry(void);               /* the boot CPU's system-call entry takes the lock */
 paddr_t arch_kernel_root(void);          /* the kernel's own page table (an idle CPU may hold it) */
 void arch_flush_tlb(void);               /* every non-global TLB entry of this processor */
 struct tcb;

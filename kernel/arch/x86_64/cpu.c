@@ -205,6 +205,13 @@ void arch_cpu_init_ap(unsigned index)
 	arch_copy(ap_gs_pages[index], user_gs_page, sizeof user_gs_page);   /* variant and build words */
 }
 
+/* Several processors run threads: the boot CPU's `syscall` takes the lock before its fastpath (entry.S). */
+void arch_smp_entry(void)
+{
+	extern char syscall_entry_smp[];
+	wrmsr(MSR_LSTAR, (u64)syscall_entry_smp);
+}
+
 void arch_cpu_globals(unsigned index)
 {
 	arch_gs_page = index ? ap_gs_pages[index] : user_gs_page;
@@ -300,7 +307,8 @@ void arch_io_forget(const struct space *s)
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */
-word_t *arch_tss_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);
+word_t *const arch_boot_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);
+word_t *arch_tss_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);     /* the lock holder's (smp.c) */
 
 void arch_poweroff(int status)
 {

@@ -150,6 +150,7 @@ syscall_entry:
 	cmpq $USTUB_IPC_RETURN, %rcx
 	je ipc_entry
 	.endif
+syscall_common:
 	movq %rsp, syscall_user_rsp(%rip)
 	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
@@ -163,6 +164,41 @@ syscall_entry:
 	movq %rsp, %rdi
 	call syscall_dispatch       /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
+
+	/*
+	 * The boot CPU's `syscall` while several processors run threads
+	 * (arch_smp_entry): the Ipc fastpath takes the big kernel lock first,
+	 * on the thread's kernel stack (smp_lock_boot keeps every register);
+	 * the other calls take it in syscall_dispatch.
+	 */
+	.align 16
+	.globl syscall_entry_smp
+syscall_entry_smp:
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
+	cmpq $USTUB_IPC_RETURN, %rcx
+	jne syscall_common
+	movq %rsp, %rbp
+	movq cpu_tss+4(%rip), %rsp
+	subq $TF_WORDS*8, %rsp
+	/* free, nobody waiting, last held here: take it (RDI carries nothing into the fastpath) */
+	movq %rax, TF_RAX*8(%rsp)
+	movl bkl_next(%rip), %eax
+	cmpl %eax, bkl_serving(%rip)
+	jne 1f
+	cmpl $0, bkl_last(%rip)
+	jne 1f
+	movl $-1, %eax
+	xorl %edi, %edi
+	lock cmpxchgl %edi, bkl_owner(%rip)
+	jne 1f
+	movq TF_RAX*8(%rsp), %rax
+	jmp ipc_entry_framed
+1:	movq TF_RAX*8(%rsp), %rax
+	call smp_lock_boot              /* below the frame: its CS and SS words stay as they are */
+	jmp ipc_entry_framed
+	.else
+	jmp syscall_common
+	.endif
 
 	/*
 	 * `syscall` from 32-bit compatibility mode (a thread may far-jump to
@@ -206,6 +242,7 @@ ipc_entry:
 	movq %rsp, %rbp
 	movq cpu_tss+4(%rip), %rsp
 	subq $TF_WORDS*8, %rsp
+ipc_entry_framed:
 	movq %rcx, TF_RIP*8(%rsp)
 	movq %r11, TF_RFLAGS*8(%rsp)
 	movq %rbp, TF_RSP*8(%rsp)
