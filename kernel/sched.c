@@ -65,8 +65,10 @@ void sched_enqueue(struct tcb *t)
 			q->top = t->prio;
 	}
 	t->queued = true;
-	if (CONFIG_SMP && unlikely(t->cpu != this_cpu))
+	if (CONFIG_SMP && unlikely(t->cpu != this_cpu)) {
+		smp_assert_held("a remote enqueue");
 		smp_kick(t->cpu);           /* it looks at its queues again (sched_reconsider) */
+	}
 }
 
 void sched_dequeue(struct tcb *t)
@@ -369,6 +371,7 @@ void sched_mailbox_forget(struct tcb *t)
  */
 void sched_migrate(struct tcb *t, unsigned cpu)
 {
+	smp_assert_held("sched_migrate");
 	t->mig_to = (u8)cpu;
 	sched_mailbox_forget(t);
 	int x = smp_running_elsewhere(t);

@@ -227,6 +227,7 @@ int smp_running_elsewhere(const struct tcb *t)
 
 void smp_park(const struct tcb *t)
 {
+	smp_assert_held("smp_park");
 	int x = smp_running_elsewhere(t);
 	if (x < 0)
 		return;
@@ -237,6 +238,7 @@ void smp_park(const struct tcb *t)
 
 void smp_evict(struct tcb *t)
 {
+	smp_assert_held("smp_evict");
 	int x = smp_running_elsewhere(t);
 	if (x < 0)
 		return;
@@ -258,6 +260,7 @@ void smp_evict(struct tcb *t)
  */
 static void shootdown(paddr_t root, bool drop)
 {
+	smp_assert_held("shootdown");
 	u8 wait[CONFIG_MAX_CPUS] = { 0 };
 	for (unsigned i = 0; i < cpu_count; i++)
 		if (i != this_cpu && cpus[i].loaded_root == root) {

@@ -180,6 +180,10 @@ syscall_entry_smp:
 	movq %rsp, %rbp
 	movq cpu_tss+4(%rip), %rsp
 	subq $TF_WORDS*8, %rsp
+	/* what ExchangeRegisters may read or change while we wait for the lock (parked) */
+	movq %rcx, TF_RIP*8(%rsp)
+	movq %r11, TF_RFLAGS*8(%rsp)
+	movq %rbp, TF_RSP*8(%rsp)
 	/* free, nobody waiting, last held here: take it (RDI carries nothing into the fastpath) */
 	movq %rax, TF_RAX*8(%rsp)
 	movl bkl_next(%rip), %eax
@@ -242,10 +246,10 @@ ipc_entry:
 	movq %rsp, %rbp
 	movq cpu_tss+4(%rip), %rsp
 	subq $TF_WORDS*8, %rsp
-ipc_entry_framed:
 	movq %rcx, TF_RIP*8(%rsp)
 	movq %r11, TF_RFLAGS*8(%rsp)
 	movq %rbp, TF_RSP*8(%rsp)
+ipc_entry_framed:
 	movq %rax, TF_RAX*8(%rsp)
 	movq %r10, TF_R10*8(%rsp)
 	call ipc_fastpath
