@@ -185,6 +185,13 @@ void smp_lock_slow(void)
  * wait for, no shootdown pending (its holder would still hold the lock),
  * no globals to change.
  */
+/* entry.S: processor 0 got the lock with its cmpxchg after another held it: its globals come in. */
+__attribute__((no_caller_saved_registers)) void smp_locked_boot(void)
+{
+	flush_service(0);
+	swap_globals(0);
+}
+
 __attribute__((no_caller_saved_registers)) void smp_lock_boot(void)
 {
 	u32 ticket = __atomic_fetch_add(&bkl_next, 1, __ATOMIC_ACQUIRE);

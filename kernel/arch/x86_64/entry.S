@@ -196,9 +196,13 @@ syscall_entry_smp:
 	lock cmpxchgl %edi, bkl_owner(%rip)
 	jne 1f
 	movq TF_RAX*8(%rsp), %rax
+	cmpl $0, bkl_last(%rip)         /* another took and left it between the test and the cmpxchg */
+	jne 2f
 	jmp ipc_entry_framed
 1:	movq TF_RAX*8(%rsp), %rax
 	call smp_lock_boot              /* below the frame: its CS and SS words stay as they are */
+	jmp ipc_entry_framed
+2:	call smp_locked_boot
 	jmp ipc_entry_framed
 	.else
 	jmp syscall_common
