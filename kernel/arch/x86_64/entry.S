@@ -184,19 +184,17 @@ syscall_entry_smp:
 	movq %rcx, TF_RIP*8(%rsp)
 	movq %r11, TF_RFLAGS*8(%rsp)
 	movq %rbp, TF_RSP*8(%rsp)
-	/* free, nobody waiting, last held here: take it (RDI carries nothing into the fastpath) */
+	/* free, nobody waiting: take it (RDI carries nothing into the fastpath) */
 	movq %rax, TF_RAX*8(%rsp)
 	movl bkl_next(%rip), %eax
 	cmpl %eax, bkl_serving(%rip)
-	jne 1f
-	cmpl $0, bkl_last(%rip)
 	jne 1f
 	movl $-1, %eax
 	xorl %edi, %edi
 	lock cmpxchgl %edi, bkl_owner(%rip)
 	jne 1f
 	movq TF_RAX*8(%rsp), %rax
-	cmpl $0, bkl_last(%rip)         /* another took and left it between the test and the cmpxchg */
+	cmpl $0, bkl_last(%rip)         /* another held it last: its globals go, ours come */
 	jne 2f
 	jmp ipc_entry_framed
 1:	movq TF_RAX*8(%rsp), %rax
