@@ -258,7 +258,7 @@ struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t
 {
 	struct tcb *self = current;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (CONFIG_SMP && this_cpu))
-		return NULL;    /* only the boot CPU's exits read its %gs page (entry.S) */
+		return NULL;    /* the fastpaths switch with the boot CPU's TSS and %gs page only */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
 	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
