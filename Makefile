@@ -201,6 +201,9 @@ $(LX): $(LX_OBJ) $(ULIB_OBJ) $(DRIVERS_OBJ) $(DISK_OBJ) $(NIC_OBJ) $(NET_OBJ) $(
 $(BUILD)/bench/pingpong.elf: $(BUILD)/u/bench/pingpong/pingpong.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
+$(BUILD)/bench/smpbench.elf: $(BUILD)/u/bench/smp/smpbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
+	@mkdir -p $(dir $@)
+	$(call ULINK,$(ROOT_BASE))
 $(BUILD)/bench/vmbench.elf: $(BUILD)/u/bench/vm/vmbench.c.o $(ULIB_OBJ) $(BUILD)/u/lib/test/tthread.c.o
 	@mkdir -p $(dir $@)
 	$(call ULINK,$(ROOT_BASE))
@@ -324,6 +327,18 @@ bench-kernel: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 		$(BUILD)/bench/kbench.elf
 	$(PYTHON) tools/bench_ipc.py --build $(BUILD) --program kbench --mem 1024 \
 		--out $(BUILD)/bench/pecan-kernel.results bench-dslq-fast
+
+# `make bench-smp`: IPC on four processors (bench/smp/smpbench.c): icount, the figures of
+# record (QEMU runs the virtual CPUs round-robin), then wall-clock with -accel tcg,thread=multi
+# (noisy: the host's load decides it)
+BENCH_PECAN_TARGETS += bench-smp
+bench-smp: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/smpbench.elf
+	@mkdir -p $(BUILD)/bench
+	tools/run --icount --smp 4 --timeout 600 --kernel $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
+		--root $(BUILD)/bench/smpbench.elf | grep '^RESULT' | tee $(BUILD)/bench/pecan-smp.results
+	tools/run --smp 4 --timeout 600 --qemu-arg=-accel --qemu-arg=tcg,thread=multi --root-args w \
+		--kernel $(BUILD)/kernels/bench-dslq-fast/pecan.bin --root $(BUILD)/bench/smpbench.elf \
+		| grep '^RESULT' | tee -a $(BUILD)/bench/pecan-smp.results
 
 # `make bench-store`: the page store and the disk driver (docs/store.md), on a fresh 16 MiB image
 BENCH_PECAN_TARGETS += bench-store

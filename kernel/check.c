@@ -177,6 +177,8 @@ static const char *check_ring(int p, word_t *count)
 			return "a ready queue holds something that is not a user thread";
 		if (t->prio != p || !t->queued)
 			return "a queued thread's priority or flag is wrong";
+		if (CONFIG_SMP && &cpus[t->cpu].rq != rq)
+			return "a thread is queued on a processor other than its home";
 		if (t->rq_next->rq_prev != t)
 			return "ready-queue links disagree";
 		if (rq_seen[l4_thread_no(t->id)]++)
@@ -192,24 +194,23 @@ static const char *check_queue_rule(const struct tcb *t)
 {
 	bool queued = rq_seen[l4_thread_no(t->id)], runnable = sched_runnable(t);
 	bool lazy = CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO;
+	bool running = t == current || smp_running_elsewhere(t) >= 0;
 	if (queued != t->queued)
 		return "a thread's queued flag disagrees with the queues";
-	if (runnable && t != current && !queued)
+	if (runnable && !running && !queued)
 		return "a runnable thread is missing from the ready queues";
 	if (!lazy && queued && !runnable)
 		return "a blocked thread is queued (eager and Benno queues are exact)";
-	if (CONFIG_SCHED_BENNO && t == current && queued)
+	if (CONFIG_SCHED_BENNO && running && queued)
 		return "the running thread is queued (Benno)";
-	if (!lazy && !CONFIG_SCHED_BENNO && t == current && runnable && !queued)
+	if (!lazy && !CONFIG_SCHED_BENNO && running && runnable && !queued)
 		return "the running thread is not queued (eager)";
 	return NULL;
 }
 
-const char *check_ready_queues(word_t *count)
+/* The queues of the processor whose runq `rq` names (sched.h's rq_* name its fields). */
+static const char *check_one_cpu(word_t *count)
 {
-	*count = 0;
-	for (word_t i = 0; i < CONFIG_MAX_THREADS; i++)
-		rq_seen[i] = 0;
 	for (int w = 0; w < 4; w++)
 		if (((rq_summary >> w) & 1) != (rq_bitmap[w] != 0))
 			return "the ready-queue summary disagrees with the bitmap";
@@ -221,6 +222,23 @@ const char *check_ready_queues(word_t *count)
 		return "the highest queued priority is not the one recorded";
 	for (int p = 0; p < 256; p++) {
 		const char *why = check_ring(p, count);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+/* Every processor's queues, then every thread against the variant's rule. */
+const char *check_ready_queues(word_t *count)
+{
+	*count = 0;
+	for (word_t i = 0; i < CONFIG_MAX_THREADS; i++)
+		rq_seen[i] = 0;
+	struct runq *own = rq;
+	for (unsigned i = 0; i < cpu_count; i++) {
+		rq = &cpus[i].rq;
+		const char *why = check_one_cpu(count);
+		rq = own;
 		if (why)
 			return why;
 	}

@@ -77,6 +77,7 @@ void sys_exchange_registers(struct trapframe *tf)
 		exregs_set_result(tf, L4_NILTHREAD);
 		return;
 	}
+	smp_park(t);                        /* running elsewhere: its frame is saved now */
 	struct trapframe *uf = t == current ? tf : arch_user_frame(t);
 	word_t old_sp = frame_sp(uf), old_ip = frame_ip(uf), old_flags = frame_flags(uf);
 	word_t old_pager = utcb_get(t, UTCB_PAGER), old_handle = utcb_get(t, UTCB_USER_HANDLE);

@@ -56,7 +56,7 @@ struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t own_top, wor
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
 {
-	return arch_own_frame();
+	return arch_own_frame_boot();
 }
 
 /*
@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 	self->partner = from;
 	arch_set_continuation(self, resume);
 	current = d;
-	arch_switch_user(self, d);
+	arch_switch_user_boot(self, d);
 }
 
 /*
@@ -267,8 +267,8 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 {
 	struct tcb *self = current;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
-		return NULL;
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (CONFIG_SMP && this_cpu))
+		return NULL;    /* the fastpaths switch with the boot CPU's TSS and %gs page only */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
 	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||

@@ -20,29 +20,38 @@
 struct tcb *current;
 bool sched_deadlock_poweroff;
 static struct tcb idle_tcb = { .name = "idle", .state = TS_IDLE };
-static struct tcb *const idle_thread = &idle_tcb;
-struct tcb *rq_head[256];
-u64 rq_bitmap[4];
-unsigned rq_summary;
-int rq_top = -1;
+struct runq *rq = &cpus[0].rq;
+struct cpu cpus[CONFIG_MAX_CPUS] = { [0].rq.top = -1 };
+/* This processor's idle thread (the boot CPU's is idle_tcb, set up by sched_start). */
+#define idle_thread (cpus[this_cpu].idle)
+
+/* The ready queues t belongs in: its home processor's. */
+static inline struct runq *runq_of(const struct tcb *t)
+{
+	return CONFIG_SMP ? &cpus[t->cpu].rq : rq;
+}
 
 /* The highest priority whose ring is not empty, from the bitmaps; -1 if none. */
-static int top_from_bitmap(void)
+static int top_from_bitmap(const struct runq *q)
 {
-	if (!rq_summary)
+	if (!q->summary)
 		return -1;
-	int w = 31 - __builtin_clz(rq_summary);
-	return w * 64 + 63 - __builtin_clzl(rq_bitmap[w]);
+	int w = 31 - __builtin_clz(q->summary);
+	return w * 64 + 63 - __builtin_clzl(q->bitmap[w]);
 }
+
+static bool others_idle(void);
+static void idle_wait(void);
 
 word_t *const sched_counters = &user_gs_page[(PECAN_COUNTERS_ADDR - USER_GS_PAGE) / 8];
 
 void sched_enqueue(struct tcb *t)
 {
-	if (t->queued || t == idle_thread)
+	if (t->queued || t->state == TS_IDLE)
 		return;
 	COUNT(actual_enqueue);
-	struct tcb **h = &rq_head[t->prio];
+	struct runq *q = runq_of(t);
+	struct tcb **h = &q->head[t->prio];
 	if (*h) {
 		t->rq_next = *h;
 		t->rq_prev = (*h)->rq_prev;
@@ -50,12 +59,16 @@ void sched_enqueue(struct tcb *t)
 		(*h)->rq_prev = t;
 	} else {
 		*h = t->rq_next = t->rq_prev = t;
-		rq_bitmap[t->prio / 64] |= 1UL << (t->prio % 64);
-		rq_summary |= 1u << (t->prio / 64);
-		if (t->prio > rq_top)
-			rq_top = t->prio;
+		q->bitmap[t->prio / 64] |= 1UL << (t->prio % 64);
+		q->summary |= 1u << (t->prio / 64);
+		if (t->prio > q->top)
+			q->top = t->prio;
 	}
 	t->queued = true;
+	if (CONFIG_SMP && unlikely(t->cpu != this_cpu)) {
+		smp_assert_held("a remote enqueue");
+		smp_kick(t->cpu);           /* it looks at its queues again (sched_reconsider) */
+	}
 }
 
 void sched_dequeue(struct tcb *t)
@@ -63,14 +76,15 @@ void sched_dequeue(struct tcb *t)
 	if (!t->queued)
 		return;
 	COUNT(actual_dequeue);
-	struct tcb **h = &rq_head[t->prio];
+	struct runq *q = runq_of(t);
+	struct tcb **h = &q->head[t->prio];
 	if (t->rq_next == t) {
 		*h = NULL;
-		rq_bitmap[t->prio / 64] &= ~(1UL << (t->prio % 64));
-		if (!rq_bitmap[t->prio / 64])
-			rq_summary &= ~(1u << (t->prio / 64));
-		if (t->prio == rq_top)
-			rq_top = top_from_bitmap();
+		q->bitmap[t->prio / 64] &= ~(1UL << (t->prio % 64));
+		if (!q->bitmap[t->prio / 64])
+			q->summary &= ~(1u << (t->prio / 64));
+		if (t->prio == q->top)
+			q->top = top_from_bitmap(q);
 	} else {
 		t->rq_prev->rq_next = t->rq_next;
 		t->rq_next->rq_prev = t->rq_prev;
@@ -96,7 +110,13 @@ static struct tcb *lookup(void)
 
 static int prio_of(const struct tcb *t)
 {
-	return t == idle_thread ? -1 : t->prio;
+	return t->state == TS_IDLE ? -1 : t->prio;
+}
+
+/* Does t live on the processor that runs the kernel (only there may it be switched to)? */
+static inline bool is_local(const struct tcb *t)
+{
+	return !CONFIG_SMP || t->cpu == this_cpu;
 }
 
 void sched_switch_to(struct tcb *next)
@@ -127,7 +147,7 @@ void sched_schedule(void)
 /* May the IPC path switch straight to `next` instead of calling the scheduler? */
 static bool direct_ok(const struct tcb *next)
 {
-	if (!CONFIG_SCHED_DIRECT || !next || !sched_runnable(next))
+	if (!CONFIG_SCHED_DIRECT || !next || !sched_runnable(next) || !is_local(next))
 		return false;
 	return !CONFIG_SCHED_BENNO || !sched_queued_above(next->prio);
 }
@@ -154,7 +174,7 @@ void sched_swap(struct tcb *next)
 /* Current is preempted by t: it stays runnable, so it must be findable again. */
 static void preempt_current_for(struct tcb *t)
 {
-	if (current != idle_thread)
+	if (current->state != TS_IDLE)
 		sched_enqueue(current);
 	if (CONFIG_SCHED_BENNO)
 		sched_dequeue(t);
@@ -166,6 +186,8 @@ void sched_wake(struct tcb *t)
 	COUNT(eager_enqueue);
 	if (!sched_runnable(t))
 		return;
+	if (!is_local(t))
+		return sched_enqueue(t);    /* its processor decides (sched_reconsider) */
 	bool higher = (int)t->prio > prio_of(current);
 	if (!CONFIG_SCHED_DIRECT || !higher || EAGER || CONFIG_SCHED_BENNO)
 		sched_enqueue(t);
@@ -179,7 +201,7 @@ void sched_wake(struct tcb *t)
 
 void sched_yield(void)
 {
-	if (current == idle_thread)
+	if (current->state == TS_IDLE)
 		return;
 	sched_dequeue(current);
 	sched_enqueue(current);
@@ -189,7 +211,7 @@ void sched_yield(void)
 
 void sched_donate(struct tcb *t)
 {
-	if (t == current || !sched_runnable(t))
+	if (t == current || !sched_runnable(t) || !is_local(t))
 		return;
 	sched_enqueue(current);
 	if (!EAGER)
@@ -204,7 +226,7 @@ void sched_set_prio(struct tcb *t, u8 prio)
 	t->prio = prio;
 	if (was_queued)
 		sched_enqueue(t);
-	if (sched_runnable(t) && t != current && !t->queued)
+	if (sched_runnable(t) && t != current && !t->queued && smp_running_elsewhere(t) < 0)
 		sched_enqueue(t);
 	if (sched_highest_prio() > prio_of(current))
 		sched_schedule();
@@ -230,13 +252,13 @@ void sched_set_quantum(struct tcb *t, word_t us)
 		return;
 	t->quantum_stopped = false;
 	t->stopped = t->exregs_stopped;
-	if (sched_runnable(t) && t != current)
+	if (sched_runnable(t) && t != current && smp_running_elsewhere(t) < 0)
 		sched_enqueue(t);
 }
 
 void sched_tick(word_t us)
 {
-	if (current == idle_thread)
+	if (current->state == TS_IDLE)
 		return;
 	if (current->quantum) {
 		if (current->quantum_left <= us)
@@ -272,13 +294,116 @@ void sched_start(void)
 	user_gs_page[(PECAN_VARIANT_ADDR - USER_GS_PAGE) / 8] = variant();
 	user_gs_page[(PECAN_BUILD_ADDR - USER_GS_PAGE) / 8] =
 		(CONFIG_FASTPATH ? 1 : 0) | (CONFIG_COUNTERS ? 2 : 0);
+	if (!cpus[0].idle)
+		cpus[0].idle = &idle_tcb;
 	current = idle_thread;
 	for (;;) {
 		sched_schedule();
-		if (!timeout_pending() && !irq_any_handled() && sched_deadlock_poweroff)
+		bool stuck = !timeout_pending() && !irq_any_handled() && others_idle();
+		if (stuck && sched_deadlock_poweroff)
 			halt_system(HALT_IDLE, "no thread can run any more; powering off");
-		if (!timeout_pending() && !irq_any_handled())
+		if (stuck)
 			kdb_deadlock();
-		arch_idle_wait();
+		idle_wait();
 	}
+}
+
+/* Nothing runs or waits to run on any other processor. */
+static bool others_idle(void)
+{
+	for (unsigned i = 0; smp_active && i < cpu_count; i++)
+		if (i != this_cpu && (cpus[i].rq.top >= 0 || cpus[i].current != cpus[i].idle))
+			return false;
+	return true;
+}
+
+/* Halt until an interrupt, letting the big kernel lock go meanwhile. */
+static void idle_wait(void)
+{
+	if (!smp_active)
+		return arch_idle_wait();
+	smp_timer_follow();
+	smp_unlock();
+	arch_idle_wait();
+	smp_enter();
+}
+
+void sched_start_ap(void)
+{
+	current = idle_thread;
+	for (;;) {
+		sched_schedule();
+		idle_wait();
+	}
+}
+
+/* t leaves its home for `cpu`: out of the old queue, into the new one if it may run. */
+static void move(struct tcb *t, unsigned cpu)
+{
+	bool was_queued = t->queued;
+	sched_dequeue(t);
+	t->cpu = (u8)cpu;
+	t->marks = (u8)((t->marks & ~MARK_AWAY) | (cpu ? MARK_AWAY : 0));
+	arch_thread_moved(t, cpu);
+	if (t->utcb_k)
+		utcb_set(t, UTCB_PROCESSOR_NO, cpu);
+	if (t == current)
+		return sched_schedule();    /* it goes on there, from where it stopped here */
+	if (was_queued || sched_runnable(t))
+		sched_enqueue(t);
+}
+
+void sched_mailbox_forget(struct tcb *t)
+{
+	for (unsigned i = 0; t->mig_pending && i < cpu_count; i++)
+		for (struct tcb **p = &cpus[i].mig_head; *p; p = &(*p)->mig_next)
+			if (*p == t) {
+				*p = t->mig_next;
+				t->mig_pending = false;
+				break;
+			}
+}
+
+/*
+ * A thread that runs on another processor is moved by that processor
+ * (it alone can stop running it): into its mailbox, and an IPI.  A thread
+ * that runs nowhere (or here) moves now.
+ */
+void sched_migrate(struct tcb *t, unsigned cpu)
+{
+	smp_assert_held("sched_migrate");
+	t->mig_to = (u8)cpu;
+	sched_mailbox_forget(t);
+	int x = smp_running_elsewhere(t);
+	if (x < 0) {
+		if (t->cpu != cpu)
+			move(t, cpu);
+		return;
+	}
+	t->mig_pending = true;
+	t->mig_next = cpus[x].mig_head;
+	cpus[x].mig_head = t;
+	smp_kick((unsigned)x);
+}
+
+/* Current, if it is to move, moves last: it leaves this processor then. */
+void sched_mailbox(void)
+{
+	struct tcb *t, *self = NULL;
+	while ((t = cpus[this_cpu].mig_head)) {
+		cpus[this_cpu].mig_head = t->mig_next;
+		t->mig_pending = false;
+		if (t == current)
+			self = t;
+		else
+			sched_migrate(t, t->mig_to);
+	}
+	if (self)
+		sched_migrate(self, self->mig_to);
+}
+
+void sched_reconsider(void)
+{
+	if (!sched_runnable(current) || !is_local(current) || sched_highest_prio() > prio_of(current))
+		sched_schedule();
 }

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "thread.h"
+#include "smp.h"
 #include <l4/pecan.h>
 
 extern struct tcb *current;
@@ -57,10 +58,27 @@ void sched_start(void) __attribute__((noreturn));
 extern bool sched_deadlock_poweroff;
 /* Make t the current thread and switch to it (the commit of any switch). */
 void sched_switch_to(struct tcb *t);
-extern struct tcb *rq_head[256];  /* each priority's ready ring (check.c reads it) */
-extern u64 rq_bitmap[4];      /* bit p: priority p's ready list is not empty */
-extern unsigned rq_summary;   /* bit w: rq_bitmap[w] is not 0 */
-extern int rq_top;            /* the highest priority with a thread queued, or -1 */
+/*
+ * The ready queues of the processor that runs the kernel (smp.h: one per
+ * processor; with one processor always cpus[0].rq).  A thread queues on
+ * its home processor's (tcb.cpu), which may be another's.
+ */
+extern struct runq *rq;
+#define rq_head    (rq->head)      /* each priority's ready ring (check.c reads it) */
+#define rq_bitmap  (rq->bitmap)
+#define rq_summary (rq->summary)
+#define rq_top     (rq->top)
+
+/* Several processors (smp.c calls these with the lock held). */
+void sched_start_ap(void) __attribute__((noreturn));   /* a processor's idle loop */
+/* Move t to processor cpu (Schedule's processor control); may switch away from current. */
+void sched_migrate(struct tcb *t, unsigned cpu);
+/* t leaves whatever mailbox it waits in (it is deleted, or moves elsewhere). */
+void sched_mailbox_forget(struct tcb *t);
+/* Do the moves other processors left in this one's mailbox. */
+void sched_mailbox(void);
+/* After an interrupt: run something else if current may not go on here. */
+void sched_reconsider(void);
 
 /* The highest priority with a thread queued, or -1. */
 static inline int sched_highest_prio(void)
@@ -92,7 +110,8 @@ static inline void sched_replace(struct tcb *self, struct tcb *d)
 	COUNT(actual_dequeue);
 	COUNT(actual_enqueue);
 	(void)self;
-	rq_head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
+	/* the fastpath's only: it runs on the boot CPU (entry.S), whose queues are at a fixed place */
+	cpus[0].rq.head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
 	d->rq_next = d->rq_prev = d;
 }
 /* The sched_key of a thread just queued by sched_replace: ready, kind IPC_USER, not stopped, known. */

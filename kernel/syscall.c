@@ -69,7 +69,7 @@ static void sys_schedule(struct trapframe *tf)
 		return sys_error(tf, L4_ERR_INVALID_THREAD);
 	if (t->scheduler != current->id)
 		return sys_error(tf, L4_ERR_NO_PRIVILEGE);
-	if ((prio != ~0UL && (prio & 0xff) > current->prio) || (cpu != ~0UL && (cpu & 0xffff) != 0))
+	if ((prio != ~0UL && (prio & 0xff) > current->prio) || (cpu != ~0UL && (cpu & 0xffff) >= cpu_count))
 		return sys_error(tf, L4_ERR_INVALID_PARAM);
 	word_t old_time = period_encode(t->timeslice) << 16 | period_encode(t->quantum);
 	if (time != ~0UL) {
@@ -82,6 +82,8 @@ static void sys_schedule(struct trapframe *tf)
 	sys_set_result(tf, sched_state(t));
 	if (prio != ~0UL)
 		sched_set_prio(t, prio & 0xff);
+	if (cpu != ~0UL && !t->is_irq)
+		sched_migrate(t, cpu & 0xffff);   /* last: it may switch away from current */
 }
 
 static void sys_processor_control(struct trapframe *tf)
@@ -148,6 +150,7 @@ static struct trapframe *foreign_syscall(struct trapframe *tf)
 /* Returns the frame to return through: tf, or the exception handler's after a fastpath. */
 struct trapframe *syscall_dispatch(struct trapframe *tf)
 {
+	smp_enter();
 	word_t off = frame_ip(tf) - USTUB_BASE;      /* the return address into the stub page */
 	if (off >= USTUB_SLOTS * USTUB_SLOT)
 		return foreign_syscall(tf);

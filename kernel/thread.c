@@ -165,6 +165,7 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 	t->utcb_k = k + UTCB_P_OFFSET;      /* the slot is zero: fresh, or cleared by utcb_release */
 	utcb_set(t, UTCB_MY_GLOBAL_ID, t->id);
 	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
+	utcb_set(t, UTCB_PROCESSOR_NO, t->cpu);
 	return true;
 }
 
@@ -192,6 +193,11 @@ static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word
 	t->timeslice = t->slice_left = CONFIG_TIMESLICE_US;
 	t->kstack_top = (word_t)phys_to_virt(kp) + CONFIG_KSTACK_PAGES * PAGE_SIZE;
 	arch_thread_init(t, ip, sp);
+	if (CONFIG_SMP && this_cpu) {       /* a new thread starts on its creator's processor (X.2) */
+		t->cpu = (u8)this_cpu;
+		t->marks |= MARK_AWAY;
+		arch_thread_moved(t, this_cpu);
+	}
 	return t;
 }
 
@@ -241,6 +247,7 @@ static void utcb_release(struct tcb *t)
 /* Free t's memory; the caller has taken it off every queue. */
 void thread_destroy(struct tcb *t)
 {
+	sched_mailbox_forget(t);
 	word_t no = l4_thread_no(t->id);
 	if (no < CONFIG_MAX_THREADS && tcb_table[no] == t)
 		thread_leave(t);
@@ -386,6 +393,10 @@ void sys_thread_control(struct trapframe *tf)
 	if (space == L4_NILTHREAD) {
 		if (!t || t == current || !thread_is_user(t))
 			return tc_error(tf, L4_ERR_INVALID_THREAD);
+		if (smp_running_elsewhere(t) >= 0) {
+			smp_evict(t);               /* lets the lock go: everything is checked again */
+			return sys_thread_control(tf);
+		}
 		return delete_thread(tf, t);
 	}
 	if (!t) {

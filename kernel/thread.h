@@ -87,6 +87,12 @@ struct tcb {
 	struct tcb *local_hint;     /* the thread our last Lipc named, or NULL (ipc_fast.c) */
 	struct tcb *wq_next, *wq_prev;
 
+	/* several processors (smp.h): the home processor, whose ready queue holds it */
+	u8 cpu;
+	u8 mig_to;                  /* while in a processor's mailbox: where it goes */
+	bool mig_pending;
+	struct tcb *mig_next;
+
 	/* bookkeeping: the space's threads, and every live thread (thread.c) */
 	struct tcb *space_next, *space_prev;
 	word_t live_idx;
@@ -105,6 +111,12 @@ struct tcb {
  */
 #define MARK_TIMED 1
 #define MARK_KNOWN 2
+/*
+ * MARK_AWAY: the thread's home is not the boot processor.  The fastpaths
+ * run on the boot processor only; the mark keeps such a thread's fast_key
+ * from ever matching FAST_KEY_WAITING, so they never switch to it.
+ */
+#define MARK_AWAY 4
 void thread_mark_known(word_t id);
 
 /*

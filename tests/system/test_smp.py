@@ -91,3 +91,21 @@ def test_mungi_on_four_processors(kernel):
              kernel=kernel, timeout=300)
     assert r.line_index(r"^pecan: 4 processors online$") >= 0, r.tail()
     assert r.summary is not None and r.summary[1] == 0 and r.summary[0] > 0 and r.rc == 0, r.tail()
+
+
+# Threads on several processors (issue 26, items 2-4): Schedule's processor control, IPC of
+# every message type across processors, timeouts, aborts, migration under load, TLB shootdown
+# on unmap, deletion of threads blocked in cross-processor IPC, bad Schedule calls.  Each
+# scheduler variant, and icount (QEMU runs the four virtual CPUs round-robin on one thread).
+SMP_KERNELS = [pytest.param(None, False, id="dslq"), pytest.param(None, True, id="dslq-icount"),
+               pytest.param("dseq", False, id="dseq"), pytest.param("benno", False, id="benno"),
+               pytest.param("fseq", False, id="fseq")]
+
+
+@pytest.mark.parametrize("kernel,icount", SMP_KERNELS)
+@pytest.mark.parametrize("case_id", guest_cases("t_smpipc"))
+def test_threads_on_four_processors(case_id, kernel, icount):
+    r = boot(root="tests/t_smpipc.elf", smp=4, kernel=kernel, icount=icount, timeout=300)
+    assert r.line_index(r"^t_smpipc: 4 processors$") >= 0, r.tail()
+    r.check_case(case_id)
+    assert r.line_index(r"^t_smpipc: kernel check 0$") >= 0 and r.rc == 0, r.tail()

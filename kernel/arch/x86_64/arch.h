@@ -196,9 +196,21 @@ unsigned arch_cpu_index(void);           /* the processor running this code */
 void arch_cpu_wake(unsigned index);      /* an inter-processor interrupt: smp_wakeup() there */
 void arch_cpu_timer_start(word_t tick_us);   /* this processor's own periodic smp_tick() */
 void arch_cpu_timer_stop(void);
+/* The holder of the big kernel lock becomes processor index: its TSS, %gs page (smp.c). */
+void arch_cpu_globals(unsigned index);
+void arch_smp_entry(void);               /* the boot CPU's system-call entry takes the lock */
+paddr_t arch_kernel_root(void);          /* the kernel's own page table (an idle CPU may hold it) */
+void arch_flush_tlb(void);               /* every non-global TLB entry of this processor */
+struct tcb;
+void arch_thread_moved(struct tcb *t, unsigned index);   /* t's home is now processor index */
+extern paddr_t arch_loaded_root;         /* the page table this processor's CR3 holds */
+/* Where processor index's %gs page lies in every space: USER_GS_PAGE for the boot CPU. */
+#define ARCH_GS_PAGE(index) (USER_GS_PAGE + (word_t)(index) * 0x1000)
 
-/* The per-CPU page user code reads through %gs (word 0: the UTCB pointer). */
+/* The boot CPU's page user code reads through %gs (word 0: the UTCB pointer). */
 extern u64 user_gs_page[512];
+/* The page of the processor that runs the kernel (user_gs_page on the boot CPU). */
+extern u64 *arch_gs_page;
 
 /*
  * Read the two bytes at user address va of the current space as the CPU

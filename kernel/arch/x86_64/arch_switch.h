@@ -7,12 +7,22 @@
 #include "../../thread.h"
 #include "io.h"
 
-extern word_t *const arch_tss_rsp0;      /* cpu.c: where entries from ring 3 land */
+extern word_t *arch_tss_rsp0;            /* cpu.c: where entries from ring 3 land (this CPU's TSS) */
 
-/* The current thread's user frame, read where the CPU found its kernel stack (one load). */
+/* The current thread's user frame, read where the CPU found its kernel stack. */
 static inline struct trapframe *arch_own_frame(void)
 {
 	return (struct trapframe *)*arch_tss_rsp0 - 1;
+}
+/*
+ * The same for code that runs on the boot CPU only (the fastpaths: entry.S
+ * enters them from its `syscall` alone), where its TSS and its %gs page
+ * are at fixed addresses (one load less each).
+ */
+extern word_t *const arch_boot_rsp0;
+static inline struct trapframe *arch_own_frame_boot(void)
+{
+	return (struct trapframe *)*arch_boot_rsp0 - 1;
 }
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
@@ -86,6 +96,8 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
  */
 static inline void arch_io_follow(const struct space *s)
 {
+	if (CONFIG_SMP && unlikely(arch_gs_page != user_gs_page))
+		return;                     /* ports only on the boot processor (its TSS) */
 	if (!s->io_any) {
 		*arch_iomap_base = arch_iomap_off;
 		arch_io_on = 0;
@@ -97,17 +109,24 @@ static inline void arch_io_follow(const struct space *s)
 	}
 }
 
-/* Next's kernel stack, space s, I/O bitmap and UTCB pointer; next is current already. */
-static inline void arch_switch_space(const struct tcb *next, const struct space *s)
+/* Next's kernel stack (rsp0: this CPU's TSS), space s, I/O bitmap and UTCB pointer (gs: its %gs page). */
+static inline void arch_switch_space_on(word_t *rsp0, u64 *gs, const struct tcb *next,
+					const struct space *s)
 {
-	*arch_tss_rsp0 = next->kstack_top;
+	*rsp0 = next->kstack_top;
 	if (s->root != arch_loaded_root) {
 		arch_loaded_root = s->root;
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
 		if (unlikely(arch_io_on | *(const u8 *)&s->io_any))
 			arch_io_follow(s);
 	}
-	user_gs_page[0] = next->utcb;
+	gs[0] = next->utcb;
+}
+
+/* Next is current already. */
+static inline void arch_switch_space(const struct tcb *next, const struct space *s)
+{
+	arch_switch_space_on(arch_tss_rsp0, arch_gs_page, next, s);
 }
 
 /* Eager FPU/SSE switch: under icount fxsave and fxrstor cost one instruction each. */
@@ -123,6 +142,15 @@ static inline void arch_switch_user(struct tcb *prev, struct tcb *next)
 	const struct space *s = next->space;
 	arch_switch_segments(prev, next);
 	arch_switch_space(next, s);
+	arch_switch_fpu(prev, next);
+}
+
+/* The same on the boot CPU only (the fastpaths). */
+static inline void arch_switch_user_boot(struct tcb *prev, struct tcb *next)
+{
+	const struct space *s = next->space;
+	arch_switch_segments(prev, next);
+	arch_switch_space_on(arch_boot_rsp0, user_gs_page, next, s);
 	arch_switch_fpu(prev, next);
 }
 

@@ -53,6 +53,16 @@ static struct tss ap_tss[CONFIG_MAX_CPUS];
 static u8 ap_ist[CONFIG_MAX_CPUS][2][4096] __attribute__((aligned(16)));
 /* The page user code reads through %gs: word 0 is the current UTCB pointer. */
 u64 user_gs_page[512] __attribute__((aligned(4096), section(".bss.pagealigned")));
+/* The other processors' %gs pages, at ARCH_GS_PAGE(index) in every space (paging.c). */
+u64 ap_gs_pages[CONFIG_MAX_CPUS][512] __attribute__((aligned(4096), section(".bss.pagealigned")));
+u64 *arch_gs_page = user_gs_page;
+/*
+ * entry.S: each other processor enters `syscall` through its own stub
+ * (its LSTAR), which finds its kernel stack top through ap_rsp0[index].
+ */
+word_t *ap_rsp0[CONFIG_MAX_CPUS];
+extern char ap_syscall_entries[], ap_syscall32_entries[];
+_Static_assert(CONFIG_MAX_CPUS <= 8, "entry.S has eight processors' syscall stubs");
 
 extern char isr_table[];
 extern char syscall_entry[], syscall32_entry[];
@@ -183,15 +193,44 @@ void arch_cpu_init(void)
 void arch_cpu_init_ap(unsigned index)
 {
 	gdt_init(ap_gdt[index], &ap_tss[index], ap_ist[index]);
+	ap_tss[index].iomap_base = arch_iomap_off;      /* no ports on the other processors */
+	ap_rsp0[index] = (word_t *)((u8 *)&ap_tss[index] + 4);
 	idt_load();
 	fpu_init();
 	smep_init();
 	syscall_init();
+	wrmsr(MSR_LSTAR, ((u64 *)ap_syscall_entries)[index]);
+	wrmsr(MSR_CSTAR, ((u64 *)ap_syscall32_entries)[index]);
+	wrmsr(MSR_GS_BASE, ARCH_GS_PAGE(index));
+	arch_copy(ap_gs_pages[index], user_gs_page, sizeof user_gs_page);   /* variant and build words */
+}
+
+/* Several processors run threads: the boot CPU's `syscall` takes the lock before its fastpath (entry.S). */
+void arch_smp_entry(void)
+{
+	extern char syscall_entry_smp[];
+	wrmsr(MSR_LSTAR, (u64)syscall_entry_smp);
+}
+
+void arch_cpu_globals(unsigned index)
+{
+	arch_gs_page = index ? ap_gs_pages[index] : user_gs_page;
+	arch_tss_rsp0 = index ? ap_rsp0[index] : (word_t *)((u8 *)&cpu_tss + 4);
+}
+
+void arch_thread_moved(struct tcb *t, unsigned index)
+{
+	u32 off = t->arch.gs_lo - (u32)USER_GS_PAGE;
+	if (off >= CONFIG_MAX_CPUS * 0x1000 || (off & 0xfff))
+		return;                     /* a base it set itself */
+	t->arch.gs_lo = (u32)ARCH_GS_PAGE(index);   /* the page of the processor it runs on */
+	if (t == current)
+		wrmsr(MSR_GS_BASE, ARCH_GS_PAGE(index));   /* the switch away reads the base back */
 }
 
 void arch_set_utcb_pointer(word_t utcb)
 {
-	user_gs_page[0] = utcb;
+	arch_gs_page[0] = utcb;
 }
 
 /*
@@ -232,6 +271,8 @@ static void io_load(const struct space *s)
 
 void arch_io_switch(const struct space *s)
 {
+	if (CONFIG_SMP && arch_gs_page != user_gs_page)
+		return;                     /* the other processors' TSSs never grant ports */
 	if (!s || !s->io_any) {
 		io_enable(NULL);
 		return;
@@ -268,7 +309,8 @@ void arch_io_forget(const struct space *s)
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */
-word_t *const arch_tss_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);
+word_t *const arch_boot_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);
+word_t *arch_tss_rsp0 = (word_t *)((u8 *)&cpu_tss + 4);     /* the lock holder's (smp.c) */
 
 void arch_poweroff(int status)
 {

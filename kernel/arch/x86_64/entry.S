@@ -65,6 +65,16 @@
 	ja \label
 .endm
 
+/*
+ * Every exit to user mode lets the big kernel lock go (smp.h), as its last
+ * store: what follows reads only the frame of the thread that now runs
+ * here, which no other processor touches without parking this one.  With
+ * one processor the lock is never taken and the store changes nothing.
+ */
+.macro BKL_RELEASE
+	movl $-1, bkl_owner(%rip)
+.endm
+
 .macro ISR_NOERR vec
 	.align 16
 	pushq $0
@@ -103,6 +113,10 @@ trap_common:
 	.globl return_to_user_or_kernel
 return_to_user_or_kernel:
 	JNONCANONICAL_RIP %r11, bad_rip   /* sysretq and iretq to one fault in ring 0 */
+	testb $3, TF_CS*8(%rsp)
+	jz 1f
+	BKL_RELEASE
+1:
 	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
 	jne iret_path
 	/* A frame from `syscall` whose RIP is canonical: sysretq is safe. */
@@ -136,6 +150,7 @@ syscall_entry:
 	cmpq $USTUB_IPC_RETURN, %rcx
 	je ipc_entry
 	.endif
+syscall_common:
 	movq %rsp, syscall_user_rsp(%rip)
 	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
@@ -149,6 +164,47 @@ syscall_entry:
 	movq %rsp, %rdi
 	call syscall_dispatch       /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
+
+	/*
+	 * The boot CPU's `syscall` while several processors run threads
+	 * (arch_smp_entry): the Ipc fastpath takes the big kernel lock first,
+	 * on the thread's kernel stack (smp_lock_boot keeps every register);
+	 * the other calls take it in syscall_dispatch.
+	 */
+	.align 16
+	.globl syscall_entry_smp
+syscall_entry_smp:
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
+	cmpq $USTUB_IPC_RETURN, %rcx
+	jne syscall_common
+	movq %rsp, %rbp
+	movq cpu_tss+4(%rip), %rsp
+	subq $TF_WORDS*8, %rsp
+	/* what ExchangeRegisters may read or change while we wait for the lock (parked) */
+	movq %rcx, TF_RIP*8(%rsp)
+	movq %r11, TF_RFLAGS*8(%rsp)
+	movq %rbp, TF_RSP*8(%rsp)
+	/* free, nobody waiting: take it (RDI carries nothing into the fastpath) */
+	movq %rax, TF_RAX*8(%rsp)
+	movl bkl_next(%rip), %eax
+	cmpl %eax, bkl_serving(%rip)
+	jne 1f
+	movl $-1, %eax
+	xorl %edi, %edi
+	lock cmpxchgl %edi, bkl_owner(%rip)
+	jne 1f
+	movq TF_RAX*8(%rsp), %rax
+	cmpl $0, bkl_last(%rip)         /* another held it last: its globals go, ours come */
+	jne 2f
+	jmp ipc_entry_framed
+1:	movq TF_RAX*8(%rsp), %rax
+	call smp_lock_boot              /* below the frame: its CS and SS words stay as they are */
+	jmp ipc_entry_framed
+2:	call smp_locked_boot
+	jmp ipc_entry_framed
+	.else
+	jmp syscall_common
+	.endif
 
 	/*
 	 * `syscall` from 32-bit compatibility mode (a thread may far-jump to
@@ -195,6 +251,7 @@ ipc_entry:
 	movq %rcx, TF_RIP*8(%rsp)
 	movq %r11, TF_RFLAGS*8(%rsp)
 	movq %rbp, TF_RSP*8(%rsp)
+ipc_entry_framed:
 	movq %rax, TF_RAX*8(%rsp)
 	movq %r10, TF_R10*8(%rsp)
 	call ipc_fastpath
@@ -213,6 +270,7 @@ ipc_exit:
 	movq TOP(TF_RSP)(%r8), %rsp
 	movq %rsp, %rbp
 	xorl %r8d, %r8d
+	BKL_RELEASE
 	sysretq
 	/*
 	 * A typed message: ipc_fastpath jumps here (a tail call, so RBX is the
@@ -268,6 +326,7 @@ exc_deliver_exit:
 	movq TF_RSP*8(%rsp), %rsp
 	xorl %edx, %edx
 	xorl %r8d, %r8d
+	BKL_RELEASE
 	sysretq
 
 	/*
@@ -295,8 +354,10 @@ exc_reply_exit:
 	movq TF_RIP*8(%rsp), %rcx      /* canonical: checked above */
 	movq TF_RFLAGS*8(%rsp), %r11
 	movq TF_RSP*8(%rsp), %rsp
+	BKL_RELEASE
 	sysretq
 1:	addq $TF_RIP*8, %rsp
+	BKL_RELEASE
 	iretq
 	/* A non-canonical RIP: complete the frame and leave through the checking exit. */
 2:	movq %rbx, TF_RBX*8(%rsp)
@@ -352,8 +413,72 @@ continuation_entry:
 	call *%rbx
 1:	jmp return_to_user_or_kernel
 
+	/*
+	 * The local APIC's timer and wake-up IPI with a whole frame (they may
+	 * switch threads): trap_dispatch sends them to smp_interrupt.
+	 */
+	.align 16
+	.globl lapic_isr_timer, lapic_isr_wake
+lapic_isr_timer:
+	pushq $0
+	pushq $0xf0
+	jmp trap_common
+	.align 16
+lapic_isr_wake:
+	pushq $0
+	pushq $0xf1
+	jmp trap_common
+
+	/*
+	 * `syscall` on processor k > 0 (its LSTAR; cpu.c): as syscall_entry,
+	 * with its own user-RSP slot and its TSS's RSP0 (through ap_rsp0[k]),
+	 * and always the common path: the fastpaths run on the boot CPU only.
+	 */
+.macro AP_SYSCALL k, cs, vec, ipadj
+	movq %rsp, ap_user_rsp+8*\k(%rip)
+	movq ap_rsp0+8*\k(%rip), %rsp
+	movq (%rsp), %rsp
+	pushq $SEL_UDATA
+	pushq ap_user_rsp+8*\k(%rip)
+	pushq %r11
+	pushq $\cs
+	subq $\ipadj, %rcx
+	pushq %rcx
+	pushq $0
+	pushq $\vec
+	.if \vec == VEC_SYSCALL
+	SAVE_GPRS
+	movq %rsp, %rdi
+	call syscall_dispatch
+	LEAVE_THROUGH_RAX
+	.else
+	jmp trap_common
+	.endif
+.endm
+	.irp k, 0, 1, 2, 3, 4, 5, 6, 7
+	.align 16
+ap_syscall_\k:
+	AP_SYSCALL \k, SEL_UCODE, VEC_SYSCALL, 0
+	.align 16
+ap_syscall32_\k:
+	AP_SYSCALL \k, SEL_UCODE32, VEC_UD, 2
+	.endr
+
+	.section .rodata
+	.align 8
+	.globl ap_syscall_entries, ap_syscall32_entries
+ap_syscall_entries:
+	.irp k, 0, 1, 2, 3, 4, 5, 6, 7
+	.quad ap_syscall_\k
+	.endr
+ap_syscall32_entries:
+	.irp k, 0, 1, 2, 3, 4, 5, 6, 7
+	.quad ap_syscall32_\k
+	.endr
+
 	.bss
 	.align 8
 syscall_user_rsp:  .quad 0
+ap_user_rsp:       .fill 8, 8, 0
 
 	.section .note.GNU-stack, "", @progbits

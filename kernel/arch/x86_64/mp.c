@@ -141,14 +141,8 @@ void arch_cpu_timer_stop(void)
 	lapic_timer_stop();
 }
 
-/* Called by the stubs in mp_entry.S with the vector; spurious ones take no EOI. */
+/* Called by the stub in mp_entry.S for the spurious vector, which takes no EOI (the timer and the IPI: traps.c). */
 void lapic_interrupt(word_t vector)
 {
-	if (vector == VEC_LAPIC_SPURIOUS)
-		return;
-	lapic_eoi();
-	if (vector == VEC_LAPIC_TIMER)
-		smp_tick();
-	else
-		smp_wakeup();
+	(void)vector;
 }

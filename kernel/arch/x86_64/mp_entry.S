@@ -106,8 +106,6 @@ ap_tramp_end:
 .endm
 
 	.text
-	LAPIC_STUB lapic_isr_timer, 0xf0
-	LAPIC_STUB lapic_isr_wake, 0xf1
 	LAPIC_STUB lapic_isr_spurious, 0xff
 
 	.section .note.GNU-stack, "", @progbits

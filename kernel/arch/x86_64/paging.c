@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // x86-64 four-level page tables: the kernel half shared by every space, user mappings.
 #include <arch.h>
+#include "../../smp.h"
 #include "io.h"
 #include "../../printk.h"
 #include "../../frame.h"
@@ -37,6 +38,17 @@ static pte_t kpt_ustub[512] PT_PAGE;
 
 extern char _ustub_phys[];
 extern u64 user_gs_page[];
+extern u64 ap_gs_pages[][512];
+
+paddr_t arch_kernel_root(void)
+{
+	return kernel_virt_to_phys(kernel_pml4);
+}
+
+void arch_flush_tlb(void)
+{
+	write_cr3(read_cr3());
+}
 
 static unsigned idx(word_t va, int level) { return (va >> (12 + 9 * level)) & 511; }
 
@@ -53,6 +65,8 @@ void arch_paging_init(void)
 		kpd_image[i] = (i << 21) | PTE_P | PTE_W | PTE_PS | PTE_G;
 	kpt_ustub[idx(USTUB_BASE, 0)] = (paddr_t)_ustub_phys | PTE_P | PTE_U;
 	kpt_ustub[idx(USER_GS_PAGE, 0)] = kernel_virt_to_phys(user_gs_page) | PTE_P | PTE_U | PTE_NX;
+	for (unsigned i = 1; CONFIG_SMP && i < CONFIG_MAX_CPUS; i++)
+		kpt_ustub[idx(ARCH_GS_PAGE(i), 0)] = kernel_virt_to_phys(ap_gs_pages[i]) | PTE_P | PTE_U | PTE_NX;
 	kpd_ustub[idx(USTUB_BASE, 1)] = kernel_virt_to_phys(kpt_ustub) | PTE_P | PTE_W | PTE_U;
 	kpdpt_high[510] = kernel_virt_to_phys(kpd_image) | PTE_P | PTE_W;
 	kpdpt_high[511] = kernel_virt_to_phys(kpd_ustub) | PTE_P | PTE_W | PTE_U;
@@ -373,11 +387,11 @@ static void free_table(struct kmem_acct *a, pte_t *t, int level)
 void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 {
 	pte_t *pml4 = phys_to_virt(root);
-	extern paddr_t arch_loaded_root;
 	if (arch_loaded_root == root) {
 		arch_loaded_root = kernel_virt_to_phys(kernel_pml4);
 		write_cr3(arch_loaded_root);
 	}
+	smp_root_gone(root);                    /* an idle processor may still hold it */
 	if (table_count(pml4)) {
 		for (int i = 0; i < 256; i++)
 			if (pml4[i] & PTE_P)
@@ -405,9 +419,10 @@ static unsigned protect_at(struct kmem_acct *a, paddr_t root, pte_t *e, word_t v
 	set_entry(e, rights ? leaf_pte(*e, rights) : 0);
 	if (unlikely(!rights && !table_count(table_of(e))))
 		reclaim(a, root, va);   /* the TLB flush below drops the freed tables' cached entries too */
-	extern paddr_t arch_loaded_root;
 	if (root == arch_loaded_root)
 		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+	if (CONFIG_SMP && unlikely(smp_active))
+		smp_tlb_shootdown(root);    /* before the caller returns: no processor keeps the old entry */
 	return status;
 }
 

@@ -8,6 +8,8 @@
 #include "../../irq.h"
 #include "../../sched.h"
 #include "../../space.h"
+#include "../../smp.h"
+#include "lapic.h"
 #include <l4/pecan.h>
 #include <l4/thread.h>
 
@@ -84,6 +86,7 @@ static void nmi(const struct trapframe *tf)
  */
 struct trapframe *exit_bad_rip(struct trapframe *tf)
 {
+	smp_enter();
 	if ((tf->cs & 3) == 0)
 		kernel_fault(tf);
 	printk("pecan: exit to non-canonical rip %lx refused; thread %lu.%lu takes a #GP\n",
@@ -103,8 +106,10 @@ static struct trapframe *trap_other(struct trapframe *tf);
  */
 struct trapframe *trap_dispatch(struct trapframe *tf)
 {
-	if ((tf->cs & 3) && tf->vector - (VEC_NMI + 1) < VEC_IRQ0 - (VEC_NMI + 1))
+	if ((tf->cs & 3) && tf->vector - (VEC_NMI + 1) < VEC_IRQ0 - (VEC_NMI + 1)) {
+		smp_enter();
 		return exception_user(tf, tf->vector == 14 ? read_cr2() : 0);
+	}
 	return trap_other(tf);
 }
 
@@ -114,6 +119,12 @@ static __attribute__((noinline)) struct trapframe *trap_other(struct trapframe *
 		nmi(tf);
 		return tf;
 	}
+	if (tf->vector == VEC_LAPIC_TIMER || tf->vector == VEC_IPI_WAKE) {
+		lapic_eoi();
+		smp_interrupt(tf->vector == VEC_LAPIC_TIMER);   /* takes the lock once it is in force */
+		return tf;
+	}
+	smp_enter();
 	if (tf->vector >= VEC_IRQ0 && tf->vector < VEC_IRQ0 + ARCH_NUM_IRQS) {
 		unsigned irq = tf->vector - VEC_IRQ0;
 		/* EOI first: the tick and the IRQ IPC may switch threads */

@@ -524,6 +524,16 @@ static L4_ThreadId_t task_thread(int k, int role, int version)
 }
 
 /* Create thread t in task k's space and start it at fn on sp, paged by pager. */
+/*
+ * On several processors task k's threads live on processor 1 + k mod (n - 1)
+ * (the root task, which checks the kernel, stays on 0); on one, nothing moves.
+ */
+static int pin(int k, L4_ThreadId_t t)
+{
+	L4_Word_t n = (((const L4_Word_t *)__L4_KIP)[KIP_OFF_PROC_INFO / 8] & 0xffff) + 1;
+	return n < 2 || L4_Schedule(t, ~0UL, 1 + (L4_Word_t)k % (n - 1), ~0UL, ~0UL, 0) != 0;
+}
+
 static int start_in_task(int k, L4_ThreadId_t t, void (*fn)(void), L4_Word_t sp, L4_ThreadId_t pager)
 {
 	L4_ThreadId_t me = L4_MyGlobalId();
@@ -537,7 +547,7 @@ static int start_x(int k)
 	if ((v & 0x3f) == 0)
 		v = ++x_ver[k];                   /* a version with low bits 0 looks like a local ID */
 	x_id[k] = task_thread(k, 2, v);
-	return start_in_task(k, x_id[k], x_start, x_stack_top(k), h_id[k]);
+	return start_in_task(k, x_id[k], x_start, x_stack_top(k), h_id[k]) && pin(k, x_id[k]);
 }
 
 static int start_task(int k)
@@ -548,9 +558,9 @@ static int start_task(int k)
 	x_id[k] = task_thread(k, 2, 1);
 	for (int i = 0; i < 4; i++)
 		seeds[4 * k + i] = 0x2545f4914f6cdd1dUL * (4 * k + i + 1);
-	return tt_start_space(f_id[k], fuzzer) &&
-	       start_in_task(k, h_id[k], handler, tt_stack(), tt_pager()) &&
-	       start_in_task(k, s_id[k], sink_loop, tt_stack(), tt_pager()) && start_x(k);
+	return tt_start_space(f_id[k], fuzzer) && pin(k, f_id[k]) &&
+	       start_in_task(k, h_id[k], handler, tt_stack(), tt_pager()) && pin(k, h_id[k]) &&
+	       start_in_task(k, s_id[k], sink_loop, tt_stack(), tt_pager()) && pin(k, s_id[k]) && start_x(k);
 }
 
 static L4_Word_t mid_failed, mid_checks;
