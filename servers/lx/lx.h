@@ -245,6 +245,11 @@ struct proc {
 	} attrs;
 	bool subreaper;                 /* PR_SET_CHILD_SUBREAPER: not inherited */
 	u64 cpu_xcpu_at;                /* proc/cputime.c: CPU seconds at which the next SIGXCPU goes */
+	/* proc/cputime.c: ITIMER_VIRTUAL [0] and ITIMER_PROF [1], CPU µs at which they
+	 * fire (0: off) and their intervals; kept by exec, not inherited by fork */
+	u64 cpu_itimer_at[2], cpu_itimer_interval[2];
+	/* setpgid(2): a child that has exec'd may no longer be moved by its parent (EACCES) */
+	bool execed;
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */
