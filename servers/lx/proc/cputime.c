@@ -136,13 +136,51 @@ static void cpu_limit(struct proc *p)
 	}
 }
 
-void cpu_limit_changed(struct proc *p)
+/* ITIMER_VIRTUAL and ITIMER_PROF: both count p's CPU time (lx counts no system time
+ * apart), so they fire together when armed alike; checked as RLIMIT_CPU is. */
+static void cpu_itimers(struct proc *p)
 {
-	p->cpu_xcpu_at = 0;
-	if (!check_at && p->rlim[LX_RLIMIT_CPU][0] != LX_RLIM_INFINITY) {
+	for (int i = 0; i < 2; i++) {
+		u64 at = p->cpu_itimer_at[i], iv = p->cpu_itimer_interval[i];
+		if (!at || p->utime_us < at)
+			continue;
+		p->cpu_itimer_at[i] = iv ? p->utime_us + iv : 0;
+		signal_send_proc(p, i ? LX_SIGPROF : LX_SIGVTALRM);
+	}
+}
+
+static bool cpu_watched(const struct proc *p)
+{
+	return !p->zombie && (p->rlim[LX_RLIMIT_CPU][0] != LX_RLIM_INFINITY ||
+			      p->cpu_itimer_at[0] || p->cpu_itimer_at[1]);
+}
+
+static void cpu_watch(const struct proc *p)
+{
+	if (!check_at && cpu_watched(p)) {
 		check_at = lx_now_us() + CHECK_EVERY_US;
 		deadlines_changed();
 	}
+}
+
+void cpu_limit_changed(struct proc *p)
+{
+	p->cpu_xcpu_at = 0;
+	cpu_watch(p);
+}
+
+void cpu_itimer_get(struct proc *p, int i, u64 *value, u64 *interval)
+{
+	u64 at = p->cpu_itimer_at[i];
+	*value = !at ? 0 : at > p->utime_us ? at - p->utime_us : 1;
+	*interval = p->cpu_itimer_interval[i];
+}
+
+void cpu_itimer_set(struct proc *p, int i, u64 value, u64 interval)
+{
+	p->cpu_itimer_at[i] = value ? p->utime_us + value : 0;
+	p->cpu_itimer_interval[i] = interval;
+	cpu_watch(p);
 }
 
 u64 cpu_next_check(void)
@@ -156,10 +194,11 @@ void cpu_check(u64 now)
 		return;
 	bool any = false;
 	for (struct proc *p = procs; p; p = p->next_all) {
-		if (p->zombie || p->rlim[LX_RLIMIT_CPU][0] == LX_RLIM_INFINITY)
+		if (!cpu_watched(p))
 			continue;
 		any = true;
 		cpu_limit(p);
+		cpu_itimers(p);
 	}
 	check_at = any ? now + CHECK_EVERY_US : 0;
 	deadlines_changed();

@@ -82,6 +82,9 @@ void cpu_times(struct proc *p, bool children, u64 *user_us, u64 *sys_us);
 void cpu_limit_changed(struct proc *p);             /* RLIMIT_CPU was set */
 u64 cpu_next_check(void);                           /* RLIMIT_CPU's next check, 0 = none */
 void cpu_check(u64 now);
+/* ITIMER_VIRTUAL (0) and ITIMER_PROF (1), in CPU µs: the value left and interval */
+void cpu_itimer_get(struct proc *p, int i, u64 *value, u64 *interval);
+void cpu_itimer_set(struct proc *p, int i, u64 value, u64 interval);
 
 /* proc/proc.c */
 struct thread *sigthread_create(struct mm *mm);
@@ -114,6 +117,8 @@ void sigthread_delete(struct mm *mm);
 #define LX_SIGWINCH 28
 #define LX_SIGXCPU 24
 #define LX_SIGXFSZ 25
+#define LX_SIGVTALRM 26
+#define LX_SIGPROF 27
 #define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1

@@ -990,7 +990,7 @@ long sys_rt_tgsigqueueinfo(struct thread *t, u64 tgid, u64 tid, u64 sig, u64 uin
 	return err ? err : send_to_thread(t->proc, (int)tgid, (int)tid, sig, &si);
 }
 
-/* --- alarm and the real-time interval timer --- */
+/* --- alarm and the interval timers --- */
 
 static u64 timer_left(struct proc *p)
 {
@@ -1009,35 +1009,43 @@ long sys_alarm(struct thread *t, u64 secs, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	return (long)((left + 999999) / 1000000);
 }
 
+/* ITIMER_REAL here; ITIMER_VIRTUAL and ITIMER_PROF count CPU time (proc/cputime.c). */
 long sys_setitimer(struct thread *t, u64 which, u64 nv, u64 ov, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
 	struct proc *p = t->proc;
-	if (which != 0)
-		return -LX_EINVAL;                  /* ITIMER_REAL only */
-	u64 left = timer_left(p);
-	struct lx_timeval old[2] = { { (int64_t)(p->itimer_interval / 1000000),
-				       (int64_t)(p->itimer_interval % 1000000) },
+	if (which > 2)
+		return -LX_EINVAL;
+	u64 left = timer_left(p), iv = p->itimer_interval;
+	if (which)
+		cpu_itimer_get(p, (int)which - 1, &left, &iv);
+	struct lx_timeval old[2] = { { (int64_t)(iv / 1000000), (int64_t)(iv % 1000000) },
 				     { (int64_t)(left / 1000000), (int64_t)(left % 1000000) } }, n[2];
 	if (nv && !copyin(p, n, nv, sizeof(n)))
 		return -LX_EFAULT;
+	for (int i = 0; nv && i < 2; i++)
+		if (n[i].tv_sec < 0 || n[i].tv_usec < 0 || n[i].tv_usec >= 1000000)
+			return -LX_EINVAL;
 	if (ov && !copyout(p, ov, old, sizeof(old)))
 		return -LX_EFAULT;
-	if (nv) {
-		u64 val = (u64)n[1].tv_sec * 1000000 + (u64)n[1].tv_usec;
-		p->itimer_interval = (u64)n[0].tv_sec * 1000000 + (u64)n[0].tv_usec;
-		p->alarm_at = val ? lx_now_us() + val : 0;
-		deadlines_changed();
+	if (!nv)
+		return 0;
+	u64 val = (u64)n[1].tv_sec * 1000000 + (u64)n[1].tv_usec;
+	iv = (u64)n[0].tv_sec * 1000000 + (u64)n[0].tv_usec;
+	if (which) {
+		cpu_itimer_set(p, (int)which - 1, val, iv);
+		return 0;
 	}
+	p->itimer_interval = iv;
+	p->alarm_at = val ? lx_now_us() + val : 0;
+	deadlines_changed();
 	return 0;
 }
 
 long sys_getitimer(struct thread *t, u64 which, u64 ov, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	if (which != 0)
-		return -LX_EINVAL;
-	return sys_setitimer(t, 0, 0, ov, 0, 0, 0);
+	return sys_setitimer(t, which, 0, ov, 0, 0, 0);
 }
 
 /* The earliest alarm of any process (µs), 0 if none. */
