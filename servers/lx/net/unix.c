@@ -35,6 +35,7 @@ struct skb {
 	struct sock *from;              /* a datagram's sender (a reference), for recvfrom */
 	u32 len, off;                   /* bytes held; bytes a stream reader has taken */
 	void *page[SKB_PAGES];
+	struct scm_files scm;           /* SCM_RIGHTS: go to whoever reads its first byte */
 };
 
 struct sockaddr_k {
@@ -93,6 +94,7 @@ static void skb_free(struct skb *b)
 			page_free(b->page[i]);
 	if (b->from)
 		sock_put(b->from);
+	scm_release(&b->scm);
 	lx_free(b);
 }
 
@@ -172,7 +174,8 @@ static void account(struct sock *sk, size_t n)
  * stream's what fits (its last buffer filled first).  The count, -EAGAIN
  * without room, -ENOMEM.
  */
-static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t n)
+static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t n,
+		    struct scm_files *scm)
 {
 	size_t room = queue_room(to);
 	if (is_msgs(to)) {
@@ -185,6 +188,10 @@ static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t 
 			return -LX_ENOMEM;
 		}
 		b->len = (u32)n;
+		if (scm) {
+			b->scm = *scm;
+			*scm = (struct scm_files){ NULL, 0 };
+		}
 		queue_append(to, b);
 		account(to, n);
 		wake(to);
@@ -195,10 +202,15 @@ static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t 
 	size_t done = 0, want = n < room ? n : room;
 	while (done < want) {
 		struct skb *b = to->tail;
-		if (!b || b->len == SKB_PAGES * LX_PAGE_SIZE) {
+		bool carry = scm && scm->n;     /* descriptors start a buffer of their own */
+		if (!b || b->len == SKB_PAGES * LX_PAGE_SIZE || b->scm.n || carry) {
 			if (!(b = skb_new(NULL)))
 				break;
 			queue_append(to, b);
+			if (carry) {
+				b->scm = *scm;
+				*scm = (struct scm_files){ NULL, 0 };
+			}
 		}
 		size_t c = SKB_PAGES * LX_PAGE_SIZE - b->len;
 		if (c > want - done)
@@ -235,9 +247,29 @@ static size_t peek(struct sock *sk, char *buf, size_t n, size_t *full, struct so
 		size_t c = b->len - b->off < n - done ? b->len - b->off : n - done;
 		skb_copy(b, b->off, buf + done, c, false);
 		done += c;
+		if (b->scm.n)
+			break;                      /* a read ends with the descriptors it took */
 	}
 	*full = done;
 	return done;
+}
+
+/*
+ * The descriptors of the buffers the next n bytes (n > 0) start in, to `to`
+ * (a copy with peek) or closed (to NULL); peek() stops after one such buffer.
+ */
+static void take_files(struct sock *sk, size_t n, struct scm_files *to, bool peek)
+{
+	for (struct skb *b = sk->head; b && n; b = b->next) {
+		if (b->scm.n && to && !to->n && peek)
+			scm_dup(&b->scm, to);
+		else if (b->scm.n && to && !to->n)
+			*to = b->scm, b->scm = (struct scm_files){ NULL, 0 };
+		else if (!peek)
+			scm_release(&b->scm);
+		size_t c = b->len - b->off;
+		n = is_msgs(sk) ? 0 : c < n ? n - c : 0;
+	}
 }
 
 /* Take n bytes of a stream (or the first datagram) off the queue; its pages go as read. */
@@ -706,7 +738,8 @@ static struct sock *destination(struct sock *sk, struct sock *to, long *err)
 }
 
 /* n bytes from the bounce buffer to the destination: the count, or -errno (-EAGAIN: no room). */
-static long sock_send(struct sock *sk, struct sock *to, const char *buf, size_t n)
+static long sock_send(struct sock *sk, struct sock *to, const char *buf, size_t n,
+		      struct scm_files *scm)
 {
 	long err;
 	if (is_msgs(sk) && n > DGRAM_MAX)
@@ -714,7 +747,7 @@ static long sock_send(struct sock *sk, struct sock *to, const char *buf, size_t 
 	struct sock *d = destination(sk, to, &err);
 	if (!d)
 		return err;
-	long r = enqueue(d, sk, buf, n);
+	long r = enqueue(d, sk, buf, n, scm);
 	if (r == -LX_EAGAIN)
 		sk->wchan = d;
 	return r;
@@ -742,6 +775,8 @@ static long sock_read(struct file *f, void *buf, size_t n)
 	size_t full;
 	struct sock *from;
 	size_t c = peek(sk, buf, n, &full, &from);
+	if (c || is_msgs(sk))
+		take_files(sk, c ? c : 1, NULL, false);      /* read(2) closes what came */
 	consume(sk, c);
 	sk->last_read = is_msgs(sk) ? 0 : (u32)c;
 	return (long)c;
@@ -749,7 +784,7 @@ static long sock_read(struct file *f, void *buf, size_t n)
 
 static long sock_write(struct file *f, const void *buf, size_t n)
 {
-	return sock_send(f->priv, NULL, buf, n);
+	return sock_send(f->priv, NULL, buf, n, NULL);
 }
 
 /* A stream's bytes that could not reach the process go back to the front of its queue. */
@@ -845,7 +880,7 @@ static long unix_send(struct thread *t, struct file *f, struct sock_msg *m)
 		size_t want = total - done < BOUNCE_SIZE ? total - done : BOUNCE_SIZE;
 		if (!sock_gather(t, iov, cnt, done, file_bounce, want))
 			return done ? (long)done : -LX_EFAULT;
-		r = sock_send(sk, to, file_bounce, want);
+		r = sock_send(sk, to, file_bounce, want, m->scm);
 		if (r < 0)
 			break;
 		done += (size_t)r;
@@ -887,6 +922,8 @@ static long unix_recv(struct thread *t, struct file *f, struct sock_msg *m)
 	size_t got = sock_scatter(t, iov, cnt, file_bounce, c);
 	if (!got && c)
 		return -LX_EFAULT;
+	if (got || is_msgs(sk))
+		take_files(sk, got ? got : 1, m->scm, flags & LX_MSG_PEEK);
 	if (!(flags & LX_MSG_PEEK))
 		consume(sk, got);               /* what reached the process */
 	*mflags = is_msgs(sk) && full > c ? LX_MSG_TRUNC : 0;
