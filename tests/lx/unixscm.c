@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // AF_UNIX control messages: SCM_RIGHTS (descriptors received, MSG_CTRUNC,
-// MSG_CMSG_CLOEXEC), SCM_CREDENTIALS with SO_PASSCRED, SO_PEERCRED.  lx does
-// not carry control messages yet (docs/lx.md), so this runs on Linux only.
+// MSG_CMSG_CLOEXEC, a bad descriptor), SCM_CREDENTIALS with SO_PASSCRED and
+// forged by a non-root sender, SO_PEERCRED.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -213,7 +213,7 @@ def test_fast_path_sites(sh):
 
 
 @pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap",
-                                     "mmedge", "procs", "unixmsg", "timecalls"])
+                                     "mmedge", "procs", "unixmsg", "unixscm", "timecalls"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
     their siginfo, EINTR against restarts, job control, mremap, memory-call

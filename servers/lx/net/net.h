@@ -45,6 +45,8 @@ struct sock_iovec {
 struct scm_files {
 	struct file **f;                /* each a reference */
 	u32 n;
+	bool has_cred;                  /* receive, SO_PASSCRED: the sender's pid, uid, gid */
+	u32 cred[3];
 };
 /* sendmsg's control buffer: its descriptors in *s, 0, or -errno (nothing held) */
 long scm_send_parse(struct thread *t, u64 control, u64 len, struct scm_files *s);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // AF_UNIX control messages (cmsg(3), unix(7)): the descriptors SCM_RIGHTS
 // carries, taken from sendmsg's control buffer and put into recvmsg's.
-// SCM_CREDENTIALS a sender gives is checked as Linux checks it and not carried.
+// SCM_CREDENTIALS a sender gives is checked as Linux checks it; a receiver with
+// SO_PASSCRED gets the sender's real pid, uid and gid with each read.
 #include "../vfs/vfs.h"
 #include "net.h"
 #include "../syscall/syscall.h"
@@ -100,13 +101,29 @@ long scm_send_parse(struct thread *t, u64 control, u64 len, struct scm_files *s)
 	return 0;
 }
 
-long scm_recv_put(struct thread *t, u64 control, u64 room, struct scm_files *s, bool cloexec,
-		  u64 *used, int *mflags)
+/* SO_PASSCRED's SCM_CREDENTIALS at control: the bytes it takes of room (0: no room) */
+static long creds_out(struct thread *t, u64 control, u64 room, const struct scm_files *s,
+		      int *mflags)
+{
+	struct { struct cmsg_k h; u32 cred[3]; } c = { { CMSG_HDR + 12, LX_SOL_SOCKET,
+						       LX_SCM_CREDENTIALS }, { 0, 0, 0 } };
+	if (room < CMSG_HDR + 12) {
+		*mflags |= LX_MSG_CTRUNC;
+		return 0;
+	}
+	memcpy(c.cred, s->cred, sizeof(c.cred));
+	if (!copyout(t->proc, control, &c, sizeof(c)))
+		return -LX_EFAULT;
+	return CMSG_ALIGN(sizeof(c)) < room ? (long)CMSG_ALIGN(sizeof(c)) : (long)room;
+}
+
+/* SCM_RIGHTS at control: as many of s's files as fit in room, the rest closed. */
+static long rights_out(struct thread *t, u64 control, u64 room, struct scm_files *s, bool cloexec,
+		       int *mflags)
 {
 	u32 fit = room >= CMSG_HDR ? (u32)((room - CMSG_HDR) / 4) : 0;
 	int32_t fds[SCM_MAX_FD];
 	u32 n = 0;
-	*used = 0;
 	struct cmsg_k h = { 0, 0, 0 };
 	if (fit && s->n && !copyout(t->proc, control, &h, sizeof(h)))
 		return -LX_EFAULT;                  /* before any descriptor is installed */
@@ -130,6 +147,19 @@ long scm_recv_put(struct thread *t, u64 control, u64 room, struct scm_files *s, 
 	if (!copyout(t->proc, control, &h, sizeof(h)) ||
 	    !copyout(t->proc, control + CMSG_HDR, fds, n * 4))
 		return -LX_EFAULT;
-	*used = CMSG_ALIGN(h.len) < room ? CMSG_ALIGN(h.len) : room;
-	return 0;
+	return CMSG_ALIGN(h.len) < room ? (long)CMSG_ALIGN(h.len) : (long)room;
+}
+
+/* The credentials first, then the descriptors, as Linux orders them. */
+long scm_recv_put(struct thread *t, u64 control, u64 room, struct scm_files *s, bool cloexec,
+		  u64 *used, int *mflags)
+{
+	long c = s->has_cred ? creds_out(t, control, room, s, mflags) : 0;
+	if (c < 0) {
+		scm_release(s);
+		return c;
+	}
+	long r = s->n ? rights_out(t, control + (u64)c, room - (u64)c, s, cloexec, mflags) : 0;
+	*used = (u64)c + (u64)(r > 0 ? r : 0);
+	return r < 0 ? r : 0;
 }

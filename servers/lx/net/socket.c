@@ -249,7 +249,7 @@ long sys_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, 
 		return r;
 	struct sock_msg m = { msg_iov, h.iovlen, total, h.name, h.name ? h.namelen : 0, flags, 0,
 			      NULL };
-	struct scm_files scm = { NULL, 0 };
+	struct scm_files scm = { .f = NULL };
 	if (h.controllen) {                 /* control messages: AF_UNIX's only (net/scm.c) */
 		SOCK_CALL(t, fd, f, ops);
 		if (ops != unix_family.ops)
@@ -284,7 +284,7 @@ long sys_recvmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, 
 	long r = get_iov(t, h.iov, h.iovlen, msg_iov, &total);
 	if (r < 0)
 		return r;
-	struct scm_files scm = { NULL, 0 };
+	struct scm_files scm = { .f = NULL };
 	struct sock_msg m = { msg_iov, h.iovlen, total, h.name,
 			      h.name ? umsg + __builtin_offsetof(struct lx_msghdr, namelen) : 0, flags, 0,
 			      &scm };

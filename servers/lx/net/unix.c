@@ -36,6 +36,7 @@ struct skb {
 	u32 len, off;                   /* bytes held; bytes a stream reader has taken */
 	void *page[SKB_PAGES];
 	struct scm_files scm;           /* SCM_RIGHTS: go to whoever reads its first byte */
+	u32 cred[3];                    /* the sending process's pid, uid, gid (SO_PASSCRED) */
 };
 
 struct sockaddr_k {
@@ -68,6 +69,7 @@ struct sock {
 	struct sock *next_abstract;
 	void *wchan;                    /* where the last call that could not go on waits */
 	u32 last_read;                  /* bytes the last read op put in the bounce buffer */
+	bool passcred;                  /* SO_PASSCRED: reads get the sender's credentials */
 };
 
 static struct sock *abstract_names;
@@ -117,9 +119,26 @@ static bool skb_copy(struct skb *b, u32 at, char *buf, size_t n, bool to_skb)
 	return true;
 }
 
+/* The calling process's pid, real uid and gid, as Linux's scm_set_cred takes them. */
+static void cred_now(u32 c[3])
+{
+	const struct proc *p = lx_current->proc;
+	c[0] = (u32)p->pid, c[1] = p->cred.uid, c[2] = p->cred.gid;
+}
+
+static bool same_sender(const struct skb *b)
+{
+	u32 c[3] = { 0, 0, 0 };
+	if (lx_current)
+		cred_now(c);
+	return !memcmp(c, b->cred, sizeof(c));
+}
+
 static struct skb *skb_new(struct sock *from)
 {
 	struct skb *b = lx_zalloc(sizeof(*b));
+	if (b && lx_current)
+		cred_now(b->cred);
 	if (b && from) {
 		from->refs++;
 		b->from = from;
@@ -190,7 +209,7 @@ static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t 
 		b->len = (u32)n;
 		if (scm) {
 			b->scm = *scm;
-			*scm = (struct scm_files){ NULL, 0 };
+			*scm = (struct scm_files){ .f = NULL };
 		}
 		queue_append(to, b);
 		account(to, n);
@@ -203,13 +222,13 @@ static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t 
 	while (done < want) {
 		struct skb *b = to->tail;
 		bool carry = scm && scm->n;     /* descriptors start a buffer of their own */
-		if (!b || b->len == SKB_PAGES * LX_PAGE_SIZE || b->scm.n || carry) {
+		if (!b || b->len == SKB_PAGES * LX_PAGE_SIZE || b->scm.n || carry || !same_sender(b)) {
 			if (!(b = skb_new(NULL)))
 				break;
 			queue_append(to, b);
 			if (carry) {
 				b->scm = *scm;
-				*scm = (struct scm_files){ NULL, 0 };
+				*scm = (struct scm_files){ .f = NULL };
 			}
 		}
 		size_t c = SKB_PAGES * LX_PAGE_SIZE - b->len;
@@ -249,6 +268,8 @@ static size_t peek(struct sock *sk, char *buf, size_t n, size_t *full, struct so
 		done += c;
 		if (b->scm.n)
 			break;                      /* a read ends with the descriptors it took */
+		if (sk->passcred && b->next && memcmp(b->cred, b->next->cred, sizeof(b->cred)))
+			break;                      /* and where the sender changes */
 	}
 	*full = done;
 	return done;
@@ -263,8 +284,10 @@ static void take_files(struct sock *sk, size_t n, struct scm_files *to, bool pee
 	for (struct skb *b = sk->head; b && n; b = b->next) {
 		if (b->scm.n && to && !to->n && peek)
 			scm_dup(&b->scm, to);
-		else if (b->scm.n && to && !to->n)
-			*to = b->scm, b->scm = (struct scm_files){ NULL, 0 };
+		else if (b->scm.n && to && !to->n) {
+			to->f = b->scm.f, to->n = b->scm.n;
+			b->scm.f = NULL, b->scm.n = 0;
+		}
 		else if (!peek)
 			scm_release(&b->scm);
 		size_t c = b->len - b->off;
@@ -922,6 +945,10 @@ static long unix_recv(struct thread *t, struct file *f, struct sock_msg *m)
 	size_t got = sock_scatter(t, iov, cnt, file_bounce, c);
 	if (!got && c)
 		return -LX_EFAULT;
+	if (sk->passcred && m->scm) {
+		m->scm->has_cred = true;
+		memcpy(m->scm->cred, sk->head->cred, sizeof(m->scm->cred));
+	}
 	if (got || is_msgs(sk))
 		take_files(sk, got ? got : 1, m->scm, flags & LX_MSG_PEEK);
 	if (!(flags & LX_MSG_PEEK))
@@ -972,10 +999,10 @@ static long unix_name(struct thread *t, struct file *f, u64 uaddr, u64 ulen, boo
 #define LX_SO_PROTOCOL   38
 #define LX_SO_DOMAIN     39
 
-/* Options lx has nothing to do for: accepted, as Linux accepts them for AF_UNIX. */
+/* SO_PASSCRED is kept; the other options are accepted and change nothing, as Linux
+ * accepts them for AF_UNIX. */
 static long unix_setsockopt(struct thread *t, struct file *f, int level, int name, u64 val, u64 len)
 {
-	(void)f;
 	int v;
 	if (level != LX_SOL_SOCKET)
 		return -LX_EOPNOTSUPP;
@@ -988,7 +1015,9 @@ static long unix_setsockopt(struct thread *t, struct file *f, int level, int nam
 	case LX_SO_SNDBUF:
 	case LX_SO_RCVBUF:
 	case LX_SO_KEEPALIVE:
+		return 0;
 	case LX_SO_PASSCRED:
+		((struct sock *)f->priv)->passcred = v != 0;
 		return 0;
 	default:
 		return -LX_ENOPROTOOPT;
@@ -1016,8 +1045,8 @@ static long unix_getsockopt(struct thread *t, struct file *f, int level, int nam
 	case LX_SO_PROTOCOL: v[0] = 0; break;
 	case LX_SO_DOMAIN: v[0] = LX_AF_UNIX; break;
 	case LX_SO_REUSEADDR:
-	case LX_SO_KEEPALIVE:
-	case LX_SO_PASSCRED: v[0] = 0; break;
+	case LX_SO_KEEPALIVE: v[0] = 0; break;
+	case LX_SO_PASSCRED: v[0] = sk->passcred; break;
 	case LX_SO_PEERCRED:            /* struct ucred: pid, uid, gid */
 		if (sk->peer)
 			memcpy(v, &sk->peer->who, sizeof(sk->peer->who));
