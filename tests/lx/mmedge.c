@@ -117,6 +117,22 @@ static void fixed_checks(void)
 	munmap(m, 3 * pg);
 }
 
+static void growsdown_checks(void)
+{
+	char *g = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN, -1, 0);
+	check("MAP_GROWSDOWN", mmap_err(g), 0, 0);
+	check("its pages are usable", fault_code(g + 3 * pg, 1) || fault_code(g, 1), 0, 0);
+	munmap(g, 4 * pg);
+	char *m = anon(2 * pg, PROT_READ | PROT_WRITE);
+	check("mlockall MCL_CURRENT|MCL_FUTURE", mlockall(MCL_CURRENT | MCL_FUTURE), 0, 0);
+	check("munlockall", munlockall(), 0, 0);
+	unsigned char vec[2];
+	mprotect(m, 2 * pg, PROT_NONE);
+	check("mincore of PROT_NONE pages", mincore(m, 2 * pg, vec), 0, 0);
+	munmap(m, 2 * pg);
+}
+
 static void munmap_checks(void)
 {
 	char *m = anon(4 * pg, PROT_READ | PROT_WRITE);
@@ -210,6 +226,7 @@ int main(void)
 	sigaction(SIGBUS, &sa, NULL);
 	mmap_checks();
 	fixed_checks();
+	growsdown_checks();
 	munmap_checks();
 	mprotect_checks();
 	madvise_checks();

@@ -5,6 +5,7 @@
 // uname, sysinfo, getrusage, times, vfork and prlimit on another process.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -279,6 +280,44 @@ static void vfork_checks(void)
 	close(p[0]), close(p[1]);
 }
 
+static void *exit_from_thread(void *arg)
+{
+	(void)arg;
+	_exit(5); // exit_group: the whole process goes, main's sleep included
+}
+
+static volatile int vm_shared;
+static int clone_vm_child(void *arg)
+{
+	vm_shared = *(int *)arg;
+	return 7;
+}
+
+static void thread_exit_checks(void)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		pthread_t th;
+		pthread_create(&th, NULL, exit_from_thread, NULL);
+		sleep(10);
+		_exit(1);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	check("exit_group from a thread ends the process", WIFEXITED(st) && WEXITSTATUS(st) == 5, 1,
+	      0);
+	static char stack[64 * 1024];
+	int v = 42;
+	c = clone(clone_vm_child, stack + sizeof stack, CLONE_VM | SIGCHLD, &v);
+	check("clone CLONE_VM", c > 0, 1, 0);
+	check("CLONE_VM child's exit status", waitpid(c, &st, 0) == c && WEXITSTATUS(st) == 7, 1, 0);
+	check("CLONE_VM child wrote our memory", vm_shared, 42, 0);
+	check("clone CLONE_THREAD without CLONE_SIGHAND: EINVAL",
+	      clone(clone_vm_child, stack + sizeof stack, CLONE_VM | CLONE_THREAD, &v), -1, EINVAL);
+	check("clone CLONE_SIGHAND without CLONE_VM: EINVAL",
+	      clone(clone_vm_child, stack + sizeof stack, CLONE_SIGHAND, &v), -1, EINVAL);
+}
+
 int main(void)
 {
 	wait4_checks();
@@ -287,6 +326,7 @@ int main(void)
 	affinity_checks();
 	info_checks();
 	vfork_checks();
+	thread_exit_checks();
 	exec_child_checks();
 	pgid_checks();
 	return checks_done("procs");

@@ -124,6 +124,8 @@ static long clone_thread(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid
 
 static long do_clone(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u64 tls)
 {
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -LX_EINVAL;                  /* shared handlers need shared memory, as Linux */
 	if (flags & CLONE_THREAD)
 		return clone_thread(t, flags, sp, ptid, ctid, tls);
 	int err;
