@@ -72,6 +72,35 @@ static void rights_checks(void)
 	close(sv[0]), close(sv[1]), close(p[0]), close(p[1]);
 }
 
+// SCM_RIGHTS on a datagram pair, and MSG_PEEK: a peek gets copies, the read the originals
+static void dgram_rights_checks(void)
+{
+	int sv[2], p[2];
+	socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+	pipe(p);
+	check("SCM_RIGHTS on a datagram", send_fds(sv[0], &p[1], 1), 1, 0);
+	char buf[CMSG_SPACE(sizeof(int))], b;
+	struct iovec iov = { &b, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
+			    .msg_controllen = sizeof buf };
+	check("recvmsg MSG_PEEK", recvmsg(sv[1], &m, MSG_PEEK), 1, 0);
+	int a = -1, c = -1;
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	if (h)
+		memcpy(&a, CMSG_DATA(h), sizeof a);
+	m.msg_controllen = sizeof buf;
+	check("recvmsg after the peek", recvmsg(sv[1], &m, 0), 1, 0);
+	h = CMSG_FIRSTHDR(&m);
+	if (h)
+		memcpy(&c, CMSG_DATA(h), sizeof c);
+	check("peek and read each got a descriptor", a >= 0 && c >= 0 && a != c, 1, 0);
+	check("both write the pipe", write(a, "1", 1) + write(c, "2", 1), 2, 0);
+	char two[2];
+	check("the pipe got both", read(p[0], two, 2), 2, 0);
+	check("nothing more queued", recv(sv[1], &b, 1, MSG_DONTWAIT), -1, EAGAIN);
+	close(a), close(c), close(sv[0]), close(sv[1]), close(p[0]), close(p[1]);
+}
+
 static void cred_checks(void)
 {
 	int sv[2], on = 1;
@@ -123,6 +152,7 @@ static void cred_checks(void)
 int main(void)
 {
 	rights_checks();
+	dgram_rights_checks();
 	cred_checks();
 	return checks_done("unixscm");
 }
