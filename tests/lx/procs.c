@@ -98,6 +98,40 @@ static void waitid_checks(void)
 	close(pfd), close(p[0]), close(p[1]);
 }
 
+// a stop and a continue, as waitid and wait4 report them
+static void stop_checks(void)
+{
+	// the children wait after the continue: a zombie would no longer report it
+	pid_t c = fork();
+	if (c == 0) {
+		raise(SIGSTOP);
+		pause();
+		_exit(0);
+	}
+	siginfo_t si;
+	check("waitid WSTOPPED", waitid(P_PID, c, &si, WSTOPPED), 0, 0);
+	check("CLD_STOPPED SIGSTOP", si.si_code == CLD_STOPPED && si.si_status == SIGSTOP, 1, 0);
+	int st;
+	check("the stop was consumed", wait4(c, &st, WUNTRACED | WNOHANG, NULL), 0, 0);
+	kill(c, SIGCONT);
+	check("waitid WCONTINUED", waitid(P_PID, c, &si, WCONTINUED), 0, 0);
+	check("CLD_CONTINUED SIGCONT", si.si_code == CLD_CONTINUED && si.si_status == SIGCONT, 1, 0);
+	kill(c, SIGKILL);
+	check("reaped", waitpid(c, &st, 0) == c && WIFSIGNALED(st), 1, 0);
+	c = fork();
+	if (c == 0) {
+		raise(SIGSTOP);
+		pause();
+		_exit(0);
+	}
+	check("wait4 WUNTRACED", wait4(c, &st, WUNTRACED, NULL) == c && WIFSTOPPED(st) &&
+					 WSTOPSIG(st) == SIGSTOP, 1, 0);
+	kill(c, SIGCONT);
+	check("wait4 WCONTINUED", wait4(c, &st, WCONTINUED, NULL) == c && WIFCONTINUED(st), 1, 0);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+}
+
 static void pgid_checks(void)
 {
 	check("getpgid(0) is getpgrp", getpgid(0), getpgrp(), 0);
@@ -327,6 +361,7 @@ int main(void)
 	info_checks();
 	vfork_checks();
 	thread_exit_checks();
+	stop_checks();
 	exec_child_checks();
 	pgid_checks();
 	return checks_done("procs");

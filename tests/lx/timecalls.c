@@ -77,6 +77,25 @@ static void clock_checks(void)
 	      m2.tv_sec > m1.tv_sec || (m2.tv_sec == m1.tv_sec && m2.tv_nsec >= m1.tv_nsec), 1, 0);
 }
 
+static void sleep_checks(void)
+{
+	struct timespec bad = { 0, 1000000000 }, neg = { -1, 0 }, ok = { 0, 1000 };
+	check("nanosleep tv_nsec 1e9: EINVAL", nanosleep(&bad, NULL), -1, EINVAL);
+	check("nanosleep negative: EINVAL", nanosleep(&neg, NULL), -1, EINVAL);
+	check("nanosleep bad pointer: EFAULT", syscall(SYS_nanosleep, (void *)8, NULL), -1, EFAULT);
+	check("nanosleep 1 us", nanosleep(&ok, NULL), 0, 0);
+	// clock_nanosleep returns the error rather than setting errno
+	check("clock_nanosleep bad clock: EINVAL", clock_nanosleep(16, 0, &ok, NULL), EINVAL, 0);
+	check("clock_nanosleep on a thread's CPU clock: EINVAL",
+	      clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &ok, NULL), EINVAL, 0);
+	struct timespec past = { 1, 0 };
+	check("clock_nanosleep TIMER_ABSTIME in the past",
+	      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &past, NULL), 0, 0);
+	time_t now;
+	check("time agrees with its argument", time(&now) == now, 1, 0);
+	check("time bad pointer: EFAULT", syscall(SYS_time, (void *)8), -1, EFAULT);
+}
+
 static void tod_checks(void)
 {
 	struct timeval tv;
@@ -215,6 +234,7 @@ static void tty_checks(void)
 int main(void)
 {
 	clock_checks();
+	sleep_checks();
 	tod_checks();
 	itimer_checks();
 	tty_checks();
