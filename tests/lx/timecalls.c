@@ -88,6 +88,11 @@ static void sleep_checks(void)
 	check("clock_nanosleep bad clock: EINVAL", clock_nanosleep(16, 0, &ok, NULL), EINVAL, 0);
 	check("clock_nanosleep on a thread's CPU clock: EINVAL",
 	      clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &ok, NULL), EINVAL, 0);
+	// the system call's EOPNOTSUPP, which musl's clock_nanosleep turns into EINVAL
+	check("raw clock_nanosleep on a thread's CPU clock: EOPNOTSUPP",
+	      syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &ok, NULL), -1, EOPNOTSUPP);
+	check("clock_nanosleep bad pointer: EFAULT",
+	      syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (void *)8, NULL), -1, EFAULT);
 	struct timespec past = { 1, 0 };
 	check("clock_nanosleep TIMER_ABSTIME in the past",
 	      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &past, NULL), 0, 0);

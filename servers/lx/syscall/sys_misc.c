@@ -15,15 +15,16 @@ static struct lx_timespec ts_of(u64 us)
 	return (struct lx_timespec){ (int64_t)(us / 1000000), (int64_t)(us % 1000000) * 1000 };
 }
 
-/* µs of a struct timespec in the process; false for a bad pointer or value. */
-static bool copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
+/* µs of a struct timespec in the process: 0, -EFAULT or -EINVAL. */
+static long copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
 {
 	struct lx_timespec ts;
-	if (!copyin(t->proc, &ts, uaddr, sizeof(ts)) || ts.tv_sec < 0 || ts.tv_nsec < 0 ||
-	    ts.tv_nsec >= 1000000000)
-		return false;
+	if (!copyin(t->proc, &ts, uaddr, sizeof(ts)))
+		return -LX_EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -LX_EINVAL;
 	*us = (u64)ts.tv_sec * 1000000 + (u64)(ts.tv_nsec + 999) / 1000;
-	return true;
+	return 0;
 }
 
 /* CLOCK_REALTIME's distance from boot's clock: the epoch at boot, moved by clock_settime. */
@@ -224,8 +225,9 @@ long sys_nanosleep(struct thread *t, u64 req, u64 rem, u64 a2, u64 a3, u64 a4, u
 	(void)a2; (void)a3; (void)a4; (void)a5;
 	if (t->fresh) {
 		u64 us;
-		if (!copyin_timespec_us(t, req, &us))
-			return -LX_EINVAL;
+		long e = copyin_timespec_us(t, req, &us);
+		if (e)
+			return e;
 		t->call_deadline = lx_now_us() + us;
 	}
 	return sleep_until(t, t->call_deadline, rem);
@@ -236,10 +238,13 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 	(void)a4; (void)a5;
 	if (clk > 11)
 		return -LX_EINVAL;
+	if (clk == 3)
+		return -LX_EOPNOTSUPP;              /* a thread's CPU clock has no sleep, as Linux */
 	if (t->fresh) {
 		u64 us;
-		if (!copyin_timespec_us(t, req, &us))
-			return -LX_EINVAL;
+		long e = copyin_timespec_us(t, req, &us);
+		if (e)
+			return e;
 		if (flags & 1) {                    /* TIMER_ABSTIME */
 			u64 base = lx_clock_us(clk) - lx_now_us();
 			t->call_deadline = us > base ? us - base : 0;
