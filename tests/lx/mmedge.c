@@ -178,6 +178,21 @@ static void madvise_checks(void)
 	munmap(m + pg, pg);
 	check("madvise over a hole: ENOMEM", madvise(m, 2 * pg, MADV_NORMAL), -1, ENOMEM);
 	munmap(m, pg);
+	char *sh = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh[0] = 6;
+	madvise(sh, pg, MADV_DONTNEED);
+	check("shared anonymous page keeps its data after DONTNEED", sh[0], 6, 0);
+	munmap(sh, pg);
+	int fd = open("/tmp/mmedge.adv", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	write(fd, "f", 1);
+	ftruncate(fd, pg);
+	char *pf = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	pf[0] = 'x';
+	madvise(pf, pg, MADV_DONTNEED);
+	check("private file page reads the file again after DONTNEED", pf[0], 'f', 0);
+	munmap(pf, pg);
+	close(fd);
+	unlink("/tmp/mmedge.adv");
 }
 
 static void msync_checks(void)
