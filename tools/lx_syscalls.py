@@ -82,6 +82,9 @@ PARTIAL.update({
 # proc/ptimer.c, syscall/sys_misc.c (docs/lx.md, "POSIX timers")
 PARTIAL.update({
     "clock_nanosleep": "CLOCK_PROCESS_CPUTIME_ID sleeps in wall time",
+    "clock_gettime": "CPU-time clocks read the CPU time lx samples every 10 ms",
+    "getitimer": "ITIMER_VIRTUAL and ITIMER_PROF both count the sampled CPU time (no system time apart)",
+    "setitimer": "as getitimer: ITIMER_VIRTUAL and ITIMER_PROF fire at the 10 ms sample after their time",
 })
 
 # In lx's table only so that they are not logged as unknown: they answer ENOSYS,

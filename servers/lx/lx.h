@@ -249,6 +249,8 @@ struct proc {
 	} attrs;
 	bool subreaper;                 /* PR_SET_CHILD_SUBREAPER: not inherited */
 	u64 cpu_xcpu_at;                /* proc/cputime.c: CPU seconds at which the next SIGXCPU goes */
+	/* setpgid(2): a child that has exec'd may no longer be moved by its parent (EACCES) */
+	bool execed;
 };
 
 extern struct proc *procs;          /* all processes, for /proc and kill */

@@ -215,11 +215,15 @@ def test_fast_path_sites(sh):
     assert f"fastpath: site {state}" in out and f"cp site {state}" in out, out
 
 
-@pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap"])
+@pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap",
+                                     "mmedge", "procs", "unixmsg", "unixscm", "timecalls",
+                                     "ttyio"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
-    their siginfo, EINTR against restarts, job control and mremap call by call;
-    the same binary passes on Linux (tests/host/test_lx_native.py)."""
+    their siginfo, EINTR against restarts, job control, mremap, memory-call
+    edges, process calls, AF_UNIX details and control messages, clocks and
+    interval timers, and the console's termios call by call; the same binary
+    passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
 

@@ -418,14 +418,17 @@ static long tty_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	case TIOCOUTQ:
 		v = 0;
 		return copyout(p, arg, &v, 4) ? 0 : -LX_EFAULT;
-	case TCFLSH:
+	case TCFLSH:                        /* TCIFLUSH 0, TCOFLUSH 1, TCIOFLUSH 2 */
+		if (arg > 2)
+			return -LX_EINVAL;
 		if (arg == 0 || arg == 2)
 			tty.count = tty.nline = 0;
 		return 0;
+	case TCXONC:                        /* TCOOFF, TCOON, TCIOFF, TCION: no flow control */
+		return arg > 3 ? -LX_EINVAL : 0;
 	case TIOCSCTTY:
 	case TIOCNOTTY:
 	case TCSBRK:
-	case TCXONC:
 		return 0;
 	default:
 		return -LX_ENOTTY;

@@ -77,6 +77,7 @@ struct inode *vm_file_at(struct proc *p, u64 addr);
 void vm_set_name(struct mm *mm, u64 start, u64 end, struct file *f);
 long vm_msync(struct proc *p, u64 addr, u64 len);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
+long vm_discard(struct proc *p, u64 start, u64 end);     /* MADV_DONTNEED */
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
 long vm_mremap(struct proc *p, u64 old, u64 old_len, u64 new_len, u32 flags, u64 new_addr);
 long vm_brk(struct proc *p, u64 brk);

@@ -877,6 +877,19 @@ long vm_munmap(struct proc *p, u64 addr, u64 len)
 	return unmap_range(p->mm, addr, end) ? 0 : -LX_ENOMEM;
 }
 
+/* madvise(MADV_DONTNEED): drop [start, end)'s pages, keep its areas; a later touch
+ * faults in a fresh page (zero, or the file's) as after Linux's zap. */
+long vm_discard(struct proc *p, u64 start, u64 end)
+{
+	if (fast_clash(p->mm, start, end))
+		return -LX_EINVAL;
+	tlb_flush();
+	struct unmap_ctx c = { .mm = p->mm };
+	walk(p->mm, start, end, unmap_one, &c);
+	revoke_flush(&c.r);
+	return 0;
+}
+
 struct protect_ctx {
 	struct revoke r;
 };

@@ -39,6 +39,24 @@ struct sock_iovec {
 	u64 base, len;
 };
 
+/* AF_UNIX control messages (net/scm.c): the descriptors SCM_RIGHTS carries */
+#define LX_MSG_CTRUNC       0x8
+#define LX_MSG_CMSG_CLOEXEC 0x40000000
+struct scm_files {
+	struct file **f;                /* each a reference */
+	u32 n;
+	bool has_cred;                  /* receive, SO_PASSCRED: the sender's pid, uid, gid */
+	u32 cred[3];
+};
+/* sendmsg's control buffer: its descriptors in *s, 0, or -errno (nothing held) */
+long scm_send_parse(struct thread *t, u64 control, u64 len, struct scm_files *s);
+/* recvmsg: s's files installed and named in the control buffer (room bytes), as many
+ * as fit (else MSG_CTRUNC in *mflags, the rest closed); *used: bytes written */
+long scm_recv_put(struct thread *t, u64 control, u64 room, struct scm_files *s, bool cloexec,
+		  u64 *used, int *mflags);
+void scm_release(struct scm_files *s);
+bool scm_dup(const struct scm_files *from, struct scm_files *to);
+
 /* A send or receive call, decoded (socket.c): the iovecs, the address, the flags. */
 struct sock_msg {
 	const struct sock_iovec *iov;
@@ -48,6 +66,9 @@ struct sock_msg {
 					   sender goes and the address of its length (0: not wanted) */
 	u64 flags;                      /* MSG_* */
 	int mflags;                     /* receive: MSG_TRUNC when a datagram was cut */
+	/* send: descriptors to carry, taken by the family that carries them (NULL: none);
+	 * receive: where descriptors received go (NULL: not wanted, they are closed) */
+	struct scm_files *scm;
 };
 
 /*

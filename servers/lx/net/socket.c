@@ -233,7 +233,7 @@ long sys_sendto(struct thread *t, u64 fd, u64 buf, u64 n, u64 flags, u64 uaddr, 
 	struct sock_iovec iov = { buf, n };
 	if ((int64_t)n < 0)
 		return -LX_EINVAL;
-	struct sock_msg m = { &iov, 1, n, uaddr, uaddr ? len : 0, flags, 0 };
+	struct sock_msg m = { &iov, 1, n, uaddr, uaddr ? len : 0, flags, 0, NULL };
 	return do_send(t, fd, &m);
 }
 
@@ -244,13 +244,23 @@ long sys_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, 
 	size_t total;
 	if (!copyin(t->proc, &h, umsg, sizeof(h)))
 		return -LX_EFAULT;
-	if (h.controllen)
-		return -LX_EOPNOTSUPP;          /* SCM_RIGHTS and credentials: not carried */
 	long r = get_iov(t, h.iov, h.iovlen, msg_iov, &total);
 	if (r < 0)
 		return r;
-	struct sock_msg m = { msg_iov, h.iovlen, total, h.name, h.name ? h.namelen : 0, flags, 0 };
-	return do_send(t, fd, &m);
+	struct sock_msg m = { msg_iov, h.iovlen, total, h.name, h.name ? h.namelen : 0, flags, 0,
+			      NULL };
+	struct scm_files scm = { .f = NULL };
+	if (h.controllen) {                 /* control messages: AF_UNIX's only (net/scm.c) */
+		SOCK_CALL(t, fd, f, ops);
+		if (ops != unix_family.ops)
+			return -LX_EOPNOTSUPP;
+		if ((r = scm_send_parse(t, h.control, h.controllen, &scm)) < 0)
+			return r;
+		m.scm = &scm;
+	}
+	r = do_send(t, fd, &m);
+	scm_release(&scm);                  /* what the family did not take */
+	return r;
 }
 
 long sys_recvfrom(struct thread *t, u64 fd, u64 buf, u64 n, u64 flags, u64 uaddr, u64 ulen)
@@ -259,7 +269,7 @@ long sys_recvfrom(struct thread *t, u64 fd, u64 buf, u64 n, u64 flags, u64 uaddr
 	if ((int64_t)n < 0)
 		return -LX_EINVAL;
 	SOCK_CALL(t, fd, f, ops);
-	struct sock_msg m = { &iov, 1, n, uaddr, uaddr ? ulen : 0, flags, 0 };
+	struct sock_msg m = { &iov, 1, n, uaddr, uaddr ? ulen : 0, flags, 0, NULL };
 	return ops->recv(t, f, &m);
 }
 
@@ -274,12 +284,19 @@ long sys_recvmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, 
 	long r = get_iov(t, h.iov, h.iovlen, msg_iov, &total);
 	if (r < 0)
 		return r;
+	struct scm_files scm = { .f = NULL };
 	struct sock_msg m = { msg_iov, h.iovlen, total, h.name,
-			      h.name ? umsg + __builtin_offsetof(struct lx_msghdr, namelen) : 0, flags, 0 };
+			      h.name ? umsg + __builtin_offsetof(struct lx_msghdr, namelen) : 0, flags, 0,
+			      &scm };
 	r = ops->recv(t, f, &m);
 	if (r < 0 || r == SYS_BLOCK)
 		return r;
-	h.controllen = 0;
+	u64 used = 0;
+	long e = scm_recv_put(t, h.control, h.control ? h.controllen : 0, &scm,
+			      flags & LX_MSG_CMSG_CLOEXEC, &used, &m.mflags);
+	if (e < 0)
+		return e;
+	h.controllen = used;
 	h.flags = m.mflags;
 	if (!copyout(t->proc, umsg + __builtin_offsetof(struct lx_msghdr, controllen), &h.controllen,
 		     sizeof(h.controllen) + sizeof(h.flags)))

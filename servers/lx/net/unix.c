@@ -35,6 +35,8 @@ struct skb {
 	struct sock *from;              /* a datagram's sender (a reference), for recvfrom */
 	u32 len, off;                   /* bytes held; bytes a stream reader has taken */
 	void *page[SKB_PAGES];
+	struct scm_files scm;           /* SCM_RIGHTS: go to whoever reads its first byte */
+	u32 cred[3];                    /* the sending process's pid, uid, gid (SO_PASSCRED) */
 };
 
 struct sockaddr_k {
@@ -67,6 +69,7 @@ struct sock {
 	struct sock *next_abstract;
 	void *wchan;                    /* where the last call that could not go on waits */
 	u32 last_read;                  /* bytes the last read op put in the bounce buffer */
+	bool passcred;                  /* SO_PASSCRED: reads get the sender's credentials */
 };
 
 static struct sock *abstract_names;
@@ -93,6 +96,7 @@ static void skb_free(struct skb *b)
 			page_free(b->page[i]);
 	if (b->from)
 		sock_put(b->from);
+	scm_release(&b->scm);
 	lx_free(b);
 }
 
@@ -115,9 +119,26 @@ static bool skb_copy(struct skb *b, u32 at, char *buf, size_t n, bool to_skb)
 	return true;
 }
 
+/* The calling process's pid, real uid and gid, as Linux's scm_set_cred takes them. */
+static void cred_now(u32 c[3])
+{
+	const struct proc *p = lx_current->proc;
+	c[0] = (u32)p->pid, c[1] = p->cred.uid, c[2] = p->cred.gid;
+}
+
+static bool same_sender(const struct skb *b)
+{
+	u32 c[3] = { 0, 0, 0 };
+	if (lx_current)
+		cred_now(c);
+	return !memcmp(c, b->cred, sizeof(c));
+}
+
 static struct skb *skb_new(struct sock *from)
 {
 	struct skb *b = lx_zalloc(sizeof(*b));
+	if (b && lx_current)
+		cred_now(b->cred);
 	if (b && from) {
 		from->refs++;
 		b->from = from;
@@ -172,7 +193,8 @@ static void account(struct sock *sk, size_t n)
  * stream's what fits (its last buffer filled first).  The count, -EAGAIN
  * without room, -ENOMEM.
  */
-static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t n)
+static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t n,
+		    struct scm_files *scm)
 {
 	size_t room = queue_room(to);
 	if (is_msgs(to)) {
@@ -185,6 +207,10 @@ static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t 
 			return -LX_ENOMEM;
 		}
 		b->len = (u32)n;
+		if (scm) {
+			b->scm = *scm;
+			*scm = (struct scm_files){ .f = NULL };
+		}
 		queue_append(to, b);
 		account(to, n);
 		wake(to);
@@ -195,10 +221,15 @@ static long enqueue(struct sock *to, struct sock *from, const char *buf, size_t 
 	size_t done = 0, want = n < room ? n : room;
 	while (done < want) {
 		struct skb *b = to->tail;
-		if (!b || b->len == SKB_PAGES * LX_PAGE_SIZE) {
+		bool carry = scm && scm->n;     /* descriptors start a buffer of their own */
+		if (!b || b->len == SKB_PAGES * LX_PAGE_SIZE || b->scm.n || carry || !same_sender(b)) {
 			if (!(b = skb_new(NULL)))
 				break;
 			queue_append(to, b);
+			if (carry) {
+				b->scm = *scm;
+				*scm = (struct scm_files){ .f = NULL };
+			}
 		}
 		size_t c = SKB_PAGES * LX_PAGE_SIZE - b->len;
 		if (c > want - done)
@@ -235,9 +266,33 @@ static size_t peek(struct sock *sk, char *buf, size_t n, size_t *full, struct so
 		size_t c = b->len - b->off < n - done ? b->len - b->off : n - done;
 		skb_copy(b, b->off, buf + done, c, false);
 		done += c;
+		if (b->scm.n)
+			break;                      /* a read ends with the descriptors it took */
+		if (sk->passcred && b->next && memcmp(b->cred, b->next->cred, sizeof(b->cred)))
+			break;                      /* and where the sender changes */
 	}
 	*full = done;
 	return done;
+}
+
+/*
+ * The descriptors of the buffers the next n bytes (n > 0) start in, to `to`
+ * (a copy with peek) or closed (to NULL); peek() stops after one such buffer.
+ */
+static void take_files(struct sock *sk, size_t n, struct scm_files *to, bool peek)
+{
+	for (struct skb *b = sk->head; b && n; b = b->next) {
+		if (b->scm.n && to && !to->n && peek)
+			scm_dup(&b->scm, to);
+		else if (b->scm.n && to && !to->n) {
+			to->f = b->scm.f, to->n = b->scm.n;
+			b->scm.f = NULL, b->scm.n = 0;
+		}
+		else if (!peek)
+			scm_release(&b->scm);
+		size_t c = b->len - b->off;
+		n = is_msgs(sk) ? 0 : c < n ? n - c : 0;
+	}
 }
 
 /* Take n bytes of a stream (or the first datagram) off the queue; its pages go as read. */
@@ -706,7 +761,8 @@ static struct sock *destination(struct sock *sk, struct sock *to, long *err)
 }
 
 /* n bytes from the bounce buffer to the destination: the count, or -errno (-EAGAIN: no room). */
-static long sock_send(struct sock *sk, struct sock *to, const char *buf, size_t n)
+static long sock_send(struct sock *sk, struct sock *to, const char *buf, size_t n,
+		      struct scm_files *scm)
 {
 	long err;
 	if (is_msgs(sk) && n > DGRAM_MAX)
@@ -714,7 +770,7 @@ static long sock_send(struct sock *sk, struct sock *to, const char *buf, size_t 
 	struct sock *d = destination(sk, to, &err);
 	if (!d)
 		return err;
-	long r = enqueue(d, sk, buf, n);
+	long r = enqueue(d, sk, buf, n, scm);
 	if (r == -LX_EAGAIN)
 		sk->wchan = d;
 	return r;
@@ -742,6 +798,8 @@ static long sock_read(struct file *f, void *buf, size_t n)
 	size_t full;
 	struct sock *from;
 	size_t c = peek(sk, buf, n, &full, &from);
+	if (c || is_msgs(sk))
+		take_files(sk, c ? c : 1, NULL, false);      /* read(2) closes what came */
 	consume(sk, c);
 	sk->last_read = is_msgs(sk) ? 0 : (u32)c;
 	return (long)c;
@@ -749,7 +807,7 @@ static long sock_read(struct file *f, void *buf, size_t n)
 
 static long sock_write(struct file *f, const void *buf, size_t n)
 {
-	return sock_send(f->priv, NULL, buf, n);
+	return sock_send(f->priv, NULL, buf, n, NULL);
 }
 
 /* A stream's bytes that could not reach the process go back to the front of its queue. */
@@ -845,7 +903,7 @@ static long unix_send(struct thread *t, struct file *f, struct sock_msg *m)
 		size_t want = total - done < BOUNCE_SIZE ? total - done : BOUNCE_SIZE;
 		if (!sock_gather(t, iov, cnt, done, file_bounce, want))
 			return done ? (long)done : -LX_EFAULT;
-		r = sock_send(sk, to, file_bounce, want);
+		r = sock_send(sk, to, file_bounce, want, m->scm);
 		if (r < 0)
 			break;
 		done += (size_t)r;
@@ -887,6 +945,12 @@ static long unix_recv(struct thread *t, struct file *f, struct sock_msg *m)
 	size_t got = sock_scatter(t, iov, cnt, file_bounce, c);
 	if (!got && c)
 		return -LX_EFAULT;
+	if (sk->passcred && m->scm) {
+		m->scm->has_cred = true;
+		memcpy(m->scm->cred, sk->head->cred, sizeof(m->scm->cred));
+	}
+	if (got || is_msgs(sk))
+		take_files(sk, got ? got : 1, m->scm, flags & LX_MSG_PEEK);
 	if (!(flags & LX_MSG_PEEK))
 		consume(sk, got);               /* what reached the process */
 	*mflags = is_msgs(sk) && full > c ? LX_MSG_TRUNC : 0;
@@ -935,10 +999,10 @@ static long unix_name(struct thread *t, struct file *f, u64 uaddr, u64 ulen, boo
 #define LX_SO_PROTOCOL   38
 #define LX_SO_DOMAIN     39
 
-/* Options lx has nothing to do for: accepted, as Linux accepts them for AF_UNIX. */
+/* SO_PASSCRED is kept; the other options are accepted and change nothing, as Linux
+ * accepts them for AF_UNIX. */
 static long unix_setsockopt(struct thread *t, struct file *f, int level, int name, u64 val, u64 len)
 {
-	(void)f;
 	int v;
 	if (level != LX_SOL_SOCKET)
 		return -LX_EOPNOTSUPP;
@@ -951,7 +1015,9 @@ static long unix_setsockopt(struct thread *t, struct file *f, int level, int nam
 	case LX_SO_SNDBUF:
 	case LX_SO_RCVBUF:
 	case LX_SO_KEEPALIVE:
+		return 0;
 	case LX_SO_PASSCRED:
+		((struct sock *)f->priv)->passcred = v != 0;
 		return 0;
 	default:
 		return -LX_ENOPROTOOPT;
@@ -979,8 +1045,8 @@ static long unix_getsockopt(struct thread *t, struct file *f, int level, int nam
 	case LX_SO_PROTOCOL: v[0] = 0; break;
 	case LX_SO_DOMAIN: v[0] = LX_AF_UNIX; break;
 	case LX_SO_REUSEADDR:
-	case LX_SO_KEEPALIVE:
-	case LX_SO_PASSCRED: v[0] = 0; break;
+	case LX_SO_KEEPALIVE: v[0] = 0; break;
+	case LX_SO_PASSCRED: v[0] = sk->passcred; break;
 	case LX_SO_PEERCRED:            /* struct ucred: pid, uid, gid */
 		if (sk->peer)
 			memcpy(v, &sk->peer->who, sizeof(sk->peer->who));

@@ -116,6 +116,8 @@ void sigthread_delete(struct mm *mm);
 #define LX_SIGWINCH 28
 #define LX_SIGXCPU 24
 #define LX_SIGXFSZ 25
+#define LX_SIGVTALRM 26
+#define LX_SIGPROF 27
 #define LX_SIGSYS  31
 #define LX_SIG_DFL 0
 #define LX_SIG_IGN 1

@@ -1012,7 +1012,7 @@ long sys_rt_tgsigqueueinfo(struct thread *t, u64 tgid, u64 tid, u64 sig, u64 uin
 	return err ? err : send_to_thread(t->proc, (int)tgid, (int)tid, sig, &si);
 }
 
-/* --- alarm and the real-time interval timer --- */
+/* --- alarm and the interval timers --- */
 
 static u64 timer_left(struct proc *p)
 {
@@ -1079,7 +1079,7 @@ static void itimer_set(struct proc *p, u64 which, u64 value, u64 interval)
 
 void signal_cpu_timers(void)
 {
-	static const int sigs[2] = { 26, 27 };          /* SIGVTALRM, SIGPROF */
+	static const int sigs[2] = { LX_SIGVTALRM, LX_SIGPROF };
 	for (struct proc *p = procs; p; p = p->next_all)
 		for (int i = 0; i < 2 && !p->zombie; i++) {
 			u64 *tm = p->cpu_itimer[i], now = p->utime_us;

@@ -86,7 +86,9 @@ long sys_mmap(struct thread *t, u64 addr, u64 len, u64 prot, u64 flags, u64 fd, 
 	u32 type = (u32)flags & LX_MAP_TYPE;
 	if (!(flags & LX_MAP_ANONYMOUS) && !fd_get(t->proc, (int)fd))
 		return -LX_EBADF;                   /* the descriptor first, as Linux */
-	if (type != LX_MAP_SHARED && type != LX_MAP_PRIVATE && type != 3)
+	/* MAP_SHARED_VALIDATE (3) is for files only, as Linux's */
+	if (type != LX_MAP_SHARED && type != LX_MAP_PRIVATE &&
+	    (type != 3 || (flags & LX_MAP_ANONYMOUS)))
 		return -LX_EINVAL;
 	struct inode *ip = NULL;
 	bool writable = false;
@@ -118,6 +120,9 @@ long sys_munmap(struct thread *t, u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64
 long sys_mprotect(struct thread *t, u64 addr, u64 len, u64 prot, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
+	/* PROT_READ, WRITE, EXEC, SEM and one of GROWSDOWN or GROWSUP, as Linux */
+	if ((prot & ~(u64)0x0300000f) || (prot & 0x03000000) == 0x03000000)
+		return -LX_EINVAL;
 	return vm_mprotect(t->proc, addr, len, (u32)prot);
 }
 
@@ -137,14 +142,16 @@ long sys_mremap(struct thread *t, u64 old, u64 old_len, u64 new_len, u64 flags, 
 	return vm_mremap(t->proc, old, old_len, new_len, (u32)flags, new_addr);
 }
 
-/* madvise(2): advice Linux knows is checked (start aligned, the range mapped) and not acted on. */
+/* madvise(2): advice Linux knows is checked (start aligned, the range mapped); only
+ * MADV_DONTNEED acts: the pages go, and the next touch refills them (zero, or the file). */
+#define LX_MADV_DONTNEED 4
 long sys_madvise(struct thread *t, u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
 	if ((addr & (LX_PAGE_SIZE - 1)) || (advice > 25 && advice != 100 && advice != 101) ||
 	    (advice >= 5 && advice <= 7))
 		return -LX_EINVAL;
-	u64 end = PAGE_UP(addr + len);
+	u64 start = addr, end = PAGE_UP(addr + len);
 	if (end < addr)
 		return -LX_EINVAL;
 	for (const struct vma *v = t->proc->mm->vmas; v && addr < end; v = v->next) {
@@ -154,7 +161,9 @@ long sys_madvise(struct thread *t, u64 addr, u64 len, u64 advice, u64 a3, u64 a4
 			return -LX_ENOMEM;              /* a hole in the range */
 		addr = v->end;
 	}
-	return addr >= end ? 0 : -LX_ENOMEM;
+	if (addr < end)
+		return -LX_ENOMEM;
+	return advice == LX_MADV_DONTNEED ? vm_discard(t->proc, start, end) : 0;
 }
 
 #define LX_MS_ASYNC      1

@@ -171,6 +171,8 @@ bool cpu_clock_now(int pid, int tid, u64 *us)
 static long clock_read(struct thread *t, u64 clk, u64 *us)
 {
 	int pid, tid;
+	if (clk == 10)
+		return -LX_EINVAL;                      /* CLOCK_SGI_CYCLE is gone from Linux */
 	if (clk <= 11 && clk != 2 && clk != 3) {
 		*us = lx_clock_us(clk);
 		return 0;
@@ -287,7 +289,7 @@ long sys_sysinfo(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
 	u64 info[14] = { 0 };
-	info[0] = lx_now_us() / 1000000;
+	info[0] = (lx_now_us() + 999999) / 1000000;  /* a second begun counts, as Linux's */
 	info[4] = pool_total_bytes();
 	info[5] = page_free_count() * LX_PAGE_SIZE;
 	info[10] = (u64)proc_count();               /* procs, a u16 at byte 80 */
@@ -557,6 +559,18 @@ long sys_sched_getaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3,
 	if (pid && !tid_exists((int)pid))
 		return -LX_ESRCH;
 	return put(t, mask, &one, 8) ? -LX_EFAULT : 8;
+}
+
+/* One processor: a mask must name CPU 0 (the bytes past len count as zero). */
+long sys_sched_setaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	uint8_t first = 0;
+	if (len && !copyin(t->proc, &first, mask, 1))
+		return -LX_EFAULT;
+	if (pid && !tid_exists((int)pid))
+		return -LX_ESRCH;
+	return first & 1 ? 0 : -LX_EINVAL;
 }
 
 long sys_getcpu(struct thread *t, u64 cpu, u64 node, u64 a2, u64 a3, u64 a4, u64 a5)

@@ -124,6 +124,8 @@ static long clone_thread(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid
 
 static long do_clone(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u64 tls)
 {
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -LX_EINVAL;                  /* shared handlers need shared memory, as Linux */
 	if (flags & CLONE_THREAD)
 		return clone_thread(t, flags, sp, ptid, ctid, tls);
 	int err;
@@ -470,6 +472,7 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 			thread_destroy(o);
 	}
 	n->tid_linux = p->pid;
+	p->execed = true;
 	n->sigmask = t->sigmask;
 	n->sigq = t->sigq;                          /* its pending signals stay pending */
 	n->sigpending = t->sigpending;
@@ -512,8 +515,13 @@ long sys_exit_group(struct thread *t, u64 code, u64 a1, u64 a2, u64 a3, u64 a4, 
 	return SYS_NOREPLY;
 }
 
+/* waitid(P_PGID, g) asks for -(WAIT_PGID + g): -1 would be any child, not group 1 */
+#define WAIT_PGID (1L << 32)
+
 static bool wait_matches(struct proc *p, struct proc *c, long pid)
 {
+	if (pid <= -WAIT_PGID)
+		return c->pgid == -pid - WAIT_PGID;
 	if (pid > 0)
 		return c->pid == pid;
 	if (pid == 0)
@@ -570,16 +578,15 @@ long sys_wait4(struct thread *t, u64 pid, u64 status, u64 options, u64 rusage, u
 		return wait_more(t, any, options);
 	int32_t st = kind == REPORT_EXIT ? c->exit_status :
 		     kind == REPORT_STOP ? (c->stop_sig << 8) | 0x7f : 0xffff;
-	if (status && !copyout(p, status, &st, 4))
-		return -LX_EFAULT;
-	if (rusage && rusage_put(t, rusage, c, false))
-		return -LX_EFAULT;
+	/* as Linux, the report is consumed (a zombie reaped) even when storing it fails */
+	bool fault = (status && !copyout(p, status, &st, 4)) ||
+		     (rusage && rusage_put(t, rusage, c, false));
 	long r = c->pid;
 	if (kind == REPORT_EXIT)
 		proc_free(c);
 	else
 		c->wait_report = 0;
-	return r;
+	return fault ? -LX_EFAULT : r;
 }
 
 /* waitid's siginfo for what c reports. */
@@ -604,7 +611,7 @@ long sys_waitid(struct thread *t, u64 idtype, u64 id, u64 info, u64 options, u64
 	(void)a5;
 	struct proc *p = t->proc;
 	long pid = idtype == 0 ? -1 : idtype == 1 && (int)id > 0 ? (long)(int)id :
-		   idtype == 2 && (int)id >= 0 ? -(long)((int)id ? (int)id : p->pgid) : -2;
+		   idtype == 2 && (int)id >= 0 ? -(WAIT_PGID + ((int)id ? (int)id : p->pgid)) : -2;
 	if (idtype == 3 && (pid = pidfd_pid(p, (int)id)) < 0)      /* P_PIDFD */
 		return pid;
 	if (pid == -2 || (options & ~(u64)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
@@ -658,7 +665,16 @@ long sys_getppid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 #define NOP_CALL(name) \
 	long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
 	{ (void)t; NOARGS; return 0; }
-NOP_CALL(sched_setaffinity) NOP_CALL(sched_yield)
+NOP_CALL(sched_yield)
+
+/* Whether process group pgid has a member in session sid (setpgid may join only such). */
+static bool group_in_session(int pgid, int sid)
+{
+	for (struct proc *o = procs; o; o = o->next_all)
+		if (o->pgid == pgid && o->sid == sid && !o->zombie)
+			return true;
+	return false;
+}
 
 long sys_setpgid(struct thread *t, u64 pid, u64 pgid, u64 a2, u64 a3, u64 a4, u64 a5)
 {
@@ -671,7 +687,12 @@ long sys_setpgid(struct thread *t, u64 pid, u64 pgid, u64 a2, u64 a3, u64 a4, u6
 		return -LX_ESRCH;
 	if (p->sid != self->sid || p->sid == p->pid)
 		return -LX_EPERM;
-	p->pgid = (int)pgid ? (int)pgid : p->pid;
+	if (p != self && p->execed)
+		return -LX_EACCES;
+	int to = (int)pgid ? (int)pgid : p->pid;
+	if (to != p->pid && !group_in_session(to, self->sid))
+		return -LX_EPERM;
+	p->pgid = to;
 	return 0;
 }
 
