@@ -180,11 +180,16 @@ static double rpc_latency(int fd[2], long iters, int stream)
 	return v;
 }
 
+/*
+ * Read exactly `bytes`: never ask for more than is left, or a read that
+ * crosses the end takes the next part's bytes (the warm-up's, the timed
+ * part's) and the stream ends before the timed part has all it expects.
+ */
 static void read_all(int fd, long bytes)
 {
 	static char buf[CHUNK];
 	while (bytes > 0) {
-		long got = read(fd, buf, CHUNK);
+		long got = read(fd, buf, bytes < CHUNK ? (size_t)bytes : CHUNK);
 		if (got <= 0)
 			bench_die("read tcp");
 		bytes -= got;

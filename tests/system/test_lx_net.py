@@ -2,7 +2,8 @@
 """lx's AF_INET and AF_INET6 sockets on the network server (docs/lx.md,
 "Networking").  tests/lx/inet.c runs as init over the loopback, without a
 NIC, with the issue's sizes: 10,000 connections opened and closed and
-100 MiB streamed with its checksum compared.  Then a shell boots with a NIC on
+100 MiB streamed with its checksum compared, and tcpstream.c's streams checked
+byte by byte (reads and writes of many sizes, 64 KiB socket buffers).  Then a shell boots with a NIC on
 QEMU's restricted user network: busybox httpd under lx serves a 10 MiB file that
 this host fetches through a port QEMU forwards from 127.0.0.1 (and that the
 guest fetches over its loopback, by name through /etc/hosts); busybox wget
@@ -49,6 +50,19 @@ def test_inet_program_loopback_issue_sizes():
     assert not fails, "\n".join(fails)
     assert "inet done, 0 failed" in r.stdout and r.returncode == 0, r.stdout[-2000:]
     assert "net: up, no NIC" in r.stdout
+
+
+def test_tcp_stream_every_byte_in_order():
+    """tcpstream.c under lx, no NIC: 2 x 32 MiB over the loopback in writes of 1 byte to
+    128 KiB and reads of other sizes, every byte checked in order, the end of stream only
+    after the last, every write succeeding; once with the reader keeping up, once late."""
+    subprocess.run(["make", "-s", "lx"], cwd=TOP, check=True, capture_output=True)
+    r = subprocess.run([RUN, "--root", LX, "--module", LXFS, "--timeout", "600",
+                        "--root-args", "/tests/tcpstream 32768"],
+                       capture_output=True, text=True, timeout=700)
+    fails = [l for l in r.stdout.splitlines() if l.startswith("FAIL")]
+    assert not fails, "\n".join(fails) + r.stdout[-2000:]
+    assert "tcpstream done, 0 failed" in r.stdout and r.returncode == 0, r.stdout[-2000:]
 
 
 class HostServer:

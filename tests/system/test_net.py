@@ -34,8 +34,8 @@ def free_port(kind):
         return s.getsockname()[1]
 
 
-# Longer than a frame: it reaches the guest in QEMU's fragments and comes back in
-# smoltcp's, whose checksums the device glue fills and checks (docs/net.md).
+# Longer than a frame: it reaches the guest in QEMU's fragments and comes back in the
+# device glue's (the interface's frames are larger than the wire's: docs/net.md).
 UDP_PAYLOAD = bytes((i * 7 + 3) & 0xff for i in range(6000))
 
 

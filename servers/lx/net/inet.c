@@ -47,8 +47,8 @@
  */
 #define UDP4_MAX  (65535 - 20 - 8)
 #define UDP6_MAX  (1500 - 40 - 8)
-#define BUF_DEFAULT 16384             /* the server's socket buffers */
-#define TCP_CHUNK   16384             /* a SEND offers no more than a TCP buffer takes (each
+#define BUF_DEFAULT 65536             /* the server's socket buffers */
+#define TCP_CHUNK   65536             /* a SEND offers no more than a TCP buffer takes (each
 					 SEND copies its whole string to the server) */
 
 #define SHUT_RD_DONE 1

@@ -5,9 +5,11 @@
 //! them into every frame for the wire (`fill`) and checks every frame from it
 //! (`verify`): the IPv4 header's, and TCP's, UDP's, ICMP's and ICMPv6's.
 //! Fragments: the IPv4 header of each is checked and filled, but the transport
-//! checksum of a fragmented datagram is neither (it spans the fragments): a
-//! large datagram goes to the wire with UDP's "no checksum" (0, legal on IPv4)
-//! and one reassembled from the wire is taken unchecked.
+//! checksum of a datagram smoltcp fragmented is neither (it spans the
+//! fragments): a datagram larger than the interface's frame goes to the wire
+//! with UDP's "no checksum" (0, legal on IPv4), and one reassembled from the
+//! wire is taken unchecked.  (A packet the device glue fragments for the wire
+//! has its checksums filled before.)
 use smoltcp::wire::{
     EthernetFrame, EthernetProtocol, Icmpv4Packet, Icmpv6Packet, IpAddress, IpProtocol,
     Ipv4Packet, Ipv6Address, Ipv6Packet, TcpPacket, UdpPacket,

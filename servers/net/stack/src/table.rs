@@ -45,13 +45,21 @@ const MAX_TCP: usize = 32;
 const MAX_UDP: usize = 16;
 const MAX_ICMP: usize = 4;
 const MAX_BACKLOG: usize = 8;
-const TCP_BUF: usize = 16384;
+const TCP_BUF: usize = 65536;         // a window of 64 KiB (window scaling: smoltcp's)
 const UDP_BUF: usize = 65536;         // one datagram of the largest size
 const UDP_META: usize = 32;
 const ICMP_BUF: usize = 4096;
 const SOCKETS: usize = MAX_TCP + MAX_UDP + MAX_ICMP;
-pub(crate) const FRAME: usize = 1514;
-const RX_SLOTS: usize = 64;
+/// The wire's frames (the NIC's): Ethernet's.
+pub(crate) const WIRE_FRAME: usize = 1514;
+/// The interface's frames hold any IP packet (65,535 bytes), as Linux's `lo` does,
+/// so that a loopback TCP segment carries up to a window (every segment costs
+/// smoltcp's whole path, checksums aside) and no loopback datagram is fragmented
+/// (smoltcp's IPv4 fragments of such frames did not arrive); the device glue
+/// fragments IPv4 packets for the wire to WIRE_FRAME, and IPv6 datagrams are held to
+/// one wire frame (`fits`).  TCP to the wire needs neither: the peer's MSS bounds it.
+pub(crate) const FRAME: usize = 65535 + 14;
+const RX_SLOTS: usize = 32;        // of the interface's 64 KiB frames (2 MiB)
 const EPHEMERAL_FIRST: u16 = 49152;
 /// smoltcp 0.12 has no persist timer: a peer whose window closed and whose window
 /// update got lost (QEMU's slirp sends none) would stall a connection for good.  An
@@ -101,6 +109,9 @@ struct Dev {
     head: usize,
     count: usize,
     dropped: u64,
+    /// The identification of the next IPv4 packet the glue fragments (smoltcp sends
+    /// unfragmented packets with 0: the fragments of two would be one datagram's).
+    frag_id: u16,
 }
 
 impl Dev {
@@ -130,7 +141,7 @@ impl Dev {
         let looped = ours || frame[0] & 1 != 0;
         if !ours {
             csum::fill(frame);
-            (self.tx)(frame.as_ptr(), frame.len());
+            self.wire(frame);
         }
         if looped && len >= 14 {
             self.lens[slot] = len;
@@ -148,9 +159,52 @@ impl Dev {
         }
         if !ours {
             csum::fill(frame);
-            (self.tx)(frame.as_ptr(), frame.len());
+            self.wire(frame);
         }
     }
+
+    /// A frame (checksums filled) to the NIC: whole, or an IPv4 packet longer than a
+    /// wire frame in fragments; anything else that long is dropped.
+    fn wire(&mut self, frame: &[u8]) {
+        if frame.len() <= WIRE_FRAME {
+            (self.tx)(frame.as_ptr(), frame.len());
+        } else if frame[12..14] != [0x08, 0x00] || !fragment4(frame, self.frag_id, self.tx) {
+            self.dropped += 1;
+        } else {
+            self.frag_id = self.frag_id.wrapping_add(1);
+        }
+    }
+}
+
+/// Send an IPv4 packet in fragments of at most a wire frame, identified by `id`
+/// unless it is a fragment already (then its own identification, offset and
+/// "more" flag carry over); DF cleared.  False if its header is bad.
+fn fragment4(frame: &[u8], id: u16, tx: TxFn) -> bool {
+    let ihl = (frame[14] & 0x0f) as usize * 4;
+    let total = u16::from_be_bytes([frame[16], frame[17]]) as usize;
+    let head = 14 + ihl;
+    if ihl < 20 || total < ihl || 14 + total > frame.len() {
+        return false;
+    }
+    let flags = u16::from_be_bytes([frame[20], frame[21]]);
+    let (base, more) = ((flags & 0x1fff) as usize * 8, flags & 0x2000 != 0);
+    let ident = if flags & 0x3fff == 0 { id.to_be_bytes() } else { [frame[18], frame[19]] };
+    let payload = &frame[head..14 + total];
+    let step = (WIRE_FRAME - head) & !7;
+    let mut out = [0u8; WIRE_FRAME];
+    for start in (0..payload.len()).step_by(step) {
+        let end = (start + step).min(payload.len());
+        let mf = if end < payload.len() || more { 0x2000 } else { 0 };
+        out[..head].copy_from_slice(&frame[..head]);
+        out[head..head + end - start].copy_from_slice(&payload[start..end]);
+        out[16..18].copy_from_slice(&((ihl + end - start) as u16).to_be_bytes());
+        out[18..20].copy_from_slice(&ident);
+        out[20..22].copy_from_slice(&(((base + start) / 8) as u16 | mf).to_be_bytes());
+        let mut ip = smoltcp::wire::Ipv4Packet::new_unchecked(&mut out[14..head + end - start]);
+        ip.fill_checksum();
+        tx(out.as_ptr(), head + end - start);
+    }
+    true
 }
 
 struct Rx<'a>(&'a mut Dev);
@@ -420,7 +474,8 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
     if st().is_some() || !mac.is_unicast() {
         return -NET_ERR_INVAL;
     }
-    let mut dev = Dev { mac: c.mac, tx, lens: [0; RX_SLOTS], head: 0, count: 0, dropped: 0 };
+    let mut dev = Dev { mac: c.mac, tx, lens: [0; RX_SLOTS], head: 0, count: 0, dropped: 0,
+                       frag_id: c.seed as u16 | 1 };
     let now = Instant::from_millis(now_ms as i64);
     let mut config = Config::new(HardwareAddress::Ethernet(mac));
     config.random_seed = c.seed;
@@ -450,7 +505,7 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
 #[no_mangle]
 pub extern "C" fn stack_input(frame: *const u8, len: usize) -> i32 {
     let Some(s) = st() else { return 0 };
-    if frame.is_null() || len > FRAME {
+    if frame.is_null() || len > WIRE_FRAME {
         s.dev.dropped += 1;
         return 0;
     }
@@ -854,11 +909,12 @@ fn tcp_send(sock: &mut tcp::Socket, data: &[u8]) -> i64 {
 }
 
 /// Does a datagram of `payload` bytes after a transport header of `header` go out to ip?
-/// smoltcp 0.12 fragments IPv4 only: an IPv6 packet longer than a frame would
-/// overrun the device's frame buffer (a panic), so IPv6 datagrams fit one frame.
+/// smoltcp 0.12 fragments IPv4 only, and the device glue IPv4 only: an IPv6 datagram
+/// must fit one wire frame (longer than the interface's frame it would even overrun
+/// the device's frame buffer: a panic).
 fn fits(ip: IpAddress, payload: usize, header: usize) -> bool {
     match ip {
-        IpAddress::Ipv6(_) => payload + header + 40 + 14 <= FRAME,
+        IpAddress::Ipv6(_) => payload + header + 40 + 14 <= WIRE_FRAME,
         _ => payload <= UDP_BUF,
     }
 }

@@ -144,6 +144,85 @@ fn bad_input() {
     }
 }
 
+
+/// A small deterministic generator (xorshift) for the stream's sizes and timing.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+fn byte_at(i: u64) -> u8 {
+    (i.wrapping_mul(2654435761) >> 13) as u8
+}
+
+/// A stream of `total` bytes over the loopback: sends and receives of varied sizes,
+/// time that sometimes jumps far enough for retransmissions, and the sender
+/// closing with data still queued.  Every byte must arrive in order before the end.
+fn tcp_stream(t: &mut u64, port: u16, total: u64, seed: u64) {
+    let mut rng = Rng(seed);
+    let l = stack_socket(NET_AF_INET, NET_SOCK_STREAM);
+    assert_eq!(stack_bind(l, &v4([0; 4], port)), 0);
+    assert_eq!(stack_listen(l, 1), 0);
+    let c = stack_socket(NET_AF_INET, NET_SOCK_STREAM);
+    assert_eq!(stack_connect(c, &v4([127, 0, 0, 1], port)), 0);
+    run(t);
+    let s = stack_accept(l, std::ptr::null_mut());
+    assert!(s >= 0, "accept: {s}");
+    assert_eq!(stack_close(l), 0);
+    let (mut sent, mut got, mut closed) = (0u64, 0u64, false);
+    let mut out = vec![0u8; 65536];
+    let mut buf = vec![0u8; 65536];
+    for round in 0.. {
+        assert!(round < 1_000_000, "stream stalled at {got} of {total}");
+        while !closed && sent < total {
+            let n = (1 + rng.next(65536)).min(total - sent) as usize;
+            for (k, b) in out[..n].iter_mut().enumerate() {
+                *b = byte_at(sent + k as u64);
+            }
+            let r = stack_send(c, out.as_ptr(), n, std::ptr::null());
+            if r == -NET_ERR_AGAIN || r == 0 {
+                break;
+            }
+            assert!(r > 0, "send: {r}");
+            sent += r as u64;
+            if rng.next(4) == 0 {
+                break;
+            }
+        }
+        if sent == total && !closed {
+            assert_eq!(stack_close(c), 0);
+            closed = true;
+        }
+        *t += if rng.next(16) == 0 { 200 + rng.next(3000) } else { rng.next(3) };
+        stack_poll(*t);
+        loop {
+            let want = (1 + rng.next(65536)) as usize;
+            let r = stack_recv(s, buf.as_mut_ptr(), want, std::ptr::null_mut());
+            if r == -NET_ERR_AGAIN {
+                break;
+            }
+            assert!(r >= 0, "recv at {got} of {total}: {r}");
+            if r == 0 {
+                assert_eq!(got, total, "end of stream early");
+                assert_eq!(stack_close(s), 0);
+                return;
+            }
+            for (k, &b) in buf[..r as usize].iter().enumerate() {
+                assert_eq!(b, byte_at(got + k as u64), "byte {}", got + k as u64);
+            }
+            got += r as u64;
+            if rng.next(3) == 0 {
+                break;
+            }
+        }
+    }
+}
+
 struct L;
 impl log::Log for L {
     fn enabled(&self, _: &log::Metadata) -> bool { true }
@@ -166,6 +245,10 @@ fn stack() {
     ping(&mut t, NET_AF_INET, v4([10, 0, 2, 15], 0));
     ping(&mut t, NET_AF_INET6, v6(cfg().ip6, 0));
     bad_input();
+    log::set_max_level(log::LevelFilter::Off);
+    for seed in 1..=20 {
+        tcp_stream(&mut t, 7200 + seed as u16, 4 << 20, seed);
+    }
     // nothing for our own addresses went out on the wire
     for f in WIRE.lock().unwrap().iter() {
         assert!(f[0] & 1 == 1, "a unicast frame left: {:02x?}", &f[..14]);
