@@ -332,7 +332,7 @@ bench-kernel: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 # record (QEMU runs the virtual CPUs round-robin), then wall-clock with -accel tcg,thread=multi
 # (noisy: the host's load decides it)
 BENCH_PECAN_TARGETS += bench-smp
-bench-smp: deps $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/smpbench.elf
+bench-smp: deps $(SERVERS) $(BUILD)/kernels/bench-dslq-fast/pecan.bin $(BUILD)/bench/smpbench.elf
 	@mkdir -p $(BUILD)/bench
 	tools/run --icount --smp 4 --timeout 600 --kernel $(BUILD)/kernels/bench-dslq-fast/pecan.bin \
 		--root $(BUILD)/bench/smpbench.elf | grep '^RESULT' | tee $(BUILD)/bench/pecan-smp.results
