@@ -59,6 +59,25 @@ static inline void arch_io_switch_call(void)
 }
 
 /*
+ * Between user threads whose selectors and GS.base agree: only FS.base
+ * may differ (a Linux thread with a TLS base and its server without, say),
+ * so inline, where arch_load_segments would cost a call and its saves.
+ * The CPU holds 0 for a prev without a base, else prev's base or 0 (a
+ * user `mov` to %fs, the one change user code can make), read back here.
+ */
+static inline void arch_switch_fs_base(struct tcb *prev, const struct tcb *next)
+{
+	word_t held = prev->arch.fs_base;
+	if (held) {
+		held = rdmsr(MSR_FS_BASE);
+		if (unlikely(held != prev->arch.fs_base))
+			arch_set_tls_base(prev, held);
+	}
+	if (next->arch.fs_base != held)
+		wrmsr(MSR_FS_BASE, next->arch.fs_base);
+}
+
+/*
  * Data-segment registers are per thread.  A user `mov` to %gs also sets
  * GS.base (to 0, the base of every loadable descriptor), so the selectors
  * and the base are read back whenever a thread leaves the CPU (the idle
@@ -72,10 +91,10 @@ static inline void arch_io_switch_call(void)
  * test to threads that never have one: user code cannot make it other
  * than 0 (FSGSBASE stays disabled, every descriptor has base 0), so while
  * a thread whose fs_base is 0 runs the CPU holds 0, and only a switch from
- * or to a thread with a base goes out of line.  A user `mov` to %fs may
- * reset the base, so a base that is not 0 is read back when its thread
- * leaves the CPU.  The idle thread (no space) takes over prev's state
- * out of line.
+ * or to a thread with a base does more (arch_switch_fs_base, inline).  A
+ * user `mov` to %fs may reset the base, so a base that is not 0 is read
+ * back when its thread leaves the CPU.  The idle thread (no space) takes
+ * over prev's state out of line.
  */
 static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 {
@@ -85,8 +104,12 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
 	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_GS_BASE));
 	prev->arch.gs_lo = lo;
-	if (unlikely(prev->arch.sels != next->arch.sels || prev->arch.seg2 != next->arch.seg2))
-		arch_load_segments_call(prev);
+	if (unlikely(prev->arch.sels != next->arch.sels || prev->arch.seg2 != next->arch.seg2)) {
+		if (prev->arch.sels == next->arch.sels && prev->arch.gs_lo == next->arch.gs_lo)
+			arch_switch_fs_base(prev, next);
+		else
+			arch_load_segments_call(prev);
+	}
 }
 
 /*

@@ -45,15 +45,6 @@ struct tcb *arch_prev;
 void arch_load_segments(void)
 {
 	struct tcb *prev = arch_prev, *next = current;
-	/* between user threads prev's selectors and GS.base were just read: only FS.base differs */
-	if (prev->space && next->space && prev->arch.sels == next->arch.sels &&
-	    prev->arch.gs_lo == next->arch.gs_lo) {
-		if (prev->arch.fs_base)
-			arch_set_tls_base(prev, rdmsr(MSR_FS_BASE));
-		if (next->arch.fs_base != prev->arch.fs_base)
-			wrmsr(MSR_FS_BASE, next->arch.fs_base);
-		return;
-	}
 	__asm__ __volatile__("mov %%ds, %0; mov %%es, %1; mov %%fs, %2; mov %%gs, %3"
 			     : "=m"(prev->arch.sel[0]), "=m"(prev->arch.sel[1]),
 			       "=m"(prev->arch.sel[2]), "=m"(prev->arch.sel[3]));
