@@ -85,3 +85,14 @@ bench-report:
 bench: deps
 	@status=0; $(MAKE) --no-print-directory -k $(BENCH_PECAN_TARGETS) bench-linux || status=$$?; \
 	$(MAKE) --no-print-directory bench-report && exit $$status
+
+# `make bench-http`: host-to-guest HTTP throughput, the same busybox httpd on native
+# Linux (virtio-net) and under lx, counted by tools/insncount (bench/http/throughput.py).
+.PHONY: bench-http
+BENCH_PECAN_TARGETS += bench-http
+$(BENCH_OUT)/http/initramfs.cpio.gz: bench/http/mkinitramfs.sh bench/http/linux-init $(BENCH_LINUX)/vmlinuz
+	@mkdir -p $(dir $@)
+	bench/http/mkinitramfs.sh $@ bench/http/linux-init $(BENCH_BUSYBOX) \
+		$$(ls $(BENCH_LINUX)/linux-image-*.deb | head -n 1)
+bench-http: deps $(SERVERS) $(BENCH_LX_KERNEL) $(LX) $(LXFS) $(BENCH_OUT)/http/initramfs.cpio.gz
+	$(PYTHON) bench/http/throughput.py --build $(BUILD) --out $(BENCH_OUT)/http.results
