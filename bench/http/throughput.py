@@ -166,13 +166,11 @@ def main():
         so = build_plugin(tmp)
         for system in a.systems.split(","):
             per, idle = run(a, system, so, tmp)
-            tag = "linux" if system == "linux" else "pecan-lx"
-            lines.append(f"RESULT name=http.request system={tag} requests={a.requests} page={PAGE} "
-                         f"value={per:.0f} unit=instructions method=insncount")
-            lines.append(f"RESULT name=http.rate system={tag} requests={a.requests} page={PAGE} "
-                         f"value={1e9 / per:.1f} unit=requests/guest-s method=insncount")
-            lines.append(f"RESULT name=http.idle system={tag} value={idle:.0f} "
-                         f"unit=instructions/host-s method=insncount")
+            tag = "linux" if system == "linux" else "pecan"
+            lines.append(f"RESULT name=http.request system={tag} page={PAGE} value={per:.0f} "
+                         f"unit=instructions method=insncount")
+            lines.append(f"META http.{tag}.requests={a.requests} http.{tag}.per_guest_s={1e9 / per:.1f} "
+                         f"http.{tag}.idle_per_host_s={idle:.0f}")
     with open(a.out, "w") as f:
         f.write("".join(l + "\n" for l in lines))
     print("\n".join(lines))

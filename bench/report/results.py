@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Reading benchmark output: RESULT, STATUS and META lines (docs/bench-method.md).
 
-    RESULT name=<benchmark> [<param>=<value> ...] value=<number> unit=<unit> method=<icount|wall>
+    RESULT name=<benchmark> [<param>=<value> ...] value=<number> unit=<unit> method=<icount|wall|insncount>
     STATUS system=<sys> prog=<program or name group> status=<exit status>
     META <key>=<value>
 
@@ -12,7 +12,7 @@ import math
 import re
 
 UNITS = ("instructions", "us", "ops_per_s", "MB_per_s", "count")
-METHODS = ("icount", "wall")
+METHODS = ("icount", "wall", "insncount")   # insncount: tools/insncount (bench/http)
 _FIELD = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
