@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Reading benchmark output: RESULT, STATUS and META lines (docs/bench-method.md).
 
-    RESULT name=<benchmark> [<param>=<value> ...] value=<number> unit=<unit> method=<icount|wall|insncount>
+    RESULT name=<benchmark> [<param>=<value> ...] value=<number> unit=<unit> method=<icount|wall|insncount|wallclock-tcg-multi>
     STATUS system=<sys> prog=<program or name group> status=<exit status>
     META <key>=<value>
 
@@ -11,8 +11,10 @@ that breaks the format is an error (parse_result raises ValueError).
 import math
 import re
 
-UNITS = ("instructions", "us", "ops_per_s", "MB_per_s", "count")
-METHODS = ("icount", "wall", "insncount")   # insncount: tools/insncount (bench/http)
+UNITS = ("instructions", "us", "ops_per_s", "MB_per_s", "count", "cycles")   # cycles: host TSC (bench-smp)
+# insncount: tools/insncount (bench-http); wallclock-tcg-multi: bench-smp's secondary,
+# noisy figures under multi-threaded TCG
+METHODS = ("icount", "wall", "insncount", "wallclock-tcg-multi")
 _FIELD = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
