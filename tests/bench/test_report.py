@@ -15,7 +15,7 @@ GOOD = [
 BAD = [
     "RESULT name=lmbench.getpid system=linux value=fast unit=instructions method=icount",
     "RESULT name=lmbench.getpid value=nan unit=instructions method=icount",
-    "RESULT name=lmbench.getpid value=1 unit=cycles method=icount",
+    "RESULT name=lmbench.getpid value=1 unit=fortnights method=icount",
     "RESULT name=lmbench.getpid value=1 unit=instructions method=guess",
     "RESULT value=1 name=lmbench.getpid unit=instructions method=icount",
     "RESULT name=lmbench.getpid value=1 unit=instructions",
