@@ -206,10 +206,7 @@ static long addr_out(struct thread *t, u64 uaddr, u64 ulen, const struct net_add
 		memcpy(raw + 4, &a->flowinfo, 4);
 		memcpy(raw + 8, a->addr, 16);
 	}
-	int c = room < len ? room : len;
-	if ((c && !copyout(t->proc, uaddr, raw, (size_t)c)) || !copyout(t->proc, ulen, &len, sizeof(len)))
-		return -LX_EFAULT;
-	return 0;
+	return sock_put_sized(t, uaddr, ulen, room, raw, len, true);
 }
 
 static bool all_zero(const uint8_t *p, int n)
@@ -943,10 +940,8 @@ static long inet_getsockopt(struct thread *t, struct file *f, int level, int nam
 	long v = opt_value(f->priv, level, name);
 	if (v < 0)
 		return v;
-	int iv = (int)v, c = room < (int)sizeof(iv) ? room : (int)sizeof(iv);
-	if ((c && !copyout(t->proc, uval, &iv, (size_t)c)) || !copyout(t->proc, ulen, &c, sizeof(c)))
-		return -LX_EFAULT;
-	return 0;
+	int iv = (int)v;
+	return sock_put_sized(t, uval, ulen, room, &iv, (int)sizeof(iv), false);
 }
 
 static const struct sock_ops inet_ops = {

@@ -102,6 +102,7 @@ extern const struct sock_family unix_family, inet_family;
 
 /* socket.c: shared by the families */
 /* Gather bytes [skip, skip + n) of the iovecs into buf; false on a bad address. */
+long sock_put_sized(struct thread *t, u64 ubuf, u64 ulen, int room, const void *data, int len, bool whole);
 bool sock_gather(struct thread *t, const struct sock_iovec *iov, u64 cnt, size_t skip, char *buf, size_t n);
 /* Scatter n bytes of buf over the iovecs; the count that reached the process. */
 size_t sock_scatter(struct thread *t, const struct sock_iovec *iov, u64 cnt, const char *buf, size_t n);

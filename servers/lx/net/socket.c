@@ -188,6 +188,19 @@ static long get_iov(struct thread *t, u64 uiov, u64 cnt, struct sock_iovec *iov,
 	return 0;
 }
 
+/*
+ * The out-parameters of getsockname/getpeername/accept (report: the whole
+ * length, as Linux reports an address's) and of getsockopt (report: what was
+ * copied): min(room, len) bytes of data to ubuf, then the length to ulen.
+ */
+long sock_put_sized(struct thread *t, u64 ubuf, u64 ulen, int room, const void *data, int len, bool whole)
+{
+	int c = room < len ? room : len, told = whole ? len : c;
+	if ((c && !copyout(t->proc, ubuf, data, (size_t)c)) || !copyout(t->proc, ulen, &told, sizeof(told)))
+		return -LX_EFAULT;
+	return 0;
+}
+
 bool sock_gather(struct thread *t, const struct sock_iovec *iov, u64 cnt, size_t skip, char *buf, size_t n)
 {
 	for (u64 i = 0; i < cnt && n; i++) {

@@ -455,11 +455,7 @@ static long addr_out(struct thread *t, u64 uaddr, u64 ulen, const struct sockadd
 	*(uint16_t *)raw = LX_AF_UNIX;
 	memcpy(raw + ADDR_HDR, a->path, a->len);
 	int len = a->len || !empty_is_zero ? ADDR_HDR + (int)a->len : 0;
-	int c = room < len ? room : len;
-	if ((c && !copyout(t->proc, uaddr, raw, (size_t)c)) ||
-	    !copyout(t->proc, ulen, &len, sizeof(len)))
-		return -LX_EFAULT;
-	return 0;
+	return sock_put_sized(t, uaddr, ulen, room, raw, len, true);
 }
 
 /* The socket a name is bound to (no reference), or -errno in *err. */
@@ -1057,10 +1053,7 @@ static long unix_getsockopt(struct thread *t, struct file *f, int level, int nam
 	default:
 		return -LX_ENOPROTOOPT;
 	}
-	int c = room < len ? room : len;
-	if ((c && !copyout(t->proc, uval, v, (size_t)c)) || !copyout(t->proc, ulen, &c, sizeof(c)))
-		return -LX_EFAULT;
-	return 0;
+	return sock_put_sized(t, uval, ulen, room, v, len, false);
 }
 
 static const struct sock_ops unix_ops = {
