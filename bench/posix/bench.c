@@ -104,6 +104,16 @@ void bench_reap(int pid)
 		bench_die("child failed");
 }
 
+void bench_read_exactly(int fd, long bytes, char *buf, size_t size, const char *what)
+{
+	while (bytes > 0) {
+		long got = read(fd, buf, bytes < (long)size ? (size_t)bytes : size);
+		if (got <= 0)
+			bench_die(what);
+		bytes -= got;
+	}
+}
+
 void bench_loop_fork_exit(long n, void *unused)
 {
 	(void)unused;

@@ -10,6 +10,7 @@
 #ifndef BENCH_H
 #define BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // A timed body: performs its operation `iters` times.
@@ -47,6 +48,12 @@ void bench_round_trip(int wfd, int rfd);
 
 // Waits for a child and fails unless it exited with status 0.
 void bench_reap(int pid);
+// Read exactly `bytes` from fd into buf, size at a time (bench_die(what) on error
+// or end of stream; the caller's buffer, so that programs that do not read keep
+// no 64 KiB of it, which 1,000 forked processes would each be charged): never
+// more than is left, or a read crossing the end takes the next part's bytes (the
+// warm-up's, the timed part's) and the stream ends before the timed part is read.
+void bench_read_exactly(int fd, long bytes, char *buf, size_t size, const char *what);
 
 // Timed bodies shared by lat_proc and reaim: n times fork a child that exits
 // at once and reap it; n times fork, exec the program `path`, and reap.

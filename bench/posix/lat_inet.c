@@ -24,6 +24,8 @@
 
 #define CHUNK (64 * 1024)
 
+static char rbuf[CHUNK];       /* the reader's (bench_read_exactly) */
+
 static struct sockaddr_in loopback(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -74,6 +76,17 @@ static void do_round_trip(long n, void *a)
 		bench_round_trip(fd, fd);
 }
 
+/* The echo child: a stream's ends at end of stream; a datagram one is killed. */
+static void end_echo(int pid, int stream)
+{
+	if (stream) {
+		bench_reap(pid);
+	} else {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 /*
  * A round trip's instructions over the pair: a child echoes on fd[1].  TCP's
  * child ends at the end of stream; UDP has none, and its child is killed.
@@ -84,12 +97,7 @@ static double latency(int fd[2], long iters, int stream)
 	close(fd[1]);
 	double v = bench_measure(do_round_trip, &fd[0], iters);
 	close(fd[0]);
-	if (stream) {
-		bench_reap(pid);
-	} else {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	end_echo(pid, stream);
 	return v;
 }
 
@@ -171,29 +179,8 @@ static double rpc_latency(int fd[2], long iters, int stream)
 	struct rpc cl = { fd[0], stream, 0 };
 	double v = bench_measure(do_rpc, &cl, iters);
 	close(fd[0]);
-	if (stream) {
-		bench_reap(pid);
-	} else {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	end_echo(pid, stream);
 	return v;
-}
-
-/*
- * Read exactly `bytes`: never ask for more than is left, or a read that
- * crosses the end takes the next part's bytes (the warm-up's, the timed
- * part's) and the stream ends before the timed part has all it expects.
- */
-static void read_all(int fd, long bytes)
-{
-	static char buf[CHUNK];
-	while (bytes > 0) {
-		long got = read(fd, buf, bytes < CHUNK ? (size_t)bytes : CHUNK);
-		if (got <= 0)
-			bench_die("read tcp");
-		bytes -= got;
-	}
 }
 
 static double bandwidth(long chunks)
@@ -214,9 +201,9 @@ static double bandwidth(long chunks)
 		_exit(0);
 	}
 	close(fd[0]);
-	read_all(fd[1], CHUNK);         // warm-up: the child is running
+	bench_read_exactly(fd[1], CHUNK, rbuf, CHUNK, "read tcp");   // warm-up: the child is running
 	uint64_t t0 = bench_now();
-	read_all(fd[1], chunks * (long)CHUNK);
+	bench_read_exactly(fd[1], chunks * (long)CHUNK, rbuf, CHUNK, "read tcp");
 	uint64_t t1 = bench_now();
 	bench_reap(pid);
 	close(fd[1]);

@@ -11,6 +11,8 @@
 
 #define CHUNK (64 * 1024)
 
+static char rbuf[CHUNK];       /* the reader's (bench_read_exactly) */
+
 struct pipes {
 	int to_child[2];
 	int to_parent[2];
@@ -47,22 +49,6 @@ static void writer(int fd, long chunks)
 	_exit(0);
 }
 
-/*
- * Read exactly `bytes`: never ask for more than is left, or a read that
- * crosses the end takes the next part's bytes (the warm-up's, the timed
- * part's) and the stream ends before the timed part has all it expects.
- */
-static void read_all(int fd, long bytes)
-{
-	static char buf[CHUNK];
-	while (bytes > 0) {
-		long got = read(fd, buf, bytes < CHUNK ? (size_t)bytes : CHUNK);
-		if (got <= 0)
-			bench_die("read pipe");
-		bytes -= got;
-	}
-}
-
 static double pipe_bandwidth(long chunks)
 {
 	int fd[2];
@@ -74,9 +60,9 @@ static double pipe_bandwidth(long chunks)
 		writer(fd[1], chunks + 1);
 	}
 	close(fd[1]);
-	read_all(fd[0], CHUNK);         // warm-up: the child is running
+	bench_read_exactly(fd[0], CHUNK, rbuf, CHUNK, "read pipe");   // warm-up: the child is running
 	uint64_t t0 = bench_now();
-	read_all(fd[0], chunks * (long)CHUNK);
+	bench_read_exactly(fd[0], chunks * (long)CHUNK, rbuf, CHUNK, "read pipe");
 	uint64_t t1 = bench_now();
 	bench_reap(pid);
 	close(fd[0]);
