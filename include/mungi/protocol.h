@@ -69,6 +69,8 @@ enum mungi_request {
 	MUNGI_PDX_CALL,         /* entry, 6 arguments -> 2 results: extend the caller's domain */
 	MUNGI_PDX_EMPTY,        /* entry, 6 arguments -> 2 results: with an empty APD */
 	MUNGI_PDX_APD,          /* entry, APD handle, 5 arguments -> 2 results: with that APD */
+				/* (each PDX_* reply's MR3: a direct worker the caller thread
+				   may call for this entry next time, 0: none; see PDX_DIRECT) */
 	MUNGI_SEM_CREATE,       /* address, value (W right on the address) */
 	MUNGI_SEM_P,            /* address */
 	MUNGI_SEM_V,            /* address */
@@ -93,6 +95,8 @@ enum mungi_request {
 	MUNGI_PDX_ABORT,        /* a worker's call faulted: the caller gets MUNGI_EFAULT */
 	MUNGI_UPCALL,           /* server -> t0: handler, object base, rights wanted */
 	MUNGI_UPCALL_RESULT,    /* t0 -> server: capability base, password (0: none) */
+	/* the PDX direct path: a caller to a direct worker, bypassing the server (docs/mungi.md, "PDX") */
+	MUNGI_PDX_DIRECT,       /* entry, 6 arguments -> 2 results; MUNGI_ESTALE: no permit */
 };
 
 /* MUNGI_OBJ_CREATE flags */
@@ -118,6 +122,7 @@ enum mungi_error {
 	MUNGI_ECONFINED,        /* IPC from a confined task to anyone but the server */
 	MUNGI_ENOSPC,           /* the disk (the page store) is full: the checkpoint failed, the last one stands */
 	MUNGI_EIO,              /* the disk failed: the checkpoint failed, the last one stands */
+	MUNGI_ESTALE,           /* a direct worker refused a call: no permit (any more); go through the server */
 };
 
 /* MUNGI_STATS counters, in MR1.. of the reply. */
@@ -132,6 +137,9 @@ enum mungi_stat {
 	MUNGI_STAT_BAD_REQUESTS,        /* requests refused as malformed */
 	MUNGI_STAT_DISK_POLLS,          /* the disk driver's status polls so far (0: no disk) */
 	MUNGI_STAT_DISK_POLL_TICKS,     /* time-stamp ticks it spent polling (waiting for the disk) */
+	/* the PDX direct path */
+	MUNGI_STAT_PDX_SERVED,          /* PDX calls that went through the server */
+	MUNGI_STAT_PDX_PERMITS,         /* permits granted to callers on direct workers */
 	MUNGI_NSTATS
 };
 
@@ -155,6 +163,20 @@ struct mungi_rt {
 #define MUNGI_KIND_WORKER   1       /* a PDX task's worker */
 #define MUNGI_KIND_T0       2       /* a task's upcall thread */
 #define MUNGI_KIND_THREAD   3       /* another thread of a task */
+#define MUNGI_KIND_DIRECT   4       /* a PDX task's direct worker: its argument is its permit table */
+
+/*
+ * A direct worker's permit table (docs/mungi.md, "PDX"): the callers it
+ * takes MUNGI_PDX_DIRECT calls from, each for one entry.  The server alone
+ * writes it (caller 0: a free slot), at the top of the worker's stack slot,
+ * and clears a permit before the revocation, deletion or APD change that
+ * ends it is answered.
+ */
+#define MUNGI_PERMITS 4
+struct mungi_permit {
+	L4_Word_t caller;               /* the caller's global thread ID, as the kernel reports it */
+	L4_Word_t entry;
+};
 
 /* What the first task gets: its argument points to this (in an object it can read). */
 #define MUNGI_BOOT_MAGIC 0x746f6f426e754dUL         /* "MunBoot" */

@@ -37,18 +37,53 @@ static inline mw_t mungi_null(void)
 	return mungi_req(MUNGI_NULL, 0);
 }
 
+/*
+ * The PDX direct path's IPC: the whole message in registers (abi.md §2:
+ * MR0 R9, MR1 RAX, MR2 RBX, MR3 R10, MR4-7 R12-R15), m[0..7] in and out,
+ * nothing through the UTCB's MRs.  *to: the destination in, From out.
+ * Every register word goes to the receiver whatever the tag's u says, so
+ * the caller sets all eight.
+ */
+static inline void mungi_ipc_regs(L4_ThreadId_t *to, L4_ThreadId_t fromspec, L4_Word_t timeouts, L4_Word_t *m)
+{
+	register L4_Word_t r8 __asm__("r8") = timeouts;
+	register L4_Word_t r9 __asm__("r9") = m[0];
+	register L4_Word_t r10 __asm__("r10") = m[3];
+	register L4_Word_t r12 __asm__("r12") = m[4];
+	register L4_Word_t r13 __asm__("r13") = m[5];
+	register L4_Word_t r14 __asm__("r14") = m[6];
+	register L4_Word_t r15 __asm__("r15") = m[7];
+	L4_Word_t rax = m[1], rbx = m[2], rsi = *to, rdx = fromspec;
+	L4_Word_t *rdi = L4_Utcb();
+	__asm__ __volatile__(PECAN_STUB_CALL("%[stub]")
+			     : "+S"(rsi), "+d"(rdx), "+r"(r8), "+r"(r9), "+r"(r10), "+r"(r12), "+r"(r13),
+			       "+r"(r14), "+r"(r15), "+a"(rax), "+b"(rbx), "+D"(rdi)
+			     : [stub] "m"(__L4_Ipc)
+			     : "rcx", "r11", "memory", "cc");
+	m[0] = r9; m[1] = rax; m[2] = rbx; m[3] = r10;
+	m[4] = r12; m[5] = r13; m[6] = r14; m[7] = r15;
+	*to = rsi;
+}
+
+/*
+ * A PDX call with label MUNGI_PDX_* whose message (entry, then arguments;
+ * MR1..7) is w: straight to the direct worker this thread holds a permit
+ * on for (entry, key) if it has one, else through the server, which may
+ * grant one (docs/mungi.md, "PDX").  key: MUNGI_KEY_EXTEND, MUNGI_KEY_EMPTY
+ * or the APD handle.
+ */
+#define MUNGI_KEY_EXTEND 0
+#define MUNGI_KEY_EMPTY  1
+mw_t mungi_pdx_call(mw_t label, mw_t key, const mw_t *w, struct mungi_ret *r);
+/* The direct worker this thread would call for (entry, key), or 0 (for tests). */
+L4_ThreadId_t mungi_pdx_worker(mw_t entry, mw_t key);
+
 /* PDX calls: extending the caller's APD, with an empty one, with an explicit one (apd_make). */
 static inline mw_t mungi_pdx(mw_t entry, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, mw_t a5,
 			     struct mungi_ret *r)
 {
-	L4_Word_t *mr = L4_Utcb();
-	mr[1] = entry; mr[2] = a0; mr[3] = a1; mr[4] = a2; mr[5] = a3; mr[6] = a4; mr[7] = a5;
-	mw_t err = mungi_req(MUNGI_PDX_CALL, 7);
-	if (r) {
-		r->r0 = mr[1];
-		r->r1 = mr[2];
-	}
-	return err;
+	mw_t w[7] = { entry, a0, a1, a2, a3, a4, a5 };
+	return mungi_pdx_call(MUNGI_PDX_CALL, MUNGI_KEY_EXTEND, w, r);
 }
 mw_t mungi_pdx_empty(mw_t entry, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, mw_t a5, struct mungi_ret *r);
 mw_t mungi_pdx_apd(mw_t entry, mw_t apd, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, struct mungi_ret *r);
@@ -126,12 +161,22 @@ typedef struct { mw_t rbx, rbp, r12, r13, r14, r15, rsp, rip; } mungi_jmp_buf;
 int mungi_setjmp(mungi_jmp_buf *b) __attribute__((returns_twice));
 void mungi_longjmp(mungi_jmp_buf *b, int v) __attribute__((noreturn));
 
+/* A caller's record of a direct worker it holds a permit on (0: none). */
+#define MUNGI_DIRECT_CACHE 8
+struct mungi_direct {
+	mw_t entry, key;
+	L4_ThreadId_t worker;
+};
+
 /* Each thread's runtime state, on its stack; the UserDefinedHandle points at it. */
 struct mungi_tls {
 	mungi_jmp_buf *catch;           /* where a protection fault returns to, or NULL */
 	mungi_jmp_buf worker;           /* a PDX worker's loop */
 	mw_t kind;
 	mw_t clist;                     /* the task's own Clist (0: not asked yet) */
+	/* the PDX direct path: as a caller, by (entry, key) hashed; as a direct worker, whose call runs */
+	struct mungi_direct direct[MUNGI_DIRECT_CACHE];
+	L4_ThreadId_t direct_caller;
 };
 /* The task's own Clist (its base), where mungi_new keeps owner capabilities. */
 mw_t mungi_own_clist(void);

@@ -39,6 +39,61 @@ static void run_pdx(L4_Word_t *mr)
 	mr[2] = r.r1;
 }
 
+/* Is the kernel-reported sender `from` permitted to call entry?  The server keeps the table. */
+static int permitted(const volatile struct mungi_permit *p, L4_ThreadId_t from, L4_Word_t entry)
+{
+	for (int i = 0; i < MUNGI_PERMITS; i++)
+		if (p[i].caller == from && p[i].entry == entry)
+			return 1;
+	return 0;
+}
+
+/*
+ * A direct worker's loop (docs/mungi.md, "PDX"): it takes MUNGI_PDX_DIRECT
+ * calls from any thread the server has written into its permit table for
+ * that entry, trusting the sender ID the kernel reports (propagated
+ * messages, which carry another thread's ID, are refused with everything
+ * else that is not exactly the call's form).  A refusal is MUNGI_ESTALE
+ * with every message register cleared, so no sender sees another's
+ * arguments or results (the kernel passes all eight registers whatever u
+ * says).
+ * Replies go with a zero timeout: a caller that is gone is not waited for.
+ */
+static void __attribute__((noreturn, noinline)) direct_loop(struct mungi_tls *tls,
+								 const volatile struct mungi_permit *p,
+								 L4_ThreadId_t to, L4_Word_t tag)
+{
+	L4_Word_t r0 = 0, r1 = 0;
+	for (;;) {
+		tls->catch = &tls->worker;
+		/* every register word goes out: none of another call's */
+		L4_Word_t m[8] = { tag, r0, r1, 0, 0, 0, 0, 0 };
+		mungi_ipc_regs(&to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_NEVER), m);
+		r0 = r1 = 0;
+		if (m[0] & L4_TAG_ERROR) {      /* the send failed (the caller is gone) or the receive */
+			to = L4_NILTHREAD;
+			tag = 0;
+			continue;
+		}
+		if ((m[0] & ~L4_TAG_XCPU) != L4_TAG_MAKE(MUNGI_PDX_DIRECT, 7, 0) || !permitted(p, to, m[1])) {
+			tag = L4_TAG_MAKE(MUNGI_ESTALE, 0, 0);
+			continue;
+		}
+		tls->direct_caller = to;
+		struct mungi_ret x = ((mungi_pdx_fn)m[1])(m[2], m[3], m[4], m[5], m[6], m[7]);
+		tag = L4_TAG_MAKE(0, 2, 0);
+		r0 = x.r0;
+		r1 = x.r1;
+	}
+}
+
+static void __attribute__((noreturn)) serve_direct(struct mungi_tls *tls, const volatile struct mungi_permit *p)
+{
+	if (mungi_setjmp(&tls->worker))         /* the procedure took a protection fault */
+		direct_loop(tls, p, tls->direct_caller, L4_TAG_MAKE(MUNGI_EFAULT, 0, 0));
+	direct_loop(tls, p, L4_NILTHREAD, 0);
+}
+
 /* An upcall: the capability handler's answer for an object and the rights wanted. */
 static void run_handler(L4_Word_t *mr)
 {
@@ -57,6 +112,8 @@ void mungi_thread_main(mw_t fn, mw_t arg, mw_t kind)
 		__l4_init();            /* the first task's first thread: the image's data is its to write */
 	if (kind == MUNGI_KIND_WORKER)
 		serve(&tls, MUNGI_PDX_CALL, MUNGI_PDX_RET, MUNGI_PDX_ABORT, run_pdx);
+	if (kind == MUNGI_KIND_DIRECT)
+		serve_direct(&tls, (const volatile struct mungi_permit *)arg);
 	if (kind == MUNGI_KIND_T0)
 		serve(&tls, MUNGI_UPCALL, MUNGI_UPCALL_RESULT, MUNGI_UPCALL_RESULT, run_handler);
 	if (kind == MUNGI_KIND_THREAD) {

@@ -11,21 +11,83 @@ static mw_t req(mw_t label, unsigned u, const mw_t *a)
 
 #define REQ(label, ...) ({ mw_t a_[] = { __VA_ARGS__ }; req(label, sizeof(a_) / sizeof(a_[0]), a_); })
 
-static mw_t results(mw_t err, struct mungi_ret *r)
+/* --- PDX calls and the direct path (docs/mungi.md, "PDX") --- */
+
+static struct mungi_direct *direct_slot(mw_t entry, mw_t key)
 {
+	return &mungi_tls()->direct[((entry >> 4) ^ key) % MUNGI_DIRECT_CACHE];
+}
+
+/*
+ * The call straight to c's worker: its label, or MUNGI_ESTALE when the
+ * server must take it (no permit, the worker gone, or busy: the send's
+ * zero timeout).  A worker that ends during the call leaves the caller in
+ * its receive with "no partner": MUNGI_EFAULT, as the server path answers.
+ * A receive canceled is the server's (pdx_redirected): the call never ran.
+ * The worker's message is the entry and six arguments (an explicit-APD
+ * call's handle, w[1], is the server's).
+ */
+static mw_t direct_call(struct mungi_direct *c, mw_t label, const mw_t *w, struct mungi_ret *r)
+{
+	int apd = label == MUNGI_PDX_APD;
+	L4_Word_t m[8] = { L4_TAG_MAKE(MUNGI_PDX_DIRECT, 7, 0), w[0], w[1 + apd], w[2 + apd], w[3 + apd],
+			   w[4 + apd], w[5 + apd], apd ? 0 : w[6] };
+	L4_ThreadId_t to = c->worker;
+	mungi_ipc_regs(&to, c->worker, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_NEVER), m);
+	if (!(m[0] & L4_TAG_ERROR)) {
+		if (L4_TAG_LABEL(m[0]) == MUNGI_ESTALE)
+			c->worker = 0;
+		else if (r)
+			*r = (struct mungi_ret){ m[1], m[2] };
+		return L4_TAG_LABEL(m[0]);
+	}
+	L4_Word_t e = L4_ErrorCode();
+	if (L4_IPC_CODE(e) != L4_IPC_TIMEOUT)
+		c->worker = 0;
+	return (e & L4_IPC_PHASE_RECV) && L4_IPC_CODE(e) != L4_IPC_CANCELED ? MUNGI_EFAULT : MUNGI_ESTALE;
+}
+
+/* Through the server, which may grant a permit (its reply's MR3). */
+static mw_t server_call(mw_t label, mw_t key, struct mungi_direct *c, const mw_t *w, struct mungi_ret *r)
+{
+	L4_Word_t *mr = L4_Utcb();
+	mr[1] = w[0]; mr[2] = w[1]; mr[3] = w[2]; mr[4] = w[3]; mr[5] = w[4]; mr[6] = w[5]; mr[7] = w[6];
+	mw_t err = mungi_req(label, 7);
+	if (!err)
+		*c = (struct mungi_direct){ w[0], key, mr[3] };
 	if (r)
-		*r = (struct mungi_ret){ L4_MR(1), L4_MR(2) };
+		*r = (struct mungi_ret){ mr[1], mr[2] };
 	return err;
+}
+
+mw_t mungi_pdx_call(mw_t label, mw_t key, const mw_t *w, struct mungi_ret *r)
+{
+	struct mungi_direct *c = direct_slot(w[0], key);
+	if (c->worker && c->entry == w[0] && c->key == key) {
+		mw_t err = direct_call(c, label, w, r);
+		if (err != MUNGI_ESTALE)
+			return err;
+	}
+	return server_call(label, key, c, w, r);
+}
+
+L4_ThreadId_t mungi_pdx_worker(mw_t entry, mw_t key)
+{
+	struct mungi_direct *c = direct_slot(entry, key);
+	return c->entry == entry && c->key == key ? c->worker : 0;
 }
 
 mw_t mungi_pdx_empty(mw_t entry, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, mw_t a5, struct mungi_ret *r)
 {
-	return results(REQ(MUNGI_PDX_EMPTY, entry, a0, a1, a2, a3, a4, a5), r);
+	mw_t w[7] = { entry, a0, a1, a2, a3, a4, a5 };
+	return mungi_pdx_call(MUNGI_PDX_EMPTY, MUNGI_KEY_EMPTY, w, r);
 }
 
 mw_t mungi_pdx_apd(mw_t entry, mw_t apd, mw_t a0, mw_t a1, mw_t a2, mw_t a3, mw_t a4, struct mungi_ret *r)
 {
-	return results(REQ(MUNGI_PDX_APD, entry, apd, a0, a1, a2, a3, a4), r);
+	mw_t w[7] = { entry, apd, a0, a1, a2, a3, a4 };
+	/* handles are never 0 or 1 (the other keys): such a one is refused by the server */
+	return mungi_pdx_call(MUNGI_PDX_APD, apd < 2 ? ~0UL : apd, w, r);
 }
 
 mw_t mungi_self(struct mungi_self *s)

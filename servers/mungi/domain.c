@@ -267,5 +267,6 @@ void domains_tick(void)
 	for (struct domain *d = all_domains; d; d = d->next_all) {
 		expire(d);
 		revalidate(d);
+		pdx_tick(d);
 	}
 }

@@ -88,6 +88,10 @@ static void tick(void)
 static void refused(struct mthread *t)
 {
 	L4_ThreadId_t intended = L4_Tcr(UTCB_INTENDED_RECV);
+	if (pdx_redirected(t, intended)) {
+		stats[MUNGI_STAT_REFUSED_IPC]++;
+		return;
+	}
 	if (stats[MUNGI_STAT_REFUSED_IPC]++ < 8)
 		printf("mungi: task %lu (confined) sent IPC to %lx: refused\n", t->dom->id, intended);
 	L4_SetTcr(UTCB_VIRTUAL_SENDER, intended);

@@ -75,6 +75,7 @@ struct mobj {
 	struct domain *killer;          /* the task whose kill list holds it */
 	struct mobj *kill_next, **kill_prev;
 	u64 resident;                   /* pages with a frame or an alias */
+	bool pdx_bound;                 /* a PDX binding was validated through it (its PDX or Clist object) */
 };
 extern struct ot ot;
 extern struct addr_space addrs;
@@ -173,6 +174,8 @@ struct domain {
 	u64 pdx_obj, pdx_pw, apd_key;
 	struct mthread *idle, *queue;   /* idle workers; callers waiting for one */
 	unsigned workers;
+	struct mthread *direct;         /* its direct workers (not counted in workers) */
+	unsigned ndirect;
 	struct domain *next_all;
 };
 extern struct domain *all_domains;
@@ -222,6 +225,12 @@ struct mthread {
 	bool upcall_have;               /* t0's answer for slot upcall_skip is here */
 	u64 msg[8];                     /* a PDX call held for a worker */
 	u64 pager_page;                 /* a worker running a pager: the page it was asked for */
+	/* the PDX direct path (pdx.c): a caller's permit to come, a direct worker's permits */
+	u64 grant;                      /* a caller in a PDX call: the direct worker its reply names */
+	struct mthread *permit_caller[MUNGI_PERMITS];   /* mirrors the table in its stack slot */
+	u64 permit_entry[MUNGI_PERMITS];
+	struct pdx_binding *permit_b[MUNGI_PERMITS];    /* the binding each permit rests on */
+	struct mthread *direct_next;    /* the next direct worker of its task */
 };
 extern struct mthread *threads[MAX_TNO];
 static inline struct mthread *thread_of(L4_ThreadId_t tid)
@@ -237,6 +246,8 @@ struct mthread *thread_start(struct domain *d, u64 fn, u64 arg, u8 kind);
 void thread_destroy(struct mthread *t);
 void task_destroy(struct domain *d, long status);
 void task_requests(struct mthread *t, u64 label);
+/* The address of t's permit table (struct mungi_permit[MUNGI_PERMITS]), at the top of its stack slot. */
+u64 thread_permits(struct mthread *t);
 
 /* --- PDX and upcalls (pdx.c) --- */
 void pdx_call(struct mthread *t, u64 label);
@@ -244,6 +255,12 @@ void pdx_return(struct mthread *w, bool faulted);
 void pdx_ready(struct mthread *w);
 void pdx_caller_gone(struct mthread *t);
 void pdx_forget_domain(struct domain *d);
+/* A password of o was revoked or o is going: the bindings validated through it end, with their permits. */
+void pdx_object_changed(struct ot_obj *o);
+/* Once per tick: the permits of d's direct workers whose bindings have expired end. */
+void pdx_tick(struct domain *d);
+/* A confined t's redirected IPC meant for a direct worker: its call is ended; false if not meant for one. */
+bool pdx_redirected(struct mthread *t, L4_ThreadId_t intended);
 /* The password of the PDX capability in d's APD listing entry: MUNGI_EOK or an error. */
 int pdx_entry_password(struct domain *d, u64 entry, u64 *pw);
 /* Invoke object o's user-level pager for page va (t waits for it); false if there is none usable. */

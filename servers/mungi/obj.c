@@ -181,6 +181,7 @@ int obj_make(u64 base, u64 npages, u64 account, struct domain *killer, struct mo
 void obj_destroy(struct mobj *m)
 {
 	u64 base = m->ot.base, end = obj_end(&m->ot);
+	pdx_object_changed(&m->ot);
 	pages_drop_range(base, end);    /* while the table still has it: its resident count ends the walk */
 	ot_remove(&ot, base);
 	sem_drop_range(base, end);
@@ -287,7 +288,9 @@ static long do_register(struct mthread *t, const u64 *a)
 static long revoke(struct mthread *t, const u64 *a)
 {
 	long err = need(t, a[0], MUNGI_OWNER);
-	return err ? err : -(long)ot_pw_revoke(&ot, at(a[0]), a[1]);
+	if (!err && !(err = -(long)ot_pw_revoke(&ot, at(a[0]), a[1])))
+		pdx_object_changed(at(a[0]));   /* PDX bindings through it end before the reply */
+	return err;
 }
 
 /* Every dirty page of a kept object and the object table into the page store, committed at once. */

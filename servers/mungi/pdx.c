@@ -4,8 +4,11 @@
 // caller's (or an explicit or empty one) plus the Clist of the PDX
 // capability.  PDX tasks are kept per caller domain and a call binds its
 // entry point to one for dt; empty-APD calls share one task per capability,
-// explicit-APD calls are keyed by the APD's hash.  Also here: upcalls to a
-// task's t0 for capability handlers, and calls of user-level pagers.
+// explicit-APD calls are keyed by the APD's hash.  A caller thread that has
+// made a call through the server gets a permit on a direct worker of the
+// PDX task and calls it directly from then on, until the binding ends
+// (docs/mungi.md, "PDX").  Also here: upcalls to a task's t0 for
+// capability handlers, and calls of user-level pagers.
 #include "mungi.h"
 #include "../../lib/c/string.h"
 
@@ -16,9 +19,12 @@ struct pdx_binding {
 	u64 entry, apd_key;
 	struct domain *task;
 	u64 task_id;                    /* the task's id when bound: ids are never reused */
-	u64 expires;
+	u64 expires;                    /* 0: ended (revoked, deleted) */
+	u64 obj, clist;                 /* validated through: the PDX object, the Clist holding its capability */
 	struct pdx_binding *next;
 };
+
+#define MAX_DIRECT (MAX_WORKERS / 2)    /* direct workers of one task; the others serve through the server */
 
 static struct kind binding_kind = { sizeof(struct pdx_binding), NULL, 0, "PDX binding" };
 static struct domain *shared_tasks;     /* empty-APD PDX tasks, one per capability */
@@ -95,7 +101,7 @@ const struct apd_entry *apd_spec(struct domain *d, u64 handle, unsigned *n, u64 
  * list holds it: MUNGI_EOK and its record, or MUNGI_EPERM (none) or
  * MUNGI_EENTRY (only ones without this entry).
  */
-static int pdx_cap(struct domain *d, u64 entry, struct ot_obj **obj, struct ot_pw **rec)
+static int pdx_cap(struct domain *d, u64 entry, struct ot_obj **obj, struct ot_pw **rec, u64 *clist)
 {
 	struct ot_obj *o = ot_lookup(&ot, entry);
 	int err = MUNGI_EPERM;
@@ -122,6 +128,7 @@ static int pdx_cap(struct domain *d, u64 entry, struct ot_obj **obj, struct ot_p
 					if (p->entry[j] == entry) {
 						*obj = o;
 						*rec = p;
+						*clist = e->base;
 						return MUNGI_EOK;
 					}
 				err = MUNGI_EENTRY;
@@ -134,7 +141,8 @@ int pdx_entry_password(struct domain *d, u64 entry, u64 *pw)
 {
 	struct ot_obj *o;
 	struct ot_pw *p;
-	int err = pdx_cap(d, entry, &o, &p);
+	u64 clist;
+	int err = pdx_cap(d, entry, &o, &p, &clist);
 	if (!err)
 		*pw = p->password;
 	return err;
@@ -202,6 +210,146 @@ static struct pdx_binding **bucket(struct domain *d, u64 entry, u64 key)
 	return &d->pdx[((entry >> 3) ^ key) % PDX_HASH];
 }
 
+/* --- the direct path: permits on direct workers --- */
+
+/*
+ * A direct worker takes MUNGI_PDX_DIRECT calls from the callers named in
+ * its permit table (struct mungi_permit, in its stack slot), which the
+ * server alone writes; w->permit_* mirror it.  A permit rests on the
+ * binding it was granted under and ends with it, before the request that
+ * ends the binding is answered.
+ */
+static void permit_write(struct mthread *w, unsigned s, u64 caller, u64 entry)
+{
+	u64 at = thread_permits(w) + s * sizeof(struct mungi_permit);
+	if (caller)     /* the entry first: a caller is never seen with an older entry */
+		vm_write(at + __builtin_offsetof(struct mungi_permit, entry), &entry, sizeof(entry));
+	vm_write(at + __builtin_offsetof(struct mungi_permit, caller), &caller, sizeof(caller));
+}
+
+static void permit_clear(struct mthread *w, unsigned s)
+{
+	w->permit_caller[s] = NULL;
+	w->permit_b[s] = NULL;
+	permit_write(w, s, 0, 0);
+}
+
+/* The permits resting on b end (the worker takes no more calls on it). */
+static void permits_drop(struct pdx_binding *b)
+{
+	struct domain *task = b->task;
+	if (!task || task->id != b->task_id)
+		return;                 /* the task is gone, and its workers with their permits */
+	for (struct mthread *w = task->direct; w; w = w->direct_next)
+		for (unsigned s = 0; s < MUNGI_PERMITS; s++)
+			if (w->permit_b[s] == b)
+				permit_clear(w, s);
+}
+
+/* b no longer holds: the next call through the server validates again. */
+static void binding_kill(struct pdx_binding *b)
+{
+	b->expires = 0;
+	permits_drop(b);
+}
+
+/* Every permit naming caller t ends (t is going). */
+static void permits_forget(struct mthread *t)
+{
+	for (struct domain *d = all_domains; d; d = d->next_all)
+		for (struct mthread *w = d->direct; w; w = w->direct_next)
+			for (unsigned s = 0; s < MUNGI_PERMITS; s++)
+				if (w->permit_caller[s] == t)
+					permit_clear(w, s);
+}
+
+static struct mthread *direct_start(struct domain *task)
+{
+	struct mthread *w = thread_start(task, 0, 0, MUNGI_KIND_DIRECT);
+	if (w) {
+		w->direct_next = task->direct;
+		task->direct = w;
+		task->ndirect++;
+	}
+	return w;
+}
+
+#define GRANT_NEW (~0UL)
+
+/*
+ * The direct worker of b's task on which caller t holds, or now gets, a
+ * permit for entry: its thread ID, or 0 for none.  GRANT_NEW: one would
+ * have to be started, which `start` forbids (starting one overwrites the
+ * MRs).  Confined callers get none (grant): their IPC can only reach the
+ * server; nor do a task's own threads (within a space the kernel reports
+ * local IDs, which no permit names).
+ */
+static u64 grant_slow(struct mthread *t, struct pdx_binding *b, u64 entry, bool start)
+{
+	struct domain *task = b->task;
+	struct mthread *fw = NULL;
+	unsigned fs = 0;
+	for (struct mthread *w = task->direct; w; w = w->direct_next)
+		for (unsigned s = 0; s < MUNGI_PERMITS; s++) {
+			if (w->permit_caller[s] == t && w->permit_entry[s] == entry) {
+				w->permit_b[s] = b;
+				return w->tid;
+			}
+			if (!w->permit_caller[s] && !fw)
+				fw = w, fs = s;
+		}
+	if (!fw && task->ndirect >= MAX_DIRECT)
+		return 0;
+	if (!fw && !start)
+		return GRANT_NEW;
+	if (!fw && !(fw = direct_start(task)))
+		return 0;
+	fw->permit_caller[fs] = t;
+	fw->permit_entry[fs] = entry;
+	fw->permit_b[fs] = b;
+	permit_write(fw, fs, t->tid, entry);
+	stats[MUNGI_STAT_PDX_PERMITS]++;
+	return fw->tid;
+}
+
+static inline u64 grant(struct mthread *t, struct pdx_binding *b, u64 entry, bool start)
+{
+	if ((t->dom->flags & D_CONFINED) || b->task == t->dom)
+		return 0;
+	return grant_slow(t, b, entry, start);
+}
+
+void pdx_object_changed(struct ot_obj *o)
+{
+	if (!((struct mobj *)o)->pdx_bound)
+		return;
+	for (struct domain *d = all_domains; d; d = d->next_all)
+		for (unsigned i = 0; i < PDX_HASH; i++)
+			for (struct pdx_binding *b = d->pdx[i]; b; b = b->next)
+				if (b->obj == o->base || b->clist == o->base)
+					binding_kill(b);
+}
+
+void pdx_tick(struct domain *d)
+{
+	for (struct mthread *w = d->direct; w; w = w->direct_next)
+		for (unsigned s = 0; s < MUNGI_PERMITS; s++)
+			if (w->permit_b[s] && w->permit_b[s]->expires <= now)
+				permit_clear(w, s);
+}
+
+bool pdx_redirected(struct mthread *t, L4_ThreadId_t intended)
+{
+	struct mthread *w = thread_of(intended);
+	if (!w || w->kind != MUNGI_KIND_DIRECT)
+		return false;
+	/* a direct call from a caller confined since it got its permit: it waits for the worker,
+	   which cannot answer it; ending its receive sends it to the server */
+	struct L4_ExRegs r = { .control = L4_EXREG_ABORT_RECV };
+	pecan_exregs(t->tid, &r);
+	return true;
+}
+
 /* Validate a call of entry with APD key and find or make its task; the binding, or NULL and *err. */
 static struct pdx_binding *bind(struct domain *d, u64 entry, u64 key, const struct apd_entry *e, unsigned n,
 				int *err)
@@ -209,7 +357,8 @@ static struct pdx_binding *bind(struct domain *d, u64 entry, u64 key, const stru
 	struct ot_obj *o;
 	struct ot_pw *p;
 	u32 confined = d->flags & D_CONFINED;
-	if ((*err = pdx_cap(d, entry, &o, &p)))
+	u64 clist;
+	if ((*err = pdx_cap(d, entry, &o, &p, &clist)))
 		return NULL;
 	struct domain *t = find_task(d, p, key, e, n, confined);
 	if (!t && !(t = make_task(d, o, p, key, e, n, confined, err)))
@@ -226,10 +375,18 @@ static struct pdx_binding *bind(struct domain *d, u64 entry, u64 key, const stru
 		b->apd_key = key;
 		b->next = *pp;
 		*pp = b;
+	} else {
+		permits_drop(b);        /* granted under the old validation */
 	}
 	b->task = t;
 	b->task_id = t->id;
 	b->expires = now + dt;
+	b->obj = o->base;
+	b->clist = clist;
+	((struct mobj *)o)->pdx_bound = true;
+	struct ot_obj *co = ot_lookup(&ot, clist);
+	if (co)
+		((struct mobj *)co)->pdx_bound = true;
 	return b;
 }
 
@@ -239,6 +396,7 @@ void pdx_forget_domain(struct domain *d)
 		while (d->pdx[i]) {
 			struct pdx_binding *b = d->pdx[i];
 			d->pdx[i] = b->next;
+			binding_kill(b);
 			rec_free(&binding_kind, b);
 		}
 	while (d->pdx_tasks) {
@@ -295,6 +453,7 @@ static void call_slow(struct mthread *t, const u64 *msg, u64 key, const struct a
 		reply_to(t->tid);
 		return;
 	}
+	t->grant = grant(t, b, msg[1], true);
 	struct mthread *w = b->task->idle;
 	if (w) {
 		b->task->idle = w->next;
@@ -334,22 +493,27 @@ static void call_apd(struct mthread *t)
 		reply_to(t->tid);
 		return;
 	}
-	struct mthread *w = bound_worker(binding(t->dom, msg[1], key));
-	if (w)
+	struct pdx_binding *b = binding(t->dom, msg[1], key);
+	struct mthread *w = bound_worker(b);
+	if (w) {
+		t->grant = grant(t, b, msg[1], true);
 		dispatch(t, w, msg);
-	else
+	} else {
 		call_slow(t, msg, key, e, n);
+	}
 }
 
 void pdx_call(struct mthread *t, u64 label)
 {
+	stats[MUNGI_STAT_PDX_SERVED]++;
 	if (label == MUNGI_PDX_APD) {
 		call_apd(t);
 		return;
 	}
 	u64 key = label == MUNGI_PDX_CALL ? KEY_EXTEND : KEY_EMPTY;
-	struct mthread *w = bound_worker(binding(t->dom, L4_MR(1), key));
-	if (w) {
+	struct pdx_binding *b = binding(t->dom, L4_MR(1), key);
+	struct mthread *w = bound_worker(b);
+	if (w && (t->grant = grant(t, b, L4_MR(1), false)) != GRANT_NEW) {
 		/* the fast path: the message stays in the MRs, as the worker wants it */
 		w->state = T_RUN;
 		w->busy = true;
@@ -363,6 +527,11 @@ void pdx_call(struct mthread *t, u64 label)
 	u64 msg[8];
 	for (int i = 1; i < 8; i++)
 		msg[i] = L4_MR(i);
+	if (w) {
+		t->grant = grant(t, b, msg[1], true);
+		dispatch(t, w, msg);
+		return;
+	}
 	call_slow(t, msg, key, NULL, 0);
 }
 
@@ -458,7 +627,9 @@ void pdx_return(struct mthread *w, bool faulted)
 	if (c) {
 		c->callee = NULL;
 		c->state = T_RUN;
-		reply_tag(faulted ? MUNGI_EFAULT : 0, faulted ? 0 : 2);
+		if (!faulted)
+			mr_set(3, c->grant);    /* the results stay in MR1-2 */
+		reply_tag(faulted ? MUNGI_EFAULT : 0, faulted ? 0 : 3);
 		reply_to(c->tid);
 	}
 	if (page)
@@ -482,6 +653,13 @@ static void fail_queue(struct domain *task)
 void pdx_caller_gone(struct mthread *t)
 {
 	struct domain *d = t->dom;
+	permits_forget(t);
+	for (struct mthread **pp = &d->direct; *pp; pp = &(*pp)->direct_next)
+		if (*pp == t) {
+			*pp = t->direct_next;
+			d->ndirect--;
+			break;
+		}
 	if (t->callee)
 		t->callee->caller = NULL;       /* its worker finishes for no one */
 	if (t->wait == W_WORKER)

@@ -33,9 +33,22 @@ static L4_ThreadId_t tid_of(u64 no)
 	return l4_global_id(no, (u64)versions[no] << 6 | 1);
 }
 
+/* Each stack slot ends with a permit table (used by direct workers), below it the start words. */
+#define PERMIT_BYTES (MUNGI_PERMITS * sizeof(struct mungi_permit))
+
+static u64 slot_end(struct domain *d, unsigned slot)
+{
+	return d->stack_obj + (slot + 1) * MUNGI_STACK_SIZE;
+}
+
 static u64 stack_top(struct domain *d, unsigned slot)
 {
-	return d->stack_obj + (slot + 1) * MUNGI_STACK_SIZE - 32;
+	return slot_end(d, slot) - PERMIT_BYTES - 32;
+}
+
+u64 thread_permits(struct mthread *t)
+{
+	return slot_end(t->dom, t->slot) - PERMIT_BYTES;
 }
 
 /* --- threads --- */
@@ -60,8 +73,12 @@ static bool l4_start(struct domain *d, struct mthread *t, u64 fn, u64 arg)
 		return false;
 	if (!L4_ThreadControl(t->tid, d->space, mungi_id, mungi_id, utcb))
 		return false;
+	static const struct mungi_permit none[MUNGI_PERMITS];
+	if (t->kind == MUNGI_KIND_DIRECT)
+		arg = thread_permits(t);
 	u64 sp = stack_top(d, t->slot), words[4] = { fn, arg, t->kind, 0 };
-	if (!vm_write(sp, words, sizeof(words)))
+	/* the slot's permit table starts empty, whatever an earlier thread of the slot left there */
+	if (!vm_write(sp, words, sizeof(words)) || !vm_write(thread_permits(t), none, sizeof(none)))
 		return false;
 	mr_set(0, L4_TAG_MAKE(0, 2, 0));
 	mr_set(1, rt.thread_entry);
