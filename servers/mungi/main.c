@@ -17,7 +17,7 @@ u64 now, dt = 100000;
 u64 stats[MUNGI_NSTATS];
 struct mungi_rt rt;
 
-static L4_ThreadId_t pending;           /* a reply in the MRs, for the next ReplyWait */
+L4_ThreadId_t mungi_pending;
 static u64 tick_us, next_tick;
 static u64 ckpt_us, next_ckpt;          /* periodic checkpoints (ckpt_ms=), 0: none */
 
@@ -35,30 +35,16 @@ bool send_now(L4_ThreadId_t to)
 	return !L4_IpcFailed(L4_Ipc(to, L4_NILTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, 0), NULL));
 }
 
-static void flush(void)
+void mungi_flush(void)
 {
-	L4_ThreadId_t to = pending;
-	pending = L4_NILTHREAD;
+	L4_ThreadId_t to = mungi_pending;
+	mungi_pending = L4_NILTHREAD;
 	send_now(to);
 }
 
-void mr_set(int i, u64 v)
+void reply_twice(L4_ThreadId_t to)
 {
-	if (pending)
-		flush();
-	L4_SetMR(i, v);
-}
-
-void reply_tag(u64 label, unsigned u)
-{
-	mr_set(0, L4_TAG_MAKE(label, u, 0));
-}
-
-void reply_to(L4_ThreadId_t to)
-{
-	if (pending)
-		printf("mungi: two replies at once (to %lx and %lx); the first is lost\n", pending, to);
-	pending = to;
+	printf("mungi: two replies at once (to %lx and %lx); the first is lost\n", mungi_pending, to);
 }
 
 /* --- the timer's tick: validations expire, stale addresses come free, checkpoints fall due --- */
@@ -199,9 +185,9 @@ static void loop(void)
 	for (u64 n = 0;; n++) {
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag;
-		if (pending) {
-			L4_ThreadId_t to = pending;
-			pending = L4_NILTHREAD;
+		if (mungi_pending) {
+			L4_ThreadId_t to = mungi_pending;
+			mungi_pending = L4_NILTHREAD;
 			tag = L4_Ipc(to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_NEVER), &from);
 		} else {
 			tag = L4_Wait(&from);

@@ -45,10 +45,27 @@ void mungi_die(void) __attribute__((noreturn));
  * waiting for the loop's ReplyWait (reply_to) is sent first, while the MRs
  * still hold it.  reply_tag sets MR0 to label with u untyped words.
  */
-void mr_set(int i, u64 v);
-void reply_tag(u64 label, unsigned u);
+extern L4_ThreadId_t mungi_pending;        /* a reply in the MRs, for the loop's next ReplyWait */
+void mungi_flush(void);                     /* send it now (zero timeout) */
+/* inline: every call through the server composes its reply with these */
+static inline void mr_set(int i, u64 v)
+{
+	if (mungi_pending)
+		mungi_flush();
+	L4_SetMR(i, v);
+}
+static inline void reply_tag(u64 label, unsigned u)
+{
+	mr_set(0, L4_TAG_MAKE(label, u, 0));
+}
 /* The message being served gets its reply in the MRs (sent by the loop's next ReplyWait). */
-void reply_to(L4_ThreadId_t to);
+void reply_twice(L4_ThreadId_t to);
+static inline void reply_to(L4_ThreadId_t to)
+{
+	if (mungi_pending)
+		reply_twice(to);
+	mungi_pending = to;
+}
 /* The value of " name=" on the server's command line args, or NULL. */
 const char *server_option(const char *args, const char *name);
 /* Send what the MRs hold to a thread waiting for it now (zero timeout); false if it was not. */
