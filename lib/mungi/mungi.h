@@ -162,7 +162,8 @@ int mungi_setjmp(mungi_jmp_buf *b) __attribute__((returns_twice));
 void mungi_longjmp(mungi_jmp_buf *b, int v) __attribute__((noreturn));
 
 /* A caller's record of a direct worker it holds a permit on (0: none). */
-#define MUNGI_DIRECT_CACHE 8
+#define MUNGI_DIRECT_LOG2 4
+#define MUNGI_DIRECT_CACHE (1 << MUNGI_DIRECT_LOG2)
 struct mungi_direct {
 	mw_t entry, key;
 	L4_ThreadId_t worker;

@@ -15,7 +15,7 @@ static mw_t req(mw_t label, unsigned u, const mw_t *a)
 
 static struct mungi_direct *direct_slot(mw_t entry, mw_t key)
 {
-	return &mungi_tls()->direct[((entry >> 4) ^ key) % MUNGI_DIRECT_CACHE];
+	return &mungi_tls()->direct[((entry ^ key) * 0x9e3779b97f4a7c15UL) >> (64 - MUNGI_DIRECT_LOG2)];
 }
 
 /*
