@@ -151,7 +151,7 @@ static void unwait(struct mthread *t)
 /* A worker or t0 is ended (its caller gets an error); a user thread takes its task with it. */
 static void end_thread(struct mthread *t, long status)
 {
-	if (t->kind == MUNGI_KIND_WORKER || t->kind == MUNGI_KIND_T0) {
+	if (t->kind == MUNGI_KIND_WORKER || t->kind == MUNGI_KIND_DIRECT || t->kind == MUNGI_KIND_T0) {
 		printf("the thread is ended\n");
 		thread_destroy(t);
 	} else {

@@ -110,6 +110,15 @@ static struct mungi_ret d_write(mw_t addr, mw_t b, mw_t c, mw_t d, mw_t e, mw_t 
 	return (struct mungi_ret){ 5, 6 };
 }
 
+/* 3 for (1, 2), else an exception (not a page fault): the server ends the thread that raises it. */
+static struct mungi_ret d_trap(mw_t x, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
+{
+	(void)c, (void)d, (void)e, (void)f;
+	if (x != 1 || b != 2)
+		__asm__ __volatile__("ud2");
+	return (struct mungi_ret){ 3, 0 };
+}
+
 static struct mungi_ret d_double(mw_t x, mw_t b, mw_t c, mw_t d, mw_t e, mw_t f)
 {
 	(void)b, (void)c, (void)d, (void)e, (void)f;
@@ -143,10 +152,23 @@ static struct mungi_ret d_wait(mw_t sem, mw_t x, mw_t c, mw_t d, mw_t e, mw_t f)
 
 /* --- the cases --- */
 
+/* Two calls of entry(1, 2) returning 3, the second one straight to the worker; the worker, or 0. */
+static L4_ThreadId_t bound(mw_t entry)
+{
+	struct mungi_ret r;
+	if (mungi_pdx(entry, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3)
+		return 0;
+	L4_Sleep(1000);         /* a direct worker made for the call gets to its loop */
+	mw_t n = served();
+	if (mungi_pdx(entry, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3 || served() != n)
+		return 0;
+	return mungi_pdx_worker(entry, MUNGI_KEY_EXTEND);
+}
+
 TEST_CASE("direct.same_results", "after one call through the server a thread's PDX calls go straight to a direct worker (the server sees none) and return what the server path returns: extension, empty and explicit APDs, a faulting callee, a nested call")
 {
-	mw_t entries[5] = { (mw_t)d_add, (mw_t)d_read, (mw_t)d_write, (mw_t)d_outer, (mw_t)d_double };
-	struct mungi_cap p = pdx_capability(entries, 5);
+	mw_t entries[6] = { (mw_t)d_add, (mw_t)d_read, (mw_t)d_write, (mw_t)d_outer, (mw_t)d_double, (mw_t)d_trap };
+	struct mungi_cap p = pdx_capability(entries, 6);
 	mungi_clist_add(my_clist, &p);
 	mw_t mine = mungi_new(1, NULL), permits = stat(MUNGI_STAT_PDX_PERMITS);
 	*(volatile mw_t *)mine = 0x123;
@@ -201,21 +223,16 @@ TEST_CASE("direct.same_results", "after one call through the server a thread's P
 	EXPECT(mungi_pdx_worker((mw_t)d_write, MUNGI_KEY_EXTEND) == w, "the fault cost the permit");
 	EXPECT(!mungi_pdx((mw_t)d_write, mine, 0, 0, 0, 0, 0, &r) && r.r0 == 5 && served() == n + 1,
 	       "then a direct call to the same worker (%lu through the server)", served() - n);
+	/* a callee that raises an exception: its worker is ended, the caller gets MUNGI_EFAULT, the task stays */
+	mw_t tasks = stat(MUNGI_STAT_PDX_TASKS);
+	EXPECT(bound((mw_t)d_trap), "d_trap(1, 2), directly");
+	EXPECT(mungi_pdx((mw_t)d_trap, 0, 0, 0, 0, 0, 0, &r) == MUNGI_EFAULT, "an exception in a direct call");
+	EXPECT(!mungi_pdx((mw_t)d_trap, 1, 2, 0, 0, 0, 0, &r) && r.r0 == 3, "d_trap(1, 2) after it");
+	EXPECT(!mungi_pdx((mw_t)d_read, mine, 0, 0, 0, 0, 0, &r) && r.r0 == 0x123, "extension after it: %lx", r.r0);
+	EXPECT(stat(MUNGI_STAT_PDX_TASKS) == tasks, "PDX tasks made: %lu", stat(MUNGI_STAT_PDX_TASKS) - tasks);
 	mungi_cap_revoke(p.base, p.password);
 	mungi_free(mcl.base);
 	mungi_free(mine);
-}
-
-/* Two direct calls of entry, the second one straight to the worker; the worker, or 0. */
-static L4_ThreadId_t bound(mw_t entry)
-{
-	struct mungi_ret r;
-	if (mungi_pdx(entry, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3)
-		return 0;
-	mw_t n = served();
-	if (mungi_pdx(entry, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3 || served() != n)
-		return 0;
-	return mungi_pdx_worker(entry, MUNGI_KEY_EXTEND);
 }
 
 TEST_CASE("direct.revoked", "revoking the PDX capability, deleting the Clist that holds it, or taking that Clist out of the APD ends a cached direct binding before the request returns: the next call fails with MUNGI_EPERM and the worker refuses the old caller")
