@@ -477,6 +477,42 @@ TEST_CASE("direct.confined", "a confined caller gets no direct worker (its IPC c
 	mungi_free(cl.base);
 }
 
+/* Empty-APD calls, directly; then the APD locked (the task confined); then a call: a bit per failure. */
+static long locking_caller(mw_t arg)
+{
+	(void)arg;
+	struct mungi_ret r;
+	long bad = 0;
+	for (int i = 0; i < 2; i++) {
+		bad |= mungi_pdx_empty((mw_t)d_add, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3 ? 1 : 0;
+		L4_Sleep(1000);
+	}
+	mw_t n = served();
+	bad |= mungi_pdx_empty((mw_t)d_add, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3 || served() != n ? 2 : 0;
+	bad |= mungi_pdx_worker((mw_t)d_add, MUNGI_KEY_EMPTY) ? 0 : 4;
+	bad |= mungi_apd_lock() ? 8 : 0;
+	/* its permit ended with the lock; its table still names the worker, and the IPC goes to the server */
+	bad |= mungi_pdx_empty((mw_t)d_add, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3 ? 16 : 0;
+	bad |= mungi_pdx_empty((mw_t)d_add, 1, 2, 0, 0, 0, 0, &r) || r.r0 != 3 ? 32 : 0;
+	bad |= mungi_pdx_worker((mw_t)d_add, MUNGI_KEY_EMPTY) ? 64 : 0;
+	return bad;
+}
+
+TEST_CASE("direct.locked", "a task that locks its APD (and so is confined) after it got a direct worker goes on through the server: its direct call, redirected to the server, is ended there, not left waiting")
+{
+	mw_t e = (mw_t)d_add;
+	struct mungi_cap p = pdx_capability(&e, 1), cl = clist_of(&p, 1), apd[2] = { boot->image_ro, cl };
+	mw_t h, task, refused = stat(MUNGI_STAT_REFUSED_IPC);
+	long st = -1;
+	EXPECT(!mungi_apd_make(apd, 2, &h) && !mungi_task_create(locking_caller, 0, h, 0, &task) &&
+	       !mungi_task_wait(task, &st), "the task");
+	EXPECT(st == 0, "locking caller: mask %lx", st);
+	EXPECT(stat(MUNGI_STAT_REFUSED_IPC) == refused + 1, "redirected direct calls: %lu",
+	       stat(MUNGI_STAT_REFUSED_IPC) - refused);
+	mungi_cap_revoke(p.base, p.password);
+	mungi_free(cl.base);
+}
+
 long mungi_main(mw_t arg)
 {
 	struct mungi_self self;
