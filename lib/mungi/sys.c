@@ -27,7 +27,8 @@ static struct mungi_direct *direct_slot(mw_t entry, mw_t key)
  * The worker's message is the entry and six arguments (an explicit-APD
  * call's handle, w[1], is the server's).
  */
-static mw_t direct_call(struct mungi_direct *c, mw_t label, const mw_t *w, struct mungi_ret *r)
+static inline __attribute__((always_inline)) mw_t direct_call(struct mungi_direct *c, mw_t label, const mw_t *w,
+							     struct mungi_ret *r)
 {
 	int apd = label == MUNGI_PDX_APD;
 	L4_Word_t m[8] = { L4_TAG_MAKE(MUNGI_PDX_DIRECT, 7, 0), w[0], w[1 + apd], w[2 + apd], w[3 + apd],
@@ -48,7 +49,7 @@ static mw_t direct_call(struct mungi_direct *c, mw_t label, const mw_t *w, struc
 }
 
 /* Through the server, which may grant a permit (its reply's MR3). */
-static mw_t server_call(mw_t label, mw_t key, struct mungi_direct *c, const mw_t *w, struct mungi_ret *r)
+static inline __attribute__((always_inline)) mw_t server_call(mw_t label, mw_t key, struct mungi_direct *c, const mw_t *w, struct mungi_ret *r)
 {
 	L4_Word_t *mr = L4_Utcb();
 	mr[1] = w[0]; mr[2] = w[1]; mr[3] = w[2]; mr[4] = w[3]; mr[5] = w[4]; mr[6] = w[5]; mr[7] = w[6];
