@@ -58,8 +58,9 @@ static inline void reply_tag(u64 label, unsigned u)
 {
 	mr_set(0, L4_TAG_MAKE(label, u, 0));
 }
-/* The message being served gets its reply in the MRs (sent by the loop's next ReplyWait). */
+/* A reply composed while another still waits: says so (the first is lost). */
 void reply_twice(L4_ThreadId_t to);
+/* The message being served gets its reply in the MRs (sent by the loop's next ReplyWait). */
 static inline void reply_to(L4_ThreadId_t to)
 {
 	if (mungi_pending)
