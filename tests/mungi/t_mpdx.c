@@ -142,10 +142,11 @@ static struct mungi_ret d_count(mw_t a, mw_t b, mw_t counter, mw_t d, mw_t e, mw
 	return (struct mungi_ret){ a + b + d + e + f, a * b };
 }
 
-/* P on the semaphore at sem, then 3x. */
+/* x into the word after sem (it is here), P on the semaphore at sem, then 3x. */
 static struct mungi_ret d_wait(mw_t sem, mw_t x, mw_t c, mw_t d, mw_t e, mw_t f)
 {
 	(void)c, (void)d, (void)e, (void)f;
+	((volatile mw_t *)sem)[1] = x;
 	mw_t err = mungi_sem_p(sem);
 	return (struct mungi_ret){ err ? 1000 + err : 3 * x, 0 };
 }
@@ -279,8 +280,12 @@ TEST_CASE("direct.expires", "a permit ends when its binding expires (dt after th
 	mungi_clist_add(my_clist, &p);
 	L4_ThreadId_t w = bound(e);
 	EXPECT(w, "no direct binding");
-	L4_Sleep(2 * mungi_dt_us() + 20000);
-	EXPECT(raw_call(w, MUNGI_PDX_DIRECT, 7, 0, e, 1) == MUNGI_ESTALE, "the permit outlived its binding");
+	/* dt and a tick (dt/4) at most, in the server's time; under a loaded host's real time, give it more */
+	L4_Sleep(mungi_dt_us() + mungi_dt_us() / 2);
+	int tries = 0;
+	while (raw_call(w, MUNGI_PDX_DIRECT, 7, 0, e, 1) != MUNGI_ESTALE && ++tries < 20)
+		L4_Sleep(mungi_dt_us());
+	EXPECT(tries < 20, "the permit outlived its binding by 20 dt");
 	mw_t n = served();
 	struct mungi_ret r;
 	EXPECT(!mungi_pdx(e, 1, 2, 0, 0, 0, 0, &r) && r.r0 == 3 && served() == n + 1, "through the server: %lu",
@@ -398,6 +403,7 @@ TEST_CASE("direct.hostile", "a thread without a permit (of another task, or of t
 
 struct busy_args {
 	mw_t sem;                       /* a semaphore (the object's first word) */
+	volatile mw_t inside;           /* d_wait's x: which call is in the procedure */
 	L4_ThreadId_t worker;           /* the direct worker the waiter's second call goes to */
 	volatile mw_t started, done, err, result;
 };
@@ -429,11 +435,12 @@ TEST_CASE("direct.busy", "a caller whose direct worker is busy with another thre
 	a->sem = args;
 	EXPECT(!mungi_sem_create(a->sem, 1), "semaphore");
 	EXPECT(!mungi_thread_create(waiter, args, &tid), "thread");
-	for (int i = 0; i < 100 && !a->started; i++)
+	for (int i = 0; i < 500 && a->inside != 7; i++)     /* its second call is in the worker */
 		L4_Sleep(2000);
-	L4_Sleep(20000);                /* its second call is in the worker, waiting for the semaphore */
-	EXPECT(a->started && !a->done && a->worker == w, "the waiter shares the worker: %lx %lx (started %lu, done %lu)",
-	       a->worker, w, a->started, a->done);
+	L4_Sleep(2000);
+	EXPECT(a->started && !a->done && a->worker == w && a->inside == 7,
+	       "the waiter shares the worker: %lx %lx (started %lu, inside %lu, done %lu)", a->worker, w, a->started,
+	       a->inside, a->done);
 	mw_t n = served();
 	struct mungi_ret r;
 	EXPECT(!mungi_pdx((mw_t)d_add, 2, 3, 4, 0, 0, 0, &r) && r.r0 == 9 && r.r1 == 6, "the call while busy: %lu %lu",
