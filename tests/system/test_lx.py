@@ -228,6 +228,18 @@ def test_linux_semantics_program(sh, program):
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
 
 
+def test_vdso(sh):
+    """tests/lx/vdso.c: AT_SYSINFO_EHDR names lx's vDSO with Linux's five
+    LINUX_2.6 functions, [vdso] and [vvar] in /proc/self/maps, its clocks
+    agree with the system calls' and clock_settime moves its realtime (run
+    here only: on a host it would step the clock), bad ids fall back to the
+    system call's EINVAL, fork keeps it, execve renews it, munmap removes it;
+    the same binary passes on Linux (tests/host/test_lx_native.py)."""
+    out = run(sh, "/tests/vdso settime", timeout=300)
+    assert "vdso done, 0 failed" in out and "FAIL" not in out, out
+    assert "ok clock_settime moves the vDSO realtime" in out, out
+
+
 def test_file_pages_shared_by_processes(sh):
     """A RAM file's pages as processes see them (tests/lx/pagecache.c, passes on
     Linux): another process's write() shows in a private mapping until a store
