@@ -30,3 +30,18 @@ $(LXDISK): tools/mklxfs.sh bench/lx/init $(BENCH_POSIX_BIN) $(LX_TEST_BIN) | dep
 lx: $(LX) $(LXFS) $(LXDISK)
 .PHONY: lx
 test: $(LXFS) $(LXDISK)
+
+# lx's vDSO (servers/lx/vdso/user, docs/lx.md): a shared object with no relocations, which
+# image.S includes in lx; the check refuses one the C libraries could not use unrelocated.
+LX_VDSO := $(BUILD)/lx/vdso.so
+LX_VDSO_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -fPIC -ffreestanding -fno-builtin -fno-stack-protector \
+	-nostdlib -shared -Wl,-T,servers/lx/vdso/user/vdso.lds -Wl,--hash-style=both \
+	-Wl,-soname=linux-vdso.so.1 -Wl,--eh-frame-hdr -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
+	-Wl,-z,noexecstack
+$(LX_VDSO): servers/lx/vdso/user/vdso.c servers/lx/vdso/user/vdso.lds servers/lx/vdso/vvar.h mk/lx.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(LX_VDSO_CFLAGS) -o $@.tmp servers/lx/vdso/user/vdso.c
+	@if readelf -rW $@.tmp | grep -q R_X86_64; then echo "$@: the vDSO has relocations" >&2; exit 1; fi
+	mv $@.tmp $@
+$(BUILD)/u/servers/lx/vdso/image.S.o: $(LX_VDSO)
+$(BUILD)/u/servers/lx/vdso/image.S.o: UCFLAGS += -DLX_VDSO_SO='"$(LX_VDSO)"'

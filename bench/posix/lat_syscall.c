@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // lmbench lat_syscall and lat_proc "procedure": the null system call (getpid),
-// one-byte read and write, stat, fstat, open+close, and a procedure call.
+// one-byte read and write, stat, fstat, open+close, and a procedure call;
+// clock_gettime(CLOCK_MONOTONIC) and gettimeofday through the C library (the
+// vDSO where the system has one).
 // read uses /dev/zero (reading /dev/null would return end-of-file at once, as
 // lmbench notes); write uses /dev/null; stat and open use a file in /tmp.
 #include "bench.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define STAT_FILE "/tmp/bench.lat_syscall"
@@ -67,6 +71,24 @@ static void do_open_close(long n, void *a)
 	}
 }
 
+static void do_clock_gettime(long n, void *a)
+{
+	struct timespec ts;
+	(void)a;
+	while (n--)
+		if (clock_gettime(CLOCK_MONOTONIC, &ts))
+			bench_die("clock_gettime");
+}
+
+static void do_gettimeofday(long n, void *a)
+{
+	struct timeval tv;
+	(void)a;
+	while (n--)
+		if (gettimeofday(&tv, NULL))
+			bench_die("gettimeofday");
+}
+
 // A call the compiler can neither inline nor drop (lmbench's use_int).
 __attribute__((noinline)) static int proc_callee(int x)
 {
@@ -100,6 +122,10 @@ int main(int argc, char **argv)
 	bench_result("lmbench.stat", "", bench_measure(do_stat, 0, bench_iters(5000)), "instructions");
 	bench_result("lmbench.fstat", "", bench_measure(do_fstat, 0, bench_iters(10000)), "instructions");
 	bench_result("lmbench.open_close", "", bench_measure(do_open_close, 0, bench_iters(5000)), "instructions");
+	bench_result("lmbench.clock_gettime", "", bench_measure(do_clock_gettime, 0, bench_iters(20000)),
+		     "instructions");
+	bench_result("lmbench.gettimeofday", "", bench_measure(do_gettimeofday, 0, bench_iters(20000)),
+		     "instructions");
 	bench_result("lmbench.proc_call", "", bench_measure(do_proc_call, 0, bench_iters(100000)), "instructions");
 	unlink(STAT_FILE);
 	return 0;

@@ -15,6 +15,7 @@
 #include "linux.h"
 #include "mm/mm.h"
 #include "vfs/vfs.h"
+#include "vdso/vdso.h"
 
 typedef uint64_t u64;
 typedef uint32_t u32;
@@ -90,6 +91,9 @@ struct regs {
 #define VM_CHARGED 64        /* counted in the commit limit (mm/vm.c) */
 #define VM_NOWRITE 128       /* a shared file opened read-only: never made writable */
 #define VM_FAST   256        /* the fast area: lx's, the process cannot change it */
+/* the vDSO and its data page (vdso/vdso.c): lx's pages, shared by every process */
+#define VM_VDSO   512
+#define VM_VVAR   1024
 
 struct vma {
 	struct vma *next;               /* sorted by start */

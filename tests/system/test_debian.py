@@ -152,6 +152,25 @@ def test_bash_coreutils_tar_python_match_host(tmp_path, path):
     assert procsub == host(f"bash {HERE}/procsub.sh")
 
 
+def test_glibc_clocks_through_the_vdso(tmp_path):
+    """glibc reads lx's vDSO: tests/lx/vdso.c built against the host's glibc
+    (Debian 12's, as the image's) passes under lx as on the host, settime
+    included; python3's and date's clocks agree with the system's
+    (tests/debian/vdso_clock.py prints the same lines as on the host)."""
+    script = os.path.join(HERE, "vdso_clock.py")
+    prog = str(tmp_path / "vdso")
+    subprocess.run(["gcc", "-std=gnu11", "-O2", "-o", prog, os.path.join(TOP, "tests", "lx", "vdso.c")],
+                   check=True)
+    img = image(tmp_path, {"/root/vdso_clock.py": script, "/root/vdso": prog})
+    sh = boot(img)
+    out = run(sh, "chmod +x /root/vdso && /root/vdso settime")
+    py = run(sh, "python3 /root/vdso_clock.py")
+    close(sh, img)
+    assert "vdso done, 0 failed" in out and "FAIL" not in out, out
+    assert "ok clock_settime moves the vDSO realtime" in out, out
+    assert py == host(f"python3 {script}"), py
+
+
 def test_interactive_login_shell(tmp_path):
     """The console as make run gives it: root's login shell (su -) with PAM's
     environment; ^C kills the foreground sleep and bash abandons the rest of

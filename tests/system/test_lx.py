@@ -217,15 +217,28 @@ def test_fast_path_sites(sh):
 
 @pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap",
                                      "mmedge", "procs", "unixmsg", "unixscm", "timecalls",
-                                     "ttyio"])
+                                     "ttyio", "pipecopy"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
     their siginfo, EINTR against restarts, job control, mremap, memory-call
     edges, process calls, AF_UNIX details and control messages, clocks and
-    interval timers, and the console's termios call by call; the same binary
+    interval timers, the console's termios call by call, and pipe reads and
+    writes copied straight to and from the caller (pipecopy); the same binary
     passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
+
+
+def test_vdso(sh):
+    """tests/lx/vdso.c: AT_SYSINFO_EHDR names lx's vDSO with Linux's five
+    LINUX_2.6 functions, [vdso] and [vvar] in /proc/self/maps, its clocks
+    agree with the system calls' and clock_settime moves its realtime (run
+    here only: on a host it would step the clock), bad ids fall back to the
+    system call's EINVAL, fork keeps it, execve renews it, munmap removes it;
+    the same binary passes on Linux (tests/host/test_lx_native.py)."""
+    out = run(sh, "/tests/vdso settime", timeout=300)
+    assert "vdso done, 0 failed" in out and "FAIL" not in out, out
+    assert "ok clock_settime moves the vDSO realtime" in out, out
 
 
 def test_file_pages_shared_by_processes(sh):

@@ -58,31 +58,92 @@ static bool ring_copy(struct pipe *pp, u32 at, void *buf, size_t n, bool to_ring
 	return true;
 }
 
+/*
+ * Copy between the process's memory at uaddr and the ring at ring index
+ * `at`, n bytes whose ring pages exist (ring_pages): the bytes copied,
+ * short where a bad address stopped it.  One copy, where read and write
+ * through the bounce buffer took two.
+ */
+static size_t ring_copy_user(struct pipe *pp, u32 at, struct proc *p, u64 uaddr, size_t n,
+			     bool to_ring)
+{
+	size_t done = 0;
+	while (done < n) {
+		u32 i = (u32)((at + done) % pp->size);
+		u32 off = i % LX_PAGE_SIZE;
+		size_t chunk = LX_PAGE_SIZE - off < n - done ? LX_PAGE_SIZE - off : n - done;
+		char *r = (char *)pp->page[i / LX_PAGE_SIZE] + off;
+		size_t c = to_ring ? copyin_part(p, r, uaddr + done, chunk) :
+				     copyout_part(p, uaddr + done, r, chunk);
+		done += c;
+		if (c < chunk)
+			break;
+	}
+	return done;
+}
+
+/* Allocate the ring's missing pages for n bytes at ring index `at`; false without memory. */
+static bool ring_pages(struct pipe *pp, u32 at, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		u32 i = (u32)((at + done) % pp->size);
+		if (!pp->page[i / LX_PAGE_SIZE] && !(pp->page[i / LX_PAGE_SIZE] = page_alloc()))
+			return false;
+		done += LX_PAGE_SIZE - i % LX_PAGE_SIZE;
+	}
+	return true;
+}
+
 /* A FIFO reader opened before any writer waits for one instead of seeing EOF (f->pos). */
 static bool awaiting_writer(struct file *f, struct pipe *pp)
 {
 	return f->pos && f->pos == (u64)pp->w_opens + 1;
 }
 
-static long pipe_read(struct file *f, void *buf, size_t n)
+/* How much of n a read takes now (> 0), or what it returns at once: 0 (end of file), -EAGAIN. */
+static long read_size(struct file *f, struct pipe *pp, size_t n)
 {
-	struct pipe *pp = f->priv;
 	if (!n)
 		return 0;
 	if (!pp->count)
 		return pp->writers || awaiting_writer(f, pp) ? -LX_EAGAIN : 0;
-	size_t m = n < pp->count ? n : pp->count;
-	ring_copy(pp, pp->head, buf, m, false);
+	return (long)(n < pp->count ? n : pp->count);
+}
+
+/* The m bytes at the ring's head were read. */
+static long consumed(struct pipe *pp, size_t m)
+{
 	pp->head = (u32)((pp->head + m) % pp->size);
 	pp->count -= (u32)m;
 	pipe_changed(pp, LX_POLLOUT);
 	return (long)m;
 }
 
-/* Writes up to PIPE_BUF go in whole or wait; larger ones take what fits. */
-static long pipe_write(struct file *f, const void *buf, size_t n)
+static long pipe_read(struct file *f, void *buf, size_t n)
 {
 	struct pipe *pp = f->priv;
+	long m = read_size(f, pp, n);
+	if (m <= 0)
+		return m;
+	ring_copy(pp, pp->head, buf, (size_t)m, false);
+	return consumed(pp, (size_t)m);
+}
+
+/* read(2) on a pipe: the ring's bytes straight to the process (what a bad address stops stays). */
+static long pipe_read_user(struct file *f, struct proc *p, u64 uaddr, size_t n)
+{
+	struct pipe *pp = f->priv;
+	long m = read_size(f, pp, n);
+	if (m <= 0)
+		return m;
+	size_t got = ring_copy_user(pp, pp->head, p, uaddr, (size_t)m, false);
+	return got ? consumed(pp, got) : -LX_EFAULT;
+}
+
+/* How much of n a write puts in now (> 0), or -EPIPE, 0, -EAGAIN: writes up to
+ * PIPE_BUF go in whole or wait; larger ones take what fits. */
+static long write_size(struct pipe *pp, size_t n)
+{
 	if (!pp->readers)
 		return -LX_EPIPE;
 	if (!n)
@@ -90,12 +151,39 @@ static long pipe_write(struct file *f, const void *buf, size_t n)
 	size_t room = pp->size - pp->count;
 	if (room == 0 || (n <= LX_PIPE_BUF && room < n))
 		return -LX_EAGAIN;
-	size_t m = n < room ? n : room;
-	if (!ring_copy(pp, pp->head + pp->count, (void *)buf, m, true))
-		return pp->count ? -LX_EAGAIN : -LX_ENOMEM;
+	return (long)(n < room ? n : room);
+}
+
+/* m bytes were put after the ring's last. */
+static long produced(struct pipe *pp, size_t m)
+{
 	pp->count += (u32)m;
 	pipe_changed(pp, LX_POLLIN);
 	return (long)m;
+}
+
+static long pipe_write(struct file *f, const void *buf, size_t n)
+{
+	struct pipe *pp = f->priv;
+	long m = write_size(pp, n);
+	if (m <= 0)
+		return m;
+	if (!ring_copy(pp, pp->head + pp->count, (void *)buf, (size_t)m, true))
+		return pp->count ? -LX_EAGAIN : -LX_ENOMEM;
+	return produced(pp, (size_t)m);
+}
+
+/* write(2) on a pipe: the process's bytes straight into the ring (up to a bad address). */
+static long pipe_write_user(struct file *f, struct proc *p, u64 uaddr, size_t n)
+{
+	struct pipe *pp = f->priv;
+	long m = write_size(pp, n);
+	if (m <= 0)
+		return m;
+	if (!ring_pages(pp, pp->head + pp->count, (size_t)m))
+		return pp->count ? -LX_EAGAIN : -LX_ENOMEM;
+	size_t put = ring_copy_user(pp, pp->head + pp->count, p, uaddr, (size_t)m, true);
+	return put ? produced(pp, put) : -LX_EFAULT;
 }
 
 static int pipe_poll(struct file *f)
@@ -181,6 +269,7 @@ static void pipe_release(struct file *f)
 const struct file_ops pipe_ops = {
 	.read = pipe_read, .write = pipe_write, .poll = pipe_poll, .wchan = pipe_wchan,
 	.ioctl = pipe_ioctl, .release = pipe_release, .unread = pipe_unread,
+	.read_user = pipe_read_user, .write_user = pipe_write_user,
 };
 
 /* An end of pp with access mode flags, counted among its readers/writers. */

@@ -735,6 +735,8 @@ static void map_name(struct pbuf *b, struct vma *v, char *path)
 		n = snfmt(path, 16, "[heap]");
 	else if (v->prot & VM_STACK)
 		n = snfmt(path, 16, "[stack]");
+	else if (v->prot & (VM_VDSO | VM_VVAR))
+		n = snfmt(path, 16, (v->prot & VM_VDSO) ? "[vdso]" : "[vvar]");
 	if (n <= 0)
 		return;
 	for (u64 col = b->total - b->line; col < 73; col++)

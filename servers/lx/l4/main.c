@@ -19,7 +19,7 @@ extern const char lx_stub_start[], lx_stub_signal[], lx_stub_end[];
 
 u64 lx_now_us(void)
 {
-	return L4_SystemClock();
+	return lx_now_ns() / 1000;          /* the kernel's SystemClock, read without a call (vdso/) */
 }
 
 void lx_log(const char *fmt, ...)
@@ -613,6 +613,7 @@ static void now_stamp(struct lx_timespec *ts)
 int main(void)
 {
 	lx_id = L4_MyGlobalId();
+	time_init();
 	u64 me = l4_thread_no(lx_id);
 	struct driver_clients printers = { 1, { { me + NETSRV_FIRST_TNO, me + NETSRV_LAST_TNO } }, 0 };
 	if (!drivers_start_for(l4_global_id(me + 1, 1), l4_global_id(me + 2, 1), &printers))
@@ -624,6 +625,7 @@ int main(void)
 	if (lx_stub_signal - lx_stub_start != STUB_SIGNAL_OFF)
 		lx_panic("lx: the stub's signal entry moved\n");
 	fast_init(stub_page);
+	vdso_init();
 	signal_init();
 	fs_now = now_stamp;
 	static char cmdline[LX_CMDLINE_MAX];

@@ -263,10 +263,9 @@ static bool vma_split(struct vma *v, u64 va)
 		return false;
 	*h = *v;
 	h->start = va;
-	if (h->file) {
-		h->off += va - v->start;
+	h->off += va - v->start;                /* (the vDSO's areas count pages by it too) */
+	if (h->file)
 		fs_get(h->file);
-	}
 	if (h->named)
 		file_get(h->named);
 	v->end = va;
@@ -483,6 +482,27 @@ static int shared_file_page(struct vma *v, u64 va, void **out)
 	return 0;
 }
 
+/*
+ * The vDSO's or its data page's page for va (vdso/vdso.c): lx's own, shared
+ * read-only; a write (after mprotect) gets the process a copy, as Linux's
+ * private mapping does.  0 or -errno.
+ */
+static int special_page(struct vma *v, u64 va, u32 access, void **out, u64 *bits)
+{
+	void *pg = vdso_page(v->prot & VM_VVAR, v->off + (va - v->start));
+	*bits = 0;
+	*out = pg;
+	if (!pg)
+		return -LX_EIO;                 /* past the image (a grown mremap): SIGBUS, as Linux */
+	if (!(access & VM_WRITE))
+		return 0;
+	if ((*out = page_alloc_nozero()))
+		memcpy(*out, pg, LX_PAGE_SIZE);
+	page_free(pg);
+	*bits = PTE_W;
+	return *out ? 0 : -LX_ENOMEM;
+}
+
 /* Give the process its own copy of a shared page; false without memory. */
 static bool cow_break(u64 *e, bool revoke_old)
 {
@@ -528,6 +548,10 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
 		u64 bits = (v->prot & VM_WRITE) ? PTE_W : 0;
 		if (shared && v->file) {
 			int err = shared_file_page(v, va & ~(LX_PAGE_SIZE - 1), &pg);
+			if (err)
+				return err;
+		} else if (v->prot & (VM_VDSO | VM_VVAR)) {
+			int err = special_page(v, va & ~(LX_PAGE_SIZE - 1), access, &pg, &bits);
 			if (err)
 				return err;
 		} else if (!(access & VM_WRITE) &&

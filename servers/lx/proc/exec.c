@@ -51,6 +51,8 @@ struct elf_phdr {
 #define AT_RANDOM 25
 #define AT_HWCAP2 26
 #define AT_EXECFN 31
+#define AT_SYSINFO_EHDR 33
+#define AT_IGNORE 1
 
 #define PAGE_DOWN(x) ((x) & ~(LX_PAGE_SIZE - 1))
 #define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
@@ -62,6 +64,7 @@ struct image {
 	u64 phdr_addr, entry, brk;
 	int interp;                         /* index of the PT_INTERP header, or -1 */
 	u64 interp_base, start;             /* the loader's bias (AT_BASE); where the thread starts */
+	u64 vdso;                           /* the vDSO's address (AT_SYSINFO_EHDR), 0: none */
 };
 
 /* ip opened read-only and named by where (which it takes over), for /proc; NULL without memory. */
@@ -267,7 +270,7 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 	platform = sp;
 	push(tmp, &sp, random, 16);
 	rnd = sp;
-	u64 aux[] = { AT_PHDR, im->phdr_addr, AT_PHENT, sizeof(struct elf_phdr),
+	u64 aux[] = { im->vdso ? AT_SYSINFO_EHDR : AT_IGNORE, im->vdso, AT_PHDR, im->phdr_addr, AT_PHENT, sizeof(struct elf_phdr),
 		      AT_PHNUM, im->eh.phnum, AT_PAGESZ, LX_PAGE_SIZE, AT_BASE, im->interp_base,
 		      AT_FLAGS, 0,
 		      AT_ENTRY, im->entry, AT_UID, a->cred.uid, AT_EUID, a->cred.euid,
@@ -364,6 +367,8 @@ static int load_image(struct inode *ip, struct image *im, struct mm **mm_out, st
 					VM_READ | VM_WRITE | VM_STACK, NULL, 0, 0);
 	if (!err)
 		err = fast_map(mm);
+	if (!err)
+		err = vdso_map(mm, &im->vdso);
 	if (!err)
 		err = build_stack(&tmp, im, a, sp);
 	if (err) {

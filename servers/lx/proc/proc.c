@@ -516,6 +516,10 @@ static int init_args(struct exec_args *a, const char *cmdline)
 			lx_fast_on = word[8] == '1';    /* the fast library path (docs/lx.md) */
 			continue;
 		}
+		if (!a->arg.kc && (!strcmp(word, "lx.vdso=0") || !strcmp(word, "lx.vdso=1"))) {
+			lx_vdso_on = word[8] == '1';    /* the vDSO (docs/lx.md): off to measure without it */
+			continue;
+		}
 		if (exec_args_add(a, &a->arg, word))
 			return -LX_E2BIG;
 	}

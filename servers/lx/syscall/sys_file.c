@@ -99,6 +99,8 @@ static long do_read(struct thread *t, struct file *f, u64 buf, size_t n)
 		return -LX_EBADF;
 	size_t done = 0;
 	n = min_sz(n, MAX_RW);
+	if (f->ops->read_user)
+		return f->ops->read_user(f, t->proc, buf, n);
 	while (done < n) {
 		size_t want = min_sz(n - done, BOUNCE_SIZE);
 		long r = f->ops->read(f, bounce, want);
@@ -125,6 +127,12 @@ static long do_write(struct thread *t, struct file *f, u64 buf, size_t n)
 	n = min_sz(n, MAX_RW);
 	if (!n)
 		return f->ops->write(f, bounce, 0);
+	if (f->ops->write_user) {
+		long r = f->ops->write_user(f, t->proc, buf, n);
+		if (r == -LX_EPIPE)
+			signal_send_thread(t, LX_SIGPIPE);
+		return r;
+	}
 	while (done < n) {
 		size_t want = min_sz(n - done, BOUNCE_SIZE);
 		size_t c = copyin_part(t->proc, bounce, buf + done, want);

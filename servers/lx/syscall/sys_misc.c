@@ -31,26 +31,24 @@ long copyin_timespec_us(struct thread *t, u64 uaddr, u64 *us)
 	return 0;
 }
 
-/* CLOCK_REALTIME's distance from boot's clock: the epoch at boot, moved by clock_settime. */
-static int64_t wall_offset_us = (int64_t)LX_EPOCH_AT_BOOT * 1000000;
-
+/* CLOCK_REALTIME's distance from boot's clock is vdso/vdso.c's (the vDSO reads it too). */
 u64 lx_clock_us(u64 clk)
 {
-	u64 now = lx_now_us();
-	return clk == 0 || clk == 5 || clk == 8 || clk == 11 ? now + (u64)wall_offset_us : now;
+	return lx_clock_ns(clk) / 1000;
 }
 
 u64 wall_to_boot_us(u64 wall_us)
 {
-	return wall_us > (u64)wall_offset_us ? wall_us - (u64)wall_offset_us : 1;
+	u64 off = (u64)lx_wall_offset_ns() / 1000;
+	return wall_us > off ? wall_us - off : 1;
 }
 
-/* Set CLOCK_REALTIME to `us` µs since the epoch. */
-static long set_wall(struct thread *t, u64 us)
+/* Set CLOCK_REALTIME to `ns` ns since the epoch. */
+static long set_wall(struct thread *t, u64 ns)
 {
 	if (!lx_privileged(t->proc))
 		return -LX_EPERM;
-	wall_offset_us = (int64_t)(us - lx_now_us());
+	lx_set_wall_ns(ns);
 	return 0;
 }
 
@@ -64,7 +62,7 @@ long sys_clock_settime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4
 		return -LX_EINVAL;                  /* only CLOCK_REALTIME can be set */
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 		return -LX_EINVAL;
-	return set_wall(t, (u64)ts.tv_sec * 1000000 + (u64)ts.tv_nsec / 1000);
+	return set_wall(t, (u64)ts.tv_sec * 1000000000 + (u64)ts.tv_nsec);
 }
 
 long sys_settimeofday(struct thread *t, u64 tv, u64 tz, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -82,7 +80,7 @@ long sys_settimeofday(struct thread *t, u64 tv, u64 tz, u64 a2, u64 a3, u64 a4, 
 		return -LX_EINVAL;
 	if (!lx_privileged(t->proc))
 		return -LX_EPERM;
-	return tv ? set_wall(t, (u64)v.tv_sec * 1000000 + (u64)v.tv_usec) : 0;
+	return tv ? set_wall(t, ((u64)v.tv_sec * 1000000 + (u64)v.tv_usec) * 1000) : 0;
 }
 
 /*
@@ -167,38 +165,46 @@ bool cpu_clock_now(int pid, int tid, u64 *us)
 	return true;
 }
 
-/* The µs clock clk reads for t: a wall clock's, or a CPU-time clock's (EINVAL if none). */
-static long clock_read(struct thread *t, u64 clk, u64 *us)
+/*
+ * The ns clock clk reads for t: a wall clock's (ns, as the vDSO reads it), or a
+ * CPU-time clock's (µs precision); EINVAL if none.  *res: its resolution in ns.
+ */
+static long clock_read(struct thread *t, u64 clk, u64 *ns, u64 *res)
 {
 	int pid, tid;
 	if (clk == 10)
 		return -LX_EINVAL;                      /* CLOCK_SGI_CYCLE is gone from Linux */
 	if (clk <= 11 && clk != 2 && clk != 3) {
-		*us = lx_clock_us(clk);
+		*ns = lx_clock_ns(clk);
+		*res = 1;
 		return 0;
 	}
 	long r = cpu_clock_target(t, clk, &pid, &tid);
-	return r < 0 ? r : cpu_clock_now(pid, tid, us) ? 0 : -LX_EINVAL;
+	if (r < 0 || !cpu_clock_now(pid, tid, ns))
+		return r < 0 ? r : -LX_EINVAL;
+	*ns *= 1000;
+	*res = 1000;
+	return 0;
 }
 
 long sys_clock_gettime(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	u64 us;
-	long r = clock_read(t, clk, &us);
+	u64 ns, res;
+	long r = clock_read(t, clk, &ns, &res);
 	if (r < 0)
 		return r;
-	struct lx_timespec ts = ts_of(us);
+	struct lx_timespec ts = { (int64_t)(ns / 1000000000), (int64_t)(ns % 1000000000) };
 	return put(t, tp, &ts, sizeof(ts));
 }
 
 long sys_clock_getres(struct thread *t, u64 clk, u64 tp, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	u64 us;
-	if (clock_read(t, clk, &us) < 0)
+	u64 ns, res;
+	if (clock_read(t, clk, &ns, &res) < 0)
 		return -LX_EINVAL;
-	struct lx_timespec ts = { 0, 1000 };
+	struct lx_timespec ts = { 0, (int64_t)res };
 	return tp ? put(t, tp, &ts, sizeof(ts)) : 0;
 }
 

@@ -354,6 +354,11 @@ struct file_ops {
 	/* optional: what /proc/PID/fd/N reads for a file with no name
 	 * ("anon_inode:[eventfd]"); the length, as readlink */
 	long (*link_name)(struct file *f, char *buf, size_t n);
+	/* optional: read/write straight between the object and the process's memory at
+	 * uaddr, without the bounce buffer (pipes): as read/write, and -EFAULT when a
+	 * bad address stopped it before the first byte */
+	long (*read_user)(struct file *f, struct proc *p, u64 uaddr, size_t n);
+	long (*write_user)(struct file *f, struct proc *p, u64 uaddr, size_t n);
 };
 #define LX_POLLIN   0x001
 #define LX_POLLPRI  0x002
