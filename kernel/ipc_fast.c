@@ -268,21 +268,28 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 	return deliver(self, d, to, from, timeouts, tag, NULL);
 }
 
-struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
+/*
+ * entry.S: leave the kernel into the exception handler, which the commit
+ * made current (its frame hf, with From), with MR0-7 of the message in
+ * registers, taken from the faulter's frame tf.  It never returns.
+ */
+void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf) __attribute__((noreturn));
+
+void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 {
 	struct tcb *self = current;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (CONFIG_SMP && this_cpu))
-		return NULL;    /* the fastpaths switch with the boot CPU's TSS and %gs page only */
+		return;         /* the fastpaths switch with the boot CPU's TSS and %gs page only */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
 	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
 	    unlikely(self->space->strict && self->space->redirector != hid && h->space != self->space))
-		return NULL;    /* confined: the slowpath sends it to the redirector (handler_of) */
+		return;         /* confined: the slowpath sends it to the redirector (handler_of) */
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
 	arch_copy_words(utcb_mrs(h) + 8, mr + 8, EXC_WORDS - 8);
 	ipc_set_from(hf, tcb_id_as_seen_by(self, h));
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
-	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */
+	exc_deliver_exit(tf, hf);
 }

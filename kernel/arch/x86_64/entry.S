@@ -51,13 +51,8 @@
 	popq %r11
 .endm
 
-/*
- * Leave through the frame a dispatcher returned in RAX; bit 0 set: an
- * exception message delivered by the exception fastpath (exc_deliver_exit).
- */
+/* Leave through the frame a dispatcher returned in RAX. */
 .macro LEAVE_THROUGH_RAX
-	testb $1, %al
-	jnz exc_deliver_exit
 	movq %rax, %rsp
 	jmp return_to_user_or_kernel
 .endm
@@ -312,24 +307,29 @@ ipc_not_fast:
 	jmp return_to_user_or_kernel
 
 	/*
-	 * The exception fastpath delivered the message of the faulting thread
-	 * (whose frame is at RSP) to its handler (RAX with bit 0 set): the
-	 * handler leaves its Ipc with MR0 the tag, MR1 the faulter's RIP, MR3
-	 * its R10, and MR2, MR4-7 in place (RBX, R12-R15: the faulter's own,
-	 * kept by C), its From in its frame's RSI.  RBP is the faulter's (MR13
-	 * of the message); RDX and R8 are zeroed.
+	 * exc_deliver_exit(tf, hf): the exception fastpath delivered the message
+	 * of the faulting thread (its frame tf, RDI) to its handler (frame hf,
+	 * RSI), called from C, never returning: the handler leaves its Ipc with
+	 * MR0 the tag, MR1 the faulter's RIP, MR2-7 the faulter's RBX, R10,
+	 * R12-R15 (the message's order), its From in its frame's RSI.  RBP is
+	 * its own RSP, RDX and R8 zeroed: no kernel value stays in a register.
 	 */
+	.globl exc_deliver_exit
 exc_deliver_exit:
-	movq TF_R10*8(%rsp), %r10
-	movq TF_RIP*8(%rsp), %rdx
-	leaq -1(%rax), %rsp
-	movq %rdx, %rax
+	movq TF_RBX*8(%rdi), %rbx
+	movq TF_R10*8(%rdi), %r10
+	movq TF_R12*8(%rdi), %r12
+	movq TF_R13*8(%rdi), %r13
+	movq TF_R14*8(%rdi), %r14
+	movq TF_R15*8(%rdi), %r15
+	movq TF_RIP*8(%rdi), %rax
 	movabsq $EXC_MSG_TAG, %r9
-	movq TF_RSI*8(%rsp), %rsi
 	movq user_gs_page(%rip), %rdi
-	movq TF_RIP*8(%rsp), %rcx
-	movq TF_RFLAGS*8(%rsp), %r11
-	movq TF_RSP*8(%rsp), %rsp
+	movq TF_RIP*8(%rsi), %rcx
+	movq TF_RFLAGS*8(%rsi), %r11
+	movq TF_RSP*8(%rsi), %rsp
+	movq TF_RSI*8(%rsi), %rsi
+	movq %rsp, %rbp
 	xorl %edx, %edx
 	xorl %r8d, %r8d
 	BKL_RELEASE
