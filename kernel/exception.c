@@ -241,11 +241,8 @@ struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 	if (v == VEC_UD && kernel_interface(tf))
 		return tf;
 	bool fast = v != VEC_PF && v != VEC_GP && v != VEC_BP;
-	if (fast) {
-		struct trapframe *hf = exception_fastpath(tf, v, frame_error(tf));
-		if (hf)
-			return hf;
-	}
+	if (fast)
+		exception_fastpath(tf, v, frame_error(tf));     /* returns only if it cannot */
 	return exception_user_slow(tf, fault_addr, fast);
 }
 
@@ -260,9 +257,8 @@ static __attribute__((noinline)) struct trapframe *exception_user_slow(struct tr
 		return tf;
 	if (frame_vector(tf) == VEC_BP && kdb_trap(tf))
 		return tf;
-	struct trapframe *hf = tried ? NULL : exception_fastpath(tf, frame_vector(tf), frame_error(tf));
-	if (hf)
-		return hf;
+	if (!tried)
+		exception_fastpath(tf, frame_vector(tf), frame_error(tf));
 	enum exc_result r = exception_ipc(tf, frame_vector(tf), frame_error(tf));
 	if (r == EXC_HANDLED)
 		return tf;

@@ -8,8 +8,8 @@
 
 /*
  * A CPU exception raised by the current (user) thread; fault_addr for page
- * faults.  Returns the frame to return through (another thread's when the
- * exception fastpath switched to the handler).
+ * faults.  Returns the frame to return through; the exception fastpath
+ * leaves into the handler from within instead (exc_deliver_exit).
  */
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
 /*

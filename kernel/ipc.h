@@ -106,9 +106,9 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 			   word_t tag);
 /*
  * The exception message to a handler already waiting for it, straight from
- * the trap frame; the handler's frame with bit 0 set (entry.S leaves
- * through it with MR0-7 in registers: exc_deliver_exit), or NULL.
+ * the trap frame, leaving the kernel into the handler (exc_deliver_exit);
+ * returns, with nothing changed, only where it cannot.
  */
-struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
+void exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
 
 #endif

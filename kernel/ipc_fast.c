@@ -32,9 +32,9 @@
  */
 
 /*
- * What entry.S gets back, as a two-word return value: the partner's kernel
- * stack top (its frame lies below, with From set) and MR0; or FP_SLOW; or
- * an exception reply's frame | FP_EXC_REPLY.
+ * What entry.S gets back, as a two-word return value: FP_SLOW; or an
+ * exception reply's frame | FP_EXC_REPLY and the replier's MRs
+ * (exc_reply_exit).  A delivered Ipc leaves through ipc_exit instead.
  */
 struct fp_ret {
 	word_t top;
@@ -125,8 +125,11 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 }
 
 /*
- * An exception reply: the faulter's new state, less what passes in
- * registers.  Bit 0 of the frame returned tells entry.S.
+ * An exception reply: C checks it and writes the words of the faulter's
+ * frame that its exit takes from there (exc_fast_reply_frame); entry.S
+ * loads the other registers straight from the replier's MRs, each word
+ * read once, so what was checked is what is installed.  Bit 0 of the
+ * frame returned tells entry.S.
  */
 static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
 							       word_t from, word_t a3,
@@ -134,16 +137,17 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 {
 	(void)a3;
 	struct tcb *self = current;
-	struct trapframe *tf = own_frame();
+	word_t ip = ipc_mr1(own_frame());
 	if (d->fast_key != FAST_KEY_WAITING(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
-	    L4_TAG_U(tag) < 18 || !arch_user_ip_valid(ipc_mr1(tf)) ||
+	    L4_TAG_U(tag) < 18 || !arch_user_ip_valid(ip) ||
 	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) || self->space->redirector)
 		return SLOW();   /* it fails it properly, or sets the TLS base */
 	struct trapframe *df = arch_user_frame(d);
-	exc_fast_reply_to_regs(df, tf, utcb_mrs(self));
+	const word_t *mr = utcb_mrs(self);
+	exc_fast_reply_frame(df, ip, mr);
 	d->ipc_kind = IPC_USER;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, 0 };
+	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, (word_t)mr };
 }
 
 /* Is d the redirector of self's space?  A second read, so the fastpath's test for one is a compare. */
@@ -264,21 +268,28 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 	return deliver(self, d, to, from, timeouts, tag, NULL);
 }
 
-struct trapframe *exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
+/*
+ * entry.S: leave the kernel into the exception handler, which the commit
+ * made current (its frame hf, with From), with MR0-7 of the message in
+ * registers, taken from the faulter's frame tf.  It never returns.
+ */
+void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf) __attribute__((noreturn));
+
+void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 {
 	struct tcb *self = current;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (CONFIG_SMP && this_cpu))
-		return NULL;    /* the fastpaths switch with the boot CPU's TSS and %gs page only */
+		return;         /* the fastpaths switch with the boot CPU's TSS and %gs page only */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
 	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
 	    unlikely(self->space->strict && self->space->redirector != hid && h->space != self->space))
-		return NULL;    /* confined: the slowpath sends it to the redirector (handler_of) */
+		return;         /* confined: the slowpath sends it to the redirector (handler_of) */
 	struct trapframe *hf = arch_user_frame(h);
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
 	arch_copy_words(utcb_mrs(h) + 8, mr + 8, EXC_WORDS - 8);
 	ipc_set_from(hf, tcb_id_as_seen_by(self, h));
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
-	return (struct trapframe *)((word_t)hf | 1);    /* MR0-7 in registers: entry.S */
+	exc_deliver_exit(tf, hf);
 }

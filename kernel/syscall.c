@@ -134,9 +134,7 @@ static const syscall_fn syscall_table[USTUB_SLOTS] = {
  */
 static struct trapframe *foreign_syscall(struct trapframe *tf)
 {
-	struct trapframe *hf = exception_fastpath(tf, PECAN_VEC_SYSCALL, 0);
-	if (hf)
-		return hf;
+	exception_fastpath(tf, PECAN_VEC_SYSCALL, 0);      /* returns only if it cannot */
 	enum exc_result r = exception_ipc(tf, PECAN_VEC_SYSCALL, 0);
 	if (r == EXC_HANDLED)
 		return tf;
@@ -147,7 +145,7 @@ static struct trapframe *foreign_syscall(struct trapframe *tf)
 	return tf;
 }
 
-/* Returns the frame to return through: tf, or the exception handler's after a fastpath. */
+/* Returns the frame to return through (the exception fastpath leaves from within). */
 struct trapframe *syscall_dispatch(struct trapframe *tf)
 {
 	smp_enter();

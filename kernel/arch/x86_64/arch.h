@@ -12,8 +12,8 @@
 
 /* Register state saved on kernel entry, at the top of the thread's kernel stack. */
 struct trapframe {
-	word_t r15, r14, r13, r12, r11, r10, r9, r8;
-	word_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	word_t rbx, r10, r12, r13, r14, r15;     /* MR2..MR16 of the exception message (sysregs.h) */
+	word_t rax, rcx, rdx, rsi, rdi, rbp, r8, r9, r11;
 	word_t vector, error;
 	word_t rip, cs, rflags, rsp, ss;   /* the iretq frame */
 };

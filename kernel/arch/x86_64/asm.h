@@ -43,21 +43,21 @@
 #define RFLAGS_IOPL3 (3 << 12)
 
 /* Trap-frame words entry.S uses (struct trapframe in arch.h checks them). */
-#define TF_R15 0
-#define TF_R14 1
-#define TF_R13 2
-#define TF_R12 3
-#define TF_R11 4
-#define TF_R10 5
-#define TF_R9 6
-#define TF_R8 7
-#define TF_RBP 8
-#define TF_RDI 9
-#define TF_RSI 10
-#define TF_RDX 11
-#define TF_RCX 12
-#define TF_RBX 13
-#define TF_RAX 14
+#define TF_RBX 0
+#define TF_R10 1
+#define TF_R12 2
+#define TF_R13 3
+#define TF_R14 4
+#define TF_R15 5
+#define TF_RAX 6
+#define TF_RCX 7
+#define TF_RDX 8
+#define TF_RSI 9
+#define TF_RDI 10
+#define TF_RBP 11
+#define TF_R8 12
+#define TF_R9 13
+#define TF_R11 14
 #define TF_VECTOR 15
 #define TF_ERROR 16
 #define TF_RIP 17

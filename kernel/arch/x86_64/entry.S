@@ -9,49 +9,50 @@
 #include "../../config.h"
 #include <l4/syscalls.h>
 
+/*
+ * The general registers in the frame, lowest address first: RBX, R10,
+ * R12-R15, RAX, RCX, RDX, RSI, RDI, RBP, R8, R9, R11 (struct trapframe),
+ * the order of MR2..MR16 of the exception message, so that it is built
+ * with one word copy (exc_regs_to_mrs).
+ */
 .macro SAVE_GPRS
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
 	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
+	pushq %r9
+	pushq %r8
+	pushq %rbp
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %rcx
+	pushq %rax
 	pushq %r15
+	pushq %r14
+	pushq %r13
+	pushq %r12
+	pushq %r10
+	pushq %rbx
 .endm
 
 .macro RESTORE_GPRS
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
 	popq %rbx
+	popq %r10
+	popq %r12
+	popq %r13
+	popq %r14
+	popq %r15
 	popq %rax
+	popq %rcx
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	popq %rbp
+	popq %r8
+	popq %r9
+	popq %r11
 .endm
 
-/*
- * Leave through the frame a dispatcher returned in RAX; bit 0 set: an
- * exception message delivered by the exception fastpath (exc_deliver_exit).
- */
+/* Leave through the frame a dispatcher returned in RAX. */
 .macro LEAVE_THROUGH_RAX
-	testb $1, %al
-	jnz exc_deliver_exit
 	movq %rax, %rsp
 	jmp return_to_user_or_kernel
 .endm
@@ -306,66 +307,57 @@ ipc_not_fast:
 	jmp return_to_user_or_kernel
 
 	/*
-	 * The exception fastpath delivered the message of the faulting thread
-	 * (whose frame is at RSP) to its handler (RAX with bit 0 set): the
-	 * handler leaves its Ipc with MR0 the tag, MR1 the faulter's RIP, MR3
-	 * its R10, and MR2, MR4-7 in place (RBX, R12-R15: the faulter's own,
-	 * kept by C), its From in its frame's RSI.  RBP is the faulter's (MR13
-	 * of the message); RDX and R8 are zeroed.
+	 * exc_deliver_exit(tf, hf): the exception fastpath delivered the message
+	 * of the faulting thread (its frame tf, RDI) to its handler (frame hf,
+	 * RSI), called from C, never returning: the handler leaves its Ipc with
+	 * MR0 the tag, MR1 the faulter's RIP, MR2-7 the faulter's RBX, R10,
+	 * R12-R15 (the message's order), its From in its frame's RSI.  RBP is
+	 * its own RSP, RDX and R8 zeroed: no kernel value stays in a register.
 	 */
+	.globl exc_deliver_exit
 exc_deliver_exit:
-	movq TF_R10*8(%rsp), %r10
-	movq TF_RIP*8(%rsp), %rdx
-	leaq -1(%rax), %rsp
-	movq %rdx, %rax
+	movq TF_RBX*8(%rdi), %rbx
+	movq TF_R10*8(%rdi), %r10
+	movq TF_R12*8(%rdi), %r12
+	movq TF_R13*8(%rdi), %r13
+	movq TF_R14*8(%rdi), %r14
+	movq TF_R15*8(%rdi), %r15
+	movq TF_RIP*8(%rdi), %rax
 	movabsq $EXC_MSG_TAG, %r9
-	movq TF_RSI*8(%rsp), %rsi
 	movq user_gs_page(%rip), %rdi
-	movq TF_RIP*8(%rsp), %rcx
-	movq TF_RFLAGS*8(%rsp), %r11
-	movq TF_RSP*8(%rsp), %rsp
+	movq TF_RIP*8(%rsi), %rcx
+	movq TF_RFLAGS*8(%rsi), %r11
+	movq TF_RSP*8(%rsi), %rsp
+	movq TF_RSI*8(%rsi), %rsi
+	movq %rsp, %rbp
 	xorl %edx, %edx
 	xorl %r8d, %r8d
 	BKL_RELEASE
 	sysretq
 
 	/*
-	 * The fastpath delivered an exception reply: the partner's frame (RAX
-	 * with bit 0 set) holds its whole new state except RBX and R12-R15,
-	 * which are live (MR2, MR4-7 of the reply are those registers).  The
-	 * fastpath checked the RIP; it is checked again, as on every exit.
+	 * The fastpath delivered an exception reply (RAX: the faulter's frame
+	 * with bit 0 set, RDX: the replier's MRs, RSP: the replier's frame).
+	 * C checked the reply and wrote the frame's RIP, RSP and flags
+	 * (exc_fast_reply_frame); RAX..R11 come from MR8..MR16, each word read
+	 * once, R10 (MR3) from the replier's frame; RBX and R12-R15 (MR2,
+	 * MR4-7) are live.  Always iretq, so RCX and R11 are the reply's also
+	 * after a foreign syscall, where sysretq would reload them.
 	 */
 exc_reply_exit:
-	andq $~1, %rax
-	movq %rax, %rsp
-	JNONCANONICAL_RIP %rax, 2f
-	movq TF_RAX*8(%rsp), %rax
-	movq TF_RCX*8(%rsp), %rcx
-	movq TF_RDX*8(%rsp), %rdx
-	movq TF_RSI*8(%rsp), %rsi
-	movq TF_RDI*8(%rsp), %rdi
-	movq TF_RBP*8(%rsp), %rbp
-	movq TF_R8*8(%rsp), %r8
-	movq TF_R9*8(%rsp), %r9
 	movq TF_R10*8(%rsp), %r10
-	movq TF_R11*8(%rsp), %r11
-	cmpq $VEC_SYSCALL, TF_VECTOR*8(%rsp)
-	jne 1f
-	movq TF_RIP*8(%rsp), %rcx      /* canonical: checked above */
-	movq TF_RFLAGS*8(%rsp), %r11
-	movq TF_RSP*8(%rsp), %rsp
-	BKL_RELEASE
-	sysretq
-1:	addq $TF_RIP*8, %rsp
+	leaq TF_RIP*8-1(%rax), %rsp
+	movq 8*8(%rdx), %rax
+	movq 9*8(%rdx), %rcx
+	movq 11*8(%rdx), %rsi
+	movq 12*8(%rdx), %rdi
+	movq 13*8(%rdx), %rbp
+	movq 14*8(%rdx), %r8
+	movq 15*8(%rdx), %r9
+	movq 16*8(%rdx), %r11
+	movq 10*8(%rdx), %rdx
 	BKL_RELEASE
 	iretq
-	/* A non-canonical RIP: complete the frame and leave through the checking exit. */
-2:	movq %rbx, TF_RBX*8(%rsp)
-	movq %r12, TF_R12*8(%rsp)
-	movq %r13, TF_R13*8(%rsp)
-	movq %r14, TF_R14*8(%rsp)
-	movq %r15, TF_R15*8(%rsp)
-	jmp return_to_user_or_kernel
 
 	/*
 	 * u32 user_read2(word_t va): the two bytes at user address va in bits

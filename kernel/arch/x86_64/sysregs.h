@@ -197,12 +197,20 @@ static inline void foreign_set_result(struct trapframe *tf, word_t v) { tf->rax 
 	X(7, r15) X(8, rax) X(9, rcx) X(10, rdx) X(11, rsi) X(12, rdi) X(13, rbp) \
 	X(14, r8) X(15, r9) X(16, r11) X(17, rsp)
 
-/* MR1..MR18 of the exception message: the registers and the flags. */
+/*
+ * MR1..MR18 of the exception message: the registers and the flags.  The
+ * frame holds the registers of MR2..MR16 in their order (entry.S,
+ * SAVE_GPRS), so they are one copy of 15 words.
+ */
+#define EXC_FRAME_AT(i, r) \
+	_Static_assert((i) < 2 || (i) > 16 || offsetof(struct trapframe, r) == ((i) - 2) * 8, "frame order");
+EXC_REGS(EXC_FRAME_AT)
+#undef EXC_FRAME_AT
 static inline void exc_regs_to_mrs(const struct trapframe *tf, word_t *mr)
 {
-#define OUT(i, r) mr[i] = tf->r;
-	EXC_REGS(OUT)
-#undef OUT
+	mr[1] = tf->rip;
+	arch_copy_words(mr + 2, &tf->rbx, 15);
+	mr[17] = tf->rsp;
 	mr[18] = tf->rflags;
 }
 
@@ -217,21 +225,25 @@ static inline void exc_mrs_to_regs(struct trapframe *tf, const word_t *mr)
 }
 
 /*
- * The same for the exception fastpath's reply: MR1 and MR3 come from the
- * replier's frame tf (entry.S stored them), MR2 and MR4..MR7 are not
- * written at all (entry.S hands the registers that carry them over in
- * place, and the exception message puts those very registers there), the
- * rest come from the replier's UTCB words mr.
+ * The exception fastpath's reply: the words of the faulter's frame that its
+ * exit (entry.S, exc_reply_exit, always iretq) takes from there: RIP (MR1,
+ * from the replier's frame, checked), RSP (MR17) and the user's flags of
+ * MR18.  The exit loads RAX..R11 from the replier's MR8..MR16 (EXC_REGS'
+ * order, which exc_reply_exit_order pins) and R10 (MR3) from the replier's
+ * frame; MR2 and MR4..MR7 pass in place (entry.S hands the registers that
+ * carry them over, and the exception message puts those very registers there).
  */
-static inline void exc_fast_reply_to_regs(struct trapframe *df, const struct trapframe *tf,
-					  const word_t *mr)
+static inline void exc_fast_reply_frame(struct trapframe *df, word_t ip, const word_t *mr)
 {
-	df->rip = tf->rax;  df->r10 = tf->r10;
-	df->rax = mr[8];    df->rcx = mr[9];   df->rdx = mr[10];  df->rsi = mr[11];
-	df->rdi = mr[12];   df->rbp = mr[13];  df->r8 = mr[14];   df->r9 = mr[15];
-	df->r11 = mr[16];   df->rsp = mr[17];
+	df->rip = ip;
+	df->rsp = mr[17];
 	frame_set_user_flags(df, mr[18]);
-	arch_frame_state_set(df);
 }
+#define EXC_MR_OF(i, r) EXC_MR_##r = i,
+enum exc_reply_exit_order { EXC_REGS(EXC_MR_OF) };
+#undef EXC_MR_OF
+_Static_assert(EXC_MR_rax == 8 && EXC_MR_rcx == 9 && EXC_MR_rdx == 10 && EXC_MR_rsi == 11 &&
+	       EXC_MR_rdi == 12 && EXC_MR_rbp == 13 && EXC_MR_r8 == 14 && EXC_MR_r9 == 15 &&
+	       EXC_MR_r11 == 16 && EXC_MR_rsp == 17 && EXC_MR_r10 == 3, "entry.S's exc_reply_exit");
 
 #endif

@@ -99,8 +99,8 @@ struct trapframe *exit_bad_rip(struct trapframe *tf)
 static struct trapframe *trap_other(struct trapframe *tf);
 
 /*
- * Returns the frame to return through: tf, or another thread's after a
- * fastpath switch.  A user thread's exception above the NMI's vector goes
+ * Returns the frame to return through (the exception fastpath leaves into
+ * the handler from within instead).  A user thread's exception above the NMI's vector goes
  * straight on (the exception fastpath's way); the rest, #DE and #DB from
  * user mode included, is out of line.
  */

@@ -338,6 +338,196 @@ TEST_CASE("entry.exc_message_queued", "faulter queued, plain reply: the same mes
 	exception_message_path(0);
 }
 
+/* ---- a reply that sets every register, fast and slow, with hostile flags ---- */
+
+/*
+ * The faulter's registers after each of its two ud2s, MR-indexed (2..17 the
+ * registers of MR2..MR17, 18 the flags); the asm below names it.
+ */
+L4_Word_t exc_regs_out[2][21];
+static L4_Word_t exc_stack[2][512] __attribute__((aligned(16)));
+static L4_ThreadId_t regs_handler;
+static volatile L4_Word_t regs_done, regs_fast_before;
+#define REGS_K(i) (0x1000UL + (i))           /* the registers at the first ud2 */
+/* IOPL 3, TF, NT, RF, VM, AC clear IF: iretq with NT set or TF would fault or trap */
+#define HOSTILE_FLAGS 0x73100UL
+#define USER_FLAGS 0x8d5UL
+
+static L4_Word_t reply_value(int round, int i)
+{
+	if (i == 17)
+		return (L4_Word_t)&exc_stack[round][512];
+	return 0x7e00000000000000UL + ((L4_Word_t)round << 32) + i;
+}
+
+void exc_regs_finish(void) __attribute__((noreturn));
+void exc_regs_finish(void)
+{
+	regs_done = 1;
+	L4_SetMR(0, 0);
+	L4_Send(regs_handler);       /* ends the handler's Call, if it made one */
+	tt_park();
+	for (;;)
+		;
+}
+
+#define ST(reg, i, r) "mov %" #reg ", exc_regs_out+" #r "*168+" #i "*8(%rip)\n\t"
+#define STORE_ROUND(r) ST(rbx, 2, r) ST(r10, 3, r) ST(r12, 4, r) ST(r13, 5, r) ST(r14, 6, r) \
+	ST(r15, 7, r) ST(rax, 8, r) ST(rcx, 9, r) ST(rdx, 10, r) ST(rsi, 11, r) ST(rdi, 12, r) \
+	ST(rbp, 13, r) ST(r8, 14, r) ST(r9, 15, r) ST(r11, 16, r) ST(rsp, 17, r) \
+	"pushfq\n\tpopq exc_regs_out+" #r "*168+18*8(%rip)\n\t"
+
+/* Two ud2s; every register is the reply's after each (the second runs on exc_stack[0]). */
+static void regs_faulter(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, regs_handler);
+	L4_Receive(regs_handler);              /* go */
+	regs_fast_before = pecan_counter(PECAN_CTR_fastpath_ipcs);
+	__asm__ __volatile__(
+		"mov $0x1002, %rbx; mov $0x1003, %r10; mov $0x1004, %r12; mov $0x1005, %r13\n\t"
+		"mov $0x1006, %r14; mov $0x1007, %r15; mov $0x1008, %rax; mov $0x1009, %rcx\n\t"
+		"mov $0x100a, %rdx; mov $0x100b, %rsi; mov $0x100c, %rdi; mov $0x100d, %rbp\n\t"
+		"mov $0x100e, %r8; mov $0x100f, %r9; mov $0x1010, %r11\n\t"
+		"ud2\n\t" STORE_ROUND(0)
+		"ud2\n\t" STORE_ROUND(1)
+		"call exc_regs_finish");
+	__builtin_unreachable();
+}
+
+/* Check message `round` (MR1..MR20 as received) against what the faulter had. */
+static void check_regs_message(int round, const L4_Word_t *mr)
+{
+	EXPECT(*(const unsigned short *)mr[1] == 0x0b0f && mr[19] == 6 && mr[20] == 0,
+	       "round %d: MR1 %lx MR19 %lx MR20 %lx", round, mr[1], mr[19], mr[20]);
+	for (int i = 2; i <= 17; i++) {
+		L4_Word_t want = round ? reply_value(0, i) : REGS_K(i);
+		EXPECT((round == 0 && i == 17) || mr[i] == want, "round %d: MR%d %lx, the faulter had %lx",
+		       round, i, mr[i], want);
+	}
+	EXPECT(round == 0 || mr[18] == exc_regs_out[0][18], "round 1: MR18 %lx, the faulter had %lx",
+	       mr[18], exc_regs_out[0][18]);
+}
+
+/* The reply for round: every register changed, RIP past the ud2, hostile flags. */
+static void set_regs_reply(int round, const L4_Word_t *mr)
+{
+	L4_SetMR(1, mr[1] + 2);
+	for (int i = 2; i <= 17; i++)
+		L4_SetMR(i, reply_value(round, i));
+	L4_SetMR(18, HOSTILE_FLAGS | (round ? 0x41 : 0x884));   /* CF ZF, or PF SF OF */
+	L4_SetMR(0, L4_TAG_MAKE(0, 19, 0));
+}
+
+/* The message that ended an Ipc (tag) in mr. */
+static void take_regs_message(int round, L4_MsgTag_t tag, L4_Word_t *mr)
+{
+	EXPECT(!L4_IpcFailed(tag) && tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, 19, 0),
+	       "round %d: tag %lx (ErrorCode %lx)", round, tag, L4_ErrorCode());
+	for (int i = 0; i <= 20; i++)
+		mr[i] = L4_MR(i);
+}
+
+/* The faulter sends first and waits in our queue: the slowpath's delivery. */
+static void receive_regs_message(int round, L4_ThreadId_t f, L4_Word_t *mr)
+{
+	L4_ThreadId_t from;
+	L4_Sleep(5000);
+	take_regs_message(round, L4_Receive_Timeout(f, L4_TimePeriod(200000), &from), mr);
+}
+
+/*
+ * fast: the go by Call, so that we wait for the faulter when it faults (the
+ * exception fastpath), reply 0 by ReplyWait (the reply fastpath; we wait
+ * again for the second fault), reply 1 by Call: four fastpath IPCs from the
+ * faulter's first fault on, where the fastpath is built (counted on DS/LQ).
+ * Slow: queued faults and plain replies, none.
+ */
+static void exception_reply_registers(int fast)
+{
+	regs_handler = L4_MyGlobalId();
+	regs_done = 0;
+	L4_ThreadId_t f = fresh(), from;
+	L4_Word_t mr[21];
+	EXPECT(tt_start_space(f, regs_faulter), "start");
+	L4_SetMR(0, 0);
+	if (fast) {
+		take_regs_message(0, L4_Call(f), mr);
+	} else {
+		EXPECT(!L4_IpcFailed(L4_Send(f)), "go: ErrorCode %lx", L4_ErrorCode());
+		receive_regs_message(0, f, mr);
+	}
+	check_regs_message(0, mr);
+	set_regs_reply(0, mr);
+	if (fast) {
+		take_regs_message(1, L4_ReplyWait(f, &from), mr);
+		EXPECT(from == f, "message 1 from %lx", from);
+	} else {
+		EXPECT(!L4_IpcFailed(L4_Reply(f)), "reply 0: ErrorCode %lx", L4_ErrorCode());
+		receive_regs_message(1, f, mr);
+	}
+	check_regs_message(1, mr);
+	set_regs_reply(1, mr);
+	EXPECT(!L4_IpcFailed(fast ? L4_Call(f) : L4_Reply(f)), "reply 1: ErrorCode %lx", L4_ErrorCode());
+	TT_WAIT(regs_done, 1000);
+	L4_Word_t fastd = pecan_counter(PECAN_CTR_fastpath_ipcs) - regs_fast_before;
+	EXPECT(regs_done, "the faulter did not finish");
+	for (int r = 0; r < 2; r++) {
+		for (int i = 2; i <= 17; i++)
+			EXPECT(exc_regs_out[r][i] == reply_value(r, i), "reply %d: register of MR%d %lx, replied %lx",
+			       r, i, exc_regs_out[r][i], reply_value(r, i));
+		L4_Word_t fl = exc_regs_out[r][18], want = r ? 0x41 : 0x884;
+		EXPECT((fl & USER_FLAGS) == want && (fl & 0x200) && !(fl & HOSTILE_FLAGS),
+		       "reply %d: flags %lx", r, fl);
+	}
+	L4_Word_t build = *(volatile L4_Word_t *)PECAN_BUILD_ADDR, v = *(volatile L4_Word_t *)PECAN_VARIANT_ADDR;
+	int one_cpu = (((const L4_Word_t *)__L4_KIP)[KIP_OFF_PROC_INFO / 8] & 0xffff) == 0;
+	/* DS/LQ: the fastpaths ask nothing of the priorities (eager queueing would want equal ones) */
+	int counted = (build & 2) && one_cpu && v == PECAN_VARIANT_DSLQ;
+	EXPECT(!counted || fastd == (fast && (build & 1) ? 4 : 0), "fastpath IPCs %lu", fastd);
+	tt_kill(f);
+}
+
+TEST_CASE("entry.exc_reply_registers_fast", "every register of a fastpath reply is installed, flags only the user's (IOPL, NT, TF, VM stay clear)")
+{
+	exception_reply_registers(1);
+}
+
+TEST_CASE("entry.exc_reply_registers_slow", "the same on the slowpath: queued faults, plain replies")
+{
+	exception_reply_registers(0);
+}
+
+static volatile L4_Word_t bad_rip_after;
+
+static void bad_rip_faulter(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, regs_handler);
+	L4_Receive(regs_handler);              /* go */
+	__asm__ __volatile__("ud2");
+	bad_rip_after = 1;
+	tt_park();
+}
+
+TEST_CASE("entry.exc_reply_bad_rip_fast", "a non-canonical RIP in a reply the fastpath would take fails it (overflow) and halts the faulter")
+{
+	regs_handler = L4_MyGlobalId();
+	bad_rip_after = 0;
+	L4_ThreadId_t f = fresh(), from;
+	L4_Word_t mr[21];
+	EXPECT(tt_start_space(f, bad_rip_faulter), "start");
+	L4_SetMR(0, 0);
+	take_regs_message(0, L4_Call(f), mr);
+	L4_SetMR(1, 0x0000800000000000UL);
+	L4_SetMR(0, L4_TAG_MAKE(0, 19, 0));
+	L4_MsgTag_t tag = L4_ReplyWait(f, &from);
+	EXPECT(L4_IpcFailed(tag) && L4_IPC_CODE(L4_ErrorCode()) == L4_IPC_OVERFLOW, "reply: tag %lx ErrorCode %lx",
+	       tag, L4_ErrorCode());
+	L4_Sleep(2000);
+	EXPECT(bad_rip_after == 0 && L4_Schedule(f, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_INACTIVE,
+	       "the faulter ran on or was not halted");
+	tt_kill(f);
+}
+
 /* ---- KDB input: never busy-waits, and only for privileged spaces ---- */
 
 static volatile L4_Word_t kdb_reading, kdb_unpriv_result, kdb_unpriv_done, kdb_unpriv_us;
