@@ -450,14 +450,18 @@ enum mdb_err mdb_unmap_own(struct mdb *m, const void *space, word_t vaddr, unsig
 	if (!n)
 		return MDB_ERR_NOT_MAPPED;
 	struct mdb_node *c = n->child;
-	if (c && !c->child && !c->next && !reduce(node_rights(c), rights))
-		*status |= free_leaf(m, c);     /* one derived mapping, and it goes: no walk */
-	else if (c && !revoke_below_some(m, n, rights, true, status, budget ? &budget : NULL))
+	if (c && !c->child && !c->next && !reduce(node_rights(c), rights)) {
+		*status |= update(m, c, 0);     /* one derived mapping, and it goes: no walk */
+		n->child = NULL;
+		c->parent = NULL;
+		drop_leaf(m, c);
+	} else if (c && !revoke_below_some(m, n, rights, true, status, budget ? &budget : NULL)) {
 		return MDB_AGAIN;
+	}
 	*left = flush ? reduce(node_rights(n), rights) : node_rights(n);
 	if (!*left)
 		drop_leaf(m, n);        /* R was revoked, so its children went above */
-	else
+	else if (*left != node_rights(n))
 		set_rights(n, *left);
 	return MDB_OK;
 }

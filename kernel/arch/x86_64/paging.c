@@ -437,7 +437,8 @@ static void tlb_note_root(struct arch_tlb_batch *b, paddr_t root)
  * or when b is flushed.  Only the loaded page table's can be in this
  * processor's TLB (no PCIDs, no global user pages).
  */
-static void tlb_note(struct arch_tlb_batch *b, paddr_t root, word_t va)
+static inline __attribute__((always_inline)) void tlb_note(struct arch_tlb_batch *b, paddr_t root,
+							    word_t va)
 {
 	if (!b) {
 		if (root == arch_loaded_root)
@@ -467,6 +468,12 @@ void arch_tlb_batch_flush(struct arch_tlb_batch *b)
 	b->npages = b->nroots = 0;
 }
 
+/* What the hardware recorded in a leaf entry: MAP_R referenced (A), MAP_W written (D). */
+static unsigned pte_status(pte_t e)
+{
+	return (e >> 3 & MAP_R) | (e >> 5 & MAP_W);
+}
+
 /*
  * Rights of the entry e of va in root change to rights (0: it goes); its
  * A/D status before (MAP_R referenced, MAP_W written), which is reset.
@@ -476,12 +483,23 @@ static unsigned protect_at(struct kmem_acct *a, paddr_t root, pte_t *e, word_t v
 {
 	if (!e || !(*e & PTE_P))
 		return 0;
-	unsigned status = (*e & PTE_A ? MAP_R : 0) | (*e & PTE_D ? MAP_W : 0);
+	unsigned status = pte_status(*e);
 	set_entry(e, rights ? leaf_pte(*e, rights) : 0);
 	if (unlikely(!rights && !table_count(table_of(e))))
 		reclaim(a, root, va);   /* the TLB flush drops the freed tables' cached entries too */
 	tlb_note(b, root, va);
 	return status;
+}
+
+/* arch_protect_batched's unmap, the rest: the emptied table, the TLBs; the entry's status. */
+static __attribute__((noinline)) unsigned unmapped_slow(struct kmem_acct *a, paddr_t root,
+							 pte_t *t, word_t va, pte_t old,
+							 struct arch_tlb_batch *b)
+{
+	if (!table_count(t))
+		reclaim(a, root, va);   /* the TLB flush drops the freed tables' cached entries too */
+	tlb_note(b, root, va);
+	return pte_status(old);
 }
 
 static __attribute__((noinline)) unsigned protect_miss(struct kmem_acct *a, paddr_t root,
@@ -500,13 +518,31 @@ unsigned arch_protect_batched(struct kmem_acct *a, paddr_t root, word_t va, unsi
 	pte_t *t = leaf_cached(root, va);
 	if (unlikely(!t))
 		return protect_miss(a, root, va, rights, b);
-	return protect_at(a, root, &t[idx(va, 0)], va, rights, b);
+	pte_t *e = &t[idx(va, 0)], old = *e;
+	if (rights || unlikely(!(old & PTE_P)))
+		return protect_at(a, root, e, va, rights, b);
+	*e = old & PTE_CNT;             /* unmapped (revocation's common case), inline */
+	table_count_add(t, -1);
+	if (unlikely(!table_count(t) || !b || (CONFIG_SMP && smp_active) || root == arch_loaded_root))
+		return unmapped_slow(a, root, t, va, old, b);
+	return pte_status(old);         /* in no TLB of a processor that could run it now */
 }
 
+/*
+ * The common case of a range Unmap's own entry is a status query (its
+ * rights stay): only set A/D bits need a store and a TLB flush.
+ */
 unsigned arch_entry_protect(struct kmem_acct *a, paddr_t root, arch_pte_t *e, word_t va,
 			    unsigned rights, struct arch_tlb_batch *b)
 {
-	return protect_at(a, root, e, va, rights, b);
+	pte_t old = *e;
+	if (!rights || !(old & PTE_P) || pte_rights(old) != rights)
+		return protect_at(a, root, e, va, rights, b);
+	if (!(old & (PTE_A | PTE_D)))
+		return 0;
+	*e = old & ~(PTE_A | PTE_D);
+	tlb_note(b, root, va);
+	return pte_status(old);
 }
 
 unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights)
