@@ -22,7 +22,7 @@
  * node in its tree; s: nodes in the subtree an operation removes or revokes):
  *   lookup, insert_root       O(n)
  *   map, grant                O(n + d), plus s for a mapping they replace
- *   unmap                     O(n + s·n)   (each removed node leaves its chain)
+ *   unmap, unmap_own          O(n + s·n)   (each removed node leaves its chain)
  *   remove_space              O(removed·n)
  *   check                     O(count · (n + d)), debugging only
  * No operation recurses: derivation depth is chosen by user code.
