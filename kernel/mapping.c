@@ -396,16 +396,15 @@ static void unmap_pause(struct arch_tlb_batch *b)
  * Unmap the caller's pages in [base, end): one pass over its page table
  * (empty tables skipped whole), each mapping's node found once by hash,
  * its derived mappings revoked by the mdb, its own entry written here,
- * and the TLB flushed once for the whole range (arch_tlb_batch).  Per page
- * the same as mdb_unmap; the status is the OR over the range.
+ * and the TLB invalidations noted in b (unmap_batch), which the caller
+ * flushes.  Per page the same as mdb_unmap; the status is the OR over the
+ * range.
  */
-static unsigned unmap_range(struct space *s, word_t base, word_t end, unsigned rights, bool flush)
+static unsigned unmap_range(struct space *s, word_t base, word_t end, unsigned rights, bool flush,
+			    struct arch_tlb_batch *b)
 {
-	struct arch_tlb_batch b;
 	unsigned status = 0, left;
 	word_t done = 0;
-	b.npages = b.nroots = 0;
-	unmap_batch = &b;
 	for (word_t va = base;;) {
 		arch_pte_t *pte = arch_next_entry(s->root, &va, end);
 		if (!pte)
@@ -414,24 +413,22 @@ static unsigned unmap_range(struct space *s, word_t base, word_t end, unsigned r
 		enum mdb_err e = mdb_unmap_own(&mdb, s, va, rights, flush, &status,
 					       CONFIG_PREEMPT_NODES, &left);
 		if (e == MDB_AGAIN) {
-			unmap_pause(&b);
+			unmap_pause(b);
 			continue;
 		}
 		if (e == MDB_OK)                 /* else the kernel's own page (KIP, UTCB) */
-			status |= arch_entry_protect(&s->acct, s->root, pte, va, left, &b);
+			status |= arch_entry_protect(&s->acct, s->root, pte, va, left, b);
 		if (++done % CONFIG_PREEMPT_PAGES == 0)
-			unmap_pause(&b);
+			unmap_pause(b);
 		if (va + PAGE_SIZE >= end)
 			break;
 		va += PAGE_SIZE;
 	}
-	unmap_batch = NULL;
-	arch_tlb_batch_flush(&b);
 	return status;
 }
 
 /* Unmap one fpage of the caller's; returns the accumulated status bits. */
-static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
+static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush, struct arch_tlb_batch *b)
 {
 	word_t base, log2;
 	unsigned pbase, count;
@@ -442,7 +439,7 @@ static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 	}
 	if (!fpage_range(fpage, &base, &log2))
 		return 0;
-	return unmap_range(s, base, base + (1UL << log2), L4_FPAGE_RIGHTS(fpage), flush);
+	return unmap_range(s, base, base + (1UL << log2), L4_FPAGE_RIGHTS(fpage), flush, b);
 }
 
 /* Unmap(control): MR0..MRk are fpages; bit 6 flushes the caller's own mappings too. */
@@ -451,9 +448,14 @@ void sys_unmap(struct trapframe *tf)
 	struct tcb *t = current;
 	word_t *mr = utcb_mrs(t), k = unmap_control(tf) & 0x3f;
 	bool flush = unmap_control(tf) & 0x40;
+	struct arch_tlb_batch b;
 	frame_to_mrs(tf, mr);
+	b.npages = b.nroots = 0;
+	unmap_batch = &b;                    /* one TLB flush for all the fpages (lx sends 64 pages) */
 	for (word_t i = 0; i <= k; i++)
-		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush);
+		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush, &b);
+	unmap_batch = NULL;
+	arch_tlb_batch_flush(&b);
 	mrs_to_frame(mr, tf);
 	sys_set_utcb(tf, t->utcb);
 }

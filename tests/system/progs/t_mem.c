@@ -432,6 +432,13 @@ TEST_CASE("mem.range_status", "a range Unmap reports each fpage's own referenced
 		*word_at(R_PAGE(511)) = 0x100 + 511;
 		EXPECT(unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 0), 0) == 6, "our own write, round %d", round);
 	}
+	L4_Word_t two[2] = { L4_FPAGE_MAKE(R_PAGE(0), 12, 0), L4_FPAGE_MAKE(R_PAGE(1023), 12, 0) };
+	for (int round = 0; round < 3; round++) {       /* the same with two fpages in one Unmap */
+		*word_at(R_PAGE(1023)) = 0x100 + 1023;
+		unmap_many(two, 2, 0, st);
+		EXPECT(st[0] == 0 && st[1] == 6, "our own write, two fpages, round %d: %x %x", round,
+		       st[0], st[1]);
+	}
 	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
 }
 
