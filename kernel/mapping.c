@@ -136,6 +136,12 @@ static void io_set(struct space *s, unsigned port, bool allowed)
 	arch_io_changed(s, port);
 }
 
+/*
+ * The TLB batch of the Unmap in progress, between its preemption points
+ * (unmap_range); NULL otherwise, so that every other change flushes at once.
+ */
+static struct arch_tlb_batch *unmap_batch;
+
 /* The mdb changed (space, va) as a side effect: make the page table (or I/O bitmap) agree. */
 static unsigned update(void *ctx, const void *space, word_t va, unsigned old, unsigned rights)
 {
@@ -146,7 +152,7 @@ static unsigned update(void *ctx, const void *space, word_t va, unsigned old, un
 		io_set(s, (va - IO_KEY_BASE) >> 12, rights != 0);
 		return 0;
 	}
-	return arch_protect(&s->acct, s->root, va, rights);
+	return arch_protect_batched(&s->acct, s->root, va, rights, unmap_batch);
 }
 
 bool mapping_insert_io_root(struct space *s, unsigned port)
@@ -375,8 +381,54 @@ bool mapping_fpage(struct space *from, word_t fpage, word_t send_base, struct sp
 	return false;
 }
 
+/* unmap_range's preemption point: the batch is flushed before anything else may run. */
+static void unmap_pause(struct arch_tlb_batch *b)
+{
+	if (!preempt_wanted())
+		return;
+	unmap_batch = NULL;
+	arch_tlb_batch_flush(b);
+	arch_irq_window();
+	unmap_batch = b;
+}
+
+/*
+ * Unmap the caller's pages in [base, end): one pass over its page table
+ * (empty tables skipped whole), each mapping's node found once by hash,
+ * its derived mappings revoked by the mdb, its own entry written here,
+ * and the TLB invalidations noted in b (unmap_batch), which the caller
+ * flushes.  Per page the same as mdb_unmap; the status is the OR over the
+ * range.
+ */
+static unsigned unmap_range(struct space *s, word_t base, word_t end, unsigned rights, bool flush,
+			    struct arch_tlb_batch *b)
+{
+	unsigned status = 0, left;
+	word_t done = 0;
+	for (word_t va = base;;) {
+		arch_pte_t *pte = arch_next_entry(s->root, &va, end);
+		if (!pte)
+			break;
+		/* the database is consistent between steps, and we hold nothing: stop anywhere */
+		enum mdb_err e = mdb_unmap_own(&mdb, s, va, rights, flush, &status,
+					       CONFIG_PREEMPT_NODES, &left);
+		if (e == MDB_AGAIN) {
+			unmap_pause(b);
+			continue;
+		}
+		if (e == MDB_OK)                 /* else the kernel's own page (KIP, UTCB) */
+			status |= arch_entry_protect(&s->acct, s->root, pte, va, left, b);
+		if (++done % CONFIG_PREEMPT_PAGES == 0)
+			unmap_pause(b);
+		if (va + PAGE_SIZE >= end)
+			break;
+		va += PAGE_SIZE;
+	}
+	return status;
+}
+
 /* Unmap one fpage of the caller's; returns the accumulated status bits. */
-static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
+static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush, struct arch_tlb_batch *b)
 {
 	word_t base, log2;
 	unsigned pbase, count;
@@ -387,19 +439,7 @@ static unsigned unmap_fpage(struct space *s, word_t fpage, bool flush)
 	}
 	if (!fpage_range(fpage, &base, &log2))
 		return 0;
-	unsigned status = 0, rights = L4_FPAGE_RIGHTS(fpage);
-	word_t done = 0, end = base + (1UL << log2);
-	for (word_t va = base; arch_next_mapped(s->root, &va, end); va += PAGE_SIZE) {
-		/* the database is consistent between steps, and we hold nothing: stop anywhere */
-		while (mdb_unmap_some(&mdb, s, va, rights, flush, &status, CONFIG_PREEMPT_NODES) ==
-		       MDB_AGAIN)
-			preempt_point();
-		if (++done % CONFIG_PREEMPT_PAGES == 0)
-			preempt_point();
-		if (va + PAGE_SIZE >= end)
-			break;
-	}
-	return status;
+	return unmap_range(s, base, base + (1UL << log2), L4_FPAGE_RIGHTS(fpage), flush, b);
 }
 
 /* Unmap(control): MR0..MRk are fpages; bit 6 flushes the caller's own mappings too. */
@@ -408,9 +448,14 @@ void sys_unmap(struct trapframe *tf)
 	struct tcb *t = current;
 	word_t *mr = utcb_mrs(t), k = unmap_control(tf) & 0x3f;
 	bool flush = unmap_control(tf) & 0x40;
+	struct arch_tlb_batch b;
 	frame_to_mrs(tf, mr);
+	b.npages = b.nroots = 0;
+	unmap_batch = &b;                    /* one TLB flush for all the fpages (lx sends 64 pages) */
 	for (word_t i = 0; i <= k; i++)
-		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush);
+		mr[i] = (mr[i] & ~7UL) | unmap_fpage(t->space, mr[i], flush, &b);
+	unmap_batch = NULL;
+	arch_tlb_batch_flush(&b);
 	mrs_to_frame(mr, tf);
 	sys_set_utcb(tf, t->utcb);
 }

@@ -149,16 +149,22 @@ static unsigned update(struct mdb *m, struct mdb_node *n, unsigned rights)
 	return m->ops.update(m->ops.ctx, n->space, node_va(n), node_rights(n), rights);
 }
 
-/* Remove a leaf that is the first child of its parent (or a detached root). */
-static unsigned free_leaf(struct mdb *m, struct mdb_node *n)
+/* Take a leaf out of the tree, the index and its space, and free it; no update. */
+static void drop_leaf(struct mdb *m, struct mdb_node *n)
 {
-	unsigned status = update(m, n, 0);
 	if (n->parent)
 		unlink_child(n);
 	index_del(m, n);
 	space_del(n);
 	m->ops.free(m->ops.ctx, n);
 	m->count--;
+}
+
+/* Remove a leaf that is the first child of its parent (or a detached root). */
+static unsigned free_leaf(struct mdb *m, struct mdb_node *n)
+{
+	unsigned status = update(m, n, 0);
+	drop_leaf(m, n);
 	return status;
 }
 
@@ -432,6 +438,31 @@ static enum mdb_err unmap(struct mdb *m, const void *space, word_t vaddr, unsign
 	}
 	*status |= update(m, n, left);
 	set_rights(n, left);
+	return MDB_OK;
+}
+
+enum mdb_err mdb_unmap_own(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+			   bool flush, unsigned *status, word_t budget, unsigned *left)
+{
+	if (!place_ok(space, vaddr) || !rights_ok(rights))
+		return MDB_ERR_ARG;
+	struct mdb_node *n = find(m, space, vaddr);
+	if (!n)
+		return MDB_ERR_NOT_MAPPED;
+	struct mdb_node *c = n->child;
+	if (c && !c->child && !c->next && !reduce(node_rights(c), rights)) {
+		*status |= update(m, c, 0);     /* one derived mapping, and it goes: no walk */
+		n->child = NULL;
+		c->parent = NULL;
+		drop_leaf(m, c);
+	} else if (c && !revoke_below_some(m, n, rights, true, status, budget ? &budget : NULL)) {
+		return MDB_AGAIN;
+	}
+	*left = flush ? reduce(node_rights(n), rights) : node_rights(n);
+	if (!*left)
+		drop_leaf(m, n);        /* R was revoked, so its children went above */
+	else if (*left != node_rights(n))
+		set_rights(n, *left);
 	return MDB_OK;
 }
 

@@ -22,7 +22,7 @@
  * node in its tree; s: nodes in the subtree an operation removes or revokes):
  *   lookup, insert_root       O(n)
  *   map, grant                O(n + d), plus s for a mapping they replace
- *   unmap                     O(n + s·n)   (each removed node leaves its chain)
+ *   unmap, unmap_own          O(n + s·n)   (each removed node leaves its chain)
  *   remove_space              O(removed·n)
  *   check                     O(count · (n + d)), debugging only
  * No operation recurses: derivation depth is chosen by user code.
@@ -184,6 +184,18 @@ enum mdb_err mdb_unmap(struct mdb *m, const void *space, word_t vaddr, unsigned 
  */
 enum mdb_err mdb_unmap_some(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
 			    bool flush, unsigned *status, word_t budget);
+
+/*
+ * mdb_unmap_some (budget: a count of removals, 0: no limit) for a caller
+ * that walks its own page table and writes the entry of (space, vaddr)
+ * itself, as map and grant leave the mapping they make to the caller:
+ * the mappings derived from it are revoked (and their status ORed into
+ * *status) exactly as by mdb_unmap, but update is not called for the
+ * mapping itself.  On MDB_OK *left holds the rights it has now (0: it is
+ * gone); the caller sets its entry to them and adds the entry's status.
+ */
+enum mdb_err mdb_unmap_own(struct mdb *m, const void *space, word_t vaddr, unsigned rights,
+			   bool flush, unsigned *status, word_t budget, unsigned *left);
 
 /* True if the page holding (space, vaddr) is mapped (any vaddr in it, as a fault
  * address); *paddr and *rights (either may be NULL) say how. */

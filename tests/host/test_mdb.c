@@ -124,9 +124,43 @@ static enum mdb_err grant(int fs, int fp, int ts, int tp, unsigned r)
 	return e;
 }
 
+/*
+ * The kernel's range Unmap: mdb_unmap_own (whole, or in steps of one
+ * removal) and the caller writing the own entry, which must end exactly
+ * as mdb_unmap.  unmap() takes the three ways in turn, so every fixed and
+ * random case below runs through all of them.
+ */
+static enum mdb_err unmap_own(int s, int p, unsigned r, bool flush, unsigned *status, word_t budget)
+{
+	unsigned st = 0, left = 0;
+	enum mdb_err e;
+	while ((e = mdb_unmap_own(&db, SP(s), VA(p), r, flush, &st, budget, &left)) == MDB_AGAIN)
+		;
+	if (e == MDB_OK) {
+		if (s < 0 || s >= NSPACES || p < 0 || p >= NPAGES)
+			note("unmap_own of an unknown place", s, p, r, left);
+		else {
+			st |= pt[s][p].status;
+			pt[s][p] = (struct pte){ left, 0 };
+		}
+	}
+	if (status)
+		*status = st;
+	return e;
+}
+
+static unsigned unmap_way;
+
 static enum mdb_err unmap(int s, int p, unsigned r, bool flush, unsigned *status)
 {
-	return mdb_unmap(&db, SP(s), VA(p), r, flush, status);
+	switch (unmap_way++ % 3) {
+	case 0:
+		return mdb_unmap(&db, SP(s), VA(p), r, flush, status);
+	case 1:
+		return unmap_own(s, p, r, flush, status, 0);
+	default:
+		return unmap_own(s, p, r, flush, status, 1);
+	}
 }
 
 /* The node at (s, p), found without the index. */
@@ -291,6 +325,38 @@ TEST_CASE("mdb.unmap_not_mapped", "unmapping an unmapped page fails, reports sta
 	EXPECT(mdb_unmap(&db, SP(0), VA(0) + 4, MDB_R, true, &st) == MDB_ERR_ARG, "misaligned");
 	EXPECT(mdb_unmap(&db, SP(0), VA(0), 8, true, &st) == MDB_ERR_ARG, "rights beyond rwx");
 	EXPECT(updates == 0 && mdb_count(&db) == 1 && consistent(), "changed: %s", why);
+}
+
+TEST_CASE("mdb.unmap_own", "unmap_own revokes below as unmap does, calls no update for the mapping itself, reports what it keeps") {
+	setup();
+	root(0, 0, 0, MDB_RWX);
+	root(0, 1, 1, MDB_RWX);
+	EXPECT(map(0, 0, 1, 0, MDB_RWX) == MDB_OK && map(0, 1, 1, 1, MDB_RWX) == MDB_OK &&
+	       map(1, 1, 2, 1, RW) == MDB_OK, "maps failed");
+	pt[1][0].status = MDB_W;
+	pt[2][1].status = MDB_R;
+	unsigned st = 0, left = 9;
+	long u = updates;
+	EXPECT(mdb_unmap_own(&db, SP(0), VA(0), MDB_RWX, false, &st, 0, &left) == MDB_OK &&
+	       left == MDB_RWX && st == MDB_W && updates == u + 1 && !rights_at(1, 0),
+	       "one leaf child: left %u status %u, %ld updates", left, st, updates - u);
+	st = 0;
+	EXPECT(mdb_unmap_own(&db, SP(0), VA(1), MDB_W, true, &st, 0, &left) == MDB_OK &&
+	       left == RX && st == MDB_R && updates == u + 3 && rights_at(0, 1) == RX &&
+	       rights_at(1, 1) == RX && rights_at(2, 1) == MDB_R,
+	       "two levels, W revoked with flush: left %u status %u, %ld updates", left, st, updates - u);
+	pt[0][1].rights = left;         /* the caller's own entry */
+	pt[1][1].status = MDB_X;
+	st = 0;
+	EXPECT(mdb_unmap_own(&db, SP(0), VA(1), MDB_RWX, true, &st, 0, &left) == MDB_OK &&
+	       left == 0 && st == MDB_X && !rights_at(0, 1) && !rights_at(2, 1) && mdb_count(&db) == 1,
+	       "flush of everything: left %u status %u, %lu nodes", left, st, mdb_count(&db));
+	pt[0][1].rights = 0;
+	EXPECT(mdb_unmap_own(&db, SP(0), VA(1), MDB_RWX, true, &st, 0, &left) == MDB_ERR_NOT_MAPPED &&
+	       mdb_unmap_own(&db, SP(0), VA(0) + 8, MDB_RWX, true, &st, 0, &left) == MDB_ERR_ARG &&
+	       mdb_unmap_own(&db, SP(0), VA(0), 8, true, &st, 0, &left) == MDB_ERR_ARG,
+	       "unmapped, misaligned, bad rights");
+	EXPECT(consistent(), "%s", why);
 }
 
 TEST_CASE("mdb.grant", "grant moves the mapping: the granter loses it, the grantee keeps its children") {

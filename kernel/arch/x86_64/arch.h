@@ -143,6 +143,39 @@ enum { MAP_NEW_OK, MAP_NEW_EXISTS, MAP_NEW_FAILED };
 int arch_map_new(struct kmem_acct *a, paddr_t root, word_t va, paddr_t pa, unsigned rights);
 /* Set the rights of a mapped user page (0 unmaps); returns and resets its A/D status. */
 unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights);
+/*
+ * The TLB invalidations of one long operation (Unmap of a range), done
+ * together: arch_protect_batched notes them here instead of flushing each
+ * page, and arch_tlb_batch_flush does them: invlpg of up to
+ * ARCH_TLB_BATCH_PAGES pages of the loaded page table (more: one CR3
+ * reload) and, on SMP boots, one shootdown per page table changed.  The
+ * operation flushes before it returns and before every preemption point
+ * (stale entries, and tables freed while another processor may still
+ * walk them, must not outlive the kernel lock or the operation).
+ * Start with npages = nroots = 0.
+ */
+#define ARCH_TLB_BATCH_PAGES 16
+#define ARCH_TLB_BATCH_ROOTS 4
+struct arch_tlb_batch {
+	unsigned npages;                 /* pages noted; > ARCH_TLB_BATCH_PAGES: flush them all */
+	unsigned nroots;
+	word_t va[ARCH_TLB_BATCH_PAGES];
+	paddr_t roots[ARCH_TLB_BATCH_ROOTS];
+};
+/*
+ * A range walk (Unmap): the leaf entry of the first mapped user page at or
+ * above *va and below end (*va moved there), NULL if none; and
+ * arch_protect on an entry it returned, which must still be present's
+ * table: the walk's own entry stays valid while it is present.
+ */
+typedef u64 arch_pte_t;
+arch_pte_t *arch_next_entry(paddr_t root, word_t *va, word_t end);
+unsigned arch_entry_protect(struct kmem_acct *a, paddr_t root, arch_pte_t *e, word_t va,
+			    unsigned rights, struct arch_tlb_batch *b);
+/* arch_protect with its TLB invalidation noted in b (NULL: done at once, as arch_protect). */
+unsigned arch_protect_batched(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights,
+			      struct arch_tlb_batch *b);
+void arch_tlb_batch_flush(struct arch_tlb_batch *b);
 /* Move *va to the first mapped user page at or above it and below end; false if none. */
 bool arch_next_mapped(paddr_t root, word_t *va, word_t end);
 void arch_space_destroy(struct kmem_acct *a, paddr_t root);

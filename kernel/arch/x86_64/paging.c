@@ -370,6 +370,17 @@ bool arch_next_mapped(paddr_t root, word_t *va, word_t end)
 	return next_mapped_scan(root, va, end);
 }
 
+arch_pte_t *arch_next_entry(paddr_t root, word_t *va, word_t end)
+{
+	word_t v = *va;
+	pte_t *t = v < end && v < USER_TOP ? leaf_cached(root, v) : NULL;
+	if (likely(t) && (t[idx(v, 0)] & PTE_P))          /* the next page of a mapped run */
+		return &t[idx(v, 0)];
+	if (!next_mapped_scan(root, va, end))
+		return NULL;
+	return &leaf_cached(root, *va)[idx(*va, 0)];      /* the scan left its table cached */
+}
+
 static void free_table(struct kmem_acct *a, pte_t *t, int level)
 {
 	leaves_forget();
@@ -405,40 +416,136 @@ void arch_space_destroy(struct kmem_acct *a, paddr_t root)
 }
 
 /*
- * Change the rights of the user page at va (0: unmap it) and return what the
- * hardware recorded about it since the last call: MAP_R referenced, MAP_W
- * written; the record is reset.  Only the current space's TLB can hold the
- * old entry (no PCIDs, no global user pages), so only it is flushed.
+ * The other processors' TLBs: those whose CR3 holds root (smp.c).  A batch
+ * that is full shoots its roots down at once and starts over.
  */
-/* Rights of the entry e of va in root change to rights; its A/D status before. */
-static unsigned protect_at(struct kmem_acct *a, paddr_t root, pte_t *e, word_t va, unsigned rights)
+static void tlb_note_root(struct arch_tlb_batch *b, paddr_t root)
+{
+	for (unsigned i = 0; i < b->nroots; i++)
+		if (b->roots[i] == root)
+			return;
+	if (b->nroots == ARCH_TLB_BATCH_ROOTS) {
+		for (unsigned i = 0; i < b->nroots; i++)
+			smp_tlb_shootdown(b->roots[i]);
+		b->nroots = 0;
+	}
+	b->roots[b->nroots++] = root;
+}
+
+/*
+ * The entry of va in root changed: its TLB entries go, at once (b NULL)
+ * or when b is flushed.  Only the loaded page table's can be in this
+ * processor's TLB (no PCIDs, no global user pages).
+ */
+static inline __attribute__((always_inline)) void tlb_note(struct arch_tlb_batch *b, paddr_t root,
+							    word_t va)
+{
+	if (!b) {
+		if (root == arch_loaded_root)
+			__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
+		if (CONFIG_SMP && unlikely(smp_active))
+			smp_tlb_shootdown(root);    /* before the caller returns: no processor keeps the old entry */
+		return;
+	}
+	if (root == arch_loaded_root && b->npages <= ARCH_TLB_BATCH_PAGES) {
+		if (b->npages < ARCH_TLB_BATCH_PAGES)
+			b->va[b->npages] = va;
+		b->npages++;
+	}
+	if (CONFIG_SMP && unlikely(smp_active))
+		tlb_note_root(b, root);
+}
+
+void arch_tlb_batch_flush(struct arch_tlb_batch *b)
+{
+	if (b->npages > ARCH_TLB_BATCH_PAGES)
+		arch_flush_tlb();
+	else
+		for (unsigned i = 0; i < b->npages; i++)
+			__asm__ __volatile__("invlpg (%0)" : : "r"(b->va[i]) : "memory");
+	for (unsigned i = 0; i < b->nroots; i++)
+		smp_tlb_shootdown(b->roots[i]);
+	b->npages = b->nroots = 0;
+}
+
+/* What the hardware recorded in a leaf entry: MAP_R referenced (A), MAP_W written (D). */
+static unsigned pte_status(pte_t e)
+{
+	return (e >> 3 & MAP_R) | (e >> 5 & MAP_W);
+}
+
+/*
+ * Rights of the entry e of va in root change to rights (0: it goes); its
+ * A/D status before (MAP_R referenced, MAP_W written), which is reset.
+ */
+static unsigned protect_at(struct kmem_acct *a, paddr_t root, pte_t *e, word_t va, unsigned rights,
+			   struct arch_tlb_batch *b)
 {
 	if (!e || !(*e & PTE_P))
 		return 0;
-	unsigned status = (*e & PTE_A ? MAP_R : 0) | (*e & PTE_D ? MAP_W : 0);
+	unsigned status = pte_status(*e);
 	set_entry(e, rights ? leaf_pte(*e, rights) : 0);
 	if (unlikely(!rights && !table_count(table_of(e))))
-		reclaim(a, root, va);   /* the TLB flush below drops the freed tables' cached entries too */
-	if (root == arch_loaded_root)
-		__asm__ __volatile__("invlpg (%0)" : : "r"(va) : "memory");
-	if (CONFIG_SMP && unlikely(smp_active))
-		smp_tlb_shootdown(root);    /* before the caller returns: no processor keeps the old entry */
+		reclaim(a, root, va);   /* the TLB flush drops the freed tables' cached entries too */
+	tlb_note(b, root, va);
 	return status;
 }
 
-static __attribute__((noinline)) unsigned protect_miss(struct kmem_acct *a, paddr_t root,
-						       word_t va, unsigned rights)
+/* arch_protect_batched's unmap, the rest: the emptied table, the TLBs; the entry's status. */
+static __attribute__((noinline)) unsigned unmapped_slow(struct kmem_acct *a, paddr_t root,
+							 pte_t *t, word_t va, pte_t old,
+							 struct arch_tlb_batch *b)
 {
-	pte_t *path[4];
-	return protect_at(a, root, walk_path(root, va, NULL, path), va, rights);
+	if (!table_count(t))
+		reclaim(a, root, va);   /* the TLB flush drops the freed tables' cached entries too */
+	tlb_note(b, root, va);
+	return pte_status(old);
 }
 
-unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights)
+static __attribute__((noinline)) unsigned protect_miss(struct kmem_acct *a, paddr_t root,
+						       word_t va, unsigned rights,
+						       struct arch_tlb_batch *b)
+{
+	pte_t *path[4];
+	return protect_at(a, root, walk_path(root, va, NULL, path), va, rights, b);
+}
+
+unsigned arch_protect_batched(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights,
+			      struct arch_tlb_batch *b)
 {
 	if (va >= USER_TOP)
 		return 0;
 	pte_t *t = leaf_cached(root, va);
 	if (unlikely(!t))
-		return protect_miss(a, root, va, rights);
-	return protect_at(a, root, &t[idx(va, 0)], va, rights);
+		return protect_miss(a, root, va, rights, b);
+	pte_t *e = &t[idx(va, 0)], old = *e;
+	if (rights || unlikely(!(old & PTE_P)))
+		return protect_at(a, root, e, va, rights, b);
+	*e = old & PTE_CNT;             /* unmapped (revocation's common case), inline */
+	table_count_add(t, -1);
+	if (unlikely(!table_count(t) || !b || (CONFIG_SMP && smp_active) || root == arch_loaded_root))
+		return unmapped_slow(a, root, t, va, old, b);
+	return pte_status(old);         /* in no TLB of a processor that could run it now */
+}
+
+/*
+ * The common case of a range Unmap's own entry is a status query (its
+ * rights stay): only set A/D bits need a store and a TLB flush.
+ */
+unsigned arch_entry_protect(struct kmem_acct *a, paddr_t root, arch_pte_t *e, word_t va,
+			    unsigned rights, struct arch_tlb_batch *b)
+{
+	pte_t old = *e;
+	if (!rights || !(old & PTE_P) || pte_rights(old) != rights)
+		return protect_at(a, root, e, va, rights, b);
+	if (!(old & (PTE_A | PTE_D)))
+		return 0;
+	*e = old & ~(PTE_A | PTE_D);
+	tlb_note(b, root, va);
+	return pte_status(old);
+}
+
+unsigned arch_protect(struct kmem_acct *a, paddr_t root, word_t va, unsigned rights)
+{
+	return arch_protect_batched(a, root, va, rights, NULL);
 }

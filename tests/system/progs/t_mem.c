@@ -8,13 +8,25 @@
 #define Q_ADDR   0x3001000UL      /* the page the test pager substitutes */
 #define X_ADDR   0x40000000UL     /* where B and C keep the shared page */
 #define PAGE     4096UL
+/*
+ * The range tests' 4 MiB block (root, B and C keep it at the same address):
+ * a few pages on either side of the 2 MiB boundary, where one leaf table
+ * ends and the next begins, and a few at its start and end; the rest absent.
+ */
+#define R_ADDR   0x3400000UL
+#define R_LOG2   22
+#define R_PAGE(i) (R_ADDR + (L4_Word_t)(i) * PAGE)
+static const unsigned r_present[] = { 0, 1, 3, 510, 511, 512, 513, 1023 };
+#define R_COUNT  (sizeof(r_present) / sizeof(r_present[0]))
 
 enum { CMD_TAKE = 1, CMD_READ, CMD_WRITE, CMD_MAP_TO, CMD_SET_WINDOW, CMD_IN, CMD_OUT };
+enum { CMD_READ_AT = 16, CMD_WRITE_AT, CMD_MAP_RANGE_TO };   /* the range tests' */
 
 #define COM2_SCR 0x2ffUL        /* COM2's scratch register: a port that keeps a byte */
 
 static volatile L4_Word_t faults, last_fault_rwx, last_fault_from, pager_mode, pager_skip;
 static volatile L4_Word_t io_faults, last_io_fpage, io_grant_skip;
+static volatile L4_Word_t range_faults, last_range_fault;     /* faults in the R block */
 static L4_ThreadId_t pager_id, b_id, c_id;
 static int slot;
 
@@ -41,6 +53,10 @@ static void mem_pager(void)
 			continue;
 		}
 		L4_Word_t addr = L4_MR(1) & ~(PAGE - 1), src = addr, base = addr;
+		if (addr >= R_ADDR && addr < R_ADDR + (1UL << R_LOG2)) {
+			range_faults++;         /* answered with our own page there */
+			last_range_fault = addr | (L4_TAG_LABEL(tag) & 7);
+		}
 		if (addr == X_ADDR) {
 			faults++;
 			last_fault_rwx = L4_TAG_LABEL(tag) & 7;
@@ -76,6 +92,16 @@ static void worker(void)
 			unsigned char v;
 			__asm__ __volatile__("inb %w1, %b0" : "=a"(v) : "d"(a));
 			r = v;
+		}
+		else if (cmd == CMD_READ_AT)
+			r = *word_at(a);
+		else if (cmd == CMD_WRITE_AT)
+			*word_at(a) = b;
+		else if (cmd == CMD_MAP_RANGE_TO) {     /* a: to, b: rights; the R block */
+			L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+			L4_SetMR(1, R_ADDR | L4_ITEM_MAP);
+			L4_SetMR(2, L4_FPAGE_MAKE(R_ADDR, R_LOG2, b));
+			r = L4_IpcFailed(L4_Call(a));
 		}
 		else if (cmd == CMD_MAP_TO) {           /* a: to, b: rights, c: grant */
 			L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
@@ -330,6 +356,138 @@ TEST_CASE("mem.map_over_existing", "a map onto a page already mapped: the same f
 	EXPECT(faults == 0 && *word_at(P_ADDR) == 0x6666, "the second map did not add W (%lu faults)", faults);
 	EXPECT(give(b_id, Q_ADDR, 7, X_ADDR), "root -> B, another frame at the same place");
 	EXPECT(cmd(b_id, CMD_READ, 0, 0, 0) == 0x2222 && faults == 0, "B still sees the first frame");
+	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
+}
+
+/* Our R block's present pages hold 0x100 + their number; B gets the block mapped with rights. */
+static int range_setup(L4_Word_t rights)
+{
+	if (!setup())
+		return 0;
+	for (unsigned i = 0; i < R_COUNT; i++)
+		*word_at(R_PAGE(r_present[i])) = 0x100 + r_present[i];
+	range_faults = 0;
+	L4_SetMR(0, L4_TAG_MAKE(CMD_TAKE, 0, 2));
+	L4_SetMR(1, R_ADDR | L4_ITEM_MAP);
+	L4_SetMR(2, L4_FPAGE_MAKE(R_ADDR, R_LOG2, rights));
+	return !L4_IpcFailed(L4_Call(b_id));
+}
+
+/* t reads every present page of the R block; how many reads saw the wrong value. */
+static unsigned range_read_all(L4_ThreadId_t t)
+{
+	unsigned wrong = 0;
+	for (unsigned i = 0; i < R_COUNT; i++)
+		wrong += cmd(t, CMD_READ_AT, R_PAGE(r_present[i]), 0, 0) != 0x100 + r_present[i];
+	return wrong;
+}
+
+/* One Unmap of n fpages; st[i] gets each one's status bits. */
+static void unmap_many(const L4_Word_t *fp, int n, L4_Word_t control, int *st)
+{
+	for (int i = 0; i < n; i++)
+		L4_SetMR(i, fp[i]);
+	L4_Unmap(control | (L4_Word_t)(n - 1));
+	for (int i = 0; i < n; i++)
+		st[i] = (int)(L4_MR(i) & 7);
+}
+
+TEST_CASE("mem.range_unmap_mixed", "one Unmap of a 4 MiB block with present and absent pages across two leaf tables revokes each present page below us and keeps ours")
+{
+	EXPECT(range_setup(7), "setup");
+	EXPECT(range_read_all(b_id) == 0 && range_faults == 0, "B did not get the block (%lu faults)",
+	       range_faults);
+	unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 7), 0);
+	EXPECT(range_read_all(b_id) == 0, "B read other values after the unmap");
+	EXPECT(range_faults == R_COUNT, "B's reads faulted %lu times, want one per present page (%lu)",
+	       range_faults, (L4_Word_t)R_COUNT);
+	for (unsigned i = 0; i < R_COUNT; i++)
+		EXPECT(*word_at(R_PAGE(r_present[i])) == 0x100 + r_present[i], "we lost page %u", r_present[i]);
+	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
+}
+
+TEST_CASE("mem.range_status", "a range Unmap reports each fpage's own referenced and written bits, per page and per block, and resets them")
+{
+	int st[4];
+	EXPECT(range_setup(7), "setup");
+	unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 0), 0);          /* a status query: resets, revokes nothing */
+	cmd(b_id, CMD_WRITE_AT, R_PAGE(0), 0x700, 0);
+	cmd(b_id, CMD_READ_AT, R_PAGE(3), 0, 0);
+	L4_Word_t pages[4] = { L4_FPAGE_MAKE(R_PAGE(0), 12, 0), L4_FPAGE_MAKE(R_PAGE(1), 12, 0),
+			       L4_FPAGE_MAKE(R_PAGE(2), 12, 0), L4_FPAGE_MAKE(R_PAGE(3), 12, 0) };
+	unmap_many(pages, 4, 0, st);
+	EXPECT(st[0] == 6 && st[1] == 0 && st[2] == 0 && st[3] == 4,
+	       "per page: %x %x %x %x, want 6 0 0 4", st[0], st[1], st[2], st[3]);
+	EXPECT(range_faults == 0, "the status query revoked B's pages (%lu faults)", range_faults);
+	cmd(b_id, CMD_READ_AT, R_PAGE(511), 0, 0);
+	cmd(b_id, CMD_WRITE_AT, R_PAGE(513), 0x701, 0);
+	L4_Word_t halves[2] = { L4_FPAGE_MAKE(R_PAGE(510), 13, 0), L4_FPAGE_MAKE(R_PAGE(512), 13, 0) };
+	unmap_many(halves, 2, 0, st);
+	EXPECT(st[0] == 4 && st[1] == 6, "two pages each, across the tables' boundary: %x %x, want 4 6",
+	       st[0], st[1]);
+	cmd(b_id, CMD_WRITE_AT, R_PAGE(1023), 0x702, 0);
+	EXPECT(unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 0), 0) == 6, "the whole block after a write");
+	EXPECT(unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 0), 0) == 0, "status not reset");
+	for (int round = 0; round < 3; round++) {       /* our TLB forgot the reset entries */
+		*word_at(R_PAGE(511)) = 0x100 + 511;
+		EXPECT(unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 0), 0) == 6, "our own write, round %d", round);
+	}
+	L4_Word_t two[2] = { L4_FPAGE_MAKE(R_PAGE(0), 12, 0), L4_FPAGE_MAKE(R_PAGE(1023), 12, 0) };
+	for (int round = 0; round < 3; round++) {       /* the same with two fpages in one Unmap */
+		*word_at(R_PAGE(1023)) = 0x100 + 1023;
+		unmap_many(two, 2, 0, st);
+		EXPECT(st[0] == 0 && st[1] == 6, "our own write, two fpages, round %d: %x %x", round,
+		       st[0], st[1]);
+	}
+	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
+}
+
+TEST_CASE("mem.range_two_levels", "root maps the block to B, B to C; revoking W from its upper half and then everything reaches C through B")
+{
+	EXPECT(range_setup(7), "setup");
+	EXPECT(cmd(b_id, CMD_MAP_RANGE_TO, c_id, 7, 0) == 0, "B -> C");
+	EXPECT(range_read_all(c_id) == 0 && range_faults == 0, "C reads through two levels (%lu faults)",
+	       range_faults);
+	unmap(L4_FPAGE_MAKE(R_ADDR + (1UL << 21), 21, 2), 0);   /* W from the upper 2 MiB only */
+	cmd(c_id, CMD_WRITE_AT, R_PAGE(1), 0x801, 0);
+	EXPECT(range_faults == 0 && *word_at(R_PAGE(1)) == 0x801, "C lost W in the lower half");
+	cmd(c_id, CMD_WRITE_AT, R_PAGE(512), 0x802, 0);
+	EXPECT(range_faults == 1 && last_range_fault == (R_PAGE(512) | 2), "C's write in the upper half: %lu faults, last %lx",
+	       range_faults, last_range_fault);
+	EXPECT(cmd(b_id, CMD_READ_AT, R_PAGE(513), 0, 0) == 0x100 + 513 && range_faults == 1,
+	       "B lost R in the upper half");
+	*word_at(R_PAGE(1)) = 0x101;
+	*word_at(R_PAGE(512)) = 0x100 + 512;
+	unmap(L4_FPAGE_MAKE(R_ADDR, R_LOG2, 7), 0);
+	range_faults = 0;
+	EXPECT(range_read_all(c_id) == 0 && range_faults == R_COUNT, "C after the full unmap: %lu faults",
+	       range_faults);
+	range_faults = 0;
+	EXPECT(range_read_all(b_id) == 0 && range_faults == R_COUNT, "B after the full unmap: %lu faults",
+	       range_faults);
+	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
+}
+
+TEST_CASE("mem.range_hostile", "fpages of size 0, below a page, beyond the address space and without pages unmap nothing; an unaligned base means its aligned block")
+{
+	EXPECT(range_setup(7), "setup");
+	L4_Word_t nothing[] = {
+		L4_FPAGE_MAKE(R_ADDR, 0, 7),                    /* size 0 (2^0 bytes) */
+		L4_FPAGE_MAKE(R_ADDR, 11, 7),                   /* below a page */
+		L4_FPAGE_MAKE(0, 48, 7), L4_FPAGE_MAKE(0, 63, 7),   /* beyond the user half */
+		L4_FPAGE_MAKE(R_ADDR + (1UL << 18), 18, 7),     /* pages 64..127: none present */
+		L4_COMPLETE_SPACE,                               /* every page, no right: a status query */
+		0,                                               /* the nil fpage */
+	};
+	int st[7];
+	unmap_many(nothing, 7, 0, st);
+	EXPECT(st[0] == 0 && st[1] == 0 && st[2] == 0 && st[3] == 0 && st[4] == 0 && st[6] == 0,
+	       "status of fpages without pages: %x %x %x %x %x %x", st[0], st[1], st[2], st[3], st[4], st[6]);
+	EXPECT(range_read_all(b_id) == 0 && range_faults == 0, "B lost pages (%lu faults)", range_faults);
+	unmap((R_PAGE(3) & ~0x3ffUL) | (13UL << 4) | 7, 0);    /* base 3, size 2: pages 2 and 3 */
+	EXPECT(cmd(b_id, CMD_READ_AT, R_PAGE(1), 0, 0) == 0x101 && range_faults == 0, "page 1 went too");
+	EXPECT(cmd(b_id, CMD_READ_AT, R_PAGE(3), 0, 0) == 0x103 && range_faults == 1 &&
+	       last_range_fault == (R_PAGE(3) | 4), "page 3 stayed (%lu faults)", range_faults);
 	EXPECT(pecan_kdb_check_mappings() == 0, "inconsistent (see the console)");
 }
 

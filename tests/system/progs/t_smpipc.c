@@ -347,6 +347,74 @@ TEST_CASE("smpipc.unmap_shootdown", "after Unmap returns, readers of the page on
 	tt_kill(pg);
 }
 
+/* The same for a range: eight pages, one Unmap of their 32 KiB block, one shootdown for all. */
+#define BLOCK_PAGES 8
+static unsigned char shared_block[BLOCK_PAGES * PAGE] __attribute__((aligned(BLOCK_PAGES * 4096)));
+static volatile int block_gone;
+static volatile L4_Word_t block_reads[4], block_faults;
+
+static L4_Word_t block_source(L4_Word_t page, L4_ThreadId_t from)
+{
+	(void)from;
+	if (page - (L4_Word_t)shared_block < sizeof(shared_block) && block_gone) {
+		block_faults++;
+		return 0;                               /* the reader stays blocked in its fault */
+	}
+	return page;
+}
+
+static void block_pager(void) { tt_pager_serve(block_source); }
+
+/* Reads the block's pages in turn, each processor starting at another one. */
+static void block_reader(void)
+{
+	L4_Word_t i = my_cpu();
+	for (L4_Word_t k = i;; k++) {
+		(void)*(volatile L4_Word_t *)&shared_block[k % BLOCK_PAGES * PAGE];
+		block_reads[i]++;
+	}
+}
+
+TEST_CASE("smpipc.unmap_range_shootdown", "after an Unmap of an 8-page block returns, readers of its pages on three other processors fault")
+{
+	L4_ThreadId_t pg = fresh(), r[4];
+	EXPECT(tt_start_local(pg, block_pager), "pager");
+	L4_Set_Priority(pg, 200);
+	block_gone = 0;
+	for (int k = 0; k < BLOCK_PAGES; k++)
+		shared_block[k * PAGE] = 1;
+	for (int i = 1; i < 4; i++) {
+		r[i] = fresh();
+		int ok = i == 1 ? tt_start_space_paged(r[i], block_reader, pg)
+				: L4_ThreadControl(r[i], r[1], L4_MyGlobalId(), L4_MyGlobalId(), tt_utcb(r[i])) &&
+					  tt_send_start(r[i], block_reader, tt_stack()) &&
+					  L4_ThreadControl(r[i], r[1], L4_NILTHREAD, pg, ~0UL);
+		EXPECT(ok, "reader %d", i);
+		L4_Set_Priority(r[i], 10);
+		EXPECT(to_cpu(r[i], (L4_Word_t)i % nprocs()), "reader %d to its processor", i);
+	}
+	L4_Word_t end = now() + 5000000;
+	while ((block_reads[1] < 2 * BLOCK_PAGES || block_reads[2] < 2 * BLOCK_PAGES ||
+		block_reads[3] < 2 * BLOCK_PAGES) && now() < end)
+		L4_Sleep(1000);
+	EXPECT(block_reads[1] >= 2 * BLOCK_PAGES && block_reads[2] >= 2 * BLOCK_PAGES &&
+	       block_reads[3] >= 2 * BLOCK_PAGES, "readers ran %lu %lu %lu", block_reads[1],
+	       block_reads[2], block_reads[3]);
+	block_gone = 1;
+	L4_SetMR(0, L4_FPAGE_MAKE((L4_Word_t)shared_block, 15, 7));
+	L4_Unmap(0);                                /* from the readers' space, not ours */
+	L4_Word_t after[4] = { 0, block_reads[1], block_reads[2], block_reads[3] };
+	L4_Sleep(20000);
+	for (int i = 1; i < 4; i++)
+		EXPECT(block_reads[i] <= after[i] + 1, "reader on cpu %d read %lu times after the unmap", i,
+		       block_reads[i] - after[i]);
+	TT_WAIT(block_faults >= 3, 2000);
+	EXPECT(block_faults >= 3, "%lu of 3 readers faulted", block_faults);
+	for (int i = 3; i >= 1; i--)
+		EXPECT(tt_kill(r[i]), "delete reader %d", i);
+	tt_kill(pg);
+}
+
 /* ---------- deletion ---------- */
 
 static volatile int srv_got, srv_reply_err_set;
