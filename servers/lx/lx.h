@@ -90,6 +90,8 @@ struct regs {
 #define VM_CHARGED 64        /* counted in the commit limit (mm/vm.c) */
 #define VM_NOWRITE 128       /* a shared file opened read-only: never made writable */
 #define VM_FAST   256        /* the fast area: lx's, the process cannot change it */
+/* an mmap of a regular file: its pages past the file's end give SIGBUS, as Linux (mm/vm.c) */
+#define VM_FILEBUS 512
 
 struct vma {
 	struct vma *next;               /* sorted by start */

@@ -329,3 +329,27 @@ def test_names_after_changes_on_ext2(tmp_path):
     close(sh)
     r = e2fsck(img)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_pagecache_on_ext2_then_msync_reaches_the_disk(tmp_path):
+    """lx's ext2 page cache: tests/lx/pagecache.c on the ext2 root (a write()
+    seen by another process's shared mapping and a store by its read(), private
+    pages until their first store, SIGBUS past the end after a truncation, text
+    pages never rewritten in the file), as on Linux; then a shared mapping's
+    stores and msync, QEMU killed with the mapping still held: e2fsck finds the
+    image clean and debugfs reads the stores from it."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    out = run(sh, "mkdir /pcw && /tests/pagecache /pcw")
+    fails = [l for l in out.splitlines() if l.startswith("FAIL")]
+    assert not fails and "pagecache done, 0 failed" in out, "\n".join(fails) or out
+    sh.send("/tests/pagecache msync /pcw/synced &\n")
+    sh.expect("msynced", 300)
+    kill_group(sh.p.pid)
+    sh.p.wait()
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = subprocess.run(["debugfs", "-R", "cat /pcw/synced", img], capture_output=True,
+                         env=env).stdout
+    assert got == bytes(ord("A") + i % 26 for i in range(8192)), got[:100]
