@@ -35,6 +35,7 @@
 #define FT_RO_LARGE     0x2
 #define INDEX_FL        0x1000          /* an htree directory */
 #define CACHE_BLOCKS    64
+#define INODE_HASH      1024            /* chains of in-memory inodes */
 #define FAST_LINK_MAX   60              /* targets shorter than i_block's bytes live there */
 
 /* The on-disk superblock (the fields lx uses), at byte 1024. */
@@ -80,7 +81,10 @@ struct ext2 {
 	struct dgroup *groups;
 	u32 ngroups, bs, ptrs;          /* block size; block numbers per block */
 	u32 gdt_block;                  /* where the descriptors start */
-	struct inode *incore;           /* in-memory inodes (fs_priv->next links them) */
+	/* in-memory inodes by number (fs_priv->next links a chain): those in use, and
+	 * unreferenced ones that keep cached pages (the page cache) */
+	struct inode *incore[INODE_HASH];
+	struct inode *lru, *lru_tail;   /* inodes with cached pages, least recently used first */
 	struct { u32 blk; u64 used; void *data; } cache[CACHE_BLOCKS];
 	u64 clock;
 	u64 pc_pages, pc_max;           /* the page cache's pages, and its bound (pc_shrink) */
@@ -117,8 +121,8 @@ struct einode {
 	uintptr_t *pages;
 	u64 npages;                     /* slots in pages[] */
 	u64 cached;                     /* pages held */
-	u64 used;                       /* fs->clock at the last use (eviction's order) */
 	u64 ndirty;                     /* pages marked PC_DIRTY */
+	struct inode *lru_prev, *lru_next;      /* fs->lru, while it has cached pages */
 };
 #define PC_DIRTY 1UL
 
@@ -465,8 +469,8 @@ static struct inode *inode_mem(struct super *sb, u64 ino)
 	fs_get(ip);
 	ip->fs_priv = e;
 	struct ext2 *fs = sb->priv;
-	e->next = fs->incore;
-	fs->incore = ip;
+	e->next = fs->incore[ino % INODE_HASH];
+	fs->incore[ino % INODE_HASH] = ip;
 	return ip;
 }
 
@@ -480,7 +484,8 @@ static void inode_forget(struct inode *ip)
 	for (u64 i = 0; i < e->npages && e->cached; i++)
 		pc_drop(ip, i);
 	lx_free(e->pages);
-	for (struct inode **pp = &fs->incore; *pp; pp = &((struct einode *)(*pp)->fs_priv)->next)
+	for (struct inode **pp = &fs->incore[ip->ino % INODE_HASH]; *pp;
+	     pp = &((struct einode *)(*pp)->fs_priv)->next)
 		if (*pp == ip) {
 			*pp = ((struct einode *)ip->fs_priv)->next;
 			break;
@@ -493,7 +498,8 @@ static void inode_forget(struct inode *ip)
 static int iget(struct super *sb, u64 ino, struct inode **out)
 {
 	struct ext2 *fs = sb->priv;
-	for (struct inode *ip = fs->incore; ip; ip = ((struct einode *)ip->fs_priv)->next)
+	for (struct inode *ip = fs->incore[ino % INODE_HASH]; ip;
+	     ip = ((struct einode *)ip->fs_priv)->next)
 		if (ip->ino == ino) {
 			fs_get(ip);
 			*out = ip;
@@ -655,7 +661,7 @@ static bool fast_link(struct inode *ip)
  * before; a shared mapping's stores reach the disk at writeback (fsync,
  * msync, sync, the inode's last reference, unmount).  Holes read as zeros
  * and get their blocks at writeback.  An inode keeps its pages after its
- * last reference (it stays in fs->incore with refs 0), so that the next
+ * last reference (it stays in memory with refs 0), so that the next
  * exec of a program or library finds them.  The cache holds at most
  * fs->pc_max pages (pc_shrink: clean pages no process maps, least recently
  * used file first), and gives such pages back when the pool runs dry
@@ -731,6 +737,29 @@ static uintptr_t *pc_slot(struct inode *ip, u64 idx)
 	return &e->pages[idx];
 }
 
+static void lru_unlink(struct inode *ip)
+{
+	struct ext2 *fs = FS(ip);
+	struct einode *e = EI(ip);
+	*(e->lru_prev ? &EI(e->lru_prev)->lru_next : &fs->lru) = e->lru_next;
+	*(e->lru_next ? &EI(e->lru_next)->lru_prev : &fs->lru_tail) = e->lru_prev;
+	e->lru_prev = e->lru_next = NULL;
+}
+
+/* ip (with cached pages, or about to have one) becomes the most recently used. */
+static void lru_touch(struct inode *ip)
+{
+	struct ext2 *fs = FS(ip);
+	struct einode *e = EI(ip);
+	if (fs->lru_tail == ip)
+		return;
+	if (e->lru_prev || fs->lru == ip)
+		lru_unlink(ip);
+	e->lru_prev = fs->lru_tail;
+	*(fs->lru_tail ? &EI(fs->lru_tail)->lru_next : &fs->lru) = ip;
+	fs->lru_tail = ip;
+}
+
 /* Drops ip's page idx (dirty or not): the cache's reference goes. */
 static void pc_drop(struct inode *ip, u64 idx)
 {
@@ -741,8 +770,9 @@ static void pc_drop(struct inode *ip, u64 idx)
 		e->ndirty--;
 	page_free(pc_page(e->pages[idx]));
 	e->pages[idx] = 0;
-	e->cached--;
 	FS(ip)->pc_pages--;
+	if (!--e->cached)
+		lru_unlink(ip);
 }
 
 /* Drops ip's clean pages that nobody else holds (no mapping, no copy in progress); how many. */
@@ -760,30 +790,18 @@ static u64 pc_drop_clean(struct inode *ip)
 	return n;
 }
 
-/* The least recently used inode with pages, used after `after`, other than keep; unreferenced
- * ones only unless `any`. */
-static struct inode *pc_victim(struct ext2 *fs, struct inode *keep, bool any, u64 after)
-{
-	struct inode *best = NULL;
-	for (struct inode *ip = fs->incore; ip; ip = EI(ip)->next) {
-		struct einode *e = EI(ip);
-		if (ip != keep && e->cached && (any || !ip->refs) && e->used > after &&
-		    (!best || e->used < EI(best)->used))
-			best = ip;
-	}
-	return best;
-}
-
-/* Takes clean pages from the least recently used files until at most `goal` are
- * cached (or none is left to take); `forget`: unreferenced inodes left without
- * pages go too (never from the shrinker: an evict in progress holds one). */
+/* Takes clean pages from the least recently used files (unreferenced ones
+ * first) until at most `goal` are cached or none is left to take; `forget`:
+ * unreferenced inodes left without pages go too (never from the shrinker: an
+ * evict in progress holds one). */
 static void pc_trim(struct ext2 *fs, struct inode *keep, u64 goal, bool forget)
 {
 	for (int any = 0; any < 2 && fs->pc_pages > goal; any++) {
-		u64 after = 0;
-		struct inode *ip;
-		while (fs->pc_pages > goal && (ip = pc_victim(fs, keep, any, after))) {
-			after = EI(ip)->used;
+		struct inode *next;
+		for (struct inode *ip = fs->lru; ip && fs->pc_pages > goal; ip = next) {
+			next = EI(ip)->lru_next;
+			if (ip == keep || (!any && ip->refs))
+				continue;
 			pc_drop_clean(ip);
 			if (forget && !ip->refs && !EI(ip)->cached)
 				inode_forget(ip);
@@ -812,10 +830,11 @@ static uint8_t *pc_get(struct inode *ip, u64 idx, int *err)
 {
 	struct ext2 *fs = FS(ip);
 	struct einode *e = EI(ip);
-	e->used = ++fs->clock;
 	uint8_t *pg = pc_lookup(ip, idx);
-	if (pg)
+	if (pg) {
+		lru_touch(ip);
 		return pg;
+	}
 	if (fs->pc_pages >= fs->pc_max)
 		pc_shrink(fs, ip);
 	uintptr_t *slot = pc_slot(ip, idx);
@@ -827,9 +846,10 @@ static uint8_t *pc_get(struct inode *ip, u64 idx, int *err)
 		page_free(pg);
 		return NULL;
 	}
-	e->pages[idx] = (uintptr_t)pg;  /* (pc_fill may have grown nothing: slot still right) */
+	e->pages[idx] = (uintptr_t)pg;
 	e->cached++;
 	fs->pc_pages++;
+	lru_touch(ip);
 	return pg;
 }
 
@@ -1875,10 +1895,11 @@ static int ext2_sync(struct super *sb)
 {
 	struct ext2 *fs = sb->priv;
 	int r = 0;
-	for (struct inode *ip = fs->incore; ip; ip = EI(ip)->next) {
-		int w = EI(ip)->ndirty ? pc_sync(ip) : 0;
-		r = r ? r : w;
-	}
+	for (int h = 0; h < INODE_HASH; h++)
+		for (struct inode *ip = fs->incore[h]; ip; ip = EI(ip)->next) {
+			int w = EI(ip)->ndirty ? pc_sync(ip) : 0;
+			r = r ? r : w;
+		}
 	return disk_flush() ? -LX_EIO : r;
 }
 
@@ -1916,8 +1937,9 @@ static void ext2_free(struct ext2 *fs);
 static void ext2_kill(struct super *sb)
 {
 	struct ext2 *fs = sb->priv;
-	while (fs->incore)
-		inode_forget(fs->incore);
+	for (int h = 0; h < INODE_HASH; h++)
+		while (fs->incore[h])
+			inode_forget(fs->incore[h]);
 	pc_fs = NULL;
 	ext2_free(fs);
 	sb->priv = NULL;
