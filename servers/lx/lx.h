@@ -94,6 +94,8 @@ struct regs {
 /* the vDSO and its data page (vdso/vdso.c): lx's pages, shared by every process */
 #define VM_VDSO   512
 #define VM_VVAR   1024
+/* an mmap of a regular file: its pages past the file's end give SIGBUS, as Linux (mm/vm.c) */
+#define VM_FILEBUS 2048
 
 struct vma {
 	struct vma *next;               /* sorted by start */

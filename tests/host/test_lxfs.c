@@ -68,6 +68,13 @@ void mem_uncharge_file_page(void)
 	file_pages--;
 }
 
+/* No processes here: nothing maps a file whose end moves (vm.c). */
+void vm_file_shrunk(struct inode *file, u64 size)
+{
+	(void)file;
+	(void)size;
+}
+
 size_t page_free_count(void)
 {
 	return page_limit < 0 ? 1UL << 20 : (size_t)(page_limit - pages_out);

@@ -246,7 +246,9 @@ def test_file_pages_shared_by_processes(sh):
     Linux): another process's write() shows in a private mapping until a store
     copies the page; a store reaches neither the file nor other mappings; a
     program run twice from a file in /tmp leaves the file unchanged (lx's
-    rewritten system-call sites stay in the process's own text pages)."""
+    rewritten system-call sites stay in the process's own text pages); shared
+    mappings against read() and write() of other processes; SIGBUS past the
+    end, also after a truncation."""
     out = run(sh, "/tests/pagecache /tmp", timeout=300)
     assert "pagecache done, 0 failed" in out, out
 

@@ -9,6 +9,7 @@ and never shows one file's data as another's; a full disk gives ENOSPC.
 Boots with lx.root=disk run on a copy of make's image (build/lx/rootfs.img,
 the same tree as the cpio); the others mount a small image of their own on
 /mnt of the RAM root (lx.disk=/mnt) so that damage cannot hit the shell."""
+import hashlib
 import os
 import random
 import re
@@ -326,6 +327,54 @@ def test_names_after_changes_on_ext2(tmp_path):
     for where in ("/", "/nc_work"):
         out = run(sh, f"mkdir -p /nc_work && /tests/names {where}")
         assert "names done, 0 failed" in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_pagecache_on_ext2_then_msync_reaches_the_disk(tmp_path):
+    """lx's ext2 page cache: tests/lx/pagecache.c on the ext2 root (a write()
+    seen by another process's shared mapping and a store by its read(), private
+    pages until their first store, SIGBUS past the end after a truncation, text
+    pages never rewritten in the file), as on Linux; then a shared mapping's
+    stores and msync, QEMU killed with the mapping still held: e2fsck finds the
+    image clean and debugfs reads the stores from it."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    out = run(sh, "mkdir /pcw && /tests/pagecache /pcw")
+    fails = [l for l in out.splitlines() if l.startswith("FAIL")]
+    assert not fails and "pagecache done, 0 failed" in out, "\n".join(fails) or out
+    sh.send("/tests/pagecache msync /pcw/synced &\n")
+    sh.expect("msynced", 300)
+    kill_group(sh.p.pid)
+    sh.p.wait()
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = subprocess.run(["debugfs", "-R", "cat /pcw/synced", img], capture_output=True,
+                         env=env).stdout
+    assert got == bytes(ord("A") + i % 26 for i in range(8192)), got[:100]
+
+
+def test_page_cache_bound_and_reclaim_keep_data_right(tmp_path):
+    """A file bigger than the ext2 page cache's bound (a quarter of lx's pool;
+    128 MiB of RAM) reads back as written, twice, and again after a process
+    took memory until the pool ran short (the cache's clean pages go back to
+    the pool, mm/page.c's shrinker); e2fsck finds the image clean."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    size = 32 << 20
+    line = b"0123456789abcdef\n"
+    mib = (line * (2 ** 20 // len(line) + 1))[:2 ** 20]
+    want = hashlib.md5(mib * (size >> 20)).hexdigest()
+    sh = Shell(timeout=900, mem=128, root_args="lx.root=disk /bin/sh", disk=img)
+    sh.expect(r"# ", 300)
+    out = run(sh, "yes 0123456789abcdef | head -c 1048576 > /mib && "
+                  f"for i in $(seq {size >> 20}); do cat /mib; done > /big && rm /mib && "
+                  "md5sum /big && md5sum /big", timeout=900)
+    assert out.count(want) == 2, out
+    out = run(sh, "/tests/memhog 96 >/dev/null; md5sum /big && rm /big", timeout=900)
+    assert want in out, out
     close(sh)
     r = e2fsck(img)
     assert r.returncode == 0, r.stdout + r.stderr

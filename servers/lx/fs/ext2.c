@@ -35,6 +35,7 @@
 #define FT_RO_LARGE     0x2
 #define INDEX_FL        0x1000          /* an htree directory */
 #define CACHE_BLOCKS    64
+#define INODE_HASH      1024            /* chains of in-memory inodes */
 #define FAST_LINK_MAX   60              /* targets shorter than i_block's bytes live there */
 
 /* The on-disk superblock (the fields lx uses), at byte 1024. */
@@ -80,9 +81,13 @@ struct ext2 {
 	struct dgroup *groups;
 	u32 ngroups, bs, ptrs;          /* block size; block numbers per block */
 	u32 gdt_block;                  /* where the descriptors start */
-	struct inode *incore;           /* in-memory inodes (fs_priv->next links them) */
+	/* in-memory inodes by number (fs_priv->next links a chain): those in use, and
+	 * unreferenced ones that keep cached pages (the page cache) */
+	struct inode *incore[INODE_HASH];
+	struct inode *lru, *lru_tail;   /* inodes with cached pages, least recently used first */
 	struct { u32 blk; u64 used; void *data; } cache[CACHE_BLOCKS];
 	u64 clock;
+	u64 pc_pages, pc_max;           /* the page cache's pages, and its bound (pc_shrink) */
 	void *scratch;                  /* one block for read-modify-write */
 	/* the mount's check (check_all): in-memory truth over the on-disk bitmaps */
 	uint8_t *claimed;               /* blocks in use: metadata or some live inode's */
@@ -111,7 +116,15 @@ static void bit_set(uint8_t *m, u64 i, bool on)
 struct einode {
 	struct dinode d;
 	struct inode *next;
+	/* the page cache (a regular file's): pages[i] holds bytes [i, i + 1) pages of the
+	 * file, | PC_DIRTY once a shared mapping may have written it; NULL: not cached */
+	uintptr_t *pages;
+	u64 npages;                     /* slots in pages[] */
+	u64 cached;                     /* pages held */
+	u64 ndirty;                     /* pages marked PC_DIRTY */
+	struct inode *lru_prev, *lru_next;      /* fs->lru, while it has cached pages */
 };
+#define PC_DIRTY 1UL
 
 static const struct fs_ops ext2_ops;
 static bool disk_mounted;            /* a super of the disk exists (ext2_mount_disk) */
@@ -456,15 +469,23 @@ static struct inode *inode_mem(struct super *sb, u64 ino)
 	fs_get(ip);
 	ip->fs_priv = e;
 	struct ext2 *fs = sb->priv;
-	e->next = fs->incore;
-	fs->incore = ip;
+	e->next = fs->incore[ino % INODE_HASH];
+	fs->incore[ino % INODE_HASH] = ip;
 	return ip;
 }
 
+static void pc_drop(struct inode *ip, u64 idx);
+
+/* Out of memory: its cached pages go too (mappings keep their own references). */
 static void inode_forget(struct inode *ip)
 {
 	struct ext2 *fs = FS(ip);
-	for (struct inode **pp = &fs->incore; *pp; pp = &((struct einode *)(*pp)->fs_priv)->next)
+	struct einode *e = ip->fs_priv;
+	for (u64 i = 0; i < e->npages && e->cached; i++)
+		pc_drop(ip, i);
+	lx_free(e->pages);
+	for (struct inode **pp = &fs->incore[ip->ino % INODE_HASH]; *pp;
+	     pp = &((struct einode *)(*pp)->fs_priv)->next)
 		if (*pp == ip) {
 			*pp = ((struct einode *)ip->fs_priv)->next;
 			break;
@@ -477,7 +498,8 @@ static void inode_forget(struct inode *ip)
 static int iget(struct super *sb, u64 ino, struct inode **out)
 {
 	struct ext2 *fs = sb->priv;
-	for (struct inode *ip = fs->incore; ip; ip = ((struct einode *)ip->fs_priv)->next)
+	for (struct inode *ip = fs->incore[ino % INODE_HASH]; ip;
+	     ip = ((struct einode *)ip->fs_priv)->next)
 		if (ip->ino == ino) {
 			fs_get(ip);
 			*out = ip;
@@ -629,6 +651,308 @@ static bool fast_link(struct inode *ip)
 	return LX_S_ISLNK(ip->mode) && d->blocks == acl_blocks;
 }
 
+/* --- the page cache --- */
+
+/*
+ * A regular file's data lives in pool pages read once from the disk and
+ * shared by everyone: processes map them (private mappings read-only until
+ * their first store, shared ones writable), read() and write() copy from
+ * and into them.  write() writes its blocks through to the disk at once, as
+ * before; a shared mapping's stores reach the disk at writeback (fsync,
+ * msync, sync, the inode's last reference, unmount).  Holes read as zeros
+ * and get their blocks at writeback.  An inode keeps its pages after its
+ * last reference (it stays in memory with refs 0), so that the next
+ * exec of a program or library finds them.  The cache holds at most
+ * fs->pc_max pages (pc_shrink: clean pages no process maps, least recently
+ * used file first), and gives such pages back when the pool runs dry
+ * (pc_reclaim, mm/page.c's shrinker).
+ */
+static struct ext2 *pc_fs;              /* the mounted disk's, for pc_reclaim */
+
+static struct einode *EI(struct inode *ip)
+{
+	return ip->fs_priv;
+}
+
+static uint8_t *pc_page(uintptr_t e)
+{
+	return (uint8_t *)(e & ~PC_DIRTY);
+}
+
+/* ip's cached page idx, or NULL. */
+static uint8_t *pc_lookup(struct inode *ip, u64 idx)
+{
+	struct einode *e = EI(ip);
+	return idx < e->npages ? pc_page(e->pages[idx]) : NULL;
+}
+
+/* Block blk into buf: from the block cache if it holds it, else from the disk
+ * (uncached: file data has its page).  The disk is current: writes go through. */
+static int blk_read_data(struct ext2 *fs, u32 blk, void *buf)
+{
+	if (!blk_valid(fs, blk))
+		return -LX_EIO;
+	bool hit;
+	int i = cache_slot(fs, blk, &hit);
+	if (!hit)
+		return disk_io(fs, blk, buf, false);
+	memcpy(buf, fs->cache[i].data, fs->bs);
+	return 0;
+}
+
+/* Page idx of ip from its blocks into pg (zeroed): holes and bytes past EOF stay zero. */
+static int pc_fill(struct inode *ip, u64 idx, uint8_t *pg)
+{
+	struct ext2 *fs = FS(ip);
+	u32 per = (u32)(LX_PAGE_SIZE / fs->bs);
+	for (u32 b = 0; b < per && (idx * per + b) * fs->bs < ip->size; b++) {
+		u32 blk;
+		int r = bmap(ip, idx * per + b, false, &blk);
+		if (r == 0 && blk)
+			r = blk_read_data(fs, blk, pg + b * fs->bs);
+		if (r < 0)
+			return r;
+	}
+	u64 start = idx * LX_PAGE_SIZE;
+	if (ip->size - start < LX_PAGE_SIZE)
+		memset(pg + (ip->size - start), 0, LX_PAGE_SIZE - (ip->size - start));
+	return 0;
+}
+
+/* Slot idx of ip's pages[], grown to hold it; NULL without memory. */
+static uintptr_t *pc_slot(struct inode *ip, u64 idx)
+{
+	struct einode *e = EI(ip);
+	if (idx >= e->npages) {
+		u64 n = e->npages ? e->npages : 16;
+		while (n <= idx)
+			n *= 2;
+		uintptr_t *p = lx_realloc(e->pages, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + e->npages, 0, (n - e->npages) * sizeof(*p));
+		e->pages = p;
+		e->npages = n;
+	}
+	return &e->pages[idx];
+}
+
+static void lru_unlink(struct inode *ip)
+{
+	struct ext2 *fs = FS(ip);
+	struct einode *e = EI(ip);
+	*(e->lru_prev ? &EI(e->lru_prev)->lru_next : &fs->lru) = e->lru_next;
+	*(e->lru_next ? &EI(e->lru_next)->lru_prev : &fs->lru_tail) = e->lru_prev;
+	e->lru_prev = e->lru_next = NULL;
+}
+
+/* ip (with cached pages, or about to have one) becomes the most recently used. */
+static void lru_touch(struct inode *ip)
+{
+	struct ext2 *fs = FS(ip);
+	struct einode *e = EI(ip);
+	if (fs->lru_tail == ip)
+		return;
+	if (e->lru_prev || fs->lru == ip)
+		lru_unlink(ip);
+	e->lru_prev = fs->lru_tail;
+	*(fs->lru_tail ? &EI(fs->lru_tail)->lru_next : &fs->lru) = ip;
+	fs->lru_tail = ip;
+}
+
+/* Drops ip's page idx (dirty or not): the cache's reference goes. */
+static void pc_drop(struct inode *ip, u64 idx)
+{
+	struct einode *e = EI(ip);
+	if (idx >= e->npages || !e->pages[idx])
+		return;
+	if (e->pages[idx] & PC_DIRTY)
+		e->ndirty--;
+	page_free(pc_page(e->pages[idx]));
+	e->pages[idx] = 0;
+	FS(ip)->pc_pages--;
+	if (!--e->cached)
+		lru_unlink(ip);
+}
+
+/* Drops ip's clean pages that nobody else holds (no mapping, no copy in progress); how many. */
+static u64 pc_drop_clean(struct inode *ip)
+{
+	struct einode *e = EI(ip);
+	u64 n = 0;
+	for (u64 i = 0; i < e->npages && e->cached; i++) {
+		uintptr_t p = e->pages[i];
+		if (p && !(p & PC_DIRTY) && page_refcount(pc_page(p)) == 1) {
+			pc_drop(ip, i);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Takes clean pages from the least recently used files (unreferenced ones
+ * first) until at most `goal` are cached or none is left to take; `forget`:
+ * unreferenced inodes left without pages go too (never from the shrinker: an
+ * evict in progress holds one). */
+static void pc_trim(struct ext2 *fs, struct inode *keep, u64 goal, bool forget)
+{
+	for (int any = 0; any < 2 && fs->pc_pages > goal; any++) {
+		struct inode *next;
+		for (struct inode *ip = fs->lru; ip && fs->pc_pages > goal; ip = next) {
+			next = EI(ip)->lru_next;
+			if (ip == keep || (!any && ip->refs))
+				continue;
+			pc_drop_clean(ip);
+			if (forget && !ip->refs && !EI(ip)->cached)
+				inode_forget(ip);
+		}
+	}
+}
+
+/* The cache is full: an eighth of it goes. */
+static void pc_shrink(struct ext2 *fs, struct inode *keep)
+{
+	pc_trim(fs, keep, fs->pc_max - fs->pc_max / 8, true);
+}
+
+/* mm/page.c's shrinker: the pool is empty; a few hundred clean pages go back. */
+static bool pc_reclaim(void)
+{
+	if (!pc_fs || !pc_fs->pc_pages)
+		return false;
+	u64 before = pc_fs->pc_pages;
+	pc_trim(pc_fs, NULL, before > 256 ? before - 256 : 0, false);
+	return pc_fs->pc_pages < before;
+}
+
+/* Page idx of ip, read from the disk the first time; NULL and *err without memory or on EIO. */
+static uint8_t *pc_get(struct inode *ip, u64 idx, int *err)
+{
+	struct ext2 *fs = FS(ip);
+	struct einode *e = EI(ip);
+	uint8_t *pg = pc_lookup(ip, idx);
+	if (pg) {
+		lru_touch(ip);
+		return pg;
+	}
+	if (fs->pc_pages >= fs->pc_max)
+		pc_shrink(fs, ip);
+	uintptr_t *slot = pc_slot(ip, idx);
+	if (!slot || !(pg = page_alloc())) {
+		*err = -LX_ENOMEM;
+		return NULL;
+	}
+	if ((*err = pc_fill(ip, idx, pg)) < 0) {
+		page_free(pg);
+		return NULL;
+	}
+	e->pages[idx] = (uintptr_t)pg;
+	e->cached++;
+	fs->pc_pages++;
+	lru_touch(ip);
+	return pg;
+}
+
+/* Writes the blocks of cached page idx that hold its bytes [from, to), allocating holes.
+ * The caller keeps the page from the shrinker (dirty, or a reference of its own). */
+static int pc_write_blocks(struct inode *ip, u64 idx, u32 from, u32 to)
+{
+	struct ext2 *fs = FS(ip);
+	uint8_t *pg = pc_lookup(ip, idx);
+	u32 per = (u32)(LX_PAGE_SIZE / fs->bs);
+	int r = 0;
+	for (u32 b = from / fs->bs; r == 0 && b * fs->bs < to; b++) {
+		u32 blk;
+		if ((r = bmap(ip, idx * per + b, true, &blk)) == 0)
+			r = blk_write(fs, blk, pg + b * fs->bs);
+	}
+	return r;
+}
+
+/* Writes dirty page idx back (its bytes within the file; the rest of the page
+ * is zeroed first, as Linux does, so that a later growth reads zeros). */
+static int pc_write_page(struct inode *ip, u64 idx)
+{
+	u64 start = idx * LX_PAGE_SIZE;
+	if (start >= ip->size)
+		return 0;
+	u64 len = ip->size - start < LX_PAGE_SIZE ? ip->size - start : LX_PAGE_SIZE;
+	memset(pc_lookup(ip, idx) + len, 0, LX_PAGE_SIZE - len);
+	return pc_write_blocks(ip, idx, 0, (u32)len);
+}
+
+/* Writes ip's dirty pages back.  A page some space still maps stays dirty: a
+ * shared mapping may store into it again without lx knowing. */
+static int pc_sync(struct inode *ip)
+{
+	struct einode *e = EI(ip);
+	int r = 0, w;
+	bool wrote = false;
+	for (u64 i = 0; i < e->npages && e->ndirty; i++) {
+		if (!(e->pages[i] & PC_DIRTY))
+			continue;
+		if ((w = pc_write_page(ip, i)) < 0) {
+			r = r ? r : w;
+			continue;
+		}
+		wrote = true;
+		if (page_refcount(pc_page(e->pages[i])) == 1) {
+			e->pages[i] &= ~PC_DIRTY;
+			e->ndirty--;
+		}
+	}
+	if (wrote && (w = inode_write(ip)) < 0 && !r)
+		r = w;
+	return r;
+}
+
+/* The file shrinks to size: pages wholly past it go (mappings keep their own
+ * references until vm_file_shrunk takes them), the one holding it loses its tail. */
+static void pc_truncate(struct inode *ip, u64 size)
+{
+	struct einode *e = EI(ip);
+	for (u64 i = (size + LX_PAGE_SIZE - 1) / LX_PAGE_SIZE; i < e->npages && e->cached; i++)
+		pc_drop(ip, i);
+	uint8_t *pg = size % LX_PAGE_SIZE ? pc_lookup(ip, size / LX_PAGE_SIZE) : NULL;
+	if (pg)
+		memset(pg + size % LX_PAGE_SIZE, 0, LX_PAGE_SIZE - size % LX_PAGE_SIZE);
+}
+
+/* Zeroes the cached bytes of [off, end) (a punched hole). */
+static void pc_zero(struct inode *ip, u64 off, u64 end)
+{
+	while (off < end) {
+		u64 in = off % LX_PAGE_SIZE, chunk = LX_PAGE_SIZE - in;
+		chunk = chunk > end - off ? end - off : chunk;
+		uint8_t *pg = pc_lookup(ip, off / LX_PAGE_SIZE);
+		if (pg)
+			memset(pg + in, 0, chunk);
+		off += chunk;
+	}
+}
+
+/* fs_ops.page: the cached page holding byte off (a hole's reads as zeros and gets
+ * blocks at writeback, so `alloc` changes nothing); NULL past EOF or on failure. */
+static void *ext2_page(struct inode *ip, u64 off, bool alloc)
+{
+	(void)alloc;
+	int err;
+	if (!LX_S_ISREG(ip->mode) || off >= ip->size)
+		return NULL;
+	return pc_get(ip, off / LX_PAGE_SIZE, &err);
+}
+
+/* fs_ops.page_dirty: a shared mapping may store into the page holding off. */
+static void ext2_page_dirty(struct inode *ip, u64 off)
+{
+	struct einode *e = EI(ip);
+	u64 idx = off / LX_PAGE_SIZE;
+	if (idx < e->npages && e->pages[idx] && !(e->pages[idx] & PC_DIRTY)) {
+		e->pages[idx] |= PC_DIRTY;
+		e->ndirty++;
+	}
+}
+
 /* --- file data --- */
 
 /* Bytes of block n of ip from in, chunk long, into or out of buf. */
@@ -674,6 +998,52 @@ static long ext2_rw(struct inode *ip, u64 off, void *buf, size_t n, bool write)
 	return done ? (long)done : r;
 }
 
+/* read() of a regular file: through its cached pages (pc_get). */
+static long pc_read(struct inode *ip, u64 off, void *buf, size_t n)
+{
+	size_t done = 0;
+	int err = 0;
+	while (done < n) {
+		u64 at = off + done, in = at % LX_PAGE_SIZE, chunk = LX_PAGE_SIZE - in;
+		chunk = chunk > n - done ? n - done : chunk;
+		uint8_t *pg = pc_get(ip, at / LX_PAGE_SIZE, &err);
+		if (!pg)
+			break;
+		memcpy((char *)buf + done, pg + in, chunk);
+		done += chunk;
+	}
+	return done ? (long)done : err;
+}
+
+/* write() of a regular file: into its cached page where there is one, then
+ * the touched blocks onto the disk at once (from the page); a page not cached
+ * goes to its blocks directly (no mapping can hold it). */
+static long pc_write(struct inode *ip, u64 off, const void *buf, size_t n)
+{
+	size_t done = 0;
+	long r = 0;
+	while (done < n) {
+		u64 at = off + done, in = at % LX_PAGE_SIZE, chunk = LX_PAGE_SIZE - in;
+		chunk = chunk > n - done ? n - done : chunk;
+		uint8_t *pg = pc_lookup(ip, at / LX_PAGE_SIZE);
+		if (pg) {
+			page_get(pg);   /* bmap may allocate: the shrinker must not take it */
+			memcpy(pg + in, (const char *)buf + done, chunk);
+			r = pc_write_blocks(ip, at / LX_PAGE_SIZE, (u32)in, (u32)(in + chunk));
+			page_free(pg);
+			r = r < 0 ? r : (long)chunk;
+		} else {
+			r = ext2_rw(ip, at, (char *)buf + done, chunk, true);
+		}
+		if (r < 0)
+			break;
+		done += (size_t)r;
+		if ((u64)r < chunk)
+			break;
+	}
+	return done ? (long)done : r;
+}
+
 static long ext2_read(struct inode *ip, u64 off, void *buf, size_t n)
 {
 	if (LX_S_ISDIR(ip->mode))
@@ -684,7 +1054,7 @@ static long ext2_read(struct inode *ip, u64 off, void *buf, size_t n)
 		return 0;
 	if (n > ip->size - off)
 		n = ip->size - off;
-	return ext2_rw(ip, off, buf, n, false);
+	return pc_read(ip, off, buf, n);
 }
 
 static long ext2_write(struct inode *ip, u64 off, const void *buf, size_t n)
@@ -695,7 +1065,9 @@ static long ext2_write(struct inode *ip, u64 off, const void *buf, size_t n)
 		return -LX_EINVAL;
 	if (off > (1ULL << 40) || n > (1ULL << 40) - off)
 		return -LX_EFBIG;
-	long done = ext2_rw(ip, off, (void *)buf, n, true);
+	if (off > ip->size)
+		pc_truncate(ip, ip->size);      /* the bytes up to off read as zeros */
+	long done = pc_write(ip, off, buf, n);
 	if (done > 0 && off + (u64)done > ip->size)
 		ip->size = off + (u64)done;
 	if (done > 0) {
@@ -737,6 +1109,7 @@ static int ext2_truncate(struct inode *ip, u64 size)
 		if (r == 0)
 			r = free_from(ip, (size + fs->bs - 1) / fs->bs);
 	}
+	pc_truncate(ip, size < ip->size ? size : ip->size);     /* past EOF: gone, or zeros */
 	ip->size = size;
 	now(&ip->mtime);
 	ip->ctime = ip->mtime;
@@ -796,6 +1169,10 @@ static int ext2_allocate(struct inode *ip, int mode, u64 off, u64 len)
 		end = size;
 	if (off < end)
 		r = mode & LX_FALLOC_PUNCH_HOLE ? zero_range(ip, off, end) : alloc_range(ip, off, end);
+	if (off < end && (mode & LX_FALLOC_PUNCH_HOLE))
+		pc_zero(ip, off, end);
+	if (r == 0 && size > ip->size)
+		pc_truncate(ip, ip->size);      /* the growth reads zeros */
 	if (r == 0)
 		ip->size = size;
 	else if (size > ip->size)       /* no blocks may stay past i_size */
@@ -1507,16 +1884,23 @@ static int ext2_setattr(struct inode *ip)
 	return inode_write(ip);
 }
 
+/* Everything but shared mappings' stores was written through already. */
 static int ext2_fsync(struct inode *ip)
 {
-	(void)ip;
-	return disk_flush() ? -LX_EIO : 0;      /* everything was written through already */
+	int r = LX_S_ISREG(ip->mode) ? pc_sync(ip) : 0;
+	return disk_flush() ? -LX_EIO : r;
 }
 
 static int ext2_sync(struct super *sb)
 {
-	(void)sb;
-	return disk_flush() ? -LX_EIO : 0;
+	struct ext2 *fs = sb->priv;
+	int r = 0;
+	for (int h = 0; h < INODE_HASH; h++)
+		for (struct inode *ip = fs->incore[h]; ip; ip = EI(ip)->next) {
+			int w = EI(ip)->ndirty ? pc_sync(ip) : 0;
+			r = r ? r : w;
+		}
+	return disk_flush() ? -LX_EIO : r;
 }
 
 /* The last reference: an inode without names gives its blocks and number back. */
@@ -1536,8 +1920,15 @@ static void ext2_evict(struct inode *ip)
 			r = inode_free(fs, (u32)ip->ino, dir);
 		if (r < 0)
 			lx_log("lx: ext2: inode %lu not freed (error %d)\n", ip->ino, r);
+		inode_forget(ip);
+		return;
 	}
-	inode_forget(ip);
+	int r = EI(ip)->ndirty ? pc_sync(ip) : 0;
+	if (r < 0)
+		lx_log("lx: ext2: inode %lu: a shared mapping's pages not written (error %d)\n",
+		       ip->ino, r);
+	if (!EI(ip)->cached)
+		inode_forget(ip);       /* else it stays, unreferenced, with its pages (pc_trim) */
 }
 
 static void ext2_free(struct ext2 *fs);
@@ -1546,8 +1937,10 @@ static void ext2_free(struct ext2 *fs);
 static void ext2_kill(struct super *sb)
 {
 	struct ext2 *fs = sb->priv;
-	while (fs->incore)
-		inode_forget(fs->incore);
+	for (int h = 0; h < INODE_HASH; h++)
+		while (fs->incore[h])
+			inode_forget(fs->incore[h]);
+	pc_fs = NULL;
 	ext2_free(fs);
 	sb->priv = NULL;
 	disk_mounted = false;
@@ -1559,7 +1952,8 @@ static const struct fs_ops ext2_ops = {
 	.readlink = ext2_readlink, .read = ext2_read, .write = ext2_write,
 	.truncate = ext2_truncate, .getdents = ext2_getdents, .blocks = ext2_blocks,
 	.setattr = ext2_setattr, .fsync = ext2_fsync, .evict = ext2_evict, .sync = ext2_sync,
-	.allocate = ext2_allocate, .kill = ext2_kill,
+	.allocate = ext2_allocate, .kill = ext2_kill, .page = ext2_page,
+	.page_dirty = ext2_page_dirty,
 };
 
 /* --- the mount's check: who owns which block, and who names which inode --- */
@@ -1903,6 +2297,9 @@ struct super *ext2_mount_disk(int *err)
 		return NULL;
 	}
 	disk_mounted = true;
+	fs->pc_max = pool_total_bytes() / LX_PAGE_SIZE / 4;
+	pc_fs = fs;
+	page_set_shrinker(pc_reclaim);
 	lx_log("lx: ext2 on the disk: %u blocks of %u bytes, %u free; %u inodes, %u free\n",
 	       fs->ds.blocks_count, fs->bs, fs->ds.free_blocks, fs->ds.inodes_count,
 	       fs->ds.free_inodes);

@@ -36,6 +36,10 @@ bool page_in_pool(const void *p);
 void *page_alloc_nozero(void);
 void page_get(void *p);              /* one more user; page_free drops one */
 unsigned page_refcount(const void *p);
+/* fn frees pages it can do without (fs/ext2.c's page cache: clean pages only
+ * it holds) when the pool has none left; true if it freed some.  It may only
+ * free pages, never allocate. */
+void page_set_shrinker(bool (*fn)(void));
 
 
 /* mm/vm.c: processes' memory (the types are lx.h's) */
@@ -76,6 +80,8 @@ struct inode *vm_file_at(struct proc *p, u64 addr);
 /* The file mappings of f's inode in [start, end) are named by f in /proc/PID/maps. */
 void vm_set_name(struct mm *mm, u64 start, u64 end, struct file *f);
 long vm_msync(struct proc *p, u64 addr, u64 len);
+/* file shrank to size (fs_truncate): every mmap of it loses its pages past the end */
+void vm_file_shrunk(struct inode *file, u64 size);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_discard(struct proc *p, u64 start, u64 end);     /* MADV_DONTNEED */
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);

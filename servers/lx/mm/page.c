@@ -73,9 +73,19 @@ static void unlink_free(struct free_page *f)
 		f->next->prev = f->prev;
 }
 
+/* The page cache's reclaim (page_set_shrinker): called when the pool is empty. */
+static bool (*shrinker)(void);
+
+void page_set_shrinker(bool (*fn)(void))
+{
+	shrinker = fn;
+}
+
 static void *take(void)
 {
 	void *p;
+	if (!free_list && bump >= pool_end && shrinker)
+		shrinker();             /* clean cached file pages nobody maps go back */
 	if (free_list) {
 		p = free_list;
 		unlink_free(free_list);

@@ -11,6 +11,7 @@
 #define PTE_W    2UL          /* the process may write it now */
 #define PTE_COW  4UL          /* shared after fork: copy on the first write */
 #define PTE_FLAGS 0xfffUL
+#define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
 
 #define L4_R 4
 #define L4_W 2
@@ -427,6 +428,22 @@ struct mm *mm_fork(struct mm *parent)
 
 /* --- faults --- */
 
+/* Where v's file bytes end (virtual): an mmap follows the file's size as it
+ * changes, as on Linux; an ELF segment ends where its file part does. */
+static u64 area_file_end(const struct vma *v)
+{
+	if (!(v->prot & VM_FILEBUS))
+		return v->file_end;
+	u64 size = v->file->size;
+	return size > v->off ? v->start + (size - v->off) : v->start;
+}
+
+/* A page of an mmap wholly past its file's end: SIGBUS (mmap(2)). */
+static bool past_eof(const struct vma *v, u64 page)
+{
+	return (v->prot & VM_FILEBUS) && v->off + (page - v->start) >= PAGE_UP(v->file->size);
+}
+
 /*
  * The page cache for private file mappings: a whole page of a file whose
  * file system keeps its data in pages (ramfs, tmpfs) is mapped as it is,
@@ -436,7 +453,7 @@ struct mm *mm_fork(struct mm *parent)
  */
 static void *file_page_shared(struct vma *v, u64 va)
 {
-	if (!v->file || va + LX_PAGE_SIZE > v->file_end || !fs_can_share(v->file))
+	if (!v->file || va + LX_PAGE_SIZE > area_file_end(v) || !fs_can_share(v->file))
 		return NULL;
 	void *pg = fs_page(v->file, v->off + (va - v->start), false);
 	if (pg)
@@ -455,9 +472,10 @@ static bool is_file_page(struct vma *v, u64 va, u64 e)
 static void *fill_page(struct vma *v, u64 va)
 {
 	void *pg = page_alloc();
-	if (!pg || !v->file || va >= v->file_end)
+	u64 file_end = v->file ? area_file_end(v) : 0;
+	if (!pg || !v->file || va >= file_end)
 		return pg;
-	u64 n = v->file_end - va < LX_PAGE_SIZE ? v->file_end - va : LX_PAGE_SIZE;
+	u64 n = file_end - va < LX_PAGE_SIZE ? file_end - va : LX_PAGE_SIZE;
 	long got = fs_read(v->file, v->off + (va - v->start), pg, n);
 	(void)got;                           /* past the file's end the page stays zero */
 	return pg;
@@ -478,6 +496,8 @@ static int shared_file_page(struct vma *v, u64 va, void **out)
 	if (!pg)
 		return -LX_EIO;         /* no page for the file (the RAM fs is full): SIGBUS, as Linux */
 	page_get(pg);
+	if (v->prot & VM_WRITE)
+		fs_page_dirty(v->file, off);    /* mapped writable: a page cache writes it back */
 	*out = pg;
 	return 0;
 }
@@ -544,6 +564,8 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
 		return -LX_ENOMEM;
 	bool shared = v->prot & VM_SHARED;
 	if (!(*e & PTE_P)) {
+		if (past_eof(v, va & ~(LX_PAGE_SIZE - 1)))
+			return -LX_EIO;
 		void *pg = NULL;
 		u64 bits = (v->prot & VM_WRITE) ? PTE_W : 0;
 		if (shared && v->file) {
@@ -563,6 +585,8 @@ static int make_present(struct mm *mm, u64 va, u32 access, bool hw, u64 **out,
 		*e = (u64)pg | PTE_P | bits;
 		mm->pages++;
 	} else if ((access & VM_WRITE) && !(*e & PTE_W)) {
+		if (shared && v->file)
+			fs_page_dirty(v->file, v->off + ((va & ~(LX_PAGE_SIZE - 1)) - v->start));
 		if (shared)
 			*e = (*e & ~PTE_COW) | PTE_W;   /* write access back (mprotect): never a copy */
 		else if (!cow_break(e, !hw))
@@ -605,7 +629,7 @@ int vm_fault_around(struct proc *p, u64 addr, struct fault_map *out, int max)
 		return 0;
 	u64 block = FAULT_AROUND * LX_PAGE_SIZE, start = addr & ~(block - 1), end = start + block;
 	start = start < v->start ? v->start : start;
-	u64 file_end = (v->file_end + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1);
+	u64 file_end = PAGE_UP(area_file_end(v));
 	end = end > file_end ? file_end : end;
 	end = end > v->end ? v->end : end;
 	/* the block lies in one leaf table and one of its summary groups (pte) */
@@ -620,6 +644,8 @@ int vm_fault_around(struct proc *p, u64 addr, struct fault_map *out, int max)
 		if ((*leaf & PTE_P) || !(pg = fs_page(v->file, v->off + (va - v->start), false)))
 			continue;               /* (the faulting page is present already) */
 		page_get(pg);
+		if (bits & PTE_W)
+			fs_page_dirty(v->file, v->off + (va - v->start));
 		*leaf = (u64)pg | PTE_P | bits;
 		mm->pages++;
 		out[n++] = (struct fault_map){ .va = va, .page = (u64)pg, .rights = rights };
@@ -783,7 +809,6 @@ long copyin_str(struct proc *p, char *dst, u64 src, size_t max)
 
 /* --- mmap, munmap, mprotect, brk --- */
 
-#define PAGE_UP(x) (((x) + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1))
 
 static bool range_free(struct mm *mm, u64 start, u64 end)
 {
@@ -884,6 +909,8 @@ long vm_mmap(struct proc *p, u64 addr, u64 len, u32 prot, u32 flags, struct inod
 		v->file = file;
 		v->off = off;
 		v->file_end = file->size > off ? addr + (file->size - off) : addr;
+		if (LX_S_ISREG(file->mode))
+			v->prot |= VM_FILEBUS;
 	}
 	vma_link(mm, v);
 	return (long)addr;
@@ -1240,5 +1267,30 @@ long vm_msync(struct proc *p, u64 addr, u64 len)
 			return -LX_ENOMEM;
 		a = v->end;
 	}
-	return 0;
+	/* a shared file mapping's stores go to the disk (a page cache's writeback) */
+	long r = 0;
+	for (struct vma *v = vma_find(p->mm, addr); v && v->start < end && !r; v = v->next)
+		if (v->file && (v->prot & VM_SHARED))
+			r = fs_fsync(v->file);
+	return r;
+}
+
+void vm_file_shrunk(struct inode *file, u64 size)
+{
+	u64 keep = PAGE_UP(size);
+	for (struct proc *p = procs; p; p = p->next_all) {
+		if (!p->mm)
+			continue;
+		struct unmap_ctx c = { .mm = p->mm };
+		for (struct vma *v = p->mm->vmas; v; v = v->next) {
+			if (v->file != file || !(v->prot & VM_FILEBUS))
+				continue;
+			u64 from = v->off >= keep ? v->start : v->start + (keep - v->off);
+			if (from < v->end) {
+				tlb_flush();
+				walk(p->mm, from, v->end, unmap_one, &c);
+			}
+		}
+		revoke_flush(&c.r);
+	}
 }

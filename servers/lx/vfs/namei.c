@@ -839,7 +839,10 @@ int fs_truncate(struct inode *ip, uint64_t size)
 	int r = o->truncate ? remove_privs(ip) : 0;
 	if (r < 0)
 		return r;
+	uint64_t old = ip->size;
 	r = o->truncate ? o->truncate(ip, size) : -LX_EINVAL;
+	if (r == 0 && size < old)
+		vm_file_shrunk(ip, size);       /* mappings lose the pages past the end: SIGBUS */
 	if (r == 0)
 		fs_event(ip, NULL, LX_IN_MODIFY, 0);
 	return r;
@@ -849,6 +852,13 @@ void *fs_page(struct inode *ip, uint64_t off, bool alloc)
 {
 	const struct fs_ops *o = ip->sb->ops;
 	return o->page ? o->page(ip, off, alloc) : NULL;
+}
+
+void fs_page_dirty(struct inode *ip, uint64_t off)
+{
+	const struct fs_ops *o = ip->sb->ops;
+	if (o->page_dirty)
+		o->page_dirty(ip, off);
 }
 
 bool fs_can_share(const struct inode *ip)

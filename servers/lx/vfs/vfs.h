@@ -119,6 +119,10 @@ struct fs_ops {
 	/* fallocate(2) modes 0 and LX_FALLOC_KEEP_SIZE (allocate), PUNCH_HOLE|KEEP_SIZE (zeros
 	 * or a hole); NULL: EOPNOTSUPP */
 	int (*allocate)(struct inode *ip, int mode, uint64_t off, uint64_t len);
+	/* A page cache's (fs/ext2.c): a shared mapping may store into the page holding
+	 * off from now on, so fsync and the last reference write it back; NULL: the
+	 * pages are the file (ramfs) */
+	void (*page_dirty)(struct inode *ip, uint64_t off);
 };
 #define LX_FALLOC_KEEP_SIZE  1
 #define LX_FALLOC_PUNCH_HOLE 2
@@ -266,6 +270,7 @@ int fs_new_name_ok(const struct inode *dir, const char *name, size_t len);   /* 
 /* The page holding byte off, allocated (zeroed) if `alloc`; NULL past EOF or without memory. */
 void *fs_page(struct inode *ip, uint64_t off, bool alloc);
 bool fs_can_share(const struct inode *ip);   /* its file system gives pages (fs_page) */
+void fs_page_dirty(struct inode *ip, uint64_t off);   /* fs_ops.page_dirty, if any */
 
 /* Directory listing: fills buf with lx_dirent64 records from *pos on; returns bytes or -errno. */
 long fs_getdents(struct inode *dir, uint64_t *pos, void *buf, size_t n);
