@@ -28,8 +28,9 @@ u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call re
 void fast_call(struct thread *t);          /* the fast call message */
 void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
 extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
-enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER };
+enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER, FAST_REDO };
 enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
+u64 fast_redo_ip(void);                    /* where one stopped at FAST_REDO runs on */
 void fast_init(void *stub_page);
 
 /* l4/main.c */

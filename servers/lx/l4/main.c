@@ -241,7 +241,8 @@ static int vector_signal(u64 vec)
 /*
  * t was redirected to the stub's #UD (l4/sigthread.c).  Stopped in the fast
  * path before its call reached lx, it just goes on (the call will come and
- * take the signal); stopped after, lx's answer in t->regs is its state.
+ * take the signal), from lx_fast_redo where its message was overwritten
+ * (fast_where); stopped after, lx's answer in t->regs is its state.
  */
 void redirected(struct thread *t, const struct regs *msg)
 {
@@ -256,7 +257,9 @@ void redirected(struct thread *t, const struct regs *msg)
 		t->regs.rip = t->fault_rip;
 		t->regs.rflags = t->fault_flags;
 	}
-	if (w == FAST_BEFORE) {
+	if (w == FAST_REDO)
+		t->regs.rip = fast_redo_ip();
+	if (w == FAST_BEFORE || w == FAST_REDO) {
 		t->kick = KICK_COMING;          /* no more redirections until its call comes */
 		thread_reply(t);
 		return;
