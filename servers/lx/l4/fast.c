@@ -272,9 +272,15 @@ void fast_reply(struct thread *t)
 		mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 0, 0);
 		return;
 	}
+	const struct regs *r = &t->regs;
 	mr[0] = L4_TAG_MAKE(0, 7, 0);
-	mr[1] = t->regs.rax;
-	memcpy(&mr[2], &t->regs.rbx, 6 * sizeof(u64));  /* rbx r10 r12 r13 r14 r15 */
+	mr[1] = r->rax;
+	mr[2] = r->rbx;
+	mr[3] = r->r10;
+	mr[4] = r->r12;
+	mr[5] = r->r13;
+	mr[6] = r->r14;
+	mr[7] = r->r15;
 }
 
 
