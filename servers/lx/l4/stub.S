@@ -11,14 +11,18 @@
 // lx_fast: the fast library path.  A rewritten `mov $n,%eax; syscall` site
 // jumps (no stack) to its trampoline, which sets EAX = n and RCX = the
 // return address, as `syscall` would, and jumps here.  This sends the
-// registers to lx as an L4 IPC: MR1..MR7 as in an exception message (RIP
-// RBX R10 R12..R15, the last six in place), MR21..MR31 the rest in struct
-// regs' order (RAX RCX RDX RSI RDI RBP R8 R9 R11 RSP RFLAGS), kept in the
-// thread's UTCB, which is also the private stack for the kernel stub's call:
-// nothing at or below the user's RSP is touched (red zone).  They lie above
-// MR20 because a #UD's exception message overwrites MR0..MR20, and a thread
-// stopped here for a signal resumes here after one.  lx answers with MR1 =
-// the result and MR2..MR7 = RBX R10 R12..R15 back; the rest is reloaded.  A reply labelled
+// registers to lx as an L4 IPC of 18 words laid out as an exception message:
+// MR1 RIP, MR2..MR7 RBX R10 R12..R15 (in place), MR8..MR18 RAX RCX RDX RSI
+// RDI RBP R8 R9 R11 RSP RFLAGS (struct regs' order; R11's word is left as it
+// is: lx takes RFLAGS), in the thread's UTCB, which is also the private stack
+// for the kernel stub's call: nothing at or below the user's RSP is touched
+// (red zone).  A thread redirected for a signal inside the stub reaches lx
+// by a #UD whose message overwrites MR0..MR20 with its registers there; from
+// lx_fast_w2 on those are no longer the user's, so the seven words changed
+// from there on are also kept in MR21..MR27, and lx resumes such a thread at
+// lx_fast_redo, which writes them back (l4/fast.c fast_where).  lx answers
+// with MR1 = the result and MR2..MR7 = RBX R10 R12..R15 back; the rest is
+// reloaded from the message words.  A reply labelled
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
