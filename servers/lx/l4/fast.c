@@ -245,7 +245,10 @@ u64 fast_restart_ip(struct thread *t)
 void fast_call(struct thread *t)
 {
 	const L4_Word_t *mr = L4_Utcb();
-	memcpy(&t->regs, &mr[1], REGS_WORDS * sizeof(u64));
+	void *d = &t->regs;
+	const void *s = &mr[1];
+	unsigned long n = REGS_WORDS;
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
 	t->regs.r11 = t->regs.rflags;
 	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
@@ -257,32 +260,6 @@ void fast_call(struct thread *t)
 	t->regs_dirty = false;
 	syscall_dispatch(t);
 }
-
-/*
- * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
- * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
- * FS.base), the trap label: t then traps at lx_fast_trap and gets t->regs.
- */
-void fast_reply(struct thread *t)
-{
-	L4_Word_t *mr = L4_Utcb();
-	t->fast = false;
-	if (t->regs_dirty || t->fs_dirty) {
-		t->fast_trap = true;
-		mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 0, 0);
-		return;
-	}
-	const struct regs *r = &t->regs;
-	mr[0] = L4_TAG_MAKE(0, 7, 0);
-	mr[1] = r->rax;
-	mr[2] = r->rbx;
-	mr[3] = r->r10;
-	mr[4] = r->r12;
-	mr[5] = r->r13;
-	mr[6] = r->r14;
-	mr[7] = r->r15;
-}
-
 
 /*
  * A thread stopped (by a redirection) at ip: before its fast call reaches
