@@ -68,6 +68,10 @@ static void op(const char *name)
 	} else if (!strcmp(name, "sigaction")) {
 		struct sigaction sa = { .sa_handler = handler };
 		sigaction(SIGUSR1, &sa, 0);
+	} else if (!strcmp(name, "sigprocmask")) {
+		sigset_t none, old;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, &old);
 	} else if (!strcmp(name, "kill")) {
 		kill(getpid(), SIGUSR1);
 	} else if (!strcmp(name, "fork")) {

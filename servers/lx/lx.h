@@ -46,7 +46,7 @@ typedef uint32_t u32;
 #define LX_FAST_SLOT_SIZE   32
 #define LX_FAST_SLOTS       ((LX_FAST_END - LX_FAST_SLOTS_START) / LX_FAST_SLOT_SIZE)
 #define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (l4/stub.S) */
-#define LX_FAST_WORDS       31                  /* its untyped words (l4/stub.S) */
+#define LX_FAST_WORDS       18                  /* its untyped words (l4/stub.S) */
 #define LX_FAST_TRAP        0x1000              /* reply label: trap to lx for a full answer */
 
 /* Private system calls the stub makes (outside Linux's numbers). */

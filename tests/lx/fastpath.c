@@ -7,7 +7,8 @@
 // registers Linux keeps (all but RAX, RCX = the return address, R11 =
 // RFLAGS), the red zone below RSP, a jump straight to a site's `syscall`,
 // data and errors of reads and writes, a restart after a signal handler,
-// EINTR, and fork.  Prints whether the sites were rewritten; exits 0 when
+// EINTR, fork (and the registers on both sides of a fork site), and the
+// registers of calls that a fast timer's signals interrupt anywhere.  Prints whether the sites were rewritten; exits 0 when
 // all holds.
 #include <errno.h>
 #include <signal.h>
@@ -75,6 +76,7 @@ __asm__(
 	"	syscall\n"
 	"	ret\n"
 	PROBE("probe", "probe_site: movl $39, %eax\n probe_sc: syscall\n")
+	PROBE("probe_fork", "movl $57, %eax\n probe_fork_sc: syscall\n")
 	/* musl's __syscall_cp_c idiom: RDX and R9 are the idiom's to set */
 	PROBE("probe_cp", "movl $39, %eax\n movq 8(%rsp), %r9\n movq %rcx, %rdx\n"
 		  "probe_cp_sc: syscall\n")
@@ -104,7 +106,8 @@ __asm__(
 	"decoy: .byte 0xb8, 0x27, 0, 0, 0, 0x0f, 0x05\n"
 	".text\n");
 
-extern char site_getpid_sc[], site_getuid_sc[], probe_sc[], probe_cp_sc[], decoy[];
+extern char site_getpid_sc[], site_getuid_sc[], probe_sc[], probe_cp_sc[], probe_fork_sc[],
+	decoy[];
 extern char site_cp_idiom[], site_cp_mid[], site_cp_sc[];
 long site_cp(long n, long a, long b, long c, long d, long e, long f);
 void probe_cp(const uint64_t *in, uint64_t *out);
@@ -112,6 +115,7 @@ long site_getpid(void);
 long site_getuid(void);
 long site_read(long fd, void *buf, long n);
 void probe(const uint64_t *in, uint64_t *out);
+void probe_fork(const uint64_t *in, uint64_t *out);
 extern uint64_t probe_flags, probe_rax;
 
 static int failed;
@@ -125,28 +129,96 @@ static int rewritten(const void *fn)
 	return (unsigned char)site[0] == 0xff && site[1] == 0x24 && site[2] == 0x25;
 }
 
+static const char *const reg_name[] = { "rdi", "rbx", "rdx", "rsi", "rbp", "r8", "r9",
+					"r10", "r12", "r13", "r14", "r15" };
+
+static void fill_in(uint64_t *in, int round)
+{
+	for (int i = 0; i < 14; i++)
+		in[i] = 0x1111111111111111ULL * (uint64_t)(i + 1) + (uint64_t)round;
+}
+
+/* What differs between a probe's registers and Linux's contract: 0 if nothing. */
+static int regs_bad(const uint64_t *in, const uint64_t *out, const char *sc, unsigned skip,
+		    char *why, size_t n)
+{
+	for (int i = 0; i < 12; i++)
+		if (!(skip & (1u << i)) && out[i] != in[i])
+			return snprintf(why, n, "%s %lx, wanted %lx", reg_name[i],
+					(unsigned long)out[i], (unsigned long)in[i]);
+	if (out[12] != (uint64_t)(sc + 2))
+		return snprintf(why, n, "rcx %lx, wanted %p", (unsigned long)out[12],
+				(void *)(sc + 2));
+	if (((out[13] ^ probe_flags) & 0xd5) || !(out[13] & 1))
+		return snprintf(why, n, "r11 %lx, flags %lx", (unsigned long)out[13],
+				(unsigned long)probe_flags);
+	if (out[14])
+		return snprintf(why, n, "%lu red-zone words changed", (unsigned long)out[14]);
+	return 0;
+}
+
 /* Registers around a probe's site (sc: its `syscall`); skip: names the site itself sets. */
 static void regs(void (*fn)(const uint64_t *, uint64_t *), const char *sc, unsigned skip)
 {
-	static const char *const name[] = { "rdi", "rbx", "rdx", "rsi", "rbp", "r8", "r9",
-					    "r10", "r12", "r13", "r14", "r15" };
 	for (int round = 0; round < 3; round++) {
 		uint64_t in[16], out[32];
-		for (int i = 0; i < 14; i++)
-			in[i] = 0x1111111111111111ULL * (uint64_t)(i + 1) + (uint64_t)round;
+		char why[128];
+		fill_in(in, round);
 		memset(out, 0, sizeof(out));
 		fn(in, out);
 		CHECK((long)probe_rax == getpid(), "round %d: getpid %ld", round, (long)probe_rax);
-		for (int i = 0; i < 12; i++)
-			CHECK(skip & (1u << i) || out[i] == in[i], "round %d: %s %lx, wanted %lx", round,
-			      name[i], (unsigned long)out[i], (unsigned long)in[i]);
-		CHECK(out[12] == (uint64_t)(sc + 2), "round %d: rcx %lx, wanted %p", round,
-		      (unsigned long)out[12], (void *)(sc + 2));
-		CHECK(((out[13] ^ probe_flags) & 0xd5) == 0 && (out[13] & 1),
-		      "round %d: r11 %lx, flags %lx", round, (unsigned long)out[13],
-		      (unsigned long)probe_flags);
-		CHECK(out[14] == 0, "round %d: %lu red-zone words changed", round,
-		      (unsigned long)out[14]);
+		CHECK(!regs_bad(in, out, sc, skip, why, sizeof(why)), "round %d: %s", round, why);
+	}
+}
+
+static volatile int ticks;
+static void on_tick(int sig) { (void)sig; ticks++; }
+
+/*
+ * The getpid probe in a loop while a fast timer's handler interrupts it:
+ * signals stop the thread anywhere, inside lx's fast-call stub too (before
+ * its message is sent, after the answer), and every call must keep Linux's
+ * register contract.
+ */
+static void regs_under_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_tick, .sa_flags = SA_RESTART };
+	sigaction(SIGALRM, &sa, 0);
+	struct itimerval it = { { 0, 500 }, { 0, 500 } };
+	long bad = 0, n = 0;
+	char why[128] = "";
+	ticks = 0;
+	setitimer(ITIMER_REAL, &it, 0);
+	while (ticks < 300 && n < 20000000) {
+		uint64_t in[16], out[32];
+		fill_in(in, (int)n);
+		probe(in, out);
+		if ((long)probe_rax != getpid() || regs_bad(in, out, probe_sc, 0, why, sizeof(why)))
+			bad++;
+		n++;
+	}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, 0);
+	CHECK(ticks >= 300 && !bad, "%ld of %ld calls under %d signals broke the contract (%s)",
+	      bad, n, ticks, why);
+}
+
+/* fork from a site (rewritten after its first call): both sides keep the registers. */
+static void fork_regs(void)
+{
+	for (int round = 0; round < 2; round++) {
+		uint64_t in[16], out[32];
+		char why[128];
+		fill_in(in, round);
+		probe_fork(in, out);
+		long pid = (long)probe_rax;
+		if (pid == 0)
+			_exit(regs_bad(in, out, probe_fork_sc, 0, why, sizeof(why)) ? 1 : 0);
+		int st = -1;
+		CHECK(pid > 0 && waitpid((pid_t)pid, &st, 0) == pid && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0, "fork site round %d: child %ld, status %x", round, pid, st);
+		CHECK(!regs_bad(in, out, probe_fork_sc, 0, why, sizeof(why)),
+		      "fork site round %d, the parent: %s", round, why);
 	}
 }
 
@@ -228,6 +300,8 @@ int main(void)
 	printf("fastpath: site %s\n", rewritten(site_getpid) ? "rewritten" : "original");
 	regs(probe, probe_sc, 0);
 	regs(probe_cp, probe_cp_sc, 1u << 2 | 1u << 6);     /* the idiom sets rdx and r9 */
+	fork_regs();
+	regs_under_signals();
 	/* a jump to a rewritten site's `syscall`: RAX as the jumper set it */
 	long r;
 	__asm__ volatile("subq $128, %%rsp; leaq 1f(%%rip), %%rcx; pushq %%rcx; movl $102, %%eax;"

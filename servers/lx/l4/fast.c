@@ -29,8 +29,8 @@ struct fastimg {
 	u64 no[NO_CACHE];               /* `syscall`s seen not to be sites (by address) */
 };
 
-extern const char lx_stub_start[], lx_fast[], lx_fast_call[], lx_fast_trap[], lx_stub_ipc[],
-	lx_stub_exregs[];
+extern const char lx_stub_start[], lx_fast[], lx_fast_redo[], lx_fast_w2[], lx_fast_call[],
+	lx_fast_trap[], lx_stub_ipc[], lx_stub_exregs[];
 extern L4_Word_t __L4_Ipc, __L4_ExchangeRegisters;
 
 #define OFF(sym) ((u64)((sym) - lx_stub_start))
@@ -237,12 +237,19 @@ u64 fast_restart_ip(struct thread *t)
 	       ? sc : t->regs.rip - 7;
 }
 
-/* The fast call: MR1..MR7 as in an exception message, MR21..MR31 the rest (l4/stub.S). */
+/*
+ * The fast call: MR1..MR18 the registers in struct regs' order, as in an
+ * exception message (l4/stub.S), but R11's word is the stub's: R11 is
+ * RFLAGS after a `syscall`.
+ */
 void fast_call(struct thread *t)
 {
 	const L4_Word_t *mr = L4_Utcb();
-	memcpy(&t->regs, &mr[1], 7 * sizeof(u64));                  /* rip rbx r10 r12..r15 */
-	memcpy(&t->regs.rax, &mr[21], (REGS_WORDS - 7) * sizeof(u64));
+	void *d = &t->regs;
+	const void *s = &mr[1];
+	unsigned long n = REGS_WORDS;
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
+	t->regs.r11 = t->regs.rflags;
 	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
 		       t->regs.rip);
@@ -255,40 +262,34 @@ void fast_call(struct thread *t)
 }
 
 /*
- * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
- * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
- * FS.base), the trap label: t then traps at lx_fast_trap and gets t->regs.
- */
-void fast_reply(struct thread *t)
-{
-	L4_Word_t *mr = L4_Utcb();
-	t->fast = false;
-	if (t->regs_dirty || t->fs_dirty) {
-		t->fast_trap = true;
-		mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 0, 0);
-		return;
-	}
-	mr[0] = L4_TAG_MAKE(0, 7, 0);
-	mr[1] = t->regs.rax;
-	memcpy(&mr[2], &t->regs.rbx, 6 * sizeof(u64));  /* rbx r10 r12 r13 r14 r15 */
-}
-
-
-/*
  * A thread stopped (by a redirection) at ip: before its fast call reaches
  * lx (it will come: let it run on), after it (the registers lx answered
- * with are the thread's real state), or elsewhere.
+ * with are the thread's real state), or elsewhere.  Stopped from
+ * lx_fast_w2 to the Ipc, the stopping #UD's message overwrote the words
+ * the fast call is to send (MR8..MR18) after the stub had changed the
+ * registers they came from: FAST_REDO, it runs on from lx_fast_redo, which
+ * writes them again from the copies above MR20 (and so, stopped in
+ * lx_fast_redo itself).  Stopped between lx_fast and lx_fast_w2, the #UD
+ * wrote the registers that the words are copies of, as they are.
  */
 enum fast_where fast_where(u64 ip)
 {
-	u64 ipc = __L4_Ipc;
+	u64 ipc = __L4_Ipc, base = LX_FAST_BASE;
 	if (ip >= LX_FAST_SLOTS_START && ip < LX_FAST_END)
 		return FAST_BEFORE;                 /* a trampoline */
 	if (ip == ipc)
-		return FAST_BEFORE;                 /* only lx_fast calls the Ipc stub */
+		return FAST_REDO;                   /* only lx_fast calls the Ipc stub */
 	if (ip > ipc && ip < ipc + 128)
 		return FAST_AFTER;
-	if (ip < LX_FAST_BASE + OFF(lx_fast) || ip > LX_FAST_BASE + OFF(lx_fast_trap))
+	if (ip < base + OFF(lx_fast_redo) || ip > base + OFF(lx_fast_trap))
 		return FAST_NONE;
-	return ip <= LX_FAST_BASE + OFF(lx_fast_call) ? FAST_BEFORE : FAST_AFTER;
+	if (ip > base + OFF(lx_fast_call))
+		return FAST_AFTER;
+	return ip >= base + OFF(lx_fast) && ip < base + OFF(lx_fast_w2) ? FAST_BEFORE : FAST_REDO;
+}
+
+/* Where a thread stopped at FAST_REDO runs on. */
+u64 fast_redo_ip(void)
+{
+	return LX_FAST_BASE + OFF(lx_fast_redo);
 }

@@ -26,10 +26,35 @@ void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite
 bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
 u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call restarts */
 void fast_call(struct thread *t);          /* the fast call message */
-void fast_reply(struct thread *t);         /* answer a fast call from t->regs */
+/*
+ * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
+ * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
+ * FS.base), the trap label: t then traps at lx_fast_trap and gets t->regs.
+ * (Inline: every fast call's answer.)
+ */
+static inline void fast_reply(struct thread *t)
+{
+	L4_Word_t *mr = L4_Utcb();
+	t->fast = false;
+	if (t->regs_dirty || t->fs_dirty) {
+		t->fast_trap = true;
+		mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 0, 0);
+		return;
+	}
+	const struct regs *r = &t->regs;
+	mr[0] = L4_TAG_MAKE(0, 7, 0);
+	mr[1] = r->rax;
+	mr[2] = r->rbx;
+	mr[3] = r->r10;
+	mr[4] = r->r12;
+	mr[5] = r->r13;
+	mr[6] = r->r14;
+	mr[7] = r->r15;
+}
 extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
-enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER };
+enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER, FAST_REDO };
 enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
+u64 fast_redo_ip(void);                    /* where one stopped at FAST_REDO runs on */
 void fast_init(void *stub_page);
 
 /* l4/main.c */

@@ -241,7 +241,8 @@ static int vector_signal(u64 vec)
 /*
  * t was redirected to the stub's #UD (l4/sigthread.c).  Stopped in the fast
  * path before its call reached lx, it just goes on (the call will come and
- * take the signal); stopped after, lx's answer in t->regs is its state.
+ * take the signal), from lx_fast_redo where its message was overwritten
+ * (fast_where); stopped after, lx's answer in t->regs is its state.
  */
 void redirected(struct thread *t, const struct regs *msg)
 {
@@ -256,7 +257,9 @@ void redirected(struct thread *t, const struct regs *msg)
 		t->regs.rip = t->fault_rip;
 		t->regs.rflags = t->fault_flags;
 	}
-	if (w == FAST_BEFORE) {
+	if (w == FAST_REDO)
+		t->regs.rip = fast_redo_ip();
+	if (w == FAST_BEFORE || w == FAST_REDO) {
 		t->kick = KICK_COMING;          /* no more redirections until its call comes */
 		thread_reply(t);
 		return;
@@ -355,23 +358,11 @@ static bool state_allows(struct thread *t)
 
 #define EXC_MSG_WORDS 19                /* MR1-MR19 of a kernel exception message (abi.md) */
 
-static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
+/* Everything but the common case of message() (below). */
+static __attribute__((noinline)) void message_other(struct thread *t, L4_ThreadId_t from,
+						    L4_MsgTag_t tag)
 {
 	L4_Word_t label = L4_TAG_LABEL(tag);
-	struct thread *t = thread_by_tid(from);
-	/* the common cases first: a fast call or a system call's trap from a thread
-	 * running its own code passes every check below (exact tags: no flags) */
-	bool fast = tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0);
-	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread &&
-			     (fast || tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {
-		t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
-		t->state = T_INCALL;
-		if (fast)
-			fast_call(t);
-		else
-			exception(t);
-		return;
-	}
 	if (!t) {
 		if (from == tty_reader_id())
 			tty_message();
@@ -403,6 +394,28 @@ static void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 		exception(t);
 	else
 		page_fault(t, L4_MR(1), L4_MR(2), (unsigned)(label & 7));
+}
+
+/*
+ * The common cases first, inline in the loop: a fast call or a system
+ * call's trap from a thread running its own code passes every check of
+ * message_other (exact tags: no flags).
+ */
+static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
+{
+	struct thread *t = thread_by_tid(from);
+	bool fast = tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0);
+	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread &&
+			     (fast || tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {
+		t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
+		t->state = T_INCALL;
+		if (fast)
+			fast_call(t);
+		else
+			exception(t);
+		return;
+	}
+	message_other(t, from, tag);
 }
 
 /*

@@ -11,14 +11,18 @@
 // lx_fast: the fast library path.  A rewritten `mov $n,%eax; syscall` site
 // jumps (no stack) to its trampoline, which sets EAX = n and RCX = the
 // return address, as `syscall` would, and jumps here.  This sends the
-// registers to lx as an L4 IPC: MR1..MR7 as in an exception message (RIP
-// RBX R10 R12..R15, the last six in place), MR21..MR31 the rest in struct
-// regs' order (RAX RCX RDX RSI RDI RBP R8 R9 R11 RSP RFLAGS), kept in the
-// thread's UTCB, which is also the private stack for the kernel stub's call:
-// nothing at or below the user's RSP is touched (red zone).  They lie above
-// MR20 because a #UD's exception message overwrites MR0..MR20, and a thread
-// stopped here for a signal resumes here after one.  lx answers with MR1 =
-// the result and MR2..MR7 = RBX R10 R12..R15 back; the rest is reloaded.  A reply labelled
+// registers to lx as an L4 IPC of 18 words laid out as an exception message:
+// MR1 RIP, MR2..MR7 RBX R10 R12..R15 (in place), MR8..MR18 RAX RCX RDX RSI
+// RDI RBP R8 R9 R11 RSP RFLAGS (struct regs' order; R11's word is left as it
+// is: lx takes RFLAGS), in the thread's UTCB, which is also the private stack
+// for the kernel stub's call: nothing at or below the user's RSP is touched
+// (red zone).  A thread redirected for a signal inside the stub reaches lx
+// by a #UD whose message overwrites MR0..MR20 with its registers there; from
+// lx_fast_w2 on those are no longer the user's, so the seven words changed
+// from there on are also kept in MR21..MR27, and lx resumes such a thread at
+// lx_fast_redo, which writes them back (l4/fast.c fast_where).  lx answers
+// with MR1 = the result and MR2..MR7 = RBX R10 R12..R15 back; the rest is
+// reloaded from the message words.  A reply labelled
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
@@ -39,7 +43,7 @@
 // other registers.
 	.section .rodata
 	.globl lx_stub_start, lx_stub_signal, lx_stub_end
-	.globl lx_fast, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
+	.globl lx_fast, lx_fast_redo, lx_fast_w2, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
 	.globl lx_sigenter, lx_sigenter_saved, lx_sigreturn
 	.p2align 6
 lx_stub_start:
@@ -54,45 +58,67 @@ lx_stub_signal:
 	ud2
 
 	.p2align 4
+lx_fast_redo:                           /* RCX = return address; RBX RBP R10 R12..R15 RFLAGS the user's */
+	movq %gs:0, %r11
+	movq 0xa8(%r11), %rax           /* MR8, MR10..MR12, MR14, MR15, MR17 from MR21..MR27 */
+	movq %rax, 0x40(%r11)
+	movq 0xb0(%r11), %rax
+	movq %rax, 0x50(%r11)
+	movq 0xb8(%r11), %rax
+	movq %rax, 0x58(%r11)
+	movq 0xc0(%r11), %rax
+	movq %rax, 0x60(%r11)
+	movq 0xc8(%r11), %rax
+	movq %rax, 0x70(%r11)
+	movq 0xd0(%r11), %rax
+	movq %rax, 0x78(%r11)
+	movq 0xd8(%r11), %rax
+	movq %rax, 0x88(%r11)
+	movq %rcx, 0x48(%r11)
+	jmp lx_fast_w2
 lx_fast:                                /* RAX = n, RCX = return address */
-	movq %rsp, %r11
-	movq %gs:0, %rsp                /* P: MRi at P + 8i */
-	movq %r11, 0xf0(%rsp)           /* MR30 RSP */
-	movq %rcx, 0xb0(%rsp)           /* MR22 RCX */
-	movq %rax, 0xa8(%rsp)           /* MR21 RAX */
-	leaq 0x100(%rsp), %rsp
-	pushfq                          /* MR31 RFLAGS */
-	leaq -0xf8(%rsp), %rax          /* P (lea leaves the flags alone) */
-	movq 0xf8(%rax), %r11
-	movq %r11, 0xe8(%rax)           /* MR29 R11 = RFLAGS, as after `syscall` */
-	movq %rdx, 0xb8(%rax)           /* MR23..MR28 RDX RSI RDI RBP R8 R9 */
-	movq %rsi, 0xc0(%rax)
-	movq %rdi, 0xc8(%rax)
-	movq %rbp, 0xd0(%rax)
-	movq %r8, 0xd8(%rax)
-	movq %r9, 0xe0(%rax)
-	movq %rax, %rdi                 /* the UTCB pointer */
-	leaq 0x200(%rax), %rsp          /* the stub's return address goes to MR63 */
+	movq %gs:0, %r11                /* P: MRi at P + 8i */
+	movq %rax, 0x40(%r11)           /* MR8..MR18: struct regs' order (R11: lx's) */
+	movq %rax, 0xa8(%r11)           /* MR21..MR27: what lx_fast_w2 on changes */
+	movq %rcx, 0x48(%r11)
+	movq %rdx, 0x50(%r11)
+	movq %rdx, 0xb0(%r11)
+	movq %rsi, 0x58(%r11)
+	movq %rsi, 0xb8(%r11)
+	movq %rdi, 0x60(%r11)
+	movq %rdi, 0xc0(%r11)
+	movq %rbp, 0x68(%r11)
+	movq %r8, 0x70(%r11)
+	movq %r8, 0xc8(%r11)
+	movq %r9, 0x78(%r11)
+	movq %r9, 0xd0(%r11)
+	movq %rsp, 0x88(%r11)
+	movq %rsp, 0xd8(%r11)
+lx_fast_w2:                             /* (nothing from here to the Ipc changes the flags) */
+	leaq 0x98(%r11), %rsp
+	pushfq                          /* MR18 RFLAGS */
+	movq %r11, %rdi                 /* the UTCB pointer */
+	leaq 0x200(%r11), %rsp          /* the stub's return address goes to MR63 */
 	movq %rcx, %rax                 /* MR1 RIP; MR2..MR7 are RBX R10 R12..R15 in place */
 	movq -0x60(%rdi), %rsi          /* to: the Pager TCR, lx */
 	movq %rsi, %rdx                 /* from: lx */
-	xorl %r8d, %r8d                 /* timeouts: never */
-	movq $0x4c58001f, %r9           /* MR0: label LX_FAST_LABEL, u = 31 */
+	movl $0, %r8d                   /* timeouts: never */
+	movq $0x4c580012, %r9           /* MR0: label LX_FAST_LABEL, u = 18 */
 lx_fast_call:
 	call *lx_stub_ipc(%rip)
 	testl $0x1000f000, %r9d         /* label LX_FAST_TRAP (0x1000), or a flag (error) */
 	jnz lx_fast_trap
-	movq 0xb0(%rdi), %rcx
-	movq 0xb8(%rdi), %rdx
-	movq 0xc0(%rdi), %rsi
-	movq 0xd0(%rdi), %rbp
-	movq 0xd8(%rdi), %r8
-	movq 0xe0(%rdi), %r9
-	movq 0xe8(%rdi), %r11
-	leaq 0xf8(%rdi), %rsp
+	movq 0x48(%rdi), %rcx
+	movq 0x50(%rdi), %rdx
+	movq 0x58(%rdi), %rsi
+	movq 0x68(%rdi), %rbp
+	movq 0x70(%rdi), %r8
+	movq 0x78(%rdi), %r9
+	movq 0x90(%rdi), %r11           /* R11 = RFLAGS, as after `syscall` */
+	leaq 0x90(%rdi), %rsp
 	popfq
-	movq 0xf0(%rdi), %rsp
-	movq 0xc8(%rdi), %rdi
+	movq 0x88(%rdi), %rsp
+	movq 0x60(%rdi), %rdi
 	jmp *%rcx
 lx_fast_trap:
 	ud2

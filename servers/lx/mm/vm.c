@@ -755,16 +755,10 @@ static char *user_page_miss(struct mm *mm, u64 uaddr, bool write)
 	return t->k;
 }
 
-static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
+/* copy_user's copies that cross a page boundary (out of line: the common case saves no registers) */
+static __attribute__((noinline)) bool copy_user_pages(struct proc *p, u64 uaddr, void *kbuf,
+						      size_t n, bool to_user)
 {
-	if (n && (uaddr & (LX_PAGE_SIZE - 1)) + n <= LX_PAGE_SIZE) {   /* within a page: most */
-		char *pg = user_page(p->mm, uaddr, to_user);
-		if (!pg)
-			return false;
-		pg += uaddr & (LX_PAGE_SIZE - 1);
-		memcpy(to_user ? pg : kbuf, to_user ? kbuf : pg, n);
-		return true;
-	}
 	while (n) {
 		char *pg = user_page(p->mm, uaddr, to_user);
 		if (!pg)
@@ -781,6 +775,19 @@ static bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_u
 		n -= chunk;
 	}
 	return true;
+}
+
+static inline bool copy_user(struct proc *p, u64 uaddr, void *kbuf, size_t n, bool to_user)
+{
+	if (n && (uaddr & (LX_PAGE_SIZE - 1)) + n <= LX_PAGE_SIZE) {   /* within a page: most */
+		char *pg = user_page(p->mm, uaddr, to_user);
+		if (!pg)
+			return false;
+		pg += uaddr & (LX_PAGE_SIZE - 1);
+		memcpy(to_user ? pg : kbuf, to_user ? kbuf : pg, n);
+		return true;
+	}
+	return copy_user_pages(p, uaddr, kbuf, n, to_user);
 }
 
 bool copyin(struct proc *p, void *dst, u64 src, size_t n)

@@ -43,6 +43,8 @@ static char *user_byte(struct proc *p, u64 uaddr, bool write, const void *first)
 
 size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n)
 {
+	if (n < FAST_MIN && page_chunk(src, n) == n)       /* one small piece: most calls */
+		return copyin(p, dst, src, n) ? n : 0;
 	size_t done = 0;
 	while (done < n) {
 		size_t c = page_chunk(src + done, n - done);
@@ -62,6 +64,8 @@ size_t copyin_part(struct proc *p, void *dst, u64 src, size_t n)
 
 size_t copyout_part(struct proc *p, u64 dst, const void *src, size_t n)
 {
+	if (n < FAST_MIN && page_chunk(dst, n) == n)       /* one small piece: most calls */
+		return copyout(p, dst, src, n) ? n : 0;
 	size_t done = 0;
 	while (done < n) {
 		size_t c = page_chunk(dst + done, n - done);

@@ -10,10 +10,10 @@
 bool lx_trace;
 struct thread *lx_current;              /* the thread whose call runs (for /proc/self) */
 static struct thread *blocked;          /* threads parked in a system call */
-static struct thread *retry;            /* to be run again */
+struct thread *sys_retry;               /* to be run again (retry_pending) */
 /* next_deadline's answer, recomputed only after something it reads changed */
-static bool deadlines_stale = true;
-static u64 deadline_cached;
+bool deadlines_stale = true;
+u64 deadline_cached;
 
 void deadlines_changed(void) { deadlines_stale = true; }
 
@@ -48,7 +48,7 @@ void unblock(struct thread *t)
 {
 	if (t->state != T_BLOCKED && t->state != T_RETRY)
 		return;
-	list_remove(t->state == T_BLOCKED ? &blocked : &retry, t);
+	list_remove(t->state == T_BLOCKED ? &blocked : &sys_retry, t);
 	t->state = T_RUNNING;
 }
 
@@ -56,8 +56,8 @@ static void make_retry(struct thread *t)
 {
 	list_remove(&blocked, t);
 	t->state = T_RETRY;
-	t->next_blocked = retry;
-	retry = t;
+	t->next_blocked = sys_retry;
+	sys_retry = t;
 }
 
 char poll_any[1];
@@ -94,8 +94,8 @@ void resume_thread(struct thread *t)
 	t->held = false;
 	t->resume = true;
 	t->state = T_RETRY;
-	t->next_blocked = retry;
-	retry = t;
+	t->next_blocked = sys_retry;
+	sys_retry = t;
 }
 
 /* A call of a stopped process's thread waits, not run, until SIGCONT (rerun_thread). */
@@ -109,8 +109,8 @@ void rerun_thread(struct thread *t)
 {
 	t->held_call = false;
 	t->state = T_RETRY;
-	t->next_blocked = retry;
-	retry = t;
+	t->next_blocked = sys_retry;
+	sys_retry = t;
 }
 
 /* The earliest deadline of a parked thread or an alarm (µs), 0 if none. */
@@ -120,10 +120,8 @@ static u64 earlier(u64 a, u64 b)
 }
 
 /* The earliest deadline of a parked call, an alarm, or CPU time's next sample. */
-u64 next_deadline(void)
+u64 next_deadline_compute(void)
 {
-	if (!deadlines_stale)
-		return deadline_cached;
 	u64 d = earlier(signal_next_timer(), timerfd_next());
 	d = earlier(d, cpu_next_check());
 	for (struct thread *t = blocked; t; t = t->next_blocked)
@@ -149,13 +147,11 @@ void expire_deadlines(u64 now)
 	}
 }
 
-bool retry_pending(void) { return retry != NULL; }
-
 void retry_blocked(void)
 {
-	while (retry) {
-		struct thread *t = retry;
-		retry = t->next_blocked;
+	while (sys_retry) {
+		struct thread *t = sys_retry;
+		sys_retry = t->next_blocked;
 		t->state = T_RUNNING;
 		if (t->resume) {
 			t->resume = false;

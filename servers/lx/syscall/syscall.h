@@ -174,9 +174,17 @@ void wake_thread(struct thread *t);
 void resume_thread(struct thread *t);      /* a held thread: the loop passes it through signal_deliver */
 void rerun_thread(struct thread *t);       /* a held call (t->held_call): the loop runs it again */
 extern char poll_any[];                    /* wchan of poll/select: woken by every wake() */
-bool retry_pending(void);
 void retry_blocked(void);
-u64 next_deadline(void);
+/* the loop asks these before every receive: inline (syscall.c owns the variables) */
+extern struct thread *sys_retry;
+extern bool deadlines_stale;
+extern u64 deadline_cached;
+u64 next_deadline_compute(void);
+static inline bool retry_pending(void) { return sys_retry != NULL; }
+static inline u64 next_deadline(void)
+{
+	return deadlines_stale ? next_deadline_compute() : deadline_cached;
+}
 /* syscall/sys_file.c: waiting the way poll does, for other waiting calls (fs/epoll.c) */
 #define WAIT_FOREVER (~0UL)
 u64 wait_deadline(struct thread *t, u64 us);        /* absolute, fixed by the first run; 0: none */
