@@ -10,6 +10,9 @@
 
 #include <stdint.h>
 
+/* the end of the user half that access_ok checks (x86-64, 4-level paging) */
+#define LX_TASK_SIZE_MAX 0x7ffffffff000UL
+
 /* errno */
 #define LX_EPERM    1
 #define LX_ENOENT   2

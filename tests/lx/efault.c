@@ -42,6 +42,15 @@ int main(void)
 	check("read_pos_kept", lseek(fd, 0, SEEK_CUR), 0, 0);
 	check("write_wild", write(fd, WILD, 16), -1, EFAULT);
 	check("write_kernel", syscall(SYS_write, 1, KERNEL, 16), -1, EFAULT);
+	/* /dev/null and /dev/zero never read a write's buffer: only its range is checked */
+	int dn = open("/dev/null", O_WRONLY), dz = open("/dev/zero", O_WRONLY);
+	check("devnull_write_wild", write(dn, WILD, 16), 16, 0);
+	check("devnull_write_kernel", syscall(SYS_write, dn, KERNEL, 16), -1, EFAULT);
+	check("devnull_write_wrap", syscall(SYS_write, dn, (void *)0x7ffffffff000UL - 8, 16), -1,
+	      EFAULT);
+	check("devzero_write_wild", write(dz, WILD, 16), 16, 0);
+	close(dn);
+	close(dz);
 	struct stat st;
 	check("stat_wild_path", syscall(SYS_stat, WILD, &st), -1, EFAULT);
 	check("stat_wild_buf", syscall(SYS_stat, "/tmp/efault.dat", WILD), -1, EFAULT);

@@ -50,6 +50,19 @@ static long null_write(struct file *f, const void *buf, size_t n)
 	return (long)n;
 }
 
+/*
+ * write(2) to /dev/null and /dev/zero never reads the buffer: Linux checks
+ * only that it lies in the user half (access_ok), so a buffer there that is
+ * not mapped still counts as written, and one beyond it is EFAULT.
+ */
+static long null_write_user(struct file *f, struct proc *p, u64 uaddr, size_t n)
+{
+	(void)f, (void)p;
+	if (uaddr + n < uaddr || uaddr + n > LX_TASK_SIZE_MAX)
+		return -LX_EFAULT;
+	return (long)n;
+}
+
 static long zero_read(struct file *f, void *buf, size_t n)
 {
 	(void)f;
@@ -72,11 +85,11 @@ static long random_read(struct file *f, void *buf, size_t n)
 }
 
 const struct file_ops devfs_null_ops = {
-	.read = null_read, .write = null_write, .poll = file_always_ready, .wchan = file_no_wchan,
+	.read = null_read, .write = null_write, .write_user = null_write_user, .poll = file_always_ready, .wchan = file_no_wchan,
 	.ioctl = file_no_ioctl,
 };
 static const struct file_ops zero_ops = {
-	.read = zero_read, .write = null_write, .poll = file_always_ready, .wchan = file_no_wchan,
+	.read = zero_read, .write = null_write, .write_user = null_write_user, .poll = file_always_ready, .wchan = file_no_wchan,
 	.ioctl = file_no_ioctl,
 };
 static const struct file_ops full_ops = {
