@@ -56,6 +56,20 @@
 	jmp return_to_user_or_kernel
 .endm
 
+/*
+ * The Ipc entry's part of the frame on the kernel stack whose top rsp0
+ * holds: RIP, RFLAGS, RSP (carried in RBP) and RAX.
+ */
+.macro IPC_FRAME rsp0
+	movq %rsp, %rbp
+	movq \rsp0, %rsp
+	subq $TF_WORDS*8, %rsp
+	movq %rcx, TF_RIP*8(%rsp)
+	movq %r11, TF_RFLAGS*8(%rsp)
+	movq %rbp, TF_RSP*8(%rsp)
+	movq %rax, TF_RAX*8(%rsp)
+.endm
+
 /* Jump to label if the frame's RIP is not canonical (bits 63..47 not all equal); reg is clobbered. */
 .macro JNONCANONICAL_RIP reg, label
 	movq TF_RIP*8(%rsp), \reg
@@ -72,7 +86,22 @@
  * one processor the lock is never taken and the store changes nothing.
  */
 .macro BKL_RELEASE
-	movl $-1, bkl_owner(%rip)
+	movb $0, bkl_word(%rip)
+.endm
+
+/*
+ * Processor k's Ipc entry takes the big kernel lock (smp.h): one cmpxchg
+ * when it is free, nobody waits and k held it last, else smp_lock_ipc
+ * (which keeps every register but RDI).  RAX is in the frame already.
+ */
+.macro BKL_TAKE k
+	movl $(\k << 16), %eax
+	movl $((\k << 16) | (\k + 1)), %edi
+	lock cmpxchgl %edi, bkl_word(%rip)
+	je 1f
+	movl $\k, %edi
+	call smp_lock_ipc               /* below the frame: its CS and SS words stay as they are */
+1:
 .endm
 
 .macro ISR_NOERR vec
@@ -168,8 +197,9 @@ syscall_common:
 	/*
 	 * The boot CPU's `syscall` while several processors run threads
 	 * (arch_smp_entry): the Ipc fastpath takes the big kernel lock first,
-	 * on the thread's kernel stack (smp_lock_boot keeps every register);
-	 * the other calls take it in syscall_dispatch.
+	 * on the thread's kernel stack, with the frame's RIP, RFLAGS, RSP and
+	 * RAX stored (what ExchangeRegisters may read or change while we wait
+	 * for the lock, parked); the other calls take it in syscall_dispatch.
 	 */
 	.align 16
 	.globl syscall_entry_smp
@@ -177,31 +207,11 @@ syscall_entry_smp:
 	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
 	cmpq $USTUB_IPC_RETURN, %rcx
 	jne syscall_common
-	movq %rsp, %rbp
-	movq cpu_tss+4(%rip), %rsp
-	subq $TF_WORDS*8, %rsp
-	/* what ExchangeRegisters may read or change while we wait for the lock (parked) */
-	movq %rcx, TF_RIP*8(%rsp)
-	movq %r11, TF_RFLAGS*8(%rsp)
-	movq %rbp, TF_RSP*8(%rsp)
-	/* free, nobody waiting: take it (RDI carries nothing into the fastpath) */
-	movq %rax, TF_RAX*8(%rsp)
-	movl bkl_next(%rip), %eax
-	cmpl %eax, bkl_serving(%rip)
-	jne 1f
-	movl $-1, %eax
-	xorl %edi, %edi
-	lock cmpxchgl %edi, bkl_owner(%rip)
-	jne 1f
-	movq TF_RAX*8(%rsp), %rax
-	cmpl $0, bkl_last(%rip)         /* another held it last: its globals go, ours come */
-	jne 2f
-	jmp ipc_entry_framed
-1:	movq TF_RAX*8(%rsp), %rax
-	call smp_lock_boot              /* below the frame: its CS and SS words stay as they are */
-	jmp ipc_entry_framed
-2:	call smp_locked_boot
-	jmp ipc_entry_framed
+	IPC_FRAME cpu_tss+4(%rip)
+	BKL_TAKE 0
+	movq %r10, TF_R10*8(%rsp)
+	call ipc_fastpath
+	jmp ipc_not_fast
 	.else
 	jmp syscall_common
 	.endif
@@ -245,14 +255,7 @@ syscall32_entry:
 	 */
 #define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
-	movq %rsp, %rbp
-	movq cpu_tss+4(%rip), %rsp
-	subq $TF_WORDS*8, %rsp
-	movq %rcx, TF_RIP*8(%rsp)
-	movq %r11, TF_RFLAGS*8(%rsp)
-	movq %rbp, TF_RSP*8(%rsp)
-ipc_entry_framed:
-	movq %rax, TF_RAX*8(%rsp)
+	IPC_FRAME cpu_tss+4(%rip)
 	movq %r10, TF_R10*8(%rsp)
 	call ipc_fastpath
 	jmp ipc_not_fast
