@@ -112,11 +112,14 @@ struct tcb {
 #define MARK_TIMED 1
 #define MARK_KNOWN 2
 /*
- * MARK_AWAY: the thread's home is not the boot processor.  The fastpaths
- * run on the boot processor only; the mark keeps such a thread's fast_key
- * from ever matching FAST_KEY_WAITING, so they never switch to it.
+ * MARK_HOME(k): the thread's home processor k (bits 3-5; 0 for the boot
+ * processor).  Each processor's fastpaths compare the whole fast_key with
+ * their own home bits in it (ipc_fast.c: FP_KEY), so they never switch to
+ * a thread homed elsewhere.
  */
-#define MARK_AWAY 4
+#define MARK_HOME(k)   ((u8)((k) << 3))
+#define MARK_HOME_MASK MARK_HOME(7)
+_Static_assert(CONFIG_MAX_CPUS <= 8, "the home processor takes three bits of marks");
 void thread_mark_known(word_t id);
 
 /*

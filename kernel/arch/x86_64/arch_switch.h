@@ -14,16 +14,8 @@ static inline struct trapframe *arch_own_frame(void)
 {
 	return (struct trapframe *)*arch_tss_rsp0 - 1;
 }
-/*
- * The same for code that runs on the boot CPU only (the fastpaths: entry.S
- * enters them from its `syscall` alone), where its TSS and its %gs page
- * are at fixed addresses (one load less each).
- */
+/* The boot CPU's TSS.RSP0, at a fixed address (its fastpaths' copy: ipc_fast.c). */
 extern word_t *const arch_boot_rsp0;
-static inline struct trapframe *arch_own_frame_boot(void)
-{
-	return (struct trapframe *)*arch_boot_rsp0 - 1;
-}
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
@@ -168,12 +160,15 @@ static inline void arch_switch_user(struct tcb *prev, struct tcb *next)
 	arch_switch_fpu(prev, next);
 }
 
-/* The same on the boot CPU only (the fastpaths). */
-static inline void arch_switch_user_boot(struct tcb *prev, struct tcb *next)
+/*
+ * The same with this CPU's RSP0 and %gs page given (the fastpaths: the boot
+ * CPU's at fixed addresses, the others' through arch_tss_rsp0 and arch_gs_page).
+ */
+static inline void arch_switch_user_on(word_t *rsp0, u64 *gs, struct tcb *prev, struct tcb *next)
 {
 	const struct space *s = next->space;
 	arch_switch_segments(prev, next);
-	arch_switch_space_on(arch_boot_rsp0, user_gs_page, next, s);
+	arch_switch_space_on(rsp0, gs, next, s);
 	arch_switch_fpu(prev, next);
 }
 

@@ -58,11 +58,14 @@
 
 /*
  * The Ipc entry's part of the frame on the kernel stack whose top rsp0
- * holds: RIP, RFLAGS, RSP (carried in RBP) and RAX.
+ * holds (or points at, indirect): RIP, RFLAGS, RSP (carried in RBP) and RAX.
  */
-.macro IPC_FRAME rsp0
+.macro IPC_FRAME rsp0, indirect=0
 	movq %rsp, %rbp
 	movq \rsp0, %rsp
+	.if \indirect                  /* rsp0 holds where RSP0 is */
+	movq (%rsp), %rsp
+	.endif
 	subq $TF_WORDS*8, %rsp
 	movq %rcx, TF_RIP*8(%rsp)
 	movq %r11, TF_RFLAGS*8(%rsp)
@@ -287,14 +290,15 @@ ipc_fastpath_typed:
 ipc_not_fast:
 	cmpq $1, %rax
 	jne exc_reply_exit
+	movq user_gs_page(%rip), %rcx   /* the caller's UTCB pointer (word 0 of this CPU's %gs page) */
+ipc_not_fast_utcb:
+	movq %rcx, TF_RDI*8(%rsp)
 	movq %rbx, TF_RBX*8(%rsp)
 	movq %rbp, TF_RBP*8(%rsp)
 	movq %r12, TF_R12*8(%rsp)
 	movq %r13, TF_R13*8(%rsp)
 	movq %r14, TF_R14*8(%rsp)
 	movq %r15, TF_R15*8(%rsp)
-	movq user_gs_page(%rip), %rcx
-	movq %rcx, TF_RDI*8(%rsp)
 	movq TF_RIP*8(%rsp), %rcx
 	movq %rcx, TF_RCX*8(%rsp)
 	movq TF_RFLAGS*8(%rsp), %r11
@@ -433,11 +437,16 @@ lapic_isr_wake:
 	jmp trap_common
 
 	/*
-	 * `syscall` on processor k > 0 (its LSTAR; cpu.c): as syscall_entry,
-	 * with its own user-RSP slot and its TSS's RSP0 (through ap_rsp0[k]),
-	 * and always the common path: the fastpaths run on the boot CPU only.
+	 * `syscall` on processor k > 0 (its LSTAR; cpu.c): as syscall_entry_smp,
+	 * with its own user-RSP slot and its TSS's RSP0 (through ap_rsp0[k]).
+	 * Its Ipc fastpath is the second copy (ipc_fast_ap.c), whose functions
+	 * find this CPU's TSS and %gs page through the lock holder's globals.
 	 */
 .macro AP_SYSCALL k, cs, vec, ipadj
+	.if \vec == VEC_SYSCALL && CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
+	cmpq $USTUB_IPC_RETURN, %rcx
+	je ap_ipc_\k
+	.endif
 	movq %rsp, ap_user_rsp+8*\k(%rip)
 	movq ap_rsp0+8*\k(%rip), %rsp
 	movq (%rsp), %rsp
@@ -458,7 +467,31 @@ lapic_isr_wake:
 	jmp trap_common
 	.endif
 .endm
+.macro AP_IPC k
+ap_ipc_\k:
+	IPC_FRAME ap_rsp0+8*\k(%rip), 1
+	BKL_TAKE \k
+	movq %r10, TF_R10*8(%rsp)
+	call ipc_fastpath_ap
+	jmp ipc_not_fast_ap
+.endm
+	/* What ipc_not_fast does, with this CPU's %gs page found through arch_gs_page. */
+ipc_not_fast_ap:
+	cmpq $1, %rax
+	jne exc_reply_exit
+	movq arch_gs_page(%rip), %rcx
+	movq (%rcx), %rcx
+	jmp ipc_not_fast_utcb
+	.globl ipc_fastpath_typed_ap
+ipc_fastpath_typed_ap:
+	movq %rbx, %rdi
+	jmp ipc_fastpath_string_ap
+
 	.irp k, 0, 1, 2, 3, 4, 5, 6, 7
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
+	.align 16
+	AP_IPC \k
+	.endif
 	.align 16
 ap_syscall_\k:
 	AP_SYSCALL \k, SEL_UCODE, VEC_SYSCALL, 0
