@@ -234,12 +234,34 @@ void smp_park(const struct tcb *t)
 		arch_cpu_relax();
 }
 
+/*
+ * Someone stopped the evicting thread while it let the lock go: two
+ * threads delete each other from two processors, each spinning here for
+ * the other to leave its processor, which neither would do.  The one that
+ * sees it first lets the other win: it takes its stop of t back (unless t
+ * was halted before) and switches away itself; resumed (not deleted), its
+ * caller starts over.
+ */
+static void evict_yield(word_t tid, bool halted_before)
+{
+	struct tcb *t = tcb_lookup(tid);
+	if (t && !halted_before && smp_running_elsewhere(t) >= 0) {
+		t->exregs_stopped = false;          /* it runs: nothing to queue */
+		t->stopped = t->quantum_stopped;
+	} else if (t && !halted_before) {
+		exregs_set_halt(t, false);
+	}
+	sched_schedule();
+}
+
 void smp_evict(struct tcb *t)
 {
 	smp_assert_held("smp_evict");
 	int x = smp_running_elsewhere(t);
 	if (x < 0)
 		return;
+	word_t tid = t->id;
+	bool halted_before = t->exregs_stopped;
 	t->stopped = t->exregs_stopped = true;
 	do {
 		arch_cpu_wake((unsigned)x);
@@ -247,6 +269,8 @@ void smp_evict(struct tcb *t)
 		for (int spin = 0; spin < 1000; spin++)
 			arch_cpu_relax();
 		smp_lock_slow();
+		if (current->stopped)
+			return evict_yield(tid, halted_before);
 	} while (smp_running_elsewhere(t) == x);
 }
 

@@ -175,6 +175,8 @@ static inline word_t *utcb_mrs(struct tcb *t) { return (word_t *)t->utcb_k; }
 /* ThreadControl / ExchangeRegisters bodies (thread.c, exregs.c). */
 void sys_thread_control(struct trapframe *tf);
 void sys_exchange_registers(struct trapframe *tf);
+/* Stop or resume t as ExchangeRegisters' H and h bits do (exregs.c). */
+void exregs_set_halt(struct tcb *t, bool halt);
 
 static inline bool thread_is_user(const struct tcb *t) { return t->state != TS_IDLE && !t->is_irq; }
 /* The interrupt thread gid (number below SystemBase); NULL if out of memory. */
