@@ -21,7 +21,7 @@ extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 void arch_io_switch(const struct space *s);
 extern const struct space *arch_io_loaded;  /* whose bitmap the TSS holds */
 extern u8 arch_io_on;                       /* arch_io_loaded's ports are in force */
-extern u16 *const arch_iomap_base;          /* the TSS's bitmap offset: in force or beyond it */
+extern u16 *arch_iomap_base;                /* this CPU's TSS's bitmap offset: in force or beyond it */
 extern const u16 arch_iomap_on, arch_iomap_off;
 
 /*
@@ -111,8 +111,6 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
  */
 static inline void arch_io_follow(const struct space *s)
 {
-	if (CONFIG_SMP && unlikely(arch_gs_page != user_gs_page))
-		return;                     /* ports only on the boot processor (its TSS) */
 	if (!s->io_any) {
 		*arch_iomap_base = arch_iomap_off;
 		arch_io_on = 0;

@@ -508,6 +508,60 @@ TEST_CASE("smpipc.mutual_delete",
 	EXPECT(pecan_kdb_check_kernel(&pool) == 0, "kernel invariants");
 }
 
+/* ---------- I/O ports on every processor ---------- */
+
+#define COM2_SCR 0x2ff          /* the second UART's scratch register: reads back what was written */
+static L4_ThreadId_t io_srv;
+static volatile int io_done, io_bad, io_echo_bad;
+static volatile L4_Word_t io_cpu;
+
+static void port_out(unsigned char v) { __asm__ __volatile__("outb %b0, %w1" : : "a"(v), "d"(COM2_SCR)); }
+static unsigned char port_in(void)
+{
+	unsigned char v;
+	__asm__ __volatile__("inb %w1, %b0" : "=a"(v) : "d"(COM2_SCR));
+	return v;
+}
+
+/* 50 writes and reads of the scratch register, each after a Call to a space without ports. */
+static void port_user(void)
+{
+	io_cpu = my_cpu();
+	int bad = 0, echo_bad = 0;
+	for (int k = 0; k < 50; k++) {
+		echo_bad += calls(io_srv, 1, 1);        /* the processor switches to it and back */
+		unsigned char v = (unsigned char)(io_cpu * 50 + (L4_Word_t)k);
+		port_out(v);
+		bad += port_in() != v;
+	}
+	io_bad = bad;
+	io_echo_bad = echo_bad;
+	io_done = 1;
+	tt_park();
+}
+
+TEST_CASE("smpipc.io_ports", "a thread of a space with I/O ports uses them on cpus 1, 2 and 3, switching to a space without ports between accesses")
+{
+	port_out(0x5a);
+	EXPECT(port_in() == 0x5a, "the scratch register on cpu 0");
+	for (L4_Word_t cpu = 1; cpu < nprocs(); cpu++) {
+		L4_ThreadId_t srv = fresh(), t = fresh();
+		io_srv = srv;
+		io_done = 0;
+		io_cpu = ~0UL;
+		EXPECT(tt_start_space(srv, echo) && to_cpu(srv, cpu), "echo server on cpu %lu", cpu);
+		EXPECT(tt_start_local(t, port_user) && to_cpu(t, cpu), "port user on cpu %lu", cpu);
+		TT_WAIT(io_done, 5000);
+		EXPECT(io_done && io_bad == 0 && io_echo_bad == 0 && io_cpu == cpu,
+		       "on cpu %lu: done %d, %d of 50 reads wrong, %d echoes wrong, ran on %lu", cpu, io_done, io_bad,
+		       io_echo_bad, io_cpu);
+		tt_kill(t);
+		tt_kill(srv);
+	}
+	port_out(0xa5);
+	EXPECT(port_in() == 0xa5, "the scratch register on cpu 0 afterwards");
+}
+
 /* ---------- bad input ---------- */
 
 static volatile L4_Word_t foreign_res = 7, foreign_err;
