@@ -35,7 +35,7 @@ struct tcb {
 			u8 state;           /* enum thread_state */
 			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
 			bool stopped;       /* halted by ExchangeRegisters or out of quantum */
-			u8 marks;           /* MARK_TIMED, MARK_KNOWN */
+			u8 marks;           /* MARK_TIMED, MARK_KNOWN, MARK_HOME */
 			bool queued;        /* in the ready queue (sched.c) */
 			u8 zero[3];
 		};
