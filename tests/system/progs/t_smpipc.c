@@ -471,6 +471,14 @@ TEST_CASE("smpipc.fastpath_every_cpu",
 
 static L4_ThreadId_t md_ids[2];
 static volatile int md_go, md_done[2], md_ready[2];
+/*
+ * Two thread numbers and stacks of their own for all rounds (a new version
+ * each round): tt_stack's ring of 48 would come round to stacks still in
+ * use, the test pager's among them.
+ */
+static char md_stacks[2][TT_STACK_SIZE] __attribute__((aligned(16)));
+static int md_slot = -1;
+
 
 /* On md_go, delete the other one; done: 1 if that worked, 2 if it did not. */
 static void mutual_deleter(void)
@@ -483,16 +491,26 @@ static void mutual_deleter(void)
 	tt_park();
 }
 
+static int md_start(int k, L4_Word_t version)
+{
+	L4_ThreadId_t me = L4_MyGlobalId();
+	md_ids[k] = tt_id(md_slot + k, (int)version);
+	return L4_ThreadControl(md_ids[k], me, me, me, tt_utcb(md_ids[k])) &&
+	       tt_send_start(md_ids[k], mutual_deleter, (L4_Word_t)md_stacks[k] + TT_STACK_SIZE - 8) &&
+	       to_cpu(md_ids[k], (L4_Word_t)(1 + k) % nprocs());
+}
+
 TEST_CASE("smpipc.mutual_delete",
 	  "two threads on cpus 1 and 2 delete each other at once, 20 times: each time exactly one wins and returns")
 {
+	if (md_slot < 0) {
+		md_slot = slot;
+		slot += 2;
+	}
 	for (int round = 0; round < 20; round++) {
 		md_go = md_done[0] = md_done[1] = md_ready[0] = md_ready[1] = 0;
-		for (int k = 0; k < 2; k++) {
-			md_ids[k] = fresh();
-			EXPECT(tt_start_local(md_ids[k], mutual_deleter) && to_cpu(md_ids[k], (L4_Word_t)(1 + k) % nprocs()),
-			       "deleter %d", k);
-		}
+		for (int k = 0; k < 2; k++)
+			EXPECT(md_start(k, (L4_Word_t)round + 1), "deleter %d", k);
 		TT_WAIT(md_ready[0] && md_ready[1], 2000);
 		md_go = 1;
 		TT_WAIT(md_done[0] || md_done[1], 3000);
