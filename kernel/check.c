@@ -127,8 +127,12 @@ static const char *check_thread(word_t no, const struct tcb *t)
 	    tcb_lookup(t->partner) && !(tcb_lookup(t->partner)->marks & MARK_KNOWN))
 		return "a thread waits for a thread not marked known (its deletion would miss it)";
 	/* the IPC fastpaths return to such a thread without looking (ipc_fast.c) */
-	if (t->fast_key == FAST_KEY_WAITING(IPC_USER) && !arch_user_ip_valid(frame_ip(arch_user_frame(t))))
+	if ((t->fast_key & ~((u32)MARK_HOME_MASK << 24)) == FAST_KEY_WAITING(IPC_USER) &&
+	    !arch_user_ip_valid(frame_ip(arch_user_frame(t))))
 		return "a thread waiting in an Ipc receive has an invalid IP";
+	/* each processor's fastpaths switch only to threads whose marks name it (ipc_fast.c) */
+	if ((t->marks & MARK_HOME_MASK) != MARK_HOME(t->cpu))
+		return "a thread's home mark disagrees with its home processor";
 	if (t->local_hint && (!in_table(t->local_hint) || t->local_hint->space != t->space))
 		return "a thread's Lipc hint names a thread gone or of another space";
 	if (t->send_to) {

@@ -15,8 +15,7 @@ static word_t old_control(const struct tcb *t)
 	       (t->state == TS_SEND_BLOCKED || (locked && t->xfer_copying) ? 4 : 0);
 }
 
-/* Stop or resume t (the H and h bits). */
-static void set_halt(struct tcb *t, bool halt)
+void exregs_set_halt(struct tcb *t, bool halt)
 {
 	if (halt == t->exregs_stopped)
 		return;
@@ -47,7 +46,7 @@ static void apply(struct tcb *t, struct trapframe *tf, word_t control, struct tr
 		utcb_set(t, UTCB_PAGER, t->pager);
 	}
 	if (control & L4_EXREG_HALT_VALID)
-		set_halt(t, control & L4_EXREG_HALT);
+		exregs_set_halt(t, control & L4_EXREG_HALT);
 }
 
 /*

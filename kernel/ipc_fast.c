@@ -25,11 +25,38 @@
  * puts exactly the registers that carry MR2..MR7 there (sysregs.h), so an
  * exception reply hands them over in place as well.
  *
- * A partner blocked in an Ipc receive (fast_key FAST_KEY_WAITING(IPC_USER))
+ * A partner blocked in an Ipc receive (fast_key FP_KEY(IPC_USER))
  * always has a valid IP (arch_user_ip_valid), so the fastpath's return to it
  * cannot fault in the kernel: it entered through the Ipc stub and
  * ExchangeRegisters refuses invalid IPs (check.c verifies it).
  */
+
+/*
+ * Each processor has its fastpaths.  The boot processor's (this file) name
+ * its TSS and %gs page at fixed addresses; the others share a second copy
+ * of this file (ipc_fast_ap.c, IPC_FAST_AP), whose functions end in _ap
+ * and find them through the lock holder's globals (arch_tss_rsp0,
+ * arch_gs_page: a load more each), which are theirs while they hold the big
+ * kernel lock (their Ipc entry takes it first, entry.S).  A fastpath
+ * switches only to a thread homed on its own processor: FP_KEY has the
+ * processor's home mark in it, and a thread's fast_key has its home's.
+ */
+#ifdef IPC_FAST_AP
+#define ipc_fastpath        ipc_fastpath_ap
+#define ipc_fastpath_string ipc_fastpath_string_ap
+#define ipc_fastpath_typed  ipc_fastpath_typed_ap
+#define FP_RSP0             arch_tss_rsp0
+#define FP_GS               arch_gs_page
+#define FP_HOME             ((u32)MARK_HOME(this_cpu) << 24)
+#define FP_RQ               rq
+#else
+#define FP_RSP0             arch_boot_rsp0
+#define FP_GS               user_gs_page
+#define FP_HOME             0u
+#define FP_RQ               (&cpus[0].rq)
+#endif
+/* The fast_key of a thread of this processor waiting in an Ipc receive of this kind. */
+#define FP_KEY(kind) (FAST_KEY_WAITING(kind) | FP_HOME)
 
 /*
  * What entry.S gets back, as a two-word return value: FP_SLOW; or an
@@ -56,7 +83,7 @@ struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t own_top, wor
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
 {
-	return arch_own_frame_boot();
+	return (struct trapframe *)*FP_RSP0 - 1;
 }
 
 /*
@@ -111,17 +138,17 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 {
 	COUNT(fastpath_ipcs);   /* also an IPC, an eager enqueue and dequeue, a switch: pecan_counter */
 	if (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO) {
-		sched_replace(self, d);
-		self->sched_key = FAST_KEY_WAITING(kind);       /* and not queued */
-		d->sched_key = SCHED_KEY_READY_QUEUED;          /* it was waiting, so USER and free */
+		sched_replace(FP_RQ, self, d);
+		self->sched_key = FP_KEY(kind);                 /* and not queued */
+		d->sched_key = SCHED_KEY_READY_QUEUED | FP_HOME;        /* it was waiting, so USER and free */
 	} else {
-		self->fast_key = FAST_KEY_WAITING(kind);
+		self->fast_key = FP_KEY(kind);
 		d->state = TS_READY;
 	}
 	self->partner = from;
 	arch_set_continuation(self, resume);
 	current = d;
-	arch_switch_user_boot(self, d);
+	arch_switch_user_on(FP_RSP0, FP_GS, self, d);
 }
 
 /*
@@ -138,7 +165,7 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 	(void)a3;
 	struct tcb *self = current;
 	word_t ip = ipc_mr1(own_frame());
-	if (d->fast_key != FAST_KEY_WAITING(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
+	if (d->fast_key != FP_KEY(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
 	    L4_TAG_U(tag) < 18 || !arch_user_ip_valid(ip) ||
 	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) || self->space->redirector)
 		return SLOW();   /* it fails it properly, or sets the TLS base */
@@ -207,7 +234,7 @@ static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t a0, word_t to,
 	struct tcb *self = current, *d = local_dest(self, to, &from);
 	if (!d)
 		return SLOW();
-	if (unlikely(d->fast_key != FAST_KEY_WAITING(IPC_USER)))
+	if (unlikely(d->fast_key != FP_KEY(IPC_USER)))
 		return exception_reply(d, to, from, 0, timeouts, tag);
 	return deliver(self, d, to, from, timeouts, tag, NULL);
 }
@@ -238,7 +265,7 @@ struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t a3,
 		d = local_dest(self, to, &from);
 	else if (from != to && (from != L4_ANYTHREAD || self->sendq))
 		d = NULL;
-	if (!d || d->fast_key != FAST_KEY_WAITING(IPC_USER))
+	if (!d || d->fast_key != FP_KEY(IPC_USER))
 		return SLOW();
 	word_t item[2] = { mr1, mr2 };
 	return deliver(self, d, to, from, timeouts, tag, item);
@@ -263,7 +290,7 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 	struct tcb *self = current, *d = tcb_table[no];
 	if (unlikely(from != to) && (from != L4_ANYTHREAD || self->sendq))
 		return SLOW();
-	if (unlikely(d->fast_key != FAST_KEY_WAITING(IPC_USER)))
+	if (unlikely(d->fast_key != FP_KEY(IPC_USER)))
 		return exception_reply(d, to, from, 0, timeouts, tag);
 	return deliver(self, d, to, from, timeouts, tag, NULL);
 }
@@ -275,6 +302,7 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
  */
 void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf) __attribute__((noreturn));
 
+#ifndef IPC_FAST_AP     /* the exception fastpath runs on the boot processor only */
 void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 {
 	struct tcb *self = current;
@@ -282,7 +310,7 @@ void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 		return;         /* the fastpaths switch with the boot CPU's TSS and %gs page only */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
-	if (tcb_ids[no] != hid || h->fast_key != FAST_KEY_WAITING(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
+	if (tcb_ids[no] != hid || h->fast_key != FP_KEY(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
 	    unlikely(self->space->strict && self->space->redirector != hid && h->space != self->space))
 		return;         /* confined: the slowpath sends it to the redirector (handler_of) */
 	struct trapframe *hf = arch_user_frame(h);
@@ -293,3 +321,4 @@ void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
 	exc_deliver_exit(tf, hf);
 }
+#endif

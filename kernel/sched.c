@@ -343,7 +343,7 @@ static void move(struct tcb *t, unsigned cpu)
 	bool was_queued = t->queued;
 	sched_dequeue(t);
 	t->cpu = (u8)cpu;
-	t->marks = (u8)((t->marks & ~MARK_AWAY) | (cpu ? MARK_AWAY : 0));
+	t->marks = (u8)((t->marks & ~MARK_HOME_MASK) | MARK_HOME(cpu));
 	arch_thread_moved(t, cpu);
 	if (t->utcb_k)
 		utcb_set(t, UTCB_PROCESSOR_NO, cpu);

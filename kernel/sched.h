@@ -105,13 +105,13 @@ static inline bool sched_can_replace(const struct tcb *self, const struct tcb *d
 	return self->rq_next == self && self->prio == d->prio;
 }
 
-static inline void sched_replace(struct tcb *self, struct tcb *d)
+static inline void sched_replace(struct runq *q, struct tcb *self, struct tcb *d)
 {
 	COUNT(actual_dequeue);
 	COUNT(actual_enqueue);
 	(void)self;
-	/* the fastpath's only: it runs on the boot CPU (entry.S), whose queues are at a fixed place */
-	cpus[0].rq.head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
+	/* the fastpaths' only: q is this CPU's queues (the boot CPU's at a fixed place) */
+	q->head[*(volatile u8 *)&d->prio] = d;      /* read again: one register less to keep */
 	d->rq_next = d->rq_prev = d;
 }
 /* The sched_key of a thread just queued by sched_replace: ready, kind IPC_USER, not stopped, known. */

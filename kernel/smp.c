@@ -14,8 +14,7 @@
 unsigned cpu_count = 1;
 bool smp_active;
 unsigned this_cpu;
-volatile int bkl_owner = -1;
-unsigned bkl_last;                   /* the last holder: its globals are still loaded (entry.S reads it) */
+volatile u32 bkl_word;               /* smp.h; entry.S takes and releases it too */
 static volatile u64 flush_gen;       /* TLB shootdown generation */
 static word_t ap_tick_us;
 
@@ -92,7 +91,7 @@ void smp_init(word_t tick_us)
 		return;
 	for (unsigned i = 1; i < n; i++)
 		cpu_sched_init(i);
-	bkl_owner = 0;
+	bkl_word = BKL_HELD(0);
 	__atomic_store_n(&smp_active, true, __ATOMIC_RELEASE);
 	arch_smp_entry();
 	for (unsigned i = 1; i < n; i++)
@@ -128,38 +127,42 @@ static void flush_service(unsigned me)
 	}
 }
 
-/* The holder's globals go back to its struct cpu, ours come in. */
-static void swap_globals(unsigned me)
+/* The last holder's globals go back to its struct cpu, ours come in. */
+static void swap_globals(unsigned me, unsigned last)
 {
-	cpus[bkl_last].current = current;
-	cpus[bkl_last].loaded_root = arch_loaded_root;
+	cpus[last].current = current;
+	cpus[last].loaded_root = arch_loaded_root;
 	current = cpus[me].current;
 	arch_loaded_root = cpus[me].loaded_root;
 	this_cpu = me;
 	rq = &cpus[me].rq;
 	arch_cpu_globals(me);
-	bkl_last = me;
 }
 
 /*
- * A ticket lock: processors get the lock in the order they asked for it.
- * Under icount QEMU runs the virtual CPUs round-robin, and a `pause` ends
- * a spinning one's turn; without the order, a thread that enters the
- * kernel over and over could take the lock back every time before the
- * others' turns come.  The holder takes the next ticket off the queue when
- * it gets the lock, so that entry.S releases it with one store (bkl_owner).
+ * A ticket lock behind a one-word fast path.  Under icount QEMU runs the
+ * virtual CPUs round-robin, and a `pause` ends a spinning one's turn;
+ * without an order, a thread that enters the kernel over and over could
+ * take the lock back every time before the others' turns come.  So a
+ * processor that cannot take the word at once (BKL_FREE(me): free, nobody
+ * waiting, its own globals loaded) counts itself a waiter in the word,
+ * which stops every fast take, and waits for its ticket (bkl_next,
+ * bkl_serving).  The holder takes its ticket off the queue when it gets
+ * the lock, so that release stays one byte store (entry.S).
  */
-volatile u32 bkl_next, bkl_serving;   /* entry.S reads them too */
+static volatile u32 bkl_next, bkl_serving;
 
-/* Wait for our ticket with the frame saved (parked), doing the shootdowns the holder asks for. */
-static void lock_wait(unsigned me, u32 ticket)
+/* Wait for the lock with the frame saved (parked), doing the shootdowns the holder asks for. */
+static void lock_take(unsigned me)
 {
 	__atomic_store_n(&cpus[me].parked, true, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&bkl_word, BKL_WAITER, __ATOMIC_ACQ_REL);
+	u32 ticket = __atomic_fetch_add(&bkl_next, 1, __ATOMIC_RELAXED), w;
 	for (;;) {
-		int free = -1;
-		if (__atomic_load_n(&bkl_serving, __ATOMIC_ACQUIRE) == ticket && bkl_owner == -1 &&
-		    __atomic_compare_exchange_n(&bkl_owner, &free, (int)me, false, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
+		w = __atomic_load_n(&bkl_word, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&bkl_serving, __ATOMIC_ACQUIRE) == ticket && !(w & 0xff) &&
+		    __atomic_compare_exchange_n(&bkl_word, &w, (w & 0xff00) - BKL_WAITER + BKL_HELD(me),
+						false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			break;
 		flush_service(me);
 		arch_cpu_relax();
@@ -167,52 +170,40 @@ static void lock_wait(unsigned me, u32 ticket)
 	__atomic_store_n(&bkl_serving, ticket + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&cpus[me].parked, false, __ATOMIC_RELAXED);
 	flush_service(me);
-	if (bkl_last != me)
-		swap_globals(me);
+	if ((w >> 16 & 0xff) != me)
+		swap_globals(me, w >> 16 & 0xff);
 }
 
 void smp_lock_slow(void)
 {
 	unsigned me = arch_cpu_index();
-	if (bkl_owner == (int)me)
+	u32 w = BKL_FREE(me);
+	if (smp_holds(me) || __atomic_compare_exchange_n(&bkl_word, &w, BKL_HELD(me), false,
+							 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
-	lock_wait(me, __atomic_fetch_add(&bkl_next, 1, __ATOMIC_RELAXED));
+	lock_take(me);
 }
 
 /*
- * entry.S: the boot CPU's Ipc entry while several processors run (never
- * nested: it comes from user mode).  Free, and last held here: nothing to
- * wait for, no shootdown pending (its holder would still hold the lock),
- * no globals to change.
+ * entry.S: processor `me`'s Ipc entry (never nested: it comes from user
+ * mode) could not take the word at once.  Every register but RDI, which
+ * carries nothing into the fastpath, stays as it was.
  */
-/* entry.S: processor 0 got the lock with its cmpxchg after another held it: its globals come in. */
-__attribute__((no_caller_saved_registers)) void smp_locked_boot(void)
+__attribute__((no_caller_saved_registers)) void smp_lock_ipc(unsigned me)
 {
-	flush_service(0);
-	swap_globals(0);
-}
-
-__attribute__((no_caller_saved_registers)) void smp_lock_boot(void)
-{
-	u32 ticket = __atomic_fetch_add(&bkl_next, 1, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(bkl_serving == ticket && bkl_owner == -1 && bkl_last == 0, 1)) {
-		bkl_owner = 0;
-		__atomic_store_n(&bkl_serving, ticket + 1, __ATOMIC_RELEASE);
-		return;
-	}
-	lock_wait(0, ticket);
+	lock_take(me);
 }
 
 void smp_unlock(void)
 {
 	smp_assert_held("smp_unlock");
-	__atomic_store_n(&bkl_owner, -1, __ATOMIC_RELEASE);
+	__atomic_store_n((volatile u8 *)&bkl_word, 0, __ATOMIC_RELEASE);   /* byte 0: the holder */
 }
 
 void smp_assert_held(const char *where)
 {
-	if (CONFIG_CHECK && smp_active && bkl_owner != (int)arch_cpu_index())
-		panic("smp: %s without the big kernel lock (owner %d, cpu %u)", where, bkl_owner,
+	if (CONFIG_CHECK && smp_active && !smp_holds(arch_cpu_index()))
+		panic("smp: %s without the big kernel lock (word %x, cpu %u)", where, bkl_word,
 		      arch_cpu_index());
 }
 
@@ -243,12 +234,34 @@ void smp_park(const struct tcb *t)
 		arch_cpu_relax();
 }
 
+/*
+ * Someone stopped the evicting thread while it let the lock go: two
+ * threads delete each other from two processors, each spinning here for
+ * the other to leave its processor, which neither would do.  The one that
+ * sees it first lets the other win: it takes its stop of t back (unless t
+ * was halted before) and switches away itself; resumed (not deleted), its
+ * caller starts over.
+ */
+static void evict_yield(word_t tid, bool halted_before)
+{
+	struct tcb *t = tcb_lookup(tid);
+	if (t && !halted_before && smp_running_elsewhere(t) >= 0) {
+		t->exregs_stopped = false;          /* it runs: nothing to queue */
+		t->stopped = t->quantum_stopped;
+	} else if (t && !halted_before) {
+		exregs_set_halt(t, false);
+	}
+	sched_schedule();
+}
+
 void smp_evict(struct tcb *t)
 {
 	smp_assert_held("smp_evict");
 	int x = smp_running_elsewhere(t);
 	if (x < 0)
 		return;
+	word_t tid = t->id;
+	bool halted_before = t->exregs_stopped;
 	t->stopped = t->exregs_stopped = true;
 	do {
 		arch_cpu_wake((unsigned)x);
@@ -256,6 +269,8 @@ void smp_evict(struct tcb *t)
 		for (int spin = 0; spin < 1000; spin++)
 			arch_cpu_relax();
 		smp_lock_slow();
+		if (current->stopped)
+			return evict_yield(tid, halted_before);
 	} while (smp_running_elsewhere(t) == x);
 }
 

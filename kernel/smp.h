@@ -52,8 +52,22 @@ extern unsigned cpu_count;       /* processors online: 0..cpu_count-1 */
 extern bool smp_active;
 /* The processor that holds the big kernel lock (0 whenever !smp_active). */
 extern unsigned this_cpu;
-/* Held by processor n: n; free: -1 (entry.S stores -1 to release it on every exit to user mode). */
-extern volatile int bkl_owner;
+/*
+ * The big kernel lock's word (smp.c): byte 0 the holder's index + 1 (0:
+ * free; entry.S releases it with one byte store on every exit to user
+ * mode), byte 1 how many processors wait for it, byte 2 the last holder.
+ * Processor k takes it with one cmpxchg from BKL_FREE(k) to BKL_HELD(k)
+ * when it is free, nobody waits and k held it last (its globals are loaded).
+ */
+extern volatile u32 bkl_word;
+#define BKL_FREE(k) ((u32)(k) << 16)
+#define BKL_HELD(k) ((u32)(k) << 16 | ((u32)(k) + 1))
+#define BKL_WAITER  0x100u
+/* Does processor k hold the lock? */
+static inline bool smp_holds(unsigned k)
+{
+	return (__atomic_load_n(&bkl_word, __ATOMIC_RELAXED) & 0xff) == k + 1;
+}
 
 /* On the boot CPU, clock calibrated: start and check the other processors, fill in the KIP. */
 void smp_init(word_t tick_us);

@@ -195,7 +195,7 @@ static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word
 	arch_thread_init(t, ip, sp);
 	if (CONFIG_SMP && this_cpu) {       /* a new thread starts on its creator's processor (X.2) */
 		t->cpu = (u8)this_cpu;
-		t->marks |= MARK_AWAY;
+		t->marks |= MARK_HOME(this_cpu);
 		arch_thread_moved(t, this_cpu);
 	}
 	return t;

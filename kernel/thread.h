@@ -35,7 +35,7 @@ struct tcb {
 			u8 state;           /* enum thread_state */
 			u8 ipc_kind;        /* enum ipc_kind, while blocked in a receive */
 			bool stopped;       /* halted by ExchangeRegisters or out of quantum */
-			u8 marks;           /* MARK_TIMED, MARK_KNOWN */
+			u8 marks;           /* MARK_TIMED, MARK_KNOWN, MARK_HOME */
 			bool queued;        /* in the ready queue (sched.c) */
 			u8 zero[3];
 		};
@@ -112,11 +112,14 @@ struct tcb {
 #define MARK_TIMED 1
 #define MARK_KNOWN 2
 /*
- * MARK_AWAY: the thread's home is not the boot processor.  The fastpaths
- * run on the boot processor only; the mark keeps such a thread's fast_key
- * from ever matching FAST_KEY_WAITING, so they never switch to it.
+ * MARK_HOME(k): the thread's home processor k (bits 3-5; 0 for the boot
+ * processor).  Each processor's fastpaths compare the whole fast_key with
+ * their own home bits in it (ipc_fast.c: FP_KEY), so they never switch to
+ * a thread homed elsewhere.
  */
-#define MARK_AWAY 4
+#define MARK_HOME(k)   ((u8)((k) << 3))
+#define MARK_HOME_MASK MARK_HOME(7)
+_Static_assert(CONFIG_MAX_CPUS <= 8, "the home processor takes three bits of marks");
 void thread_mark_known(word_t id);
 
 /*
@@ -172,6 +175,8 @@ static inline word_t *utcb_mrs(struct tcb *t) { return (word_t *)t->utcb_k; }
 /* ThreadControl / ExchangeRegisters bodies (thread.c, exregs.c). */
 void sys_thread_control(struct trapframe *tf);
 void sys_exchange_registers(struct trapframe *tf);
+/* Stop or resume t as ExchangeRegisters' H and h bits do (exregs.c). */
+void exregs_set_halt(struct tcb *t, bool halt);
 
 static inline bool thread_is_user(const struct tcb *t) { return t->state != TS_IDLE && !t->is_irq; }
 /* The interrupt thread gid (number below SystemBase); NULL if out of memory. */

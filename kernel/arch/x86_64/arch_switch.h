@@ -14,22 +14,14 @@ static inline struct trapframe *arch_own_frame(void)
 {
 	return (struct trapframe *)*arch_tss_rsp0 - 1;
 }
-/*
- * The same for code that runs on the boot CPU only (the fastpaths: entry.S
- * enters them from its `syscall` alone), where its TSS and its %gs page
- * are at fixed addresses (one load less each).
- */
+/* The boot CPU's TSS.RSP0, at a fixed address (its fastpaths' copy: ipc_fast.c). */
 extern word_t *const arch_boot_rsp0;
-static inline struct trapframe *arch_own_frame_boot(void)
-{
-	return (struct trapframe *)*arch_boot_rsp0 - 1;
-}
 extern paddr_t arch_loaded_root;         /* the page table CR3 holds */
 /* Load s's I/O permission bitmap into the TSS if it differs from the loaded one. */
 void arch_io_switch(const struct space *s);
 extern const struct space *arch_io_loaded;  /* whose bitmap the TSS holds */
 extern u8 arch_io_on;                       /* arch_io_loaded's ports are in force */
-extern u16 *const arch_iomap_base;          /* the TSS's bitmap offset: in force or beyond it */
+extern u16 *arch_iomap_base;                /* this CPU's TSS's bitmap offset: in force or beyond it */
 extern const u16 arch_iomap_on, arch_iomap_off;
 
 /*
@@ -119,8 +111,6 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
  */
 static inline void arch_io_follow(const struct space *s)
 {
-	if (CONFIG_SMP && unlikely(arch_gs_page != user_gs_page))
-		return;                     /* ports only on the boot processor (its TSS) */
 	if (!s->io_any) {
 		*arch_iomap_base = arch_iomap_off;
 		arch_io_on = 0;
@@ -168,12 +158,15 @@ static inline void arch_switch_user(struct tcb *prev, struct tcb *next)
 	arch_switch_fpu(prev, next);
 }
 
-/* The same on the boot CPU only (the fastpaths). */
-static inline void arch_switch_user_boot(struct tcb *prev, struct tcb *next)
+/*
+ * The same with this CPU's RSP0 and %gs page given (the fastpaths: the boot
+ * CPU's at fixed addresses, the others' through arch_tss_rsp0 and arch_gs_page).
+ */
+static inline void arch_switch_user_on(word_t *rsp0, u64 *gs, struct tcb *prev, struct tcb *next)
 {
 	const struct space *s = next->space;
 	arch_switch_segments(prev, next);
-	arch_switch_space_on(arch_boot_rsp0, user_gs_page, next, s);
+	arch_switch_space_on(rsp0, gs, next, s);
 	arch_switch_fpu(prev, next);
 }
 

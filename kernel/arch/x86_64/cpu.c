@@ -68,7 +68,7 @@ extern char isr_table[];
 extern char syscall_entry[], syscall32_entry[];
 extern char lapic_isr_timer[], lapic_isr_wake[], lapic_isr_spurious[];
 
-static void io_enable(const struct space *s);
+static void io_enable(unsigned i, const struct space *s);
 
 /* One processor's GDT with its TSS (IST stacks for #DF and NMI, every port denied), loaded. */
 static void gdt_init(u64 *g, struct tss *tss, u8 (*ist)[4096])
@@ -181,7 +181,7 @@ static void syscall_init(void)
 void arch_cpu_init(void)
 {
 	gdt_init(gdt, &cpu_tss, ist_stacks);
-	io_enable(NULL);
+	io_enable(0, NULL);
 	idt_init();
 	arch_pic_init();
 	fpu_init();
@@ -193,7 +193,7 @@ void arch_cpu_init(void)
 void arch_cpu_init_ap(unsigned index)
 {
 	gdt_init(ap_gdt[index], &ap_tss[index], ap_ist[index]);
-	ap_tss[index].iomap_base = arch_iomap_off;      /* no ports on the other processors */
+	ap_tss[index].iomap_base = arch_iomap_off;      /* no ports until a thread of a space with some runs */
 	ap_rsp0[index] = (word_t *)((u8 *)&ap_tss[index] + 4);
 	idt_load();
 	fpu_init();
@@ -212,10 +212,13 @@ void arch_smp_entry(void)
 	wrmsr(MSR_LSTAR, (u64)syscall_entry_smp);
 }
 
+static void io_globals(unsigned index);
+
 void arch_cpu_globals(unsigned index)
 {
 	arch_gs_page = index ? ap_gs_pages[index] : user_gs_page;
 	arch_tss_rsp0 = index ? ap_rsp0[index] : (word_t *)((u8 *)&cpu_tss + 4);
+	io_globals(index);
 }
 
 void arch_thread_moved(struct tcb *t, unsigned index)
@@ -234,52 +237,101 @@ void arch_set_utcb_pointer(word_t utcb)
 }
 
 /*
- * I/O permissions: the TSS bitmap (a set bit forbids a port) holds some
- * space's I/O fpages for ports 0..IO_PORTS-1.  Switching to a space without
- * ports only moves the TSS's bitmap offset past its limit (every port
- * denied); the bitmap is copied only when a different space with ports runs.
+ * I/O permissions: each processor's TSS bitmap (a set bit forbids a port)
+ * holds some space's I/O fpages for ports 0..IO_PORTS-1.  Switching to a
+ * space without ports only moves the TSS's bitmap offset past its limit
+ * (every port denied); the bitmap is copied only when a different space
+ * with ports runs.  A processor's state is in io_cpus; the lock holder's
+ * `loaded`, `on` and TSS offset are also the globals the inline switch
+ * reads (arch_io_loaded, arch_io_on, arch_iomap_base), and its `on` is
+ * read there (the inline switch changes only the global).  arch_cpu_globals
+ * moves them when another processor takes the lock.
  */
+struct io_cpu {
+	const struct space *loaded;     /* whose bitmap its TSS holds */
+	word_t top;                     /* bytes at the bitmap's start that may hold a clear bit (the rest are 0xff) */
+	u8 on;                          /* loaded's ports are in force */
+};
+static struct io_cpu io_cpus[CONFIG_MAX_CPUS];
+static unsigned io_holder;              /* whose state the globals hold */
 const struct space *arch_io_loaded;
 u8 arch_io_on;          /* arch_io_loaded's ports are in force (one byte: the switch's test) */
-u16 *const arch_iomap_base = (u16 *)((u8 *)&cpu_tss + offsetof(struct tss, iomap_base));
+u16 *arch_iomap_base = (u16 *)((u8 *)&cpu_tss + offsetof(struct tss, iomap_base));
 const u16 arch_iomap_on = offsetof(struct tss, iomap), arch_iomap_off = sizeof(cpu_tss);
 
-/* s's ports in force (s is arch_io_loaded), or none (NULL). */
-static void io_enable(const struct space *s)
+static struct tss *tss_of(unsigned i)
 {
-	cpu_tss.iomap_base = s ? arch_iomap_on : arch_iomap_off;
-	arch_io_on = s != NULL;
+	return i ? &ap_tss[i] : &cpu_tss;
 }
 
-/* Bytes at the start of the TSS bitmap that may hold a clear bit (the rest are 0xff). */
-static word_t io_loaded_top;
+/* Processor i's state with the holder's globals written back. */
+static struct io_cpu *io_of(unsigned i)
+{
+	if (i == io_holder) {
+		io_cpus[i].loaded = arch_io_loaded;
+		io_cpus[i].on = arch_io_on;
+	}
+	return &io_cpus[i];
+}
+
+/* After a change to io_cpus[i]: the holder's globals follow. */
+static void io_publish(unsigned i)
+{
+	if (i == io_holder) {
+		arch_io_loaded = io_cpus[i].loaded;
+		arch_io_on = io_cpus[i].on;
+	}
+}
+
+static void io_globals(unsigned index)
+{
+	io_of(io_holder);
+	io_holder = index;
+	arch_iomap_base = (u16 *)((u8 *)tss_of(index) + offsetof(struct tss, iomap_base));
+	io_publish(index);
+}
+
+/* On processor i: s's ports in force (s is its loaded space), or none (NULL). */
+static void io_enable(unsigned i, const struct space *s)
+{
+	tss_of(i)->iomap_base = s ? arch_iomap_on : arch_iomap_off;
+	io_of(i)->on = s != NULL;
+	io_publish(i);
+}
 
 /* Only the bytes either space uses are written: most spaces use the first 128 (ISA ports). */
-static void io_load(const struct space *s)
+static void io_load(unsigned i, const struct space *s)
 {
+	struct io_cpu *c = io_of(i);
+	u8 *map = tss_of(i)->iomap;
 	word_t top = s ? s->io_top : 0;
 	if (top)
-		arch_copy(cpu_tss.iomap, s->io_deny, top);
-	if (io_loaded_top > top) {             /* deny what the previous space had beyond ours */
-		u8 *d = cpu_tss.iomap + top;
-		word_t n = io_loaded_top - top;
+		arch_copy(map, s->io_deny, top);
+	if (c->top > top) {                     /* deny what the previous space had beyond ours */
+		u8 *d = map + top;
+		word_t n = c->top - top;
 		__asm__ __volatile__("rep stosb" : "+D"(d), "+c"(n) : "a"(0xff) : "memory");
 	}
-	io_loaded_top = top;
-	arch_io_loaded = s;
+	c->top = top;
+	c->loaded = s;
+	io_publish(i);
+}
+
+/* Processor i runs a thread of s: s's ports in force there. */
+static void io_switch_on(unsigned i, const struct space *s)
+{
+	if (!s || !s->io_any) {
+		io_enable(i, NULL);
+		return;
+	}
+	if (s != io_of(i)->loaded)
+		io_load(i, s);
+	io_enable(i, s);
 }
 
 void arch_io_switch(const struct space *s)
 {
-	if (CONFIG_SMP && arch_gs_page != user_gs_page)
-		return;                     /* the other processors' TSSs never grant ports */
-	if (!s || !s->io_any) {
-		io_enable(NULL);
-		return;
-	}
-	if (s != arch_io_loaded)
-		io_load(s);
-	io_enable(s);
+	io_switch_on(io_holder, s);
 }
 
 void arch_io_switch_current(void)
@@ -287,25 +339,45 @@ void arch_io_switch_current(void)
 	arch_io_switch(current->space);
 }
 
-/* Space s's port p changed (mapping.c): if its bitmap is loaded, follow it. */
-void arch_io_changed(const struct space *s, unsigned port)
+/* The page table processor i's CR3 holds (the holder's: arch_loaded_root). */
+static paddr_t io_root_on(unsigned i)
 {
-	if (s == arch_io_loaded) {
-		cpu_tss.iomap[port / 8] = s->io_deny[port / 8];
-		if (s->io_top > io_loaded_top)
-			io_loaded_top = s->io_top;
-	} else if (current && s == current->space && s->io_any)
-		arch_io_switch(s);
+	return i == io_holder ? arch_loaded_root : cpus[i].loaded_root;
 }
 
-/* Space s goes away: never keep its bitmap loaded. */
+/*
+ * Space s's port p changed (mapping.c).  Each processor's TSS has the
+ * ports of the space whose page table its CR3 holds in force (the switch
+ * follows the space only when CR3 changes, and the idle thread keeps the
+ * last one): every processor whose TSS holds s's bitmap follows it (the
+ * CPU reads the bitmap at every `in` and `out`, so a port taken away is
+ * gone when this returns), and one whose CR3 holds s's table gets s's
+ * ports in force.
+ */
+void arch_io_changed(const struct space *s, unsigned port)
+{
+	for (unsigned i = 0; i < cpu_count; i++) {
+		struct io_cpu *c = io_of(i);
+		if (s == c->loaded) {
+			tss_of(i)->iomap[port / 8] = s->io_deny[port / 8];
+			if (s->io_top > c->top)
+				c->top = s->io_top;
+		}
+		if (s->root == io_root_on(i) && s->io_any && !(c->loaded == s && c->on))
+			io_switch_on(i, s);
+	}
+}
+
+/* Space s goes away: no processor keeps its bitmap loaded. */
 void arch_io_forget(const struct space *s)
 {
-	if (s != arch_io_loaded)
-		return;
-	if (arch_io_on)
-		io_enable(NULL);
-	io_load(NULL);
+	for (unsigned i = 0; i < cpu_count; i++) {
+		if (s != io_of(i)->loaded)
+			continue;
+		if (io_cpus[i].on)
+			io_enable(i, NULL);
+		io_load(i, NULL);
+	}
 }
 
 /* rsp0 sits at byte 4 of the TSS, as the hardware wants it (x86 allows the misalignment) */

@@ -57,6 +57,23 @@
 	jmp return_to_user_or_kernel
 .endm
 
+/*
+ * The Ipc entry's part of the frame on the kernel stack whose top rsp0
+ * holds (or points at, indirect): RIP, RFLAGS, RSP (carried in RBP) and RAX.
+ */
+.macro IPC_FRAME rsp0, indirect=0
+	movq %rsp, %rbp
+	movq \rsp0, %rsp
+	.if \indirect                  /* rsp0 holds where RSP0 is */
+	movq (%rsp), %rsp
+	.endif
+	subq $TF_WORDS*8, %rsp
+	movq %rcx, TF_RIP*8(%rsp)
+	movq %r11, TF_RFLAGS*8(%rsp)
+	movq %rbp, TF_RSP*8(%rsp)
+	movq %rax, TF_RAX*8(%rsp)
+.endm
+
 /* Jump to label if the frame's RIP is not canonical (bits 63..47 not all equal); reg is clobbered. */
 .macro JNONCANONICAL_RIP reg, label
 	movq TF_RIP*8(%rsp), \reg
@@ -73,7 +90,22 @@
  * one processor the lock is never taken and the store changes nothing.
  */
 .macro BKL_RELEASE
-	movl $-1, bkl_owner(%rip)
+	movb $0, bkl_word(%rip)
+.endm
+
+/*
+ * Processor k's Ipc entry takes the big kernel lock (smp.h): one cmpxchg
+ * when it is free, nobody waits and k held it last, else smp_lock_ipc
+ * (which keeps every register but RDI).  RAX is in the frame already.
+ */
+.macro BKL_TAKE k
+	movl $(\k << 16), %eax
+	movl $((\k << 16) | (\k + 1)), %edi
+	lock cmpxchgl %edi, bkl_word(%rip)
+	je 1f
+	movl $\k, %edi
+	call smp_lock_ipc               /* below the frame: its CS and SS words stay as they are */
+1:
 .endm
 
 .macro ISR_NOERR vec
@@ -169,8 +201,9 @@ syscall_common:
 	/*
 	 * The boot CPU's `syscall` while several processors run threads
 	 * (arch_smp_entry): the Ipc fastpath takes the big kernel lock first,
-	 * on the thread's kernel stack (smp_lock_boot keeps every register);
-	 * the other calls take it in syscall_dispatch.
+	 * on the thread's kernel stack, with the frame's RIP, RFLAGS, RSP and
+	 * RAX stored (what ExchangeRegisters may read or change while we wait
+	 * for the lock, parked); the other calls take it in syscall_dispatch.
 	 */
 	.align 16
 	.globl syscall_entry_smp
@@ -178,31 +211,11 @@ syscall_entry_smp:
 	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
 	cmpq $USTUB_IPC_RETURN, %rcx
 	jne syscall_common
-	movq %rsp, %rbp
-	movq cpu_tss+4(%rip), %rsp
-	subq $TF_WORDS*8, %rsp
-	/* what ExchangeRegisters may read or change while we wait for the lock (parked) */
-	movq %rcx, TF_RIP*8(%rsp)
-	movq %r11, TF_RFLAGS*8(%rsp)
-	movq %rbp, TF_RSP*8(%rsp)
-	/* free, nobody waiting: take it (RDI carries nothing into the fastpath) */
-	movq %rax, TF_RAX*8(%rsp)
-	movl bkl_next(%rip), %eax
-	cmpl %eax, bkl_serving(%rip)
-	jne 1f
-	movl $-1, %eax
-	xorl %edi, %edi
-	lock cmpxchgl %edi, bkl_owner(%rip)
-	jne 1f
-	movq TF_RAX*8(%rsp), %rax
-	cmpl $0, bkl_last(%rip)         /* another held it last: its globals go, ours come */
-	jne 2f
-	jmp ipc_entry_framed
-1:	movq TF_RAX*8(%rsp), %rax
-	call smp_lock_boot              /* below the frame: its CS and SS words stay as they are */
-	jmp ipc_entry_framed
-2:	call smp_locked_boot
-	jmp ipc_entry_framed
+	IPC_FRAME cpu_tss+4(%rip)
+	BKL_TAKE 0
+	movq %r10, TF_R10*8(%rsp)
+	call ipc_fastpath
+	jmp ipc_not_fast
 	.else
 	jmp syscall_common
 	.endif
@@ -246,14 +259,7 @@ syscall32_entry:
 	 */
 #define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
-	movq %rsp, %rbp
-	movq cpu_tss+4(%rip), %rsp
-	subq $TF_WORDS*8, %rsp
-	movq %rcx, TF_RIP*8(%rsp)
-	movq %r11, TF_RFLAGS*8(%rsp)
-	movq %rbp, TF_RSP*8(%rsp)
-ipc_entry_framed:
-	movq %rax, TF_RAX*8(%rsp)
+	IPC_FRAME cpu_tss+4(%rip)
 	movq %r10, TF_R10*8(%rsp)
 	call ipc_fastpath
 	jmp ipc_not_fast
@@ -285,14 +291,15 @@ ipc_fastpath_typed:
 ipc_not_fast:
 	cmpq $1, %rax
 	jne exc_reply_exit
+	movq user_gs_page(%rip), %rcx   /* the caller's UTCB pointer (word 0 of this CPU's %gs page) */
+ipc_not_fast_utcb:
+	movq %rcx, TF_RDI*8(%rsp)
 	movq %rbx, TF_RBX*8(%rsp)
 	movq %rbp, TF_RBP*8(%rsp)
 	movq %r12, TF_R12*8(%rsp)
 	movq %r13, TF_R13*8(%rsp)
 	movq %r14, TF_R14*8(%rsp)
 	movq %r15, TF_R15*8(%rsp)
-	movq user_gs_page(%rip), %rcx
-	movq %rcx, TF_RDI*8(%rsp)
 	movq TF_RIP*8(%rsp), %rcx
 	movq %rcx, TF_RCX*8(%rsp)
 	movq TF_RFLAGS*8(%rsp), %r11
@@ -422,11 +429,16 @@ lapic_isr_wake:
 	jmp trap_common
 
 	/*
-	 * `syscall` on processor k > 0 (its LSTAR; cpu.c): as syscall_entry,
-	 * with its own user-RSP slot and its TSS's RSP0 (through ap_rsp0[k]),
-	 * and always the common path: the fastpaths run on the boot CPU only.
+	 * `syscall` on processor k > 0 (its LSTAR; cpu.c): as syscall_entry_smp,
+	 * with its own user-RSP slot and its TSS's RSP0 (through ap_rsp0[k]).
+	 * Its Ipc fastpath is the second copy (ipc_fast_ap.c), whose functions
+	 * find this CPU's TSS and %gs page through the lock holder's globals.
 	 */
 .macro AP_SYSCALL k, cs, vec, ipadj
+	.if \vec == VEC_SYSCALL && CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
+	cmpq $USTUB_IPC_RETURN, %rcx
+	je ap_ipc_\k
+	.endif
 	movq %rsp, ap_user_rsp+8*\k(%rip)
 	movq ap_rsp0+8*\k(%rip), %rsp
 	movq (%rsp), %rsp
@@ -447,7 +459,31 @@ lapic_isr_wake:
 	jmp trap_common
 	.endif
 .endm
+.macro AP_IPC k
+ap_ipc_\k:
+	IPC_FRAME ap_rsp0+8*\k(%rip), 1
+	BKL_TAKE \k
+	movq %r10, TF_R10*8(%rsp)
+	call ipc_fastpath_ap
+	jmp ipc_not_fast_ap
+.endm
+	/* What ipc_not_fast does, with this CPU's %gs page found through arch_gs_page. */
+ipc_not_fast_ap:
+	cmpq $1, %rax
+	jne exc_reply_exit
+	movq arch_gs_page(%rip), %rcx
+	movq (%rcx), %rcx
+	jmp ipc_not_fast_utcb
+	.globl ipc_fastpath_typed_ap
+ipc_fastpath_typed_ap:
+	movq %rbx, %rdi
+	jmp ipc_fastpath_string_ap
+
 	.irp k, 0, 1, 2, 3, 4, 5, 6, 7
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT
+	.align 16
+	AP_IPC \k
+	.endif
 	.align 16
 ap_syscall_\k:
 	AP_SYSCALL \k, SEL_UCODE, VEC_SYSCALL, 0

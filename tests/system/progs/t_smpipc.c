@@ -475,6 +475,179 @@ TEST_CASE("smpipc.delete_blocked", "deleting threads blocked in IPCs with a thre
 	EXPECT(pecan_kdb_check_kernel(&pool) == 0, "kernel invariants");
 }
 
+/* ---------- the fastpath on every processor ---------- */
+
+#define FP_PAIRS 3
+static L4_ThreadId_t fp_main, fp_srv[FP_PAIRS], fp_cl[FP_PAIRS];
+static volatile int fp_bad[FP_PAIRS], fp_done[FP_PAIRS];
+static volatile L4_Word_t fp_cpu[FP_PAIRS];
+
+/* Client i: on main's word, 40 Calls with each of 0..7 words to fp_srv[i]. */
+static void fp_client(void)
+{
+	int i = 0;
+	while (i < FP_PAIRS - 1 && fp_cl[i] != L4_MyGlobalId())
+		i++;
+	L4_Receive(fp_main);
+	fp_cpu[i] = my_cpu();
+	int bad = 0;
+	for (L4_Word_t u = 0; u < 8; u++)
+		bad += calls(fp_srv[i], 40, u);
+	fp_bad[i] = bad;
+	fp_done[i] = 1;
+	tt_park();
+}
+
+static L4_Word_t variant(void) { return *(volatile L4_Word_t *)PECAN_VARIANT_ADDR; }
+
+TEST_CASE("smpipc.fastpath_every_cpu",
+	  "pairs on cpu 1 and on cpu 2 Call each other while a pair Calls across cpus 3 and 0: all answers right, the same-cpu ones by the fastpath")
+{
+	static const L4_Word_t at[FP_PAIRS][2] = { { 1, 1 }, { 2, 2 }, { 3, 0 } };   /* client, server */
+	fp_main = L4_MyGlobalId();
+	for (int i = 0; i < FP_PAIRS; i++) {
+		fp_srv[i] = fresh();
+		fp_cl[i] = fresh();
+		fp_done[i] = 0;
+		EXPECT(tt_start_local(fp_srv[i], echo) && to_cpu(fp_srv[i], at[i][1] % nprocs()), "server %d", i);
+		EXPECT(tt_start_local(fp_cl[i], fp_client) && to_cpu(fp_cl[i], at[i][0] % nprocs()), "client %d", i);
+	}
+	L4_Sleep(5000);                             /* every client waits for our word on its processor */
+	L4_Word_t before = pecan_counter(PECAN_CTR_fastpath_ipcs);
+	for (int i = 0; i < FP_PAIRS; i++) {
+		L4_SetMR(0, 0);
+		EXPECT(!L4_IpcFailed(L4_Send(fp_cl[i])), "go to client %d", i);
+	}
+	TT_WAIT(fp_done[0] && fp_done[1] && fp_done[2], 30000);
+	L4_Word_t fast = pecan_counter(PECAN_CTR_fastpath_ipcs) - before;
+	for (int i = 0; i < FP_PAIRS; i++)
+		EXPECT(fp_done[i] && fp_bad[i] == 0 && fp_cpu[i] == at[i][0] % nprocs(),
+		       "pair %d: done %d, %d of 320 wrong, client on cpu %lu", i, fp_done[i], fp_bad[i], fp_cpu[i]);
+	/* the two same-cpu pairs make 1,280 IPCs; processors other than 0 once took none fast */
+	L4_Word_t v = variant(), build = *(volatile L4_Word_t *)PECAN_BUILD_ADDR;
+	if ((build & 3) == 3 && v != PECAN_VARIANT_FSLQ && v != PECAN_VARIANT_FSEQ)
+		EXPECT(fast >= 1000, "only %lu fastpath IPCs", fast);
+	for (int i = 0; i < FP_PAIRS; i++) {
+		tt_kill(fp_cl[i]);
+		tt_kill(fp_srv[i]);
+	}
+	L4_Word_t pool = 0;
+	EXPECT(pecan_kdb_check_kernel(&pool) == 0, "kernel invariants");
+}
+
+/* ---------- two threads delete each other ---------- */
+
+static L4_ThreadId_t md_ids[2];
+static volatile int md_go, md_done[2], md_ready[2];
+/*
+ * Two thread numbers and stacks of their own for all rounds (a new version
+ * each round): tt_stack's ring of 48 would come round to stacks still in
+ * use, the test pager's among them.
+ */
+static char md_stacks[2][TT_STACK_SIZE] __attribute__((aligned(16)));
+static int md_slot = -1;
+
+
+/* On md_go, delete the other one; done: 1 if that worked, 2 if it did not. */
+static void mutual_deleter(void)
+{
+	int me = md_ids[1] == L4_MyGlobalId();
+	md_ready[me] = 1;
+	while (!md_go)
+		;
+	md_done[me] = tt_kill(md_ids[1 - me]) ? 1 : 2;
+	tt_park();
+}
+
+static int md_start(int k, L4_Word_t version)
+{
+	L4_ThreadId_t me = L4_MyGlobalId();
+	md_ids[k] = tt_id(md_slot + k, (int)version);
+	return L4_ThreadControl(md_ids[k], me, me, me, tt_utcb(md_ids[k])) &&
+	       tt_send_start(md_ids[k], mutual_deleter, (L4_Word_t)md_stacks[k] + TT_STACK_SIZE - 8) &&
+	       to_cpu(md_ids[k], (L4_Word_t)(1 + k) % nprocs());
+}
+
+TEST_CASE("smpipc.mutual_delete",
+	  "two threads on cpus 1 and 2 delete each other at once, 20 times: each time exactly one wins and returns")
+{
+	if (md_slot < 0) {
+		md_slot = slot;
+		slot += 2;
+	}
+	for (int round = 0; round < 20; round++) {
+		md_go = md_done[0] = md_done[1] = md_ready[0] = md_ready[1] = 0;
+		for (int k = 0; k < 2; k++)
+			EXPECT(md_start(k, (L4_Word_t)round + 1), "deleter %d", k);
+		TT_WAIT(md_ready[0] && md_ready[1], 2000);
+		md_go = 1;
+		TT_WAIT(md_done[0] || md_done[1], 3000);
+		L4_Sleep(2000);                     /* time for the loser to return too, if it wrongly could */
+		EXPECT((md_done[0] == 1) + (md_done[1] == 1) == 1 && md_done[0] + md_done[1] == 1,
+		       "round %d: done %d and %d", round, md_done[0], md_done[1]);
+		tt_kill(md_ids[0]);
+		tt_kill(md_ids[1]);
+		if (md_done[0] + md_done[1] != 1)
+			break;
+	}
+	L4_Word_t pool = 0;
+	EXPECT(pecan_kdb_check_kernel(&pool) == 0, "kernel invariants");
+}
+
+/* ---------- I/O ports on every processor ---------- */
+
+#define COM2_SCR 0x2ff          /* the second UART's scratch register: reads back what was written */
+static L4_ThreadId_t io_srv;
+static volatile int io_done, io_bad, io_echo_bad;
+static volatile L4_Word_t io_cpu;
+
+static void port_out(unsigned char v) { __asm__ __volatile__("outb %b0, %w1" : : "a"(v), "d"(COM2_SCR)); }
+static unsigned char port_in(void)
+{
+	unsigned char v;
+	__asm__ __volatile__("inb %w1, %b0" : "=a"(v) : "d"(COM2_SCR));
+	return v;
+}
+
+/* 50 writes and reads of the scratch register, each after a Call to a space without ports. */
+static void port_user(void)
+{
+	io_cpu = my_cpu();
+	int bad = 0, echo_bad = 0;
+	for (int k = 0; k < 50; k++) {
+		echo_bad += calls(io_srv, 1, 1);        /* the processor switches to it and back */
+		unsigned char v = (unsigned char)(io_cpu * 50 + (L4_Word_t)k);
+		port_out(v);
+		bad += port_in() != v;
+	}
+	io_bad = bad;
+	io_echo_bad = echo_bad;
+	io_done = 1;
+	tt_park();
+}
+
+TEST_CASE("smpipc.io_ports", "a thread of a space with I/O ports uses them on cpus 1, 2 and 3, switching to a space without ports between accesses")
+{
+	port_out(0x5a);
+	EXPECT(port_in() == 0x5a, "the scratch register on cpu 0");
+	for (L4_Word_t cpu = 1; cpu < nprocs(); cpu++) {
+		L4_ThreadId_t srv = fresh(), t = fresh();
+		io_srv = srv;
+		io_done = 0;
+		io_cpu = ~0UL;
+		EXPECT(tt_start_space(srv, echo) && to_cpu(srv, cpu), "echo server on cpu %lu", cpu);
+		EXPECT(tt_start_local(t, port_user) && to_cpu(t, cpu), "port user on cpu %lu", cpu);
+		TT_WAIT(io_done, 5000);
+		EXPECT(io_done && io_bad == 0 && io_echo_bad == 0 && io_cpu == cpu,
+		       "on cpu %lu: done %d, %d of 50 reads wrong, %d echoes wrong, ran on %lu", cpu, io_done, io_bad,
+		       io_echo_bad, io_cpu);
+		tt_kill(t);
+		tt_kill(srv);
+	}
+	port_out(0xa5);
+	EXPECT(port_in() == 0xa5, "the scratch register on cpu 0 afterwards");
+}
+
 /* ---------- bad input ---------- */
 
 static volatile L4_Word_t foreign_res = 7, foreign_err;
