@@ -97,7 +97,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run run-busybox test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
+.PHONY: all deps run run-busybox test test-smp soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -123,6 +123,13 @@ debug: deps all
 TEST_JOBS ?= $(shell nproc)
 test: deps all
 	$(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist loadfile tests
+
+# `make test-smp` (not part of `make test`, which stays on one processor): the same
+# suite with every boot that names no processor count on SMP_CPUS processors
+# (PECAN_SMP, read by tools/run; docs/testing.md).
+SMP_CPUS ?= 4
+test-smp:
+	$(MAKE) test PECAN_SMP=$(SMP_CPUS)
 
 clean:
 	rm -rf $(BUILD)

@@ -69,7 +69,7 @@ def test_kernel_suites_on_four_processors(program, kernel):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_one_processor_keeps_the_8259(kernel):
-    r = boot(kernel=kernel)
+    r = boot(kernel=kernel, smp=1)
     assert r.rc == 0 and r.line_index(r"^pecan: 1 processor online$") >= 0, r.tail()
     assert r.line_index(r"I/O APIC") < 0, r.tail()
 
