@@ -109,3 +109,14 @@ def test_threads_on_four_processors(case_id, kernel, icount):
     assert r.line_index(r"^t_smpipc: 4 processors$") >= 0, r.tail()
     r.check_case(case_id)
     assert r.line_index(r"^t_smpipc: kernel check 0$") >= 0 and r.rc == 0, r.tail()
+
+
+# lx's home processors (issue 26, item 5): tests/lx/affinity (it passes natively too) under lx on
+# four processors: sched_setaffinity moves threads, getcpu follows, threads and children inherit.
+def test_lx_affinity_on_four_processors():
+    r = boot(root="servers/lx.elf", modules=(os.path.join(BUILD, "lx", "rootfs.cpio"),), smp=4,
+             keys="/tests/affinity\nnproc; cat /sys/devices/system/cpu/online\nexit\n", timeout=300)
+    fails = [l for l in r.lines if l.startswith("FAIL")]
+    assert not fails and r.line_index(r"^affinity done, 0 failed$") >= 0, r.tail(40)
+    assert r.line_index(r"^skip moves") < 0, r.tail(40)
+    assert r.line_index(r"^4$") >= 0 and r.line_index(r"^0-3$") >= 0, r.tail(40)
