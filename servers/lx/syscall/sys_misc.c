@@ -587,7 +587,7 @@ long sys_getcpu(struct thread *t, u64 cpu, u64 node, u64 a2, u64 a3, u64 a4, u64
 long sys_membarrier(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)t; NOARGS;
-	return a0 == 0 ? 0 : -LX_EINVAL;            /* QUERY: no commands (one CPU) */
+	return a0 == 0 ? 0 : -LX_EINVAL;            /* QUERY: no command is offered */
 }
 
 /* --- randomness: xorshift seeded from the TSC; not cryptographic --- */
