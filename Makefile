@@ -143,12 +143,14 @@ soak: deps all lx $(BUILD)/mungi/t_mungi.elf
 
 # `make fuzz` (not part of `make test`): t_fuzz with FUZZ_CALLS hostile calls
 # on FUZZ_KERNELS, printing the kernel's invariant checks (docs/testing.md).
-# FUZZ_FLAGS turns on categories that need fixes from other branches.
+# FUZZ_FLAGS turns on categories that need fixes from other branches.  PECAN_SMP=4
+# runs it on four processors (the hostile tasks on 1-3), FUZZ_ICOUNT=1 under icount.
 FUZZ_CALLS   ?= 1000000
 FUZZ_KERNELS ?= dslq dslq-nofast
 FUZZ_FLAGS   ?=
+FUZZ_ICOUNT  ?= 0
 fuzz: deps all $(BUILD)/tests/fuzz_long.elf
-	FUZZ_PROGRAM=tests/fuzz_long.elf FUZZ_KERNELS="$(FUZZ_KERNELS)" \
+	FUZZ_PROGRAM=tests/fuzz_long.elf FUZZ_KERNELS="$(FUZZ_KERNELS)" FUZZ_ICOUNT=$(FUZZ_ICOUNT) \
 		$(PYTHON) -m pytest -q -s tests/system/test_fuzz.py
 
 # --- kernel ---
