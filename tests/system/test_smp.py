@@ -112,11 +112,15 @@ def test_threads_on_four_processors(case_id, kernel, icount):
 
 
 # lx's home processors (issue 26, item 5): tests/lx/affinity (it passes natively too) under lx on
-# four processors: sched_setaffinity moves threads, getcpu follows, threads and children inherit.
+# four processors: sched_setaffinity moves threads, getcpu follows, threads and children inherit;
+# a signal stops a loop that spins on processor 1 (lx's signal thread is on processor 0).
 def test_lx_affinity_on_four_processors():
+    spin = "taskset 2 sh -c 'while :; do :; done' & p=$!; sleep 1; kill $p; wait $p; echo st=$?\n"
     r = boot(root="servers/lx.elf", modules=(os.path.join(BUILD, "lx", "rootfs.cpio"),), smp=4,
-             keys="/tests/affinity\nnproc; cat /sys/devices/system/cpu/online\nexit\n", timeout=300)
+             keys="/tests/affinity\nnproc; cat /sys/devices/system/cpu/online\n" + spin + "exit\n",
+             timeout=300)
     fails = [l for l in r.lines if l.startswith("FAIL")]
     assert not fails and r.line_index(r"^affinity done, 0 failed$") >= 0, r.tail(40)
     assert r.line_index(r"^skip moves") < 0, r.tail(40)
     assert r.line_index(r"^4$") >= 0 and r.line_index(r"^0-3$") >= 0, r.tail(40)
+    assert r.line_index(r"^st=143$") >= 0, r.tail(40)
