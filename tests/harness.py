@@ -19,8 +19,6 @@ import pytest
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 RUN = os.path.join(TOP, "tools", "run")
-# Processors of every boot that names none (tools/run reads the same variable).
-SMP = int(os.environ.get("PECAN_SMP") or 1)
 
 CASE_RE = re.compile(r'TEST_CASE\("([^"]+)",\s*"([^"]+)"\)')
 LINE_RE = re.compile(r"^TEST (\S+) (.*?): (ok|FAIL)(?: (.*))?$")
