@@ -26,7 +26,7 @@ static bool wait_for(volatile u64 *v, u64 at_least, u64 timeout_us)
 	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < at_least) {
 		if (arch_clock_us() > end)
 			return false;
-		arch_spin_a_while();
+		arch_cpu_relax();
 	}
 	return true;
 }
@@ -42,7 +42,7 @@ static bool start_one(unsigned i)
 			printk("pecan: cpu %u (apic %u) did not start\n", i, cpus[i].hw_id);
 			return false;
 		}
-		arch_spin_a_while();
+		arch_cpu_relax();
 	}
 	return true;
 }
