@@ -6,8 +6,8 @@
 (FUZZ_PROGRAM) on FUZZ_KERNELS and prints the kernel's invariant checks.
 Without FUZZ_PROGRAM in the environment it is skipped.  FUZZ_ICOUNT=1 boots
 under icount (QEMU runs the processors of a PECAN_SMP boot round-robin on one
-host thread; docs/testing.md says why a multi-threaded 4-processor run needs
-free host cores).
+host thread; docs/testing.md says why a multi-threaded 4-processor run stalls
+on a loaded host).
 """
 import os
 import re
