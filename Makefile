@@ -97,7 +97,7 @@ PROG_OUT = $(BUILD)/prog/$(basename $(notdir $(SRC))).elf
 ORDINARY_PROGS := $(patsubst tests/system/ordinary/%.c,$(BUILD)/prog/%.elf,\
 	$(wildcard tests/system/ordinary/*.c))
 
-.PHONY: all deps run run-busybox test soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
+.PHONY: all deps run run-busybox test test-smp soak fuzz debug clean bench-ipc bench-kernel bench-vm bench-l4pipe bench-scale prog
 # keep object files of pattern-built programs (make would delete them as intermediates)
 .SECONDARY:
 all: $(LX) $(KERNEL) $(BUILD)/kernel.elf $(VARIANT_KERNELS) $(SERVERS) $(TPROGS) $(HOSTTESTS) $(LIBL4) \
@@ -124,6 +124,13 @@ TEST_JOBS ?= $(shell nproc)
 test: deps all
 	$(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist loadfile tests
 
+# `make test-smp` (not part of `make test`, which stays on one processor): the same
+# suite with every boot that names no processor count on SMP_CPUS processors
+# (PECAN_SMP, read by tools/run; docs/testing.md).
+SMP_CPUS ?= 4
+test-smp:
+	$(MAKE) test PECAN_SMP=$(SMP_CPUS)
+
 clean:
 	rm -rf $(BUILD)
 
@@ -136,12 +143,14 @@ soak: deps all lx $(BUILD)/mungi/t_mungi.elf
 
 # `make fuzz` (not part of `make test`): t_fuzz with FUZZ_CALLS hostile calls
 # on FUZZ_KERNELS, printing the kernel's invariant checks (docs/testing.md).
-# FUZZ_FLAGS turns on categories that need fixes from other branches.
+# FUZZ_FLAGS turns on categories that need fixes from other branches.  PECAN_SMP=4
+# runs it on four processors (the hostile tasks on 1-3), FUZZ_ICOUNT=1 under icount.
 FUZZ_CALLS   ?= 1000000
 FUZZ_KERNELS ?= dslq dslq-nofast
 FUZZ_FLAGS   ?=
+FUZZ_ICOUNT  ?= 0
 fuzz: deps all $(BUILD)/tests/fuzz_long.elf
-	FUZZ_PROGRAM=tests/fuzz_long.elf FUZZ_KERNELS="$(FUZZ_KERNELS)" \
+	FUZZ_PROGRAM=tests/fuzz_long.elf FUZZ_KERNELS="$(FUZZ_KERNELS)" FUZZ_ICOUNT=$(FUZZ_ICOUNT) \
 		$(PYTHON) -m pytest -q -s tests/system/test_fuzz.py
 
 # --- kernel ---

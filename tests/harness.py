@@ -91,7 +91,7 @@ def run_host(binary, timeout=120):
 @functools.lru_cache(maxsize=None)
 def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False, kernel=None,
          nmi_every=0, deadlock_poweroff=True, keys=None, mem=None, root_args="", disk=None,
-         smp=1):
+         smp=None):
     """Boot Pecan once per distinct configuration; paths are relative to BUILD.
 
     kernel: a test-kernel name (Makefile TEST_KERNELS, e.g. "fseq" or
@@ -101,7 +101,8 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
     instead of halting in the kernel debugger.  keys: text piped into the
     serial console.  mem: guest RAM in MiB.  root_args: the root task's
     command line after its path.  disk: a disk image to attach (a path).
-    smp: processors (QEMU -smp)."""
+    smp: processors (QEMU -smp); None leaves it to tools/run's default, PECAN_SMP
+    (`make test-smp`), so only a boot that needs a count names one."""
     cmd = [RUN, "--timeout", str(timeout)]
     if kernel:
         cmd += ["--kernel", os.path.join(BUILD, "kernels", kernel, "pecan.bin")]
@@ -124,7 +125,7 @@ def boot(root=None, sigma0=None, modules=(), append="", timeout=60, icount=False
         cmd += ["--root-args", root_args]
     if disk:
         cmd += ["--disk", disk]
-    if smp != 1:
+    if smp is not None:
         cmd += ["--smp", str(smp)]
     p = run_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                   stdin=subprocess.PIPE if keys else subprocess.DEVNULL, input=keys,

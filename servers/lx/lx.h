@@ -53,6 +53,7 @@ typedef uint32_t u32;
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
 #define STUB_SIGNAL_OFF  0x40                    /* lx_stub_signal in the stub page (l4/stub.S) */
 #define LX_MAX_PROCS     1200
+#define LX_MAX_CPUS      64             /* affinity masks are one word (proc/cpu.c) */
 #define LX_CMDLINE_MAX   4096                    /* lx's boot command line, NUL included */
 #define LX_RLIMIT_CPU    0
 #define LX_RLIMIT_FSIZE  1
@@ -198,6 +199,10 @@ struct thread {
 	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */
 	int lock_blocker;
 	bool seccomp_strict;            /* syscall/sys_sys.c: only read, write, exit, rt_sigreturn */
+	/* home processor and affinity (proc/cpu.c); rseq: its registered area, 0 = none */
+	uint8_t cpu;
+	u64 cpus_allowed;
+	u64 rseq;
 };
 
 struct proc {

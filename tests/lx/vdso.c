@@ -278,6 +278,13 @@ static void getcpu_check(void)
 	check("vDSO getcpu: 0..nproc-1", (long)cpu < n, 1, 0);
 	int c = sched_getcpu();
 	check("sched_getcpu: 0..nproc-1", c >= 0 && c < n, 1, 0);
+	cpu_set_t old, last;
+	CPU_ZERO(&last);
+	CPU_SET(n - 1, &last);
+	if (sched_getaffinity(0, sizeof(old), &old) || sched_setaffinity(0, sizeof(last), &last))
+		return;                 /* a mask that excludes the last processor: nothing to check */
+	check("vDSO getcpu after sched_setaffinity", vd.getcpu(&cpu, NULL, NULL) == 0 && cpu == n - 1, 1, 0);
+	sched_setaffinity(0, sizeof(old), &old);
 }
 
 /* --- processes --- */

@@ -17,8 +17,8 @@ from harness import BUILD, RUN, kill_group, run_group
 PROG = os.path.join(BUILD, "prog")
 
 
-def dry_run(*args):
-    p = subprocess.run([RUN, "--dry-run", *args], capture_output=True, text=True)
+def dry_run(*args, env=None):
+    p = subprocess.run([RUN, "--dry-run", *args], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -58,6 +58,17 @@ def test_gdb_and_modules():
     assert "/" not in initrd, initrd
     assert "-icount" not in cmd
     assert "-gdb tcp:127.0.0.1:4321 -S" in dry_run("--gdb", "--gdb-port", "4321")
+
+
+def test_processor_count_from_the_environment():
+    """PECAN_SMP (make test-smp) sets the processors of a boot that names none."""
+    env = {k: v for k, v in os.environ.items() if k != "PECAN_SMP"}
+    assert "-smp" not in dry_run(env=env)
+    assert " -smp 4" in dry_run(env=dict(env, PECAN_SMP="4"))
+    assert "-smp" not in dry_run("--smp", "1", env=dict(env, PECAN_SMP="4"))
+    assert " -smp 2" in dry_run("--smp", "2", env=dict(env, PECAN_SMP="4"))
+    p = run("--dry-run", env=dict(env, PECAN_SMP="four"))
+    assert p.returncode == 102 and "PECAN_SMP wants a processor count" in p.stderr, p.stderr
 
 
 def test_help_lists_exit_codes():

@@ -69,7 +69,7 @@ def test_kernel_suites_on_four_processors(program, kernel):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_one_processor_keeps_the_8259(kernel):
-    r = boot(kernel=kernel)
+    r = boot(kernel=kernel, smp=1)
     assert r.rc == 0 and r.line_index(r"^pecan: 1 processor online$") >= 0, r.tail()
     assert r.line_index(r"I/O APIC") < 0, r.tail()
 
@@ -109,3 +109,18 @@ def test_threads_on_four_processors(case_id, kernel, icount):
     assert r.line_index(r"^t_smpipc: 4 processors$") >= 0, r.tail()
     r.check_case(case_id)
     assert r.line_index(r"^t_smpipc: kernel check 0$") >= 0 and r.rc == 0, r.tail()
+
+
+# lx's home processors (issue 26, item 5): tests/lx/affinity (it passes natively too) under lx on
+# four processors: sched_setaffinity moves threads, getcpu follows, threads and children inherit;
+# a signal stops a loop that spins on processor 1 (lx's signal thread is on processor 0).
+def test_lx_affinity_on_four_processors():
+    spin = "taskset 2 sh -c 'while :; do :; done' & p=$!; sleep 1; kill $p; wait $p; echo st=$?\n"
+    r = boot(root="servers/lx.elf", modules=(os.path.join(BUILD, "lx", "rootfs.cpio"),), smp=4,
+             keys="/tests/affinity\nnproc; cat /sys/devices/system/cpu/online\n" + spin + "exit\n",
+             timeout=300)
+    fails = [l for l in r.lines if l.startswith("FAIL")]
+    assert not fails and r.line_index(r"^affinity done, 0 failed$") >= 0, r.tail(40)
+    assert r.line_index(r"^skip moves") < 0, r.tail(40)
+    assert r.line_index(r"^4$") >= 0 and r.line_index(r"^0-3$") >= 0, r.tail(40)
+    assert r.line_index(r"^st=143$") >= 0, r.tail(40)

@@ -206,6 +206,18 @@ static inline void arch_cpu_relax(void)
 {
 	__asm__ __volatile__("pause" : : : "memory");
 }
+/*
+ * One turn of a wait on the clock: a thousand plain iterations, then
+ * `pause`.  Under -icount guest time advances only as instructions run, and
+ * each `pause` or RDTSC makes TCG leave its translated code; a turn of a few
+ * instructions made a 10 ms wait (the INIT IPI's) cost seconds of host time.
+ */
+static inline void arch_spin_a_while(void)
+{
+	for (int i = 0; i < 1000; i++)
+		__asm__ __volatile__("" : : : "memory");
+	arch_cpu_relax();
+}
 u64 arch_clock_us(void);                 /* monotonic microseconds since boot */
 u64 arch_tsc_per_us(void);               /* the calibrated time-stamp counter rate */
 void arch_timer_init(word_t tick_us);    /* periodic tick calling timer_tick() */

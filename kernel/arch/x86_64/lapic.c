@@ -43,7 +43,7 @@ void udelay(word_t us)
 {
 	u64 end = rdtsc() + us * arch_tsc_per_us();
 	while (rdtsc() < end)
-		arch_cpu_relax();
+		arch_spin_a_while();
 }
 
 /*

@@ -906,31 +906,46 @@ static void cpuid(u32 leaf, u32 r[4])
 	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
 }
 
-/* One processor (lx runs every process on processor 0), described by CPUID. */
+/* CPUID's identification of this processor (all are the same model), once. */
+struct cpu_ident { u32 vendor[4], brand[13], family, model, stepping, ecx; };
+
+static void cpu_ident(struct cpu_ident *id)
+{
+	u32 r[4];
+	*id = (struct cpu_ident){ 0 };
+	cpuid(0, r);
+	id->vendor[0] = r[1], id->vendor[1] = r[3], id->vendor[2] = r[2];
+	cpuid(0x80000000, r);
+	for (u32 i = 0; r[0] >= 0x80000004 && i < 3; i++)
+		cpuid(0x80000002 + i, &id->brand[i * 4]);
+	cpuid(1, r);
+	id->family = (r[0] >> 8 & 0xf) + ((r[0] >> 8 & 0xf) == 0xf ? (r[0] >> 20 & 0xff) : 0);
+	id->model = (r[0] >> 4 & 0xf) | ((r[0] >> 8 & 0xf) >= 6 ? (r[0] >> 12 & 0xf0) : 0);
+	id->stepping = r[0] & 0xf;
+	id->ecx = r[2];
+}
+
+/* One entry per processor the kernel lists (proc/cpu.c), each a core of one package. */
 static int show_cpuinfo(struct pbuf *b, struct pctx *c)
 {
 	(void)c;
-	u32 r[4], vendor[4] = { 0 }, brand[13] = { 0 };
-	cpuid(0, r);
-	vendor[0] = r[1], vendor[1] = r[3], vendor[2] = r[2];
-	cpuid(0x80000000, r);
-	for (u32 i = 0; r[0] >= 0x80000004 && i < 3; i++)
-		cpuid(0x80000002 + i, &brand[i * 4]);
-	cpuid(1, r);
-	u32 family = (r[0] >> 8 & 0xf) + ((r[0] >> 8 & 0xf) == 0xf ? (r[0] >> 20 & 0xff) : 0);
-	u32 model = (r[0] >> 4 & 0xf) | ((r[0] >> 8 & 0xf) >= 6 ? (r[0] >> 12 & 0xf0) : 0);
-	const char *name = (const char *)brand;
+	struct cpu_ident id;
+	cpu_ident(&id);
+	const char *name = (const char *)id.brand;
 	while (*name == ' ')
 		name++;
-	pf(b, "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
-	   "model name\t: %s\nstepping\t: %u\n", (const char *)vendor, family, model, name,
-	   r[0] & 0xf);
-	pf(b, "physical id\t: 0\nsiblings\t: 1\ncore id\t\t: 0\ncpu cores\t: 1\napicid\t\t: 0\n"
-	   "fpu\t\t: yes\nfpu_exception\t: yes\ncpuid level\t: %u\nwp\t\t: yes\n", r[0] ? 1u : 0u);
-	pf(b, "flags\t\t: fpu tsc cx8 cmov fxsr sse sse2 syscall nx lm%s%s%s\n",
-	   (r[2] & 1) ? " pni" : "", (r[2] >> 19 & 1) ? " sse4_1" : "", (r[2] >> 20 & 1) ? " sse4_2" : "");
-	pf(b, "clflush size\t: 64\ncache_alignment\t: 64\naddress sizes\t: 48 bits physical, "
-	   "48 bits virtual\npower management:\n\n");
+	for (unsigned i = 0, n = cpu_count(); i < n; i++) {
+		pf(b, "processor\t: %u\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
+		   "model name\t: %s\nstepping\t: %u\n", i, (const char *)id.vendor, id.family,
+		   id.model, name, id.stepping);
+		pf(b, "physical id\t: 0\nsiblings\t: %u\ncore id\t\t: %u\ncpu cores\t: %u\n"
+		   "apicid\t\t: %u\nfpu\t\t: yes\nfpu_exception\t: yes\nwp\t\t: yes\n", n, i, n, i);
+		pf(b, "flags\t\t: fpu tsc cx8 cmov fxsr sse sse2 syscall nx lm%s%s%s\n",
+		   (id.ecx & 1) ? " pni" : "", (id.ecx >> 19 & 1) ? " sse4_1" : "",
+		   (id.ecx >> 20 & 1) ? " sse4_2" : "");
+		pf(b, "clflush size\t: 64\ncache_alignment\t: 64\naddress sizes\t: 48 bits physical, "
+		   "48 bits virtual\npower management:\n\n");
+	}
 	return 0;
 }
 
@@ -1115,10 +1130,14 @@ static int show_net(struct pbuf *b, struct pctx *c)
 
 /* --- /sys --- */
 
+/* /sys/devices/system/cpu/{online,possible}: the processors the kernel lists. */
 static int show_cpus(struct pbuf *b, struct pctx *c)
 {
 	(void)c;
-	pf(b, "0\n");
+	if (cpu_count() > 1)
+		pf(b, "0-%u\n", cpu_count() - 1);
+	else
+		pf(b, "0\n");
 	return 0;
 }
 

@@ -585,6 +585,7 @@ bool start_init(const char *cmdline)
 		return false;
 	}
 	t->tid_linux = p->pid;
+	cpu_inherit(t, NULL);
 	long r = do_execve(t, a);
 	if (r != SYS_NOREPLY)
 		lx_log("lx: cannot run %s (error %ld)\n", a->path, -r);

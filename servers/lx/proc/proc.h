@@ -85,6 +85,12 @@ void cpu_limit_changed(struct proc *p);             /* RLIMIT_CPU was set */
 u64 cpu_next_check(void);                           /* RLIMIT_CPU's next check, 0 = none */
 void cpu_check(u64 now);
 
+/* proc/cpu.c: home processors and affinity masks */
+unsigned cpu_count(void);                           /* processors online (the KIP's) */
+u64 cpu_online_mask(void);
+void cpu_inherit(struct thread *n, const struct thread *from);   /* from NULL: init */
+long cpu_set_affinity(struct thread *t, u64 mask);  /* 0 or -EINVAL (no online CPU in it) */
+
 /* proc/proc.c */
 struct thread *sigthread_create(struct mm *mm);
 void sigthread_delete(struct mm *mm);

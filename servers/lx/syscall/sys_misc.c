@@ -546,44 +546,46 @@ long sys_prctl(struct thread *t, u64 op, u64 arg, u64 a2, u64 a3, u64 a4, u64 a5
 	return prctl_flag(t, (int)op, arg, a2, a3, a4);
 }
 
-/* A live thread with Linux thread ID tid (a pid names its process's first thread). */
-static bool tid_exists(int tid)
+/* The thread affinity calls name: 0 the caller, else a live thread by Linux thread ID. */
+static struct thread *affinity_target(struct thread *t, u64 tid)
 {
-	for (struct proc *p = procs; p; p = p->next_all)
-		for (struct thread *t = p->threads; t; t = t->next_in_proc)
-			if (t->tid_linux == tid && !p->zombie)
-				return true;
-	return false;
+	if (!tid)
+		return t;
+	struct thread *o = thread_by_linux_tid((int)tid);
+	return o && !o->proc->zombie && (int)tid > 0 ? o : NULL;
 }
 
+/* The mask is one word (at most 64 processors): len must hold it, in whole words. */
 long sys_sched_getaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
-	u64 one = 1;
 	if (len < 8 || (len & 7))
 		return -LX_EINVAL;
-	if (pid && !tid_exists((int)pid))
+	struct thread *o = affinity_target(t, pid);
+	if (!o)
 		return -LX_ESRCH;
-	return put(t, mask, &one, 8) ? -LX_EFAULT : 8;
+	return put(t, mask, &o->cpus_allowed, 8) ? -LX_EFAULT : 8;
 }
 
-/* One processor: a mask must name CPU 0 (the bytes past len count as zero). */
+/* The mask's first word counts (bytes past len read as zero), as Linux's first cpumask word. */
 long sys_sched_setaffinity(struct thread *t, u64 pid, u64 len, u64 mask, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
-	uint8_t first = 0;
-	if (len && !copyin(t->proc, &first, mask, 1))
+	u64 want = 0;
+	if (len && !copyin(t->proc, &want, mask, len < 8 ? len : 8))
 		return -LX_EFAULT;
-	if (pid && !tid_exists((int)pid))
+	struct thread *o = affinity_target(t, pid);
+	if (!o)
 		return -LX_ESRCH;
-	return first & 1 ? 0 : -LX_EINVAL;
+	return cpu_set_affinity(o, want);
 }
 
+/* The caller's home processor (lx moves threads only by sched_setaffinity); one node. */
 long sys_getcpu(struct thread *t, u64 cpu, u64 node, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; (void)a3; (void)a4; (void)a5;
-	uint32_t zero = 0;
-	if (cpu && put(t, cpu, &zero, 4))
+	uint32_t here = t->cpu, zero = 0;
+	if (cpu && put(t, cpu, &here, 4))
 		return -LX_EFAULT;
 	return node ? put(t, node, &zero, 4) : 0;
 }
@@ -591,7 +593,7 @@ long sys_getcpu(struct thread *t, u64 cpu, u64 node, u64 a2, u64 a3, u64 a4, u64
 long sys_membarrier(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)t; NOARGS;
-	return a0 == 0 ? 0 : -LX_EINVAL;            /* QUERY: no commands (one CPU) */
+	return a0 == 0 ? 0 : -LX_EINVAL;            /* QUERY: no command is offered */
 }
 
 /* --- randomness: xorshift seeded from the TSC; not cryptographic --- */
@@ -674,19 +676,25 @@ long sys_set_tid_address(struct thread *t, u64 addr, u64 a1, u64 a2, u64 a3, u64
 }
 
 /*
- * rseq: registration succeeds and the CPU fields read 0 (one CPU).  lx
- * never restarts a critical section when it preempts one; programs that
- * only read the CPU number (glibc's sched_getcpu) are served.
+ * rseq: registration succeeds and the CPU fields read the thread's home
+ * processor (proc/cpu.c rewrites them when it moves the thread).  lx never
+ * restarts a critical section when it preempts one; programs that only read
+ * the CPU number (glibc's sched_getcpu) are served.
  */
 long sys_rseq(struct thread *t, u64 rseq, u64 len, u64 flags, u64 sig, u64 a4, u64 a5)
 {
 	(void)sig; (void)a4; (void)a5;
-	if (flags & 1)                              /* unregister */
+	if (flags & 1) {                            /* unregister */
+		t->rseq = 0;
 		return 0;
+	}
 	if (len < 32 || (rseq & 31))
 		return -LX_EINVAL;
-	uint32_t cpu[2] = { 0, 0 };
-	return put(t, rseq, cpu, sizeof(cpu));
+	uint32_t cpu[2] = { t->cpu, t->cpu };
+	long r = put(t, rseq, cpu, sizeof(cpu));
+	if (!r)
+		t->rseq = rseq;
+	return r;
 }
 
 /*

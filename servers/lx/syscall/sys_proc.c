@@ -107,6 +107,7 @@ static long clone_thread(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid
 	if (!n)
 		return err;
 	n->tid_linux = proc_new_tid();
+	cpu_inherit(n, t);
 	child_regs(t, n, flags, sp, tls);
 	int32_t tid = n->tid_linux;
 	if (flags & CLONE_PARENT_SETTID)
@@ -140,6 +141,7 @@ static long do_clone(struct thread *t, u64 flags, u64 sp, u64 ptid, u64 ctid, u6
 		return err;
 	}
 	n->tid_linux = c->pid;
+	cpu_inherit(n, t);
 	child_regs(t, n, flags, sp, tls);
 	int32_t pid = c->pid;
 	if (flags & CLONE_PARENT_SETTID)
@@ -473,6 +475,7 @@ long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec
 	}
 	n->tid_linux = p->pid;
 	p->execed = true;
+	cpu_inherit(n, t);                          /* execve keeps the affinity, as Linux */
 	n->sigmask = t->sigmask;
 	n->sigq = t->sigq;                          /* its pending signals stay pending */
 	n->sigpending = t->sigpending;
@@ -661,7 +664,7 @@ long sys_getppid(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a
 	return t->proc->parent ? t->proc->parent->pid : 0;
 }
 
-/* One processor: affinity and yielding change nothing. */
+/* sched_yield: the IPC to lx and its answer are the yield; nothing more to do. */
 #define NOP_CALL(name) \
 	long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5) \
 	{ (void)t; NOARGS; return 0; }

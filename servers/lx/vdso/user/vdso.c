@@ -13,6 +13,7 @@
 #define SYS_gettimeofday  96
 #define SYS_clock_gettime 228
 #define SYS_clock_getres  229
+#define SYS_getcpu        309
 
 /* The data page (vdso.lds places it one page below the image). */
 extern const volatile struct lx_vvar lx_vvar __attribute__((visibility("hidden")));
@@ -95,15 +96,15 @@ int __vdso_clock_getres(int clk, struct ts *res)
 	return 0;
 }
 
-/* lx runs every process on processor 0 of node 0 (its getcpu(2) says so too). */
+/*
+ * A thread's processor is lx's to know (sched_setaffinity moves it), and no
+ * per-processor value is readable from user mode here: the system call
+ * answers.  The cache argument is unused, as on Linux since 2.6.24.
+ */
 long __vdso_getcpu(unsigned *cpu, unsigned *node, void *cache)
 {
 	(void)cache;
-	if (cpu)
-		*cpu = 0;
-	if (node)
-		*node = 0;
-	return 0;
+	return syscall2(SYS_getcpu, (long)cpu, (long)node);
 }
 
 int clock_gettime(int, struct ts *) __attribute__((weak, alias("__vdso_clock_gettime")));
