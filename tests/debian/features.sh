@@ -18,7 +18,6 @@ END
 while read -r w n; do echo "read: $w $n"; done <<< "word 17"
 trap 'echo "trap: USR1"' USR1
 kill -USR1 $$
-trap 'echo "trap: EXIT"' EXIT
 (exit 3) & (sleep 1; exit 5) &
 wait -n; echo "wait -n: $?"
 wait; echo "wait: $?"
@@ -33,5 +32,8 @@ wait; echo "jobs: done"
 sleep 5 & pid=$!
 echo "jobs -p: $(jobs -p | grep -c "^$pid\$")"
 kill $pid; wait $pid; echo "killed: $?"
+# Set only now: a job killed before it has exec'd is still bash, and runs
+# the EXIT trap (on Linux too), so an earlier trap made the output racy.
+trap 'echo "trap: EXIT"' EXIT
 (sleep 0.2; exit 6) &
 fg %% >/dev/null; echo "fg: $?"
