@@ -39,6 +39,8 @@ static void apply(struct tcb *t, struct trapframe *tf, word_t control, struct tr
 		frame_set_ip(uf, exregs_ip(tf));
 	if (control & L4_EXREG_SET_FLAGS)
 		frame_set_user_flags(uf, exregs_flags(tf));
+	if (control & (L4_EXREG_SET_IP | L4_EXREG_SET_FLAGS))
+		arch_frame_state_set(uf);   /* a `syscall` frame's RCX and R11 stay the thread's */
 	if (control & L4_EXREG_SET_HANDLE)
 		utcb_set(t, UTCB_USER_HANDLE, exregs_handle(tf));
 	if (control & L4_EXREG_SET_PAGER) {

@@ -95,11 +95,13 @@ static inline bool arch_user_ip_valid(word_t ip)
 #define ARCH_INVALID_USER_IP 0x8000000000000000UL   /* non-canonical (the badrip selftest) */
 
 /*
- * New register state was written into tf (an exception handler's reply).
- * A frame from `syscall` leaves by sysretq, which reloads RIP from RCX and
- * RFLAGS from R11; where the new state gives RCX or R11 other values (a
- * Linux rt_sigreturn restores an interrupted context) it must leave by
- * iretq instead, or those two registers would be lost.
+ * New register state was written into tf (an exception handler's reply, or
+ * ExchangeRegisters' IP or flags).  A frame from `syscall` leaves by
+ * sysretq, which sets RCX to RIP and R11 to RFLAGS; where the frame's RCX
+ * or R11 hold other values (a Linux rt_sigreturn restores an interrupted
+ * context; a thread redirected after a foreign syscall's reply was
+ * installed) it must leave by iretq instead, or those two registers would
+ * be lost.
  */
 static inline void arch_frame_state_set(struct trapframe *tf)
 {

@@ -438,6 +438,48 @@ TEST_CASE("exc.fsbase_null_selector", "a thread that loads the null selector int
 	fsbase_switch(1);
 }
 
+/* landed_*: RCX, R11 and RFLAGS as exregs_landing found them; 0 until it ran */
+volatile L4_Word_t landed_rcx, landed_r11, landed_flags;
+void exregs_landing(void);
+__asm__(".text\n"
+	"exregs_landing:\n"
+	"	movq %rcx, landed_rcx(%rip)\n"
+	"	movq %r11, landed_r11(%rip)\n"
+	"	pushfq\n"
+	"	popq landed_flags(%rip)\n"
+	"	andq $-16, %rsp\n"
+	"	call tt_park\n");
+
+static void foreign_then_park(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, handler_id);
+	foreign_call(LINUX_GETPID);
+	tt_park();
+}
+
+TEST_CASE("exc.exregs_after_foreign_reply", "ExchangeRegisters' new IP and flags for a thread whose foreign-syscall reply is in but that has not run: RCX and R11 stay the reply's (a Linux signal's redirection)")
+{
+	handler_id = L4_MyGlobalId();
+	landed_rcx = landed_r11 = landed_flags = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_space(t, foreign_then_park), "start");
+	EXPECT(wait_exception(t, PECAN_VEC_SYSCALL), "no foreign-syscall message");
+	L4_Word_t rcx = L4_MR(9), r11 = L4_MR(16), flags = L4_MR(18);
+	EXPECT(rcx == L4_MR(1) && r11 == flags, "RCX %lx R11 %lx, not RIP and RFLAGS", rcx, r11);
+	struct L4_ExRegs x = { .control = L4_EXREG_HALT_VALID | L4_EXREG_HALT };
+	EXPECT(pecan_exregs(t, &x) != L4_NILTHREAD, "halt failed");
+	EXPECT(!L4_IpcFailed(reply_state(t)), "reply failed");  /* Linux's: RCX = RIP, R11 = RFLAGS */
+	x = (struct L4_ExRegs){ .control = L4_EXREG_SET_IP | L4_EXREG_SET_FLAGS | L4_EXREG_HALT_VALID,
+				.ip = (L4_Word_t)exregs_landing, .flags = flags ^ 1 };   /* CF toggled */
+	EXPECT(pecan_exregs(t, &x) != L4_NILTHREAD && x.ip == rcx, "redirect failed: old IP %lx", x.ip);
+	TT_WAIT(landed_flags != 0, 200);
+	EXPECT(landed_rcx == rcx && landed_r11 == r11, "at the new IP: RCX %lx R11 %lx, wanted %lx %lx",
+	       landed_rcx, landed_r11, rcx, r11);
+	EXPECT(((landed_flags ^ flags) & 0x8d5) == 1, "RFLAGS %lx, wanted %lx with CF toggled",
+	       landed_flags, flags);
+	tt_kill(t);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
