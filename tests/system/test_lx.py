@@ -207,17 +207,12 @@ def test_signal_fpu_state(sh):
 
 def test_fast_path_sites(sh):
     """Linux's register contract at `mov $n,%eax; syscall` sites and at musl's
-    __syscall_cp_c idiom, rewritten or not; reads and writes through the idiom
-    give the same bytes and errors on both paths."""
+    __syscall_cp_c idiom, rewritten or not, also for calls a fast timer's
+    signals interrupt; reads and writes through the idiom give the same bytes
+    and errors on both paths."""
     out, st = sh.run("/tests/fastpath", 120)
     state = "rewritten" if sh.path == "fast" else "original"
     assert f"fastpath: site {state}" in out and f"cp site {state}" in out, out
-    fails = [l for l in lines(out) if "FAIL" in l]
-    if sh.path == "trap" and fails and all("under" in l and "signals" in l for l in fails):
-        # known, and older than the fast-call check that found it: on the trap
-        # path a few calls interrupted by a fast timer come back with RCX as it
-        # was before the call (a redirect's stale state); the fast path is right
-        pytest.xfail("trap path: RCX after calls interrupted by signals: " + fails[0])
     assert st == 0 and "fastpath: all ok" in out, out
 
 
