@@ -252,8 +252,10 @@ TEST_CASE("revoke.within_dt", "after its password is revoked a capability stops 
 	a->stop = 1;
 	long st = join(task);
 	EXPECT(st == 0 && a->first_fault, "the watcher never faulted (status %ld)", st);
-	/* dt and a tick (dt / 4) of the guest's clock, which test_mungi.py runs under
-	 * icount: it counts instructions, so no stall of the host enters the figure */
+	/* dt and a tick (dt / 4) of the guest's clock, which test_mungi.py and
+	 * test_smp.py run under icount: it counts instructions, so no stall of the
+	 * host enters the figure (without icount, a stall of QEMU's thread moves the
+	 * guest's clock on by as much) */
 	mw_t late = a->first_fault - revoked;
 	EXPECT(late <= dt + dt / 4, "the revocation took %lu us, dt is %lu", late, dt);
 	mungi_free(cl.base);
