@@ -122,8 +122,8 @@ static struct site *site_of(uint64_t va)
 /* Adds what the counters gained since `before` to site s, if a window is open. */
 static void charge(struct site *s, const uint64_t *before)
 {
-	if (!opened)
-		return;
+	if (!opened || cnt[C_PEN] == before[C_PEN])
+		return;   /* every miss has a penalty */
 	uint64_t *c = s->c[nwindows ? 1 : 0];
 	for (int i = 0; i < C_N; i++)
 		c[i] += cnt[i] - before[i];
