@@ -164,7 +164,7 @@ void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)
 	}
 }
 
-/* Not kept warm: a zeroed frame saves its next kmem_alloc the zeroing, a dearer miss. */
+/* Kept for kmem_alloc, not kmem_alloc_raw: zeroing a frame costs more than a cold one. */
 void kmem_free_zeroed(struct kmem_acct *a, paddr_t addr)
 {
 	free_frames(a, addr, 1);
