@@ -12,6 +12,11 @@ static struct frame_pool kpool;
 #define ZEROED_MAX 16
 static paddr_t zeroed[ZEROED_MAX];
 static int nzeroed;
+/* Single frames freed lately, most recent last: kmem_alloc_raw takes them first, as
+ * they may still be in the caches (the pool's hint would give a cold frame). */
+#define WARM_MAX 16             /* a ring: a free beyond it forgets the oldest */
+static paddr_t warm[WARM_MAX];
+static unsigned nwarm, warm_top;
 static word_t *kip_free;                /* the KIP word that shows the free bytes */
 static word_t limited_used, limited_cap;        /* bytes, over all limited accounts */
 
@@ -79,6 +84,21 @@ static void forget_zeroed(paddr_t p, word_t n)
 			i++;
 }
 
+/* The most recently freed frame the pool still has free, claimed; 0 if none. */
+static paddr_t take_warm(void)
+{
+	while (nwarm) {
+		nwarm--;
+		warm_top = (warm_top + WARM_MAX - 1) % WARM_MAX;
+		paddr_t w = warm[warm_top];
+		if (fpool_claim(&kpool, w)) {   /* fails if the pool handed it out since */
+			forget_zeroed(w, 1);
+			return w;
+		}
+	}
+	return 0;
+}
+
 /*
  * n frames charged to a; *zero: whether they still need zeroing.  Zeroed
  * frames are kept for allocations that want zeroes (want_zero).
@@ -94,6 +114,11 @@ static paddr_t alloc(struct kmem_acct *a, word_t n, bool want_zero, bool *zero)
 			publish();
 			return z;
 		}
+	}
+	paddr_t w = !want_zero && n == 1 ? take_warm() : 0;
+	if (w) {
+		publish();
+		return w;
 	}
 	paddr_t p = fpool_alloc(&kpool, n, 1);
 	if (!p) {
@@ -121,7 +146,7 @@ paddr_t kmem_alloc_raw(struct kmem_acct *a, word_t n)
 	return alloc(a, n, false, &zero);
 }
 
-void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)
+static void free_frames(struct kmem_acct *a, paddr_t addr, word_t n)
 {
 	if (!fpool_free(&kpool, addr, n))
 		panic("kmem_free: bad free of %lx (%lu frames)", addr, n);
@@ -129,9 +154,20 @@ void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)
 	publish();
 }
 
+void kmem_free(struct kmem_acct *a, paddr_t addr, word_t n)
+{
+	free_frames(a, addr, n);
+	if (n == 1) {
+		warm[warm_top] = addr;
+		warm_top = (warm_top + 1) % WARM_MAX;
+		nwarm += nwarm < WARM_MAX;
+	}
+}
+
+/* Kept for kmem_alloc, not kmem_alloc_raw: zeroing a frame costs more than a cold one. */
 void kmem_free_zeroed(struct kmem_acct *a, paddr_t addr)
 {
-	kmem_free(a, addr, 1);
+	free_frames(a, addr, 1);
 	if (nzeroed < ZEROED_MAX)
 		zeroed[nzeroed++] = addr;
 }

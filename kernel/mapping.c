@@ -213,12 +213,19 @@ static void io_transfer(struct space *from, word_t fp, struct space *to, word_t 
 	}
 }
 
-/* One hash bucket per pool frame (a pool full of nodes gives chains of 63), a power of two. */
+/*
+ * Hash buckets: a power of two, one per 256 to 512 bytes of the pool.  The
+ * nodes follow the RAM that servers hold (sigma0's root and a pager's map:
+ * two per page of lx's pool), and the default pool has 176 bytes per RAM
+ * page plus a sixteenth of the RAM (config.h): about one bucket per RAM
+ * page, chains of about two.  Every lookup walks a chain, node by node, each
+ * a cache line of its own.
+ */
 bool mapping_init(const struct mapping_policy *p)
 {
 	static const struct mdb_ops ops = { node_alloc, node_free, update, NULL };
 	word_t pages = 1;
-	while (pages * PAGE_SIZE / sizeof(void *) * 2 <= kmem_total())
+	while (pages * 2 * PAGE_SIZE / sizeof(void *) * 256 <= kmem_total() * PAGE_SIZE)
 		pages *= 2;
 	paddr_t b = frame_alloc_zeroed(pages);
 	if (!b || !mdb_init(&mdb, &ops, phys_to_virt(b), pages * PAGE_SIZE / sizeof(void *)))

@@ -93,8 +93,11 @@ def pair(results_path, model_path):
 
 # ---- the runs ----
 
+SITES = False   # --sites: the plugin also writes SITE lines (tools/costsites.py)
+
+
 def plugin_arg(so, out, cr3, glob):
-    return f"{so},out={out},cr3={cr3},global={glob}"
+    return f"{so},out={out},cr3={cr3},global={glob}" + (",sites=on" if SITES else "")
 
 
 def run_linux(a, so, cr3):
@@ -257,7 +260,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-run", action="store_true", help="only pair and tabulate earlier runs")
     ap.add_argument("--systems", default="linux,lx,pecan-ipc", help="which systems to boot")
+    ap.add_argument("--sites", action="store_true", help="misses by instruction (tools/costsites.py)")
     a = ap.parse_args()
+    global SITES
+    SITES = a.sites
     a.build = os.path.abspath(a.build)      # tools/run starts QEMU in a directory of its own
     a.out_dir = os.path.abspath(a.out_dir or os.path.join(a.build, "bench", "model"))
     os.makedirs(a.out_dir, exist_ok=True)

@@ -113,18 +113,22 @@ flush_window:
 big_pass:
 	mov $BIG, %rsi
 	mov $65536, %ecx
-1:	mov (%rsi), %rax
+	.globl big_load                     # its misses: test_costmodel's sites test
+big_load:
+	mov (%rsi), %rax
 	add $64, %rsi
 	dec %ecx
-	jnz 1b
+	jnz big_load
 	ret
 small_pass:
 	mov $SMALL, %rsi
 	mov $256, %ecx
-1:	mov (%rsi), %rax
+	.globl small_load
+small_load:
+	mov (%rsi), %rax
 	add $64, %rsi
 	dec %ecx
-	jnz 1b
+	jnz small_load
 	ret
 
 	.align 8

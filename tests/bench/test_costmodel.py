@@ -23,20 +23,33 @@ def built(tmp_path_factory):
     subprocess.run(["as", "--64", "-o", str(obj), GUEST], check=True)
     subprocess.run(["ld", "-m", "elf_x86_64", "-Ttext", "0x100000", "-e", "_start",
                     "--oformat", "binary", "-o", str(img), str(obj)], check=True)
+    subprocess.run(["ld", "-m", "elf_x86_64", "-Ttext", "0x100000", "-e", "_start",
+                    "-o", str(d / "guest.elf"), str(obj)], check=True)    # for its symbols
     return d, so, img
 
 
-def run_model(built, cr3):
+def symbol(built, name):
+    nm = subprocess.run(["nm", str(built[0] / "guest.elf")], capture_output=True, text=True,
+                        check=True).stdout
+    return next(int(a, 16) for a, _, n in (l.split() for l in nm.splitlines()) if n == name)
+
+
+def run_plugin(built, args):
+    """The plugin's output for one run with these arguments (after so,out=)."""
     d, so, img = built
-    out = d / f"out.{cr3}"
+    out = d / ("out." + args.replace(",", ".").replace("=", "-"))
     r = subprocess.run(["qemu-system-x86_64", "-accel", "tcg", "-cpu", "Westmere-v1", "-m", "128M",
                         "-display", "none", "-nodefaults", "-no-reboot", "-kernel", str(img),
                         "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
-                        "-plugin", f"{so},out={out},cr3={cr3}"], timeout=30,
+                        "-plugin", f"{so},out={out},{args}"], timeout=30,
                        capture_output=True, text=True)
     assert r.returncode == 1, r.stderr       # isa-debug-exit with 0: (0 << 1) | 1
+    return out.read_text()
+
+
+def run_model(built, cr3):
     groups = {}
-    for line in out.read_text().splitlines():
+    for line in run_plugin(built, f"cr3={cr3}").splitlines():
         if line.startswith("GROUP "):
             head, *windows = line.split(" | ")
             seq = int(head.split()[1].split("=")[1])
@@ -88,3 +101,31 @@ def test_windows_past_the_sixteenth_add_into_it(built):
     assert len(w) == 16
     assert all((x["insns"], x["cr3"]) == (2, 1) for x in w[:15])
     assert (w[15]["insns"], w[15]["cr3"]) == (2 * 5, 5)
+
+
+def test_sites_attribute_misses_to_the_instruction(built):
+    text = run_plugin(built, "cr3=flush,sites=on")
+    sites = {}
+    for line in text.splitlines():
+        if line.startswith("SITE "):
+            head, *ws = line.split(" | ")
+            f = dict(x.split("=") for x in head.split()[1:])
+            sites[(int(f["seq"]), int(f["va"], 16))] = [
+                dict((k, int(v)) for k, v in (x.split("=") for x in w.split())) for w in ws]
+    load = symbol(built, "big_load")
+    # group 3: the big pass's one load makes its every line miss and its page walks
+    w0, w1 = sites[(3, load)]
+    assert (w0["l1d"], w0["l2"], w0["dtlb"], w0["walk"]) == (65536, 65536, 1024, 1024)
+    assert w0["pen"] == 65536 * 200 + 1024 * 30 and not any(w1.values())
+    # the small pass's load misses every line in group 4, and none in group 5 (warm)
+    small = symbol(built, "small_load")
+    assert sites[(4, small)][0]["l1d"] == 256 and (5, small) not in sites
+    # the sites of a group add up to its window's penalty and misses
+    g3 = next(l for l in text.splitlines() if l.startswith("GROUP seq=3 "))
+    win = dict((k, int(v)) for k, v in (x.split("=") for x in g3.split(" | ")[1].split()))
+    for k in ("pen", "l1d", "l2", "dtlb", "walk", "l1i", "itlb"):
+        assert sum(w[0][k] for (seq, _), w in sites.items() if seq == 3) == win[k], k
+
+
+def test_sites_off_by_default(built):
+    assert "SITE " not in run_plugin(built, "cr3=flush")

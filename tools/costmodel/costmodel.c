@@ -17,7 +17,10 @@
 //
 // Options (plugin arguments): out=FILE (default costmodel.out); cr3=flush|keep
 // (keep: a CR3 write flushes nothing, as with PCID or small spaces); global=upper|none
-// (upper: translations of the upper half are global and survive CR3 writes).
+// (upper: translations of the upper half are global and survive CR3 writes);
+// sites=on|off (on: at each group mark, also one SITE line per instruction address
+// that missed inside the group's windows, with its misses and penalty in the first
+// window and in the others together; tools/costsites.py names the functions).
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +88,69 @@ enum { C_INSN, C_PEN, C_L1I, C_L1D, C_L2, C_ITLB, C_DTLB, C_WALK, C_CR3, C_INVLP
 static const char *const cname[C_N] = { "insns", "pen", "l1i", "l1d", "l2", "itlb", "dtlb",
 					"walk", "cr3", "invlpg" };
 static uint64_t cnt[C_N];
+
+/* ---- sites: misses by the guest address of the instruction that made them ---- */
+struct site {
+	uint64_t va;
+	uint64_t c[2][C_N];   /* [0]: a group's first window; [1]: its others */
+	struct site *next;    /* hash chain */
+	bool listed;          /* on the list of sites touched since the last group mark */
+	struct site *touched;
+};
+#define SITE_HASH 65536
+static struct site *site_hash[SITE_HASH], *site_list;
+static bool sites_on;
+static bool opened;          /* a window is open (between an odd and an even stamp) */
+static int nwindows;         /* windows closed since the last group mark */
+static FILE *out;
+
+/* The site of the instruction at va (made on first use; kept until exit). */
+static struct site *site_of(uint64_t va)
+{
+	struct site **h = &site_hash[(va * 0x9e3779b97f4a7c15ULL) >> 48], *s;
+	for (s = *h; s && s->va != va; s = s->next)
+		;
+	if (!s) {
+		s = calloc(1, sizeof *s);
+		s->va = va;
+		s->next = *h;
+		*h = s;
+	}
+	return s;
+}
+
+/* Adds what the counters gained since `before` to site s, if a window is open. */
+static void charge(struct site *s, const uint64_t *before)
+{
+	if (!opened || cnt[C_PEN] == before[C_PEN])
+		return;   /* every miss has a penalty */
+	uint64_t *c = s->c[nwindows ? 1 : 0];
+	for (int i = 0; i < C_N; i++)
+		c[i] += cnt[i] - before[i];
+	if (!s->listed) {
+		s->listed = true;
+		s->touched = site_list;
+		site_list = s;
+	}
+}
+
+/* One SITE line per site that missed in the group just ended; then zeroes them. */
+static void print_sites(int seq)
+{
+	for (struct site *s = site_list, *n; s; s = n) {
+		n = s->touched;
+		fprintf(out, "SITE seq=%d va=0x%llx", seq, (unsigned long long)s->va);
+		for (int w = 0; w < 2; w++) {
+			fprintf(out, " |");
+			for (int c = C_PEN; c < C_N; c++)
+				fprintf(out, " %s=%llu", cname[c], (unsigned long long)s->c[w][c]);
+		}
+		fprintf(out, "\n");
+		memset(s->c, 0, sizeof s->c);
+		s->listed = false;
+	}
+	site_list = NULL;
+}
 
 /* ---- a set-associative array with LRU order (way 0 most recent) ---- */
 struct tlbe {
@@ -163,6 +229,7 @@ static uint64_t translate(struct tlbe (*t1)[TLB1_WAYS], int miss, uint64_t va, u
 /* ---- instruction side: per translated block, its pages and lines ---- */
 struct fetch {
 	uint64_t va, host;   /* first byte of a line the block's code occupies */
+	struct site *site;   /* its instruction's, with sites=on */
 };
 struct tbinfo {
 	uint64_t n;          /* instructions */
@@ -177,19 +244,28 @@ static void tb_exec(unsigned int vcpu, void *userdata)
 	(void)vcpu;
 	cnt[C_INSN] += t->n;
 	for (size_t i = 0; i < t->nf; i++) {
-		uint64_t page = t->f[i].va >> 12;
+		uint64_t before[C_N], page = t->f[i].va >> 12, p0 = pen;
+		if (t->f[i].site)
+			memcpy(before, cnt, sizeof cnt);
 		if (page != lastpage)
 			pen += translate(itlb, C_ITLB, t->f[i].va, t->f[i].host);
 		lastpage = page;
 		uint64_t line = t->f[i].host >> LINE_SHIFT;
 		pen += line_access(l1i, C_L1I, line, line | CODE_TAG);
+		if (t->f[i].site) {
+			before[C_PEN] -= pen - p0;   /* pen is added to cnt[C_PEN] below */
+			charge(t->f[i].site, before);
+		}
 	}
 	cnt[C_PEN] += pen;
 }
 
 static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, void *userdata)
 {
-	(void)vcpu, (void)userdata;
+	(void)vcpu;
+	uint64_t before[C_N];
+	if (userdata)
+		memcpy(before, cnt, sizeof cnt);
 	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, va);
 	bool io = hw && qemu_plugin_hwaddr_is_io(hw);
 	uint64_t pa = hw ? qemu_plugin_hwaddr_phys_addr(hw) : va;
@@ -200,6 +276,8 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
 			pen += line_access(l1d, C_L1D, l, l);
 	}
 	cnt[C_PEN] += pen;
+	if (userdata)
+		charge(userdata, before);
 }
 
 /* ---- TLB maintenance seen in the instruction stream ---- */
@@ -227,9 +305,7 @@ static void on_invlpg(unsigned int vcpu, void *u)
 /* ---- stamps and groups ---- */
 #define MAX_WINDOWS 16       /* windows beyond the 16th of a group add into the 16th */
 static uint64_t opened_at[C_N], windows[MAX_WINDOWS][C_N];
-static bool opened;
-static int nwindows, group_seq;
-static FILE *out;
+static int group_seq;
 
 /* Odd stamps open a window, even ones close it.  userdata: how many instructions
  * of its block precede the stamp, minus the block's length (tb_exec has already
@@ -261,6 +337,8 @@ static void on_group(unsigned int vcpu, void *u)
 			fprintf(out, " %s=%llu", cname[c], (unsigned long long)windows[w][c]);
 	}
 	fprintf(out, "\n");
+	if (sites_on)
+		print_sites(group_seq);
 	fflush(out);
 	memset(windows, 0, sizeof windows);
 	nwindows = 0;
@@ -299,7 +377,8 @@ static enum kind classify(const uint8_t *b, size_t n)
 }
 
 /* Adds the block's fetches of one instruction (its lines, in order, without repeats). */
-static size_t add_fetches(struct fetch *f, size_t nf, uint64_t va, uint64_t host, size_t size)
+static size_t add_fetches(struct fetch *f, size_t nf, uint64_t va, uint64_t host, size_t size,
+			  struct site *site)
 {
 	for (uint64_t off = 0; off < size; off++) {
 		uint64_t h = host + off;
@@ -307,7 +386,7 @@ static size_t add_fetches(struct fetch *f, size_t nf, uint64_t va, uint64_t host
 			continue;
 		if (nf && f[nf - 1].host >> LINE_SHIFT == h >> LINE_SHIFT)
 			continue;
-		f[nf++] = (struct fetch){ va + off, h };
+		f[nf++] = (struct fetch){ va + off, h, site };
 	}
 	return nf;
 }
@@ -325,9 +404,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
 		size_t size = qemu_plugin_insn_size(in);
-		t->nf = add_fetches(t->f, t->nf, qemu_plugin_insn_vaddr(in),
-				    (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(in), size);
-		qemu_plugin_register_vcpu_mem_cb(in, mem_access, CB_NO_REGS, MEM_RW, NULL);
+		uint64_t va = qemu_plugin_insn_vaddr(in);
+		struct site *site = sites_on ? site_of(va) : NULL;
+		t->nf = add_fetches(t->f, t->nf, va, (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(in), size,
+				    site);
+		qemu_plugin_register_vcpu_mem_cb(in, mem_access, CB_NO_REGS, MEM_RW, site);
 		switch (classify(qemu_plugin_insn_data(in), size)) {
 		case K_CR3: qemu_plugin_register_vcpu_insn_exec_cb(in, on_cr3, CB_NO_REGS, NULL); break;
 		case K_CR4: qemu_plugin_register_vcpu_insn_exec_cb(in, on_cr4, CB_NO_REGS, NULL); break;
@@ -369,6 +450,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **
 			cr3_keep = !strcmp(v, "keep");
 		else if (!strcmp(argv[i], "global") && (!strcmp(v, "upper") || !strcmp(v, "none")))
 			global_upper = !strcmp(v, "upper");
+		else if (!strcmp(argv[i], "sites") && (!strcmp(v, "on") || !strcmp(v, "off")))
+			sites_on = !strcmp(v, "on");
 		else
 			return -1;
 	}
