@@ -116,17 +116,44 @@ static void reply(L4_ThreadId_t to, int64_t r, L4_Word_t label, L4_Word_t u)
 	L4_Reply(to);
 }
 
+static void answer_waiters(void);
+
+/* Set by run_stack: the loop need not run the stack again this round. */
+static int stack_ran;
+
+/* The NIC's frames in, the stack run, the POLLs it made ready answered. */
+static void run_stack(void)
+{
+	drain_nic();
+	stack_poll(now_ms());
+	answer_waiters();
+	stack_ran = 1;
+}
+
 /* ---- requests ---- */
 
+/*
+ * SEND runs the stack before it answers, so that the answer can tell the
+ * handles that gained events in that run (NET_SEND_TELL): a datagram or a
+ * segment over the loopback has then reached its receiver, whose waiting
+ * calls the client wakes without a WATCH answer in between.
+ */
 static void do_send(L4_ThreadId_t from)
 {
-	L4_Word_t h = L4_MR(1), item = L4_MR(5);
+	L4_Word_t h = L4_MR(1) & ~NET_SEND_TELL, tell = L4_MR(1) & NET_SEND_TELL, item = L4_MR(5);
 	struct net_addr a = get_addr(2);
 	if (!L4_STRING_IS(item) || L4_STRING_LEN(item) > NET_IO_MAX)
 		return reply_error(from, DRIVER_ERR_REQUEST);
 	int64_t r = stack_send((int64_t)h, io, L4_STRING_LEN(item), a.family ? &a : NULL);
+	run_stack();                     /* sends to the NIC and answers POLLs: MRs are free after */
+	if (r < 0)
+		return reply_error(from, (L4_Word_t)-r);
+	changed |= stack_changed();
+	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, 2, 0));
 	L4_SetMR(1, (L4_Word_t)r);
-	reply(from, r, NET_SEND, 1);
+	L4_SetMR(2, tell ? changed : 0);
+	if (!L4_IpcFailed(L4_Reply(from)) && tell)
+		changed = 0;                 /* told: not to WATCH */
 }
 
 static void do_recv(L4_ThreadId_t from)
@@ -378,17 +405,15 @@ void net_server(void)
 		 * call but stack_poll sends.
 		 */
 		int run = 1;                   /* a timer, the NIC's notification, or a request that needs it */
+		stack_ran = 0;
 		if (L4_IpcFailed(tag) || (from == pecan_nic && L4_TAG_LABEL(tag) == NIC_RX_READY))
 			;                          /* nothing, or the NIC's notification: drained below */
 		else if (!driver_client_ok(&net_clients, from))
 			driver_refuse("net", from, tag), run = 0;
 		else
 			handle(from, tag), run = changes_stack(tag);
-		if (run) {
-			drain_nic();
-			stack_poll(now_ms());
-			answer_waiters();
-		}
+		if (run && !stack_ran)
+			run_stack();
 		watch_round();
 	}
 }

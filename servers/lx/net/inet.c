@@ -119,6 +119,20 @@ static long errno_of(long r)
 /* Every call to the server goes through here: the deferred reply first (server.c). */
 #define NET(call) (netsrv_prepare(), (call))
 
+/*
+ * A SEND (to: NULL on a stream), whose answer tells the handles that gained
+ * events in the run it caused: their calls are woken now, not after a
+ * round through the watch thread (a datagram to a waiting reader over the
+ * loopback has arrived when the answer comes).
+ */
+static long send_tell(struct inet_sock *sk, const void *buf, size_t n, const struct net_addr *to)
+{
+	uint64_t gained = 0;
+	long r = NET(net_send_tell(sk->h, buf, n, to, &gained));
+	inet_changed(gained);
+	return r;
+}
+
 static bool nonblocking(const struct file *f, u64 flags)
 {
 	return (f->flags & LX_O_NONBLOCK) || (flags & LX_MSG_DONTWAIT);
@@ -643,7 +657,7 @@ static long stream_send(struct inet_sock *sk, const char *buf, size_t n)
 	size_t done = 0;
 	while (done < n) {
 		size_t c = n - done < TCP_CHUNK ? n - done : TCP_CHUNK;
-		long r = NET(net_send(sk->h, buf + done, c, NULL));
+		long r = send_tell(sk, buf + done, c, NULL);
 		if (r < 0) {
 			if (done)
 				break;
@@ -665,7 +679,7 @@ static long inet_write(struct file *f, const void *buf, size_t n)
 		return -LX_EDESTADDRREQ;
 	if (n > dgram_max(sk))
 		return -LX_EMSGSIZE;
-	long r = NET(net_send(sk->h, buf, n, &sk->peer));
+	long r = send_tell(sk, buf, n, &sk->peer);
 	return r < 0 ? errno_of(r) : r;
 }
 
@@ -686,7 +700,7 @@ static long send_to(struct thread *t, struct file *f, struct inet_sock *sk, stru
 		return -LX_EMSGSIZE;
 	if (!sock_gather(t, m->iov, m->cnt, 0, file_bounce, m->total))
 		return -LX_EFAULT;
-	r = NET(net_send(sk->h, file_bounce, m->total, &to));
+	r = send_tell(sk, file_bounce, m->total, &to);
 	if (r == -NET_ERR_AGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	if (r < 0)
