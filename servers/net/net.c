@@ -353,10 +353,10 @@ static int changes_stack(L4_MsgTag_t tag)
 /* The receive timeout: the stack's next timer, a POLL's deadline, the NIC check. */
 static L4_Word_t wait_timeout(void)
 {
-	uint64_t now = now_ms(), ms = stack_poll_delay(now);
+	L4_Word_t now_us = L4_SystemClock();
+	uint64_t ms = stack_poll_delay(now_us / 1000);
 	if (ms > RX_CHECK_MS)
 		ms = RX_CHECK_MS;
-	L4_Word_t now_us = L4_SystemClock();
 	for (int i = 0; i < MAX_WAITERS; i++)
 		if (waiters[i].client && waiters[i].deadline_us != NET_POLL_FOREVER) {
 			L4_Word_t d = waiters[i].deadline_us > now_us ? (waiters[i].deadline_us - now_us) / 1000 : 0;

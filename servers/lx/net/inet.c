@@ -572,31 +572,47 @@ static bool same_peer(const struct net_addr *from, const struct net_addr *p)
 	return !memcmp(from->addr, p->addr, 16);
 }
 
-/* One datagram in the stash (those from others dropped when connected): its length, or -errno. */
-static long dgram_fetch(struct inet_sock *sk, bool nonblock)
+/*
+ * One datagram into buf (NET_IO_MAX bytes), the stash's first, else the
+ * server's (those from others dropped when connected); its sender in *from:
+ * its length, or -errno.  The server's lands in buf directly: no stash on
+ * the common path.
+ */
+static long dgram_take(struct inet_sock *sk, char *buf, struct net_addr *from, bool nonblock)
 {
-	if (sk->stash_dgram)
-		return sk->stash_len;
+	if (sk->stash_dgram) {
+		long n = sk->stash_len;
+		memcpy(buf, sk->stash, (size_t)n);
+		*from = sk->stash_from;
+		sk->stash_dgram = false, sk->stash_len = 0;
+		return n;
+	}
 	if (sk->quiet && !nonblock)
 		return -LX_EAGAIN;
 	for (int tries = 0; tries < 64; tries++) {
-		struct net_addr from = { 0 };
 		bool drained = false;
-		long r = NET(net_recv_drained(sk->h, file_bounce, NET_IO_MAX, &from, &drained));
+		*from = (struct net_addr){ 0 };
+		long r = NET(net_recv_drained(sk->h, buf, NET_IO_MAX, from, &drained));
 		sk->quiet = drained || r == -NET_ERR_AGAIN;
 		if (r < 0)
 			return errno_of(r);
-		if (sk->has_peer && !same_peer(&from, &sk->peer))
+		if (sk->has_peer && !same_peer(from, &sk->peer))
 			continue;                 /* not from the connected peer: Linux drops it */
-		if (sk->v6only && from.family == LX_AF_INET)
+		if (sk->v6only && from->family == LX_AF_INET)
 			continue;                 /* IPV6_V6ONLY: IPv4 traffic is not this socket's */
-		stash_put(sk, file_bounce, (size_t)r, &from);
-		if (r && !sk->stash_len)
-			return -LX_ENOMEM;
-		sk->stash_dgram = true;
 		return r;
 	}
 	return -LX_EAGAIN;
+}
+
+/* A datagram (r >= 0 bytes at buf, from) back for the next receive: -ENOMEM if it could not be kept. */
+static long dgram_keep(struct inet_sock *sk, const char *buf, long r, const struct net_addr *from)
+{
+	stash_put(sk, buf, (size_t)r, from);
+	if (r && !sk->stash_len)
+		return -LX_ENOMEM;
+	sk->stash_dgram = true;
+	return r;
 }
 
 /* Nothing to read on a stream now: 0 at its end, -errno, or -EAGAIN. */
@@ -616,13 +632,13 @@ static long inet_read(struct file *f, void *buf, size_t n)
 	sk->last_read = 0;
 	bool nonblock = nonblocking(f, 0);
 	if (sk->type == LX_SOCK_DGRAM) {
-		long r = dgram_fetch(sk, nonblock);
+		struct net_addr from;
+		long r = dgram_take(sk, file_bounce, &from, nonblock);
 		if (r < 0)
 			return r;
-		size_t c = n < sk->stash_len ? n : sk->stash_len;
-		memcpy(buf, sk->stash, c);
-		sk->stash_dgram = false;
-		sk->stash_len = 0;
+		size_t c = n < (size_t)r ? n : (size_t)r;   /* the rest is dropped, as Linux's read */
+		if (buf != file_bounce)
+			memmove(buf, file_bounce, c);
 		return (long)c;
 	}
 	long s = stream_state(sk);
@@ -728,20 +744,24 @@ static long inet_send(struct thread *t, struct file *f, struct sock_msg *m)
 
 static long recv_dgram(struct thread *t, struct file *f, struct inet_sock *sk, struct sock_msg *m)
 {
-	long r = dgram_fetch(sk, nonblocking(f, m->flags));
+	struct net_addr from;
+	long r = dgram_take(sk, file_bounce, &from, nonblocking(f, m->flags));
 	if (r == -LX_EAGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	if (r < 0)
 		return r;
-	size_t full = sk->stash_len;
-	size_t got = sock_scatter(t, m->iov, m->cnt, sk->stash, full < m->total ? full : m->total);
-	if (got < (full < m->total ? full : m->total))
+	size_t full = (size_t)r, want = full < m->total ? full : m->total;
+	size_t got = sock_scatter(t, m->iov, m->cnt, file_bounce, want);
+	if (got < want) {
+		dgram_keep(sk, file_bounce, r, &from);
 		return -LX_EFAULT;              /* the datagram stays for a later call */
+	}
 	m->mflags = full > m->total ? LX_MSG_TRUNC : 0;
-	if ((r = addr_out(t, m->addr, m->addrlen, &sk->stash_from, sk->family)) < 0)
-		return r;
-	if (!(m->flags & LX_MSG_PEEK))
-		sk->stash_dgram = false, sk->stash_len = 0;
+	long a = addr_out(t, m->addr, m->addrlen, &from, sk->family);
+	if (a < 0 || (m->flags & LX_MSG_PEEK))
+		dgram_keep(sk, file_bounce, r, &from);   /* a bad address: kept, as before */
+	if (a < 0)
+		return a;
 	return (long)((m->flags & LX_MSG_TRUNC) ? full : got);
 }
 
@@ -825,9 +845,12 @@ static long inet_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	int n = (int)sk->stash_len;        /* at least what lx holds; the server's bytes come at a read */
 	if (!n && !sk->stash_dgram && (events(sk, NET_EV_IN) & NET_EV_IN)) {
 		bool open;
-		long r = sk->type == LX_SOCK_DGRAM ? dgram_fetch(sk, true)
+		struct net_addr from;
+		long r = sk->type == LX_SOCK_DGRAM ? dgram_take(sk, file_bounce, &from, true)
 						   : stream_take(sk, file_bounce, NET_IO_MAX, &open, true);
-		if (sk->type == LX_SOCK_STREAM && r > 0)
+		if (sk->type == LX_SOCK_DGRAM && r >= 0)
+			r = dgram_keep(sk, file_bounce, r, &from);
+		else if (r > 0)
 			stash_put(sk, file_bounce, (size_t)r, NULL);
 		n = r > 0 ? (int)r : 0;
 	}

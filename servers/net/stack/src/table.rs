@@ -311,6 +311,10 @@ struct State {
     icmp_parked: [Option<icmp::Socket<'static>>; MAX_ICMP],
     next_port: u16,
     now: Instant,
+    /// When the stack must run next (smoltcp's poll_at, None inside: no timer), kept
+    /// between the calls that cannot change it: computing it visits every slot of
+    /// the socket set, and the server asks before every wait.  None: stale.
+    poll_at: Option<Option<Instant>>,
 }
 
 static mut STORAGE: [SocketStorage<'static>; SOCKETS] = [SocketStorage::EMPTY; SOCKETS];
@@ -330,8 +334,17 @@ static mut ICMP_TXM: [[icmp::PacketMetadata; 8]; MAX_ICMP] =
     [[icmp::PacketMetadata::EMPTY; 8]; MAX_ICMP];
 static mut STATE: Option<State> = None;
 
-/// The one state; the server is single-threaded and calls in only from its loop.
+/// The state, for a call that may change when the stack must run next (its
+/// cached poll_at goes stale).
 fn st() -> Option<&'static mut State> {
+    let s = st_ro()?;
+    s.poll_at = None;
+    Some(s)
+}
+
+/// The one state; the server is single-threaded and calls in only from its loop.
+/// For calls that change no socket's timers or queues to send (poll_at stays).
+fn st_ro() -> Option<&'static mut State> {
     // SAFETY: one thread calls the stack (servers/net), never reentrantly.
     unsafe { (*addr_of_mut!(STATE)).as_mut() }
 }
@@ -494,7 +507,7 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
         last_events: [NET_EV_NVAL as u8; MAX_HANDLES],
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
-        next_port: EPHEMERAL_FIRST, now,
+        next_port: EPHEMERAL_FIRST, now, poll_at: None,
     };
     // SAFETY: single-threaded, and STATE was None.
     unsafe { *addr_of_mut!(STATE) = Some(state) };
@@ -516,7 +529,7 @@ pub extern "C" fn stack_input(frame: *const u8, len: usize) -> i32 {
 /// Room for more input before a poll (frames the receive ring can still take).
 #[no_mangle]
 pub extern "C" fn stack_input_room() -> usize {
-    st().map_or(0, |s| RX_SLOTS - s.dev.count)
+    st_ro().map_or(0, |s| RX_SLOTS - s.dev.count)
 }
 
 /// Run the stack at time now_ms; 1 if any socket's state may have changed.
@@ -540,12 +553,18 @@ pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
 /// Milliseconds until the stack needs stack_poll again (timers); u64::MAX: none pending.
 #[no_mangle]
 pub extern "C" fn stack_poll_delay(now_ms: u64) -> u64 {
-    let Some(s) = st() else { return u64::MAX };
+    let Some(s) = st_ro() else { return u64::MAX };
     if s.dev.count > 0 {
         return 0;
     }
-    match s.iface.poll_delay(Instant::from_millis(now_ms as i64), &s.sockets) {
-        Some(d) => d.total_millis(),
+    let now = Instant::from_millis(now_ms as i64);
+    let at = match s.poll_at {
+        Some(at) => at,
+        None => *s.poll_at.insert(s.iface.poll_at(now, &s.sockets)),
+    };
+    match at {
+        Some(at) if at > now => (at - now).total_millis(),
+        Some(_) => 0,
         None => u64::MAX,
     }
 }
@@ -553,7 +572,7 @@ pub extern "C" fn stack_poll_delay(now_ms: u64) -> u64 {
 /// Frames dropped because the receive ring was full or they were malformed.
 #[no_mangle]
 pub extern "C" fn stack_dropped() -> u64 {
-    st().map_or(0, |s| s.dev.dropped)
+    st_ro().map_or(0, |s| s.dev.dropped)
 }
 
 // ---- addresses ----
@@ -996,7 +1015,7 @@ fn tcp_recv(sock: &mut tcp::Socket, buf: &mut [u8]) -> i64 {
 /// Receive up to len bytes; from gets the sender (datagrams) or peer.  0: end of stream.
 #[no_mangle]
 pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAddr) -> i64 {
-    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let Some(s) = st_ro() else { return -NET_ERR_INVAL };
     if data.is_null() && len > 0 {
         return -NET_ERR_INVAL;
     }
@@ -1004,6 +1023,7 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
     let buf = if len == 0 { &mut [][..] } else { unsafe { core::slice::from_raw_parts_mut(data, len) } };
     match kind(s, h) {
         Ok(Kind::Tcp { i, .. }) => {
+            s.poll_at = None;               // a window update may be due
             let sock = tcp_mut(s, i);
             if let Some(r) = sock.remote_endpoint() {
                 write_addr(from, from_ep(r));
@@ -1034,7 +1054,7 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
 /// Readiness: NET_EV_* bits for the handle, or -NET_ERR_HANDLE.
 #[no_mangle]
 pub extern "C" fn stack_events(h: i64) -> i64 {
-    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let Some(s) = st_ro() else { return -NET_ERR_INVAL };
     match kind(s, h) {
         Ok(k) => events_of(s, &k) as i64,
         Err(e) => e,
@@ -1046,7 +1066,7 @@ pub extern "C" fn stack_events(h: i64) -> i64 {
 /// Only handles open now or then are looked at.
 #[no_mangle]
 pub extern "C" fn stack_changed() -> u64 {
-    let Some(s) = st() else { return 0 };
+    let Some(s) = st_ro() else { return 0 };
     let (mut todo, mut changed) = (s.live | s.was_live, 0u64);
     while todo != 0 {
         let h = todo.trailing_zeros() as usize;
@@ -1160,7 +1180,7 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
 /// The local (which = 0) or remote (1) address of a socket.
 #[no_mangle]
 pub extern "C" fn stack_name(h: i64, which: u32, out: *mut NetAddr) -> i64 {
-    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let Some(s) = st_ro() else { return -NET_ERR_INVAL };
     let k = match kind(s, h) {
         Ok(k) => k,
         Err(e) => return e,
