@@ -24,6 +24,7 @@ struct waiter {
 };
 
 static struct waiter waiters[MAX_WAITERS];
+static int waiting;                /* waiters in use: none, and the rounds skip the table */
 static uint8_t io[NET_IO_MAX] __attribute__((aligned(16)));
 static uint8_t frame[NIC_FRAME_MAX] __attribute__((aligned(16)));
 static struct stack_config config;
@@ -250,6 +251,7 @@ static void do_poll(L4_ThreadId_t from, L4_Word_t u)
 		return;
 	for (int i = 0; i < MAX_WAITERS; i++)
 		if (!waiters[i].client || waiters[i].client == from) {
+			waiting += !waiters[i].client;
 			waiters[i] = w;        /* a client's new POLL replaces one it abandoned */
 			return;
 		}
@@ -258,9 +260,9 @@ static void do_poll(L4_ThreadId_t from, L4_Word_t u)
 
 static void answer_waiters(void)
 {
-	for (int i = 0; i < MAX_WAITERS; i++)
+	for (int i = 0; waiting && i < MAX_WAITERS; i++)
 		if (waiters[i].client)
-			poll_answer(&waiters[i], 0);
+			waiting -= poll_answer(&waiters[i], 0);
 }
 
 /* ---- WATCH ---- */
@@ -357,7 +359,7 @@ static L4_Word_t wait_timeout(void)
 	uint64_t ms = stack_poll_delay(now_us / 1000);
 	if (ms > RX_CHECK_MS)
 		ms = RX_CHECK_MS;
-	for (int i = 0; i < MAX_WAITERS; i++)
+	for (int i = 0; waiting && i < MAX_WAITERS; i++)
 		if (waiters[i].client && waiters[i].deadline_us != NET_POLL_FOREVER) {
 			L4_Word_t d = waiters[i].deadline_us > now_us ? (waiters[i].deadline_us - now_us) / 1000 : 0;
 			if (d < ms)

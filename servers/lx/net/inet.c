@@ -8,8 +8,9 @@
 // readiness changes; the call then runs again from the start.
 //
 // Bytes taken from the server that the process did not get (MSG_PEEK, a
-// copyout that failed, MSG_WAITALL waiting for more) wait in the socket's
-// stash and come first at the next receive.
+// stream's copyout that failed, MSG_WAITALL waiting for more) wait in the
+// socket's stash and come first at the next receive.  A datagram the process
+// could not take (a bad buffer) is gone, as on Linux.
 #include "../vfs/vfs.h"
 #include "net.h"
 #include "../syscall/syscall.h"
@@ -751,15 +752,14 @@ static long recv_dgram(struct thread *t, struct file *f, struct inet_sock *sk, s
 	if (r < 0)
 		return r;
 	size_t full = (size_t)r, want = full < m->total ? full : m->total;
-	size_t got = sock_scatter(t, m->iov, m->cnt, file_bounce, want);
-	if (got < want) {
+	if (m->flags & LX_MSG_PEEK)
 		dgram_keep(sk, file_bounce, r, &from);
-		return -LX_EFAULT;              /* the datagram stays for a later call */
-	}
+	/* a bad buffer or address: -EFAULT, and the datagram is gone (as Linux's udp_recvmsg) */
+	size_t got = sock_scatter(t, m->iov, m->cnt, file_bounce, want);
+	if (got < want)
+		return -LX_EFAULT;
 	m->mflags = full > m->total ? LX_MSG_TRUNC : 0;
 	long a = addr_out(t, m->addr, m->addrlen, &from, sk->family);
-	if (a < 0 || (m->flags & LX_MSG_PEEK))
-		dgram_keep(sk, file_bounce, r, &from);   /* a bad address: kept, as before */
 	if (a < 0)
 		return a;
 	return (long)((m->flags & LX_MSG_TRUNC) ? full : got);
