@@ -331,6 +331,10 @@ struct State {
     /// between the calls that cannot change it: computing it visits every slot of
     /// the socket set, and the server asks before every wait.  None: stale.
     poll_at: Option<Option<Instant>>,
+    /// The pool sockets in the set (bit i: pool index i), by kind.
+    tcp_in: u64,
+    udp_in: u64,
+    icmp_in: u64,
 }
 
 static mut STORAGE: [SocketStorage<'static>; SOCKETS] = [SocketStorage::EMPTY; SOCKETS];
@@ -398,7 +402,8 @@ fn pool() -> Pool {
 // ---- pool sockets, parked or in the set (see State) ----
 
 macro_rules! pool_access {
-    ($r:ident, $m:ident, $join:ident, $park:ident, $ty:ident, $parked:ident, $variant:ident) => {
+    ($r:ident, $m:ident, $join:ident, $park:ident, $ty:ident, $parked:ident, $variant:ident,
+     $inset:ident) => {
         fn $r(s: &State, i: usize) -> &$ty::Socket<'static> {
             match s.$parked[i].as_ref() {
                 Some(p) => p,
@@ -417,6 +422,7 @@ macro_rules! pool_access {
         fn $join(s: &mut State, i: usize) {
             if let Some(p) = s.$parked[i].take() {
                 s.$ty[i] = s.sockets.add(p);
+                s.$inset |= 1 << i;
             }
         }
 
@@ -426,14 +432,36 @@ macro_rules! pool_access {
                 if let Socket::$variant(p) = s.sockets.remove(s.$ty[i]) {
                     s.$parked[i] = Some(p);
                 }
+                s.$inset &= !(1 << i);
             }
         }
     };
 }
 
-pool_access!(tcp_ref, tcp_mut, tcp_join, tcp_park, tcp, tcp_parked, Tcp);
-pool_access!(udp_ref, udp_mut, udp_join, udp_park, udp, udp_parked, Udp);
-pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp);
+pool_access!(tcp_ref, tcp_mut, tcp_join, tcp_park, tcp, tcp_parked, Tcp, tcp_in);
+pool_access!(udp_ref, udp_mut, udp_join, udp_park, udp, udp_parked, Udp, udp_in);
+pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp, icmp_in);
+
+/// The pool indices in a set of bits.
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        let i = m.trailing_zeros() as usize;
+        m &= m.wrapping_sub(1);
+        (i < 64).then_some(i)
+    })
+}
+
+/// Nothing can be due: no TCP socket in the set (only TCP has timers) and no
+/// bytes of a datagram or echo request waiting to go out.  smoltcp's poll_at
+/// then says "no timer" too, but only after visiting every slot: a UDP or ICMP
+/// socket asks for a poll only to send, and smoltcp never fragments here
+/// (frames hold any IP packet).  An empty datagram still queued after a run
+/// waits for a neighbour, and the server's 20 ms round (net.c) serves it as
+/// smoltcp's later end of that wait would.
+fn nothing_due(s: &State) -> bool {
+    s.tcp_in == 0 && bits(s.udp_in).all(|i| udp_ref(s, i).send_queue() == 0) &&
+        bits(s.icmp_in).all(|i| icmp_ref(s, i).send_queue() == 0)
+}
 
 /// TCP sockets that nobody holds and that finished closing leave the set.
 fn park_closed(s: &mut State) {
@@ -523,7 +551,7 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
         last_events: [NET_EV_NVAL as u8; MAX_HANDLES],
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
-        next_port: EPHEMERAL_FIRST, now, poll_at: None,
+        next_port: EPHEMERAL_FIRST, now, poll_at: None, tcp_in: 0, udp_in: 0, icmp_in: 0,
     };
     // SAFETY: single-threaded, and STATE was None.
     unsafe { *addr_of_mut!(STATE) = Some(state) };
@@ -594,6 +622,7 @@ pub extern "C" fn stack_poll_delay(now_ms: u64) -> u64 {
     let now = Instant::from_millis(now_ms as i64);
     let at = match s.poll_at {
         Some(at) => at,
+        None if nothing_due(s) => *s.poll_at.insert(None),
         None => *s.poll_at.insert(s.iface.poll_at(now, &s.sockets)),
     };
     match at {
