@@ -25,7 +25,9 @@ struct waiter {
 
 static struct waiter waiters[MAX_WAITERS];
 static int waiting;                /* waiters in use: none, and the rounds skip the table */
-static uint8_t io[NET_IO_MAX] __attribute__((aligned(16)));
+/* page-aligned: a SEND or RECV string of up to a page lies in one page, which the
+ * kernel's short-string path takes (lx's bounce buffer is aligned so too) */
+static uint8_t io[NET_IO_MAX] __attribute__((aligned(4096)));
 static uint8_t frame[NIC_FRAME_MAX] __attribute__((aligned(16)));
 static struct stack_config config;
 static int have_nic;
@@ -121,6 +123,8 @@ static void answer_waiters(void);
 
 /* Set by run_stack: the loop need not run the stack again this round. */
 static int stack_ran;
+/* Set by a SEND that took stack_changed after its run: nothing changed since. */
+static int changes_taken;
 
 /* The NIC's frames in, the stack run, the POLLs it made ready answered. */
 static void run_stack(void)
@@ -150,6 +154,7 @@ static void do_send(L4_ThreadId_t from)
 	if (r < 0)
 		return reply_error(from, (L4_Word_t)-r);
 	changed |= stack_changed();
+	changes_taken = 1;
 	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, 2, 0));
 	L4_SetMR(1, (L4_Word_t)r);
 	L4_SetMR(2, tell ? changed : 0);
@@ -270,7 +275,8 @@ static void answer_waiters(void)
 /* Note every handle that gained events since the last round; answer the watcher if any did. */
 static void watch_round(void)
 {
-	changed |= stack_changed();
+	if (!changes_taken)
+		changed |= stack_changed();
 	if (!watcher || !changed)
 		return;
 	L4_SetMR(0, L4_TAG_MAKE(NET_WATCH, 1, 0));
@@ -407,7 +413,7 @@ void net_server(void)
 		 * call but stack_poll sends.
 		 */
 		int run = 1;                   /* a timer, the NIC's notification, or a request that needs it */
-		stack_ran = 0;
+		stack_ran = changes_taken = 0;
 		if (L4_IpcFailed(tag) || (from == pecan_nic && L4_TAG_LABEL(tag) == NIC_RX_READY))
 			;                          /* nothing, or the NIC's notification: drained below */
 		else if (!driver_client_ok(&net_clients, from))
