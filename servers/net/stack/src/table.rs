@@ -632,6 +632,24 @@ pub extern "C" fn stack_poll_delay(now_ms: u64) -> u64 {
     }
 }
 
+/// 0 if the stack knows it needs no stack_poll until a request or a frame comes
+/// (no timer, nothing queued): the server then need not read the clock to wait.
+#[no_mangle]
+pub extern "C" fn stack_timer_pending() -> i32 {
+    let Some(s) = st_ro() else { return 0 };
+    if s.dev.count > 0 {
+        return 1;
+    }
+    match s.poll_at {
+        Some(at) => at.is_some() as i32,
+        None if nothing_due(s) => {
+            s.poll_at = Some(None);
+            0
+        }
+        None => 1,
+    }
+}
+
 /// Frames dropped because the receive ring was full or they were malformed.
 #[no_mangle]
 pub extern "C" fn stack_dropped() -> u64 {
