@@ -94,6 +94,13 @@ static void op(const char *name)
 		char c = 'x';
 		write(p1[1], &c, 1);
 		read(p1[1], &c, 1);
+	} else if (!strcmp(name, "udpself")) {        /* Re-aim's udp_test: a datagram to itself */
+		static char b[8192];
+		static unsigned long rng = 12345;     /* bench/posix/reaim.c's lengths, 1-4096 */
+		rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+		long len = (long)((rng >> 33) % 4096) + 1;
+		if (write(p1[1], b, len) != len || read(p1[1], b, sizeof b) != len)
+			exit(1);
 	} else if (!strcmp(name, "tcpbw")) {          /* 64 KiB from a child that writes them */
 		static char b[65536];
 		for (long got = 0, r; got < (long)sizeof b; got += r)
@@ -157,6 +164,18 @@ static void start_inet_echo(int type, int bulk)
 	p1[1] = c;
 }
 
+/* A UDP socket on 127.0.0.1 connected to itself (bench/posix/reaim.c's udp_test). */
+static int udp_self(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) || connect(fd, (struct sockaddr *)&a, sizeof a))
+		exit(1);
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -177,6 +196,8 @@ int main(int argc, char **argv)
 		start_spinner();
 	if (!strcmp(name, "tcp") || !strcmp(name, "udp") || !strcmp(name, "tcpbw"))
 		start_inet_echo(name[0] == 't' ? SOCK_STREAM : SOCK_DGRAM, !strcmp(name, "tcpbw"));
+	if (!strcmp(name, "udpself"))
+		p1[1] = udp_self();
 	if (!strcmp(name, "pipe")) {
 		if (pipe(p1) || pipe(p2))
 			return 1;

@@ -27,10 +27,15 @@
  *   CONNECT  u = 4: MR1 = handle, MR2-4 = A.  Reply u = 0 once the SYN is on
  *            its way; POLL shows NET_EV_OUT when established, NET_EV_ERR and
  *            NET_EV_HUP when refused or reset.
- *   SEND     u = 4, t = 2: MR1 = handle, MR2-4 = A (datagrams: the
- *            destination; TCP: family 0), then one string item of at most
- *            NET_IO_MAX bytes.  Reply u = 1: MR1 = bytes taken (TCP may take
- *            fewer; a datagram is taken whole or not at all).
+ *   SEND     u = 4, t = 2: MR1 = handle (| NET_SEND_TELL), MR2-4 = A
+ *            (datagrams: the destination; TCP: family 0), then one string
+ *            item of at most NET_IO_MAX bytes.  The stack runs before the
+ *            reply, so what the send brought over the loopback has arrived.
+ *            Reply u = 2: MR1 = bytes taken (TCP may take fewer; a datagram
+ *            is taken whole or not at all); MR2 = with NET_SEND_TELL, the
+ *            bitmap WATCH would answer (the handles that gained events since
+ *            WATCH last answered), and those are then not told to WATCH: a
+ *            client that also WATCHes acts on it as on WATCH's answer; else 0.
  *   RECV     u = 2: MR1 = handle, MR2 = most bytes wanted (<= NET_IO_MAX);
  *            the caller's BR0-BR2 accept one string.  Reply u = 4, t = 2:
  *            MR1 = bytes | NET_RECV_DRAINED if nothing more is there to
@@ -74,6 +79,7 @@
 #define NET_ACCEPT    0x53
 #define NET_CONNECT   0x54
 #define NET_SEND      0x55
+#define NET_SEND_TELL (1UL << 62)      /* SEND's MR1: tell the changed handles in the reply */
 #define NET_RECV      0x56
 #define NET_RECV_DRAINED (1UL << 62)   /* RECV's reply: the handle has nothing more now */
 #define NET_SHUTDOWN  0x57

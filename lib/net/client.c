@@ -112,14 +112,22 @@ long net_name(long h, int peer, struct net_addr *out)
 
 long net_send(long h, const void *buf, unsigned long len, const struct net_addr *to)
 {
+	return net_send_tell(h, buf, len, to, 0);
+}
+
+long net_send_tell(long h, const void *buf, unsigned long len, const struct net_addr *to,
+		   uint64_t *changed)
+{
 	if (len > NET_IO_MAX)
 		len = NET_IO_MAX;
 	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, 4, 2));
-	L4_SetMR(1, (L4_Word_t)h);
+	L4_SetMR(1, (L4_Word_t)h | (changed ? NET_SEND_TELL : 0));
 	put_addr(2, to);
 	L4_SetMR(5, L4_STRING_MAKE(len, 1, 0, 0));
 	L4_SetMR(6, (L4_Word_t)buf);
 	long err = call(NET_SEND);
+	if (changed)
+		*changed = err ? 0 : L4_MR(2);
 	return err ? err : (long)L4_MR(1);
 }
 

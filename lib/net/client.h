@@ -43,6 +43,10 @@ long net_accept(long h, struct net_addr *peer);               /* peer may be NUL
 long net_connect(long h, const struct net_addr *a);
 /* to: NULL for TCP.  At most NET_IO_MAX bytes move per call. */
 long net_send(long h, const void *buf, unsigned long len, const struct net_addr *to);
+/* net_send, and *changed = the handles that gained events (NET_SEND_TELL: the caller, which
+ * also WATCHes, acts on them as on WATCH's answer) */
+long net_send_tell(long h, const void *buf, unsigned long len, const struct net_addr *to,
+		   uint64_t *changed);
 long net_recv(long h, void *buf, unsigned long max, struct net_addr *from);   /* from may be NULL */
 /* net_recv, and *drained = whether the handle had nothing more to read then */
 long net_recv_drained(long h, void *buf, unsigned long max, struct net_addr *from, bool *drained);

@@ -24,7 +24,10 @@ struct waiter {
 };
 
 static struct waiter waiters[MAX_WAITERS];
-static uint8_t io[NET_IO_MAX] __attribute__((aligned(16)));
+static int waiting;                /* waiters in use: none, and the rounds skip the table */
+/* page-aligned: a SEND or RECV string of up to a page lies in one page, which the
+ * kernel's short-string path takes (lx's bounce buffer is aligned so too) */
+static uint8_t io[NET_IO_MAX] __attribute__((aligned(4096)));
 static uint8_t frame[NIC_FRAME_MAX] __attribute__((aligned(16)));
 static struct stack_config config;
 static int have_nic;
@@ -116,17 +119,47 @@ static void reply(L4_ThreadId_t to, int64_t r, L4_Word_t label, L4_Word_t u)
 	L4_Reply(to);
 }
 
+static void answer_waiters(void);
+
+/* Set by run_stack: the loop need not run the stack again this round. */
+static int stack_ran;
+/* Set by a SEND that took stack_changed after its run: nothing changed since. */
+static int changes_taken;
+
+/* The NIC's frames in, the stack run, the POLLs it made ready answered. */
+static void run_stack(void)
+{
+	drain_nic();
+	stack_poll(now_ms());
+	answer_waiters();
+	stack_ran = 1;
+}
+
 /* ---- requests ---- */
 
+/*
+ * SEND runs the stack before it answers, so that the answer can tell the
+ * handles that gained events in that run (NET_SEND_TELL): a datagram or a
+ * segment over the loopback has then reached its receiver, whose waiting
+ * calls the client wakes without a WATCH answer in between.
+ */
 static void do_send(L4_ThreadId_t from)
 {
-	L4_Word_t h = L4_MR(1), item = L4_MR(5);
+	L4_Word_t h = L4_MR(1) & ~NET_SEND_TELL, tell = L4_MR(1) & NET_SEND_TELL, item = L4_MR(5);
 	struct net_addr a = get_addr(2);
 	if (!L4_STRING_IS(item) || L4_STRING_LEN(item) > NET_IO_MAX)
 		return reply_error(from, DRIVER_ERR_REQUEST);
 	int64_t r = stack_send((int64_t)h, io, L4_STRING_LEN(item), a.family ? &a : NULL);
+	run_stack();                     /* sends to the NIC and answers POLLs: MRs are free after */
+	if (r < 0)
+		return reply_error(from, (L4_Word_t)-r);
+	changed |= stack_changed();
+	changes_taken = 1;
+	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, 2, 0));
 	L4_SetMR(1, (L4_Word_t)r);
-	reply(from, r, NET_SEND, 1);
+	L4_SetMR(2, tell ? changed : 0);
+	if (!L4_IpcFailed(L4_Reply(from)) && tell)
+		changed = 0;                 /* told: not to WATCH */
 }
 
 static void do_recv(L4_ThreadId_t from)
@@ -223,6 +256,7 @@ static void do_poll(L4_ThreadId_t from, L4_Word_t u)
 		return;
 	for (int i = 0; i < MAX_WAITERS; i++)
 		if (!waiters[i].client || waiters[i].client == from) {
+			waiting += !waiters[i].client;
 			waiters[i] = w;        /* a client's new POLL replaces one it abandoned */
 			return;
 		}
@@ -231,9 +265,9 @@ static void do_poll(L4_ThreadId_t from, L4_Word_t u)
 
 static void answer_waiters(void)
 {
-	for (int i = 0; i < MAX_WAITERS; i++)
+	for (int i = 0; waiting && i < MAX_WAITERS; i++)
 		if (waiters[i].client)
-			poll_answer(&waiters[i], 0);
+			waiting -= poll_answer(&waiters[i], 0);
 }
 
 /* ---- WATCH ---- */
@@ -241,7 +275,8 @@ static void answer_waiters(void)
 /* Note every handle that gained events since the last round; answer the watcher if any did. */
 static void watch_round(void)
 {
-	changed |= stack_changed();
+	if (!changes_taken)
+		changed |= stack_changed();
 	if (!watcher || !changed)
 		return;
 	L4_SetMR(0, L4_TAG_MAKE(NET_WATCH, 1, 0));
@@ -326,11 +361,13 @@ static int changes_stack(L4_MsgTag_t tag)
 /* The receive timeout: the stack's next timer, a POLL's deadline, the NIC check. */
 static L4_Word_t wait_timeout(void)
 {
-	uint64_t now = now_ms(), ms = stack_poll_delay(now);
+	if (!waiting && !stack_timer_pending())
+		return L4_TimePeriod(RX_CHECK_MS * 1000);   /* no clock needed */
+	L4_Word_t now_us = L4_SystemClock();
+	uint64_t ms = stack_poll_delay(now_us / 1000);
 	if (ms > RX_CHECK_MS)
 		ms = RX_CHECK_MS;
-	L4_Word_t now_us = L4_SystemClock();
-	for (int i = 0; i < MAX_WAITERS; i++)
+	for (int i = 0; waiting && i < MAX_WAITERS; i++)
 		if (waiters[i].client && waiters[i].deadline_us != NET_POLL_FOREVER) {
 			L4_Word_t d = waiters[i].deadline_us > now_us ? (waiters[i].deadline_us - now_us) / 1000 : 0;
 			if (d < ms)
@@ -378,17 +415,15 @@ void net_server(void)
 		 * call but stack_poll sends.
 		 */
 		int run = 1;                   /* a timer, the NIC's notification, or a request that needs it */
+		stack_ran = changes_taken = 0;
 		if (L4_IpcFailed(tag) || (from == pecan_nic && L4_TAG_LABEL(tag) == NIC_RX_READY))
 			;                          /* nothing, or the NIC's notification: drained below */
 		else if (!driver_client_ok(&net_clients, from))
 			driver_refuse("net", from, tag), run = 0;
 		else
 			handle(from, tag), run = changes_stack(tag);
-		if (run) {
-			drain_nic();
-			stack_poll(now_ms());
-			answer_waiters();
-		}
+		if (run && !stack_ran)
+			run_stack();
 		watch_round();
 	}
 }

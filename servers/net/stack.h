@@ -28,6 +28,8 @@ int32_t stack_input(const uint8_t *frame, size_t len);
 size_t stack_input_room(void);
 int32_t stack_poll(uint64_t now_ms);
 uint64_t stack_poll_delay(uint64_t now_ms);
+/* 0 if no stack_poll is due until a request or a frame comes (no timer, nothing queued) */
+int32_t stack_timer_pending(void);
 uint64_t stack_dropped(void);
 
 int64_t stack_socket(uint16_t family, uint32_t type);

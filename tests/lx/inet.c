@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -380,6 +381,60 @@ static void udp(void)
 	close(c);
 }
 
+/* A UDP socket on 127.0.0.1 connected to itself (Re-aim's udp_test). */
+static int udp_self(struct sockaddr_in *a)
+{
+	socklen_t len = sizeof *a;
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	*a = lo(0);
+	if (s < 0 || bind(s, (struct sockaddr *)a, sizeof *a) ||
+	    getsockname(s, (struct sockaddr *)a, &len) || connect(s, (struct sockaddr *)a, sizeof *a))
+		return -1;
+	return s;
+}
+
+/*
+ * Datagrams to oneself, in lengths 1..4096: each read gives back the whole
+ * datagram just written; a short read() drops the rest; a receive into a
+ * bad buffer fails and drops the datagram (Linux's udp_recvmsg frees it);
+ * FIONREAD tells its length; a blocking read is woken by another process's send.
+ */
+static void udp_more(void)
+{
+	struct sockaddr_in a;
+	int s = udp_self(&a);
+	check("udpself_socket", s >= 0, 1, 0);
+	static char out[4096], in[8192];
+	int ok = 1;
+	for (int i = 0; i < 200 && ok; i++) {
+		int n = 1 + (i * 997) % 4096;
+		for (int j = 0; j < n; j++)
+			out[j] = (char)(i + j);
+		ok = write(s, out, n) == n && read(s, in, sizeof in) == n && !memcmp(in, out, n);
+	}
+	check("udpself_rounds", ok, 1, 0);
+	write(s, "datagram", 8);
+	check("udp_read_short", read(s, in, 3) == 3 && !memcmp(in, "dat", 3), 1, 0);
+	check("udp_read_short_drops_rest", recv(s, in, sizeof in, MSG_DONTWAIT), -1, EAGAIN);
+	write(s, "keep", 4);
+	check("udp_recv_efault", recv(s, (void *)16, 4, 0), -1, EFAULT);
+	check("udp_recv_efault_drops", recv(s, in, sizeof in, MSG_DONTWAIT), -1, EAGAIN);   /* as Linux */
+	int pending = -1;
+	write(s, "fives", 5);
+	check("udp_fionread", ioctl(s, FIONREAD, &pending) == 0 && pending == 5, 1, 0);
+	check("udp_recv_after_fionread", recv(s, in, sizeof in, 0) == 5 && !memcmp(in, "fives", 5), 1, 0);
+	pid_t child = fork();
+	if (child == 0) {               /* through the same socket: it takes only its own datagrams */
+		usleep(100000);             /* the parent is asleep in recv by then */
+		_exit(write(s, "late", 4) != 4);
+	}
+	long r = recv(s, in, sizeof in, 0);
+	int st = -1;
+	waitpid(child, &st, 0);
+	check("udp_blocking_recv_woken", r == 4 && !memcmp(in, "late", 4) && st == 0, 1, 0);
+	close(s);
+}
+
 static void udp6(void)
 {
 	/* the server has no ::1 yet (docs/net.md): its own address, found by a connected UDP socket */
@@ -638,6 +693,7 @@ int main(int argc, char **argv)
 	reuse_after_close();
 	dying_process();
 	udp();
+	udp_more();
 	udp6();
 	tcp6();
 	dual_stack();

@@ -8,8 +8,9 @@
 // readiness changes; the call then runs again from the start.
 //
 // Bytes taken from the server that the process did not get (MSG_PEEK, a
-// copyout that failed, MSG_WAITALL waiting for more) wait in the socket's
-// stash and come first at the next receive.
+// stream's copyout that failed, MSG_WAITALL waiting for more) wait in the
+// socket's stash and come first at the next receive.  A datagram the process
+// could not take (a bad buffer) is gone, as on Linux.
 #include "../vfs/vfs.h"
 #include "net.h"
 #include "../syscall/syscall.h"
@@ -118,6 +119,20 @@ static long errno_of(long r)
 
 /* Every call to the server goes through here: the deferred reply first (server.c). */
 #define NET(call) (netsrv_prepare(), (call))
+
+/*
+ * A SEND (to: NULL on a stream), whose answer tells the handles that gained
+ * events in the run it caused: their calls are woken now, not after a
+ * round through the watch thread (a datagram to a waiting reader over the
+ * loopback has arrived when the answer comes).
+ */
+static long send_tell(struct inet_sock *sk, const void *buf, size_t n, const struct net_addr *to)
+{
+	uint64_t gained = 0;
+	long r = NET(net_send_tell(sk->h, buf, n, to, &gained));
+	inet_changed(gained);
+	return r;
+}
 
 static bool nonblocking(const struct file *f, u64 flags)
 {
@@ -558,31 +573,47 @@ static bool same_peer(const struct net_addr *from, const struct net_addr *p)
 	return !memcmp(from->addr, p->addr, 16);
 }
 
-/* One datagram in the stash (those from others dropped when connected): its length, or -errno. */
-static long dgram_fetch(struct inet_sock *sk, bool nonblock)
+/*
+ * One datagram into buf (NET_IO_MAX bytes), the stash's first, else the
+ * server's (those from others dropped when connected); its sender in *from:
+ * its length, or -errno.  The server's lands in buf directly: no stash on
+ * the common path.
+ */
+static long dgram_take(struct inet_sock *sk, char *buf, struct net_addr *from, bool nonblock)
 {
-	if (sk->stash_dgram)
-		return sk->stash_len;
+	if (sk->stash_dgram) {
+		long n = sk->stash_len;
+		memcpy(buf, sk->stash, (size_t)n);
+		*from = sk->stash_from;
+		sk->stash_dgram = false, sk->stash_len = 0;
+		return n;
+	}
 	if (sk->quiet && !nonblock)
 		return -LX_EAGAIN;
 	for (int tries = 0; tries < 64; tries++) {
-		struct net_addr from = { 0 };
 		bool drained = false;
-		long r = NET(net_recv_drained(sk->h, file_bounce, NET_IO_MAX, &from, &drained));
+		*from = (struct net_addr){ 0 };
+		long r = NET(net_recv_drained(sk->h, buf, NET_IO_MAX, from, &drained));
 		sk->quiet = drained || r == -NET_ERR_AGAIN;
 		if (r < 0)
 			return errno_of(r);
-		if (sk->has_peer && !same_peer(&from, &sk->peer))
+		if (sk->has_peer && !same_peer(from, &sk->peer))
 			continue;                 /* not from the connected peer: Linux drops it */
-		if (sk->v6only && from.family == LX_AF_INET)
+		if (sk->v6only && from->family == LX_AF_INET)
 			continue;                 /* IPV6_V6ONLY: IPv4 traffic is not this socket's */
-		stash_put(sk, file_bounce, (size_t)r, &from);
-		if (r && !sk->stash_len)
-			return -LX_ENOMEM;
-		sk->stash_dgram = true;
 		return r;
 	}
 	return -LX_EAGAIN;
+}
+
+/* A datagram (r >= 0 bytes at buf, from) back for the next receive: -ENOMEM if it could not be kept. */
+static long dgram_keep(struct inet_sock *sk, const char *buf, long r, const struct net_addr *from)
+{
+	stash_put(sk, buf, (size_t)r, from);
+	if (r && !sk->stash_len)
+		return -LX_ENOMEM;
+	sk->stash_dgram = true;
+	return r;
 }
 
 /* Nothing to read on a stream now: 0 at its end, -errno, or -EAGAIN. */
@@ -602,13 +633,13 @@ static long inet_read(struct file *f, void *buf, size_t n)
 	sk->last_read = 0;
 	bool nonblock = nonblocking(f, 0);
 	if (sk->type == LX_SOCK_DGRAM) {
-		long r = dgram_fetch(sk, nonblock);
+		struct net_addr from;
+		long r = dgram_take(sk, file_bounce, &from, nonblock);
 		if (r < 0)
 			return r;
-		size_t c = n < sk->stash_len ? n : sk->stash_len;
-		memcpy(buf, sk->stash, c);
-		sk->stash_dgram = false;
-		sk->stash_len = 0;
+		size_t c = n < (size_t)r ? n : (size_t)r;   /* the rest is dropped, as Linux's read */
+		if (buf != file_bounce)
+			memmove(buf, file_bounce, c);
 		return (long)c;
 	}
 	long s = stream_state(sk);
@@ -643,7 +674,7 @@ static long stream_send(struct inet_sock *sk, const char *buf, size_t n)
 	size_t done = 0;
 	while (done < n) {
 		size_t c = n - done < TCP_CHUNK ? n - done : TCP_CHUNK;
-		long r = NET(net_send(sk->h, buf + done, c, NULL));
+		long r = send_tell(sk, buf + done, c, NULL);
 		if (r < 0) {
 			if (done)
 				break;
@@ -665,7 +696,7 @@ static long inet_write(struct file *f, const void *buf, size_t n)
 		return -LX_EDESTADDRREQ;
 	if (n > dgram_max(sk))
 		return -LX_EMSGSIZE;
-	long r = NET(net_send(sk->h, buf, n, &sk->peer));
+	long r = send_tell(sk, buf, n, &sk->peer);
 	return r < 0 ? errno_of(r) : r;
 }
 
@@ -686,7 +717,7 @@ static long send_to(struct thread *t, struct file *f, struct inet_sock *sk, stru
 		return -LX_EMSGSIZE;
 	if (!sock_gather(t, m->iov, m->cnt, 0, file_bounce, m->total))
 		return -LX_EFAULT;
-	r = NET(net_send(sk->h, file_bounce, m->total, &to));
+	r = send_tell(sk, file_bounce, m->total, &to);
 	if (r == -NET_ERR_AGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	if (r < 0)
@@ -714,20 +745,23 @@ static long inet_send(struct thread *t, struct file *f, struct sock_msg *m)
 
 static long recv_dgram(struct thread *t, struct file *f, struct inet_sock *sk, struct sock_msg *m)
 {
-	long r = dgram_fetch(sk, nonblocking(f, m->flags));
+	struct net_addr from;
+	long r = dgram_take(sk, file_bounce, &from, nonblocking(f, m->flags));
 	if (r == -LX_EAGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	if (r < 0)
 		return r;
-	size_t full = sk->stash_len;
-	size_t got = sock_scatter(t, m->iov, m->cnt, sk->stash, full < m->total ? full : m->total);
-	if (got < (full < m->total ? full : m->total))
-		return -LX_EFAULT;              /* the datagram stays for a later call */
+	size_t full = (size_t)r, want = full < m->total ? full : m->total;
+	if (m->flags & LX_MSG_PEEK)
+		dgram_keep(sk, file_bounce, r, &from);
+	/* a bad buffer or address: -EFAULT, and the datagram is gone (as Linux's udp_recvmsg) */
+	size_t got = sock_scatter(t, m->iov, m->cnt, file_bounce, want);
+	if (got < want)
+		return -LX_EFAULT;
 	m->mflags = full > m->total ? LX_MSG_TRUNC : 0;
-	if ((r = addr_out(t, m->addr, m->addrlen, &sk->stash_from, sk->family)) < 0)
-		return r;
-	if (!(m->flags & LX_MSG_PEEK))
-		sk->stash_dgram = false, sk->stash_len = 0;
+	long a = addr_out(t, m->addr, m->addrlen, &from, sk->family);
+	if (a < 0)
+		return a;
 	return (long)((m->flags & LX_MSG_TRUNC) ? full : got);
 }
 
@@ -811,9 +845,12 @@ static long inet_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	int n = (int)sk->stash_len;        /* at least what lx holds; the server's bytes come at a read */
 	if (!n && !sk->stash_dgram && (events(sk, NET_EV_IN) & NET_EV_IN)) {
 		bool open;
-		long r = sk->type == LX_SOCK_DGRAM ? dgram_fetch(sk, true)
+		struct net_addr from;
+		long r = sk->type == LX_SOCK_DGRAM ? dgram_take(sk, file_bounce, &from, true)
 						   : stream_take(sk, file_bounce, NET_IO_MAX, &open, true);
-		if (sk->type == LX_SOCK_STREAM && r > 0)
+		if (sk->type == LX_SOCK_DGRAM && r >= 0)
+			r = dgram_keep(sk, file_bounce, r, &from);
+		else if (r > 0)
 			stash_put(sk, file_bounce, (size_t)r, NULL);
 		n = r > 0 ? (int)r : 0;
 	}

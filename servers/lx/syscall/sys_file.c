@@ -9,7 +9,9 @@
 #include "syscall.h"
 #include "../../../lib/c/string.h"
 
-char file_bounce[BOUNCE_SIZE] __attribute__((aligned(16)));
+/* page-aligned: a string of up to a page from or into it (the network server's
+ * SEND and RECV) lies in one page, which the kernel's short-string path takes */
+char file_bounce[BOUNCE_SIZE] __attribute__((aligned(4096)));
 #define bounce file_bounce
 
 #define MAX_RW   0x7ffff000UL           /* Linux's MAX_RW_COUNT */

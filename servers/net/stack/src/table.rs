@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 //! The interface, the device glue and the socket table behind stack.h.
 use core::ptr::addr_of_mut;
-use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet, SocketStorage};
+use smoltcp::iface::{
+    Config, Interface, PollIngressSingleResult, PollResult, SocketHandle, SocketSet, SocketStorage,
+};
 use crate::csum;
 use smoltcp::phy::{ChecksumCapabilities, Device, DeviceCapabilities, Medium, RxToken, TxToken};
 use smoltcp::socket::{icmp, tcp, udp, Socket};
@@ -147,6 +149,20 @@ impl Dev {
             self.lens[slot] = len;
             self.count += 1;
         }
+    }
+
+    /// Whether every queued frame is a UDP datagram (IPv4 or IPv6 without extension
+    /// headers, fragments included): delivering those queues nothing for egress.
+    fn only_udp(&self) -> bool {
+        (0..self.count).all(|k| {
+            let slot = (self.head + k) % RX_SLOTS;
+            let f = &ring()[slot][..self.lens[slot]];
+            match (f.get(12..14), f.len()) {
+                (Some([0x08, 0x00]), n) if n >= 34 => f[23] == 17,
+                (Some([0x86, 0xdd]), n) if n >= 54 => f[20] == 17,
+                _ => false,
+            }
+        })
     }
 
     /// A frame leaves: to the wire (with its checksums) unless it is for us, back in
@@ -311,6 +327,14 @@ struct State {
     icmp_parked: [Option<icmp::Socket<'static>>; MAX_ICMP],
     next_port: u16,
     now: Instant,
+    /// When the stack must run next (smoltcp's poll_at, None inside: no timer), kept
+    /// between the calls that cannot change it: computing it visits every slot of
+    /// the socket set, and the server asks before every wait.  None: stale.
+    poll_at: Option<Option<Instant>>,
+    /// The pool sockets in the set (bit i: pool index i), by kind.
+    tcp_in: u64,
+    udp_in: u64,
+    icmp_in: u64,
 }
 
 static mut STORAGE: [SocketStorage<'static>; SOCKETS] = [SocketStorage::EMPTY; SOCKETS];
@@ -330,8 +354,17 @@ static mut ICMP_TXM: [[icmp::PacketMetadata; 8]; MAX_ICMP] =
     [[icmp::PacketMetadata::EMPTY; 8]; MAX_ICMP];
 static mut STATE: Option<State> = None;
 
-/// The one state; the server is single-threaded and calls in only from its loop.
+/// The state, for a call that may change when the stack must run next (its
+/// cached poll_at goes stale).
 fn st() -> Option<&'static mut State> {
+    let s = st_ro()?;
+    s.poll_at = None;
+    Some(s)
+}
+
+/// The one state; the server is single-threaded and calls in only from its loop.
+/// For calls that change no socket's timers or queues to send (poll_at stays).
+fn st_ro() -> Option<&'static mut State> {
     // SAFETY: one thread calls the stack (servers/net), never reentrantly.
     unsafe { (*addr_of_mut!(STATE)).as_mut() }
 }
@@ -369,7 +402,8 @@ fn pool() -> Pool {
 // ---- pool sockets, parked or in the set (see State) ----
 
 macro_rules! pool_access {
-    ($r:ident, $m:ident, $join:ident, $park:ident, $ty:ident, $parked:ident, $variant:ident) => {
+    ($r:ident, $m:ident, $join:ident, $park:ident, $ty:ident, $parked:ident, $variant:ident,
+     $inset:ident) => {
         fn $r(s: &State, i: usize) -> &$ty::Socket<'static> {
             match s.$parked[i].as_ref() {
                 Some(p) => p,
@@ -388,6 +422,7 @@ macro_rules! pool_access {
         fn $join(s: &mut State, i: usize) {
             if let Some(p) = s.$parked[i].take() {
                 s.$ty[i] = s.sockets.add(p);
+                s.$inset |= 1 << i;
             }
         }
 
@@ -397,14 +432,36 @@ macro_rules! pool_access {
                 if let Socket::$variant(p) = s.sockets.remove(s.$ty[i]) {
                     s.$parked[i] = Some(p);
                 }
+                s.$inset &= !(1 << i);
             }
         }
     };
 }
 
-pool_access!(tcp_ref, tcp_mut, tcp_join, tcp_park, tcp, tcp_parked, Tcp);
-pool_access!(udp_ref, udp_mut, udp_join, udp_park, udp, udp_parked, Udp);
-pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp);
+pool_access!(tcp_ref, tcp_mut, tcp_join, tcp_park, tcp, tcp_parked, Tcp, tcp_in);
+pool_access!(udp_ref, udp_mut, udp_join, udp_park, udp, udp_parked, Udp, udp_in);
+pool_access!(icmp_ref, icmp_mut, icmp_join, icmp_park, icmp, icmp_parked, Icmp, icmp_in);
+
+/// The pool indices in a set of bits.
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        let i = m.trailing_zeros() as usize;
+        m &= m.wrapping_sub(1);
+        (i < 64).then_some(i)
+    })
+}
+
+/// Nothing can be due: no TCP socket in the set (only TCP has timers) and no
+/// bytes of a datagram or echo request waiting to go out.  smoltcp's poll_at
+/// then says "no timer" too, but only after visiting every slot: a UDP or ICMP
+/// socket asks for a poll only to send, and smoltcp never fragments here
+/// (frames hold any IP packet).  An empty datagram still queued after a run
+/// waits for a neighbour, and the server's 20 ms round (net.c) serves it as
+/// smoltcp's later end of that wait would.
+fn nothing_due(s: &State) -> bool {
+    s.tcp_in == 0 && bits(s.udp_in).all(|i| udp_ref(s, i).send_queue() == 0) &&
+        bits(s.icmp_in).all(|i| icmp_ref(s, i).send_queue() == 0)
+}
 
 /// TCP sockets that nobody holds and that finished closing leave the set.
 fn park_closed(s: &mut State) {
@@ -494,7 +551,7 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
         last_events: [NET_EV_NVAL as u8; MAX_HANDLES],
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
-        next_port: EPHEMERAL_FIRST, now,
+        next_port: EPHEMERAL_FIRST, now, poll_at: None, tcp_in: 0, udp_in: 0, icmp_in: 0,
     };
     // SAFETY: single-threaded, and STATE was None.
     unsafe { *addr_of_mut!(STATE) = Some(state) };
@@ -516,7 +573,7 @@ pub extern "C" fn stack_input(frame: *const u8, len: usize) -> i32 {
 /// Room for more input before a poll (frames the receive ring can still take).
 #[no_mangle]
 pub extern "C" fn stack_input_room() -> usize {
-    st().map_or(0, |s| RX_SLOTS - s.dev.count)
+    st_ro().map_or(0, |s| RX_SLOTS - s.dev.count)
 }
 
 /// Run the stack at time now_ms; 1 if any socket's state may have changed.
@@ -526,9 +583,15 @@ pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
     s.now = Instant::from_millis(now_ms as i64);
     let mut changed = false;
     // Loopback frames queue behind the ones being processed: run until quiet.
-    for _ in 0..16 {
-        let r = s.iface.poll(s.now, &mut s.dev, &mut s.sockets);
-        changed |= r != smoltcp::iface::PollResult::None;
+    // Once only looped-back datagrams wait, they are delivered without another
+    // egress (which visits every slot of the socket set to find nothing).  Were
+    // something due after all, the next poll_at says so and the server runs again.
+    for round in 0..16 {
+        changed |= if round > 0 && s.dev.only_udp() {
+            ingress(s)
+        } else {
+            s.iface.poll(s.now, &mut s.dev, &mut s.sockets) != PollResult::None
+        };
         if s.dev.count == 0 {
             break;
         }
@@ -537,23 +600,60 @@ pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
     changed as i32
 }
 
+/// Every queued frame processed (no egress); whether a socket's state may have changed.
+fn ingress(s: &mut State) -> bool {
+    let mut changed = false;
+    loop {
+        match s.iface.poll_ingress_single(s.now, &mut s.dev, &mut s.sockets) {
+            PollIngressSingleResult::None => return changed,
+            PollIngressSingleResult::PacketProcessed => {}
+            PollIngressSingleResult::SocketStateChanged => changed = true,
+        }
+    }
+}
+
 /// Milliseconds until the stack needs stack_poll again (timers); u64::MAX: none pending.
 #[no_mangle]
 pub extern "C" fn stack_poll_delay(now_ms: u64) -> u64 {
-    let Some(s) = st() else { return u64::MAX };
+    let Some(s) = st_ro() else { return u64::MAX };
     if s.dev.count > 0 {
         return 0;
     }
-    match s.iface.poll_delay(Instant::from_millis(now_ms as i64), &s.sockets) {
-        Some(d) => d.total_millis(),
+    let now = Instant::from_millis(now_ms as i64);
+    let at = match s.poll_at {
+        Some(at) => at,
+        None if nothing_due(s) => *s.poll_at.insert(None),
+        None => *s.poll_at.insert(s.iface.poll_at(now, &s.sockets)),
+    };
+    match at {
+        Some(at) if at > now => (at - now).total_millis(),
+        Some(_) => 0,
         None => u64::MAX,
+    }
+}
+
+/// 0 if the stack knows it needs no stack_poll until a request or a frame comes
+/// (no timer, nothing queued): the server then need not read the clock to wait.
+#[no_mangle]
+pub extern "C" fn stack_timer_pending() -> i32 {
+    let Some(s) = st_ro() else { return 0 };
+    if s.dev.count > 0 {
+        return 1;
+    }
+    match s.poll_at {
+        Some(at) => at.is_some() as i32,
+        None if nothing_due(s) => {
+            s.poll_at = Some(None);
+            0
+        }
+        None => 1,
     }
 }
 
 /// Frames dropped because the receive ring was full or they were malformed.
 #[no_mangle]
 pub extern "C" fn stack_dropped() -> u64 {
-    st().map_or(0, |s| s.dev.dropped)
+    st_ro().map_or(0, |s| s.dev.dropped)
 }
 
 // ---- addresses ----
@@ -996,7 +1096,7 @@ fn tcp_recv(sock: &mut tcp::Socket, buf: &mut [u8]) -> i64 {
 /// Receive up to len bytes; from gets the sender (datagrams) or peer.  0: end of stream.
 #[no_mangle]
 pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAddr) -> i64 {
-    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let Some(s) = st_ro() else { return -NET_ERR_INVAL };
     if data.is_null() && len > 0 {
         return -NET_ERR_INVAL;
     }
@@ -1004,6 +1104,7 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
     let buf = if len == 0 { &mut [][..] } else { unsafe { core::slice::from_raw_parts_mut(data, len) } };
     match kind(s, h) {
         Ok(Kind::Tcp { i, .. }) => {
+            s.poll_at = None;               // a window update may be due
             let sock = tcp_mut(s, i);
             if let Some(r) = sock.remote_endpoint() {
                 write_addr(from, from_ep(r));
@@ -1034,7 +1135,7 @@ pub extern "C" fn stack_recv(h: i64, data: *mut u8, len: usize, from: *mut NetAd
 /// Readiness: NET_EV_* bits for the handle, or -NET_ERR_HANDLE.
 #[no_mangle]
 pub extern "C" fn stack_events(h: i64) -> i64 {
-    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let Some(s) = st_ro() else { return -NET_ERR_INVAL };
     match kind(s, h) {
         Ok(k) => events_of(s, &k) as i64,
         Err(e) => e,
@@ -1046,7 +1147,7 @@ pub extern "C" fn stack_events(h: i64) -> i64 {
 /// Only handles open now or then are looked at.
 #[no_mangle]
 pub extern "C" fn stack_changed() -> u64 {
-    let Some(s) = st() else { return 0 };
+    let Some(s) = st_ro() else { return 0 };
     let (mut todo, mut changed) = (s.live | s.was_live, 0u64);
     while todo != 0 {
         let h = todo.trailing_zeros() as usize;
@@ -1160,7 +1261,7 @@ pub extern "C" fn stack_close(h: i64) -> i64 {
 /// The local (which = 0) or remote (1) address of a socket.
 #[no_mangle]
 pub extern "C" fn stack_name(h: i64, which: u32, out: *mut NetAddr) -> i64 {
-    let Some(s) = st() else { return -NET_ERR_INVAL };
+    let Some(s) = st_ro() else { return -NET_ERR_INVAL };
     let k = match kind(s, h) {
         Ok(k) => k,
         Err(e) => return e,
