@@ -157,6 +157,9 @@ struct thread {
 	bool fast;                      /* waits in a fast call (its answer is a fast reply) */
 	bool regs_dirty;                /* regs changed beyond RAX: a fast call must trap */
 	bool fast_trap;                 /* told to trap at lx_fast_trap for its registers */
+	/* l4/fast.c: a pure call's answer left regs as they were (its state is in its UTCB) */
+	bool regs_stale;                /* regs are not its state: it answered a pure call since */
+	bool fast_sync;                 /* sent to lx_fast_sync: its #UD there brings the state */
 	bool is_sigthread;              /* a space's signal thread, not a Linux thread */
 	/* redirection (l4/sigthread.c); COMING: stopped on its way to lx, it will bring the call */
 	enum { KICK_NONE, KICK_QUEUED, KICK_SENT, KICK_EARLY, KICK_COMING } kick;

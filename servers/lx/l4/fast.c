@@ -30,12 +30,12 @@ struct fastimg {
 };
 
 extern const char lx_stub_start[], lx_fast[], lx_fast_redo[], lx_fast_w2[], lx_fast_call[],
-	lx_fast_trap[], lx_stub_ipc[], lx_stub_exregs[];
+	lx_fast_trap[], lx_fast_sync[], lx_fast_sync_ud[], lx_stub_ipc[], lx_stub_exregs[];
 extern L4_Word_t __L4_Ipc, __L4_ExchangeRegisters;
 
 #define OFF(sym) ((u64)((sym) - lx_stub_start))
 
-u64 fast_trap_ip;
+u64 fast_trap_ip, fast_sync_ud_ip;
 
 /* The stub page's copy: the kernel's stubs its code calls, and where lx_fast_trap is. */
 void fast_init(void *stub_page)
@@ -43,6 +43,7 @@ void fast_init(void *stub_page)
 	*(u64 *)((char *)stub_page + OFF(lx_stub_ipc)) = __L4_Ipc;
 	*(u64 *)((char *)stub_page + OFF(lx_stub_exregs)) = __L4_ExchangeRegisters;
 	fast_trap_ip = LX_FAST_BASE + OFF(lx_fast_trap);
+	fast_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_sync_ud);
 }
 
 struct fastimg *fast_new(void)
@@ -240,25 +241,60 @@ u64 fast_restart_ip(struct thread *t)
 /*
  * The fast call: MR1..MR18 the registers in struct regs' order, as in an
  * exception message (l4/stub.S), but R11's word is the stub's: R11 is
- * RFLAGS after a `syscall`.
+ * RFLAGS after a `syscall`.  A pure call runs from the MRs (syscall_pure).
  */
 void fast_call(struct thread *t)
 {
 	const L4_Word_t *mr = L4_Utcb();
-	void *d = &t->regs;
-	const void *s = &mr[1];
-	unsigned long n = REGS_WORDS;
-	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
-	t->regs.r11 = t->regs.rflags;
-	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
+	if (mr[1] >= LX_CANONICAL_END) {            /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
-		       t->regs.rip);
+		       mr[1]);
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
+	if (syscall_pure(t, mr))
+		return;
+	fast_regs(t);
+	syscall_dispatch(t);
+}
+
+void fast_regs(struct thread *t)
+{
+	void *d = &t->regs;
+	const void *s = &((const L4_Word_t *)L4_Utcb())[1];
+	unsigned long n = REGS_WORDS;
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
+	t->regs.r11 = t->regs.rflags;
 	t->fast = true;
 	t->regs_dirty = false;
-	syscall_dispatch(t);
+	t->regs_stale = false;
+}
+
+/*
+ * t stopped after its pure call's answer, before it was back in its own
+ * code: lx kept no registers of that call, the stub did (MR21..MR30 of
+ * t's UTCB).  From the stop (regs, which hold the answer's RAX RBX R10
+ * R12..R15), lx_fast_sync reloads the rest and its #UD brings them.
+ */
+void fast_sync(struct thread *t, const struct regs *regs)
+{
+	t->regs = *regs;
+	t->regs.rip = LX_FAST_BASE + OFF(lx_fast_sync);
+	t->regs.rflags = t->fault_flags;
+	t->fast_sync = true;
+	t->kick = KICK_COMING;                      /* no more redirections until the #UD */
+	thread_reply(t);
+}
+
+/* The #UD at lx_fast_sync_ud: t's registers after its pure call; what it was stopped for. */
+void fast_synced(struct thread *t)
+{
+	memcpy(&t->regs, &((const L4_Word_t *)L4_Utcb())[1], sizeof(t->regs));
+	t->regs.rip = t->regs.rcx;
+	t->regs_stale = false;
+	t->fast_sync = false;
+	if (signal_deliver(t))
+		thread_reply(t);
 }
 
 /*
@@ -281,6 +317,8 @@ enum fast_where fast_where(u64 ip)
 		return FAST_REDO;                   /* only lx_fast calls the Ipc stub */
 	if (ip > ipc && ip < ipc + 128)
 		return FAST_AFTER;
+	if (ip >= base + OFF(lx_fast_sync) && ip <= base + OFF(lx_fast_sync_ud))
+		return FAST_AFTER;                  /* on its way to lx_fast_sync_ud */
 	if (ip < base + OFF(lx_fast_redo) || ip > base + OFF(lx_fast_trap))
 		return FAST_NONE;
 	if (ip > base + OFF(lx_fast_call))

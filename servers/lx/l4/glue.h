@@ -26,6 +26,11 @@ void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite
 bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
 u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call restarts */
 void fast_call(struct thread *t);          /* the fast call message */
+void fast_regs(struct thread *t);          /* t->regs from the fast call's message in the MRs */
+/* t stopped (regs) after a pure call's answer: send it to lx_fast_sync for its state */
+void fast_sync(struct thread *t, const struct regs *regs);
+void fast_synced(struct thread *t);        /* its #UD at lx_fast_sync_ud: the state, its signal */
+extern u64 fast_sync_ud_ip;
 /*
  * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
  * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
@@ -59,6 +64,8 @@ void fast_init(void *stub_page);
 
 /* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
+/* a pure call's answer, RAX, with the message's MR2..MR7 (syscall_pure); false: not done */
+bool thread_reply_pure(struct thread *t, u64 rax);
 void map_stub(struct thread *t);           /* answer a page fault on the stub page */
 /* t was redirected to the stub's #UD; msg: its registers there */
 void redirected(struct thread *t, const struct regs *msg);

@@ -140,6 +140,24 @@ void thread_reply(struct thread *t)
 		exception_reply(t);
 }
 
+/*
+ * A pure call's answer (syscall_pure): RAX in MR1, and MR2..MR7 (RBX R10
+ * R12..R15) back as its message brought them, still in the MRs.  False
+ * (nothing done) where the answer must be thread_reply's.
+ */
+bool thread_reply_pure(struct thread *t, u64 rax)
+{
+	if (__builtin_expect(pending != L4_NILTHREAD || !cpu_busy || t->fs_dirty, 0))
+		return false;
+	L4_Word_t *mr = L4_Utcb();
+	t->state = T_RUNNING;
+	t->regs_stale = true;
+	pending = t->tid;
+	mr[0] = L4_TAG_MAKE(0, 7, 0);
+	mr[1] = rax;
+	return true;
+}
+
 /* Answer a page fault with a map item (or nothing, which lets the thread fault again). */
 static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 {
@@ -250,10 +268,15 @@ void redirected(struct thread *t, const struct regs *msg)
 	int sig = t->fault_sig;
 	t->fault_sig = -1;
 	enum fast_where w = sig ? FAST_NONE : fast_where(t->fault_rip);
+	if (w == FAST_AFTER && t->regs_stale) {
+		fast_sync(t, &stopped);         /* its state comes by a #UD first */
+		return;
+	}
 	if (w == FAST_AFTER) {
 		t->fast_trap = false;
 	} else {
 		t->regs = stopped;
+		t->regs_stale = false;
 		t->regs.rip = t->fault_rip;
 		t->regs.rflags = t->fault_flags;
 	}
@@ -295,7 +318,12 @@ static void exception(struct thread *t)
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
+	if (rip == fast_sync_ud_ip && vec == 6 && t->fast_sync) {
+		fast_synced(t);
+		return;
+	}
 	memcpy(&t->regs, &mr[1], sizeof(t->regs));
+	t->regs_stale = false;
 	t->last_fault = 0;                      /* map_refused counts faults with nothing between */
 	if (vec == PECAN_VEC_SYSCALL) {
 		if (t->mm->fast)

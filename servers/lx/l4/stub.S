@@ -26,6 +26,12 @@
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
+// lx answers the pure calls (syscall/syscall.c, syscall_pure) without
+// keeping the message: for those the stub also keeps RCX, RBP and RFLAGS in
+// MR28..MR30, so that MR21..MR30 hold every register the answer does not
+// bring.  A thread stopped after such an answer is sent to lx_fast_sync,
+// which reloads them and brings the user's whole state to lx by the #UD at
+// lx_fast_sync_ud (RIP: RCX there).
 // lx_sigthread: the process's signal thread (docs/lx.md "Signals").  It
 // reports to lx and waits for a request: MR1 = a thread of its space, MR2 =
 // where to send it (lx_stub_signal); it redirects that thread with
@@ -44,6 +50,7 @@
 	.section .rodata
 	.globl lx_stub_start, lx_stub_signal, lx_stub_end
 	.globl lx_fast, lx_fast_redo, lx_fast_w2, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
+	.globl lx_fast_sync, lx_fast_sync_ud
 	.globl lx_sigenter, lx_sigenter_saved, lx_sigreturn
 	.p2align 6
 lx_stub_start:
@@ -94,7 +101,11 @@ lx_fast:                                /* RAX = n, RCX = return address */
 	movq %r9, 0xd0(%r11)
 	movq %rsp, 0x88(%r11)
 	movq %rsp, 0xd8(%r11)
+	movq %rcx, 0xe0(%r11)           /* MR28..MR30: the rest of lx_fast_sync's state */
+	movq %rbp, 0xe8(%r11)
 lx_fast_w2:                             /* (nothing from here to the Ipc changes the flags) */
+	leaq 0xf8(%r11), %rsp
+	pushfq                          /* MR30 RFLAGS */
 	leaq 0x98(%r11), %rsp
 	pushfq                          /* MR18 RFLAGS */
 	movq %r11, %rdi                 /* the UTCB pointer */
@@ -121,6 +132,21 @@ lx_fast_call:
 	movq 0x60(%rdi), %rdi
 	jmp *%rcx
 lx_fast_trap:
+	ud2
+lx_fast_sync:                           /* RAX = the result; RBX R10 R12..R15 the user's */
+	movq %gs:0, %rdi
+	movq 0xe0(%rdi), %rcx           /* the return address */
+	movq 0xb0(%rdi), %rdx
+	movq 0xb8(%rdi), %rsi
+	movq 0xe8(%rdi), %rbp
+	movq 0xc8(%rdi), %r8
+	movq 0xd0(%rdi), %r9
+	movq 0xf0(%rdi), %r11           /* R11 = RFLAGS, as after `syscall` */
+	leaq 0xf0(%rdi), %rsp
+	popfq
+	movq 0xd8(%rdi), %rsp
+	movq 0xc0(%rdi), %rdi
+lx_fast_sync_ud:
 	ud2
 
 	.p2align 4

@@ -218,9 +218,73 @@ void syscall_run(struct thread *t)
 		thread_reply(t);
 }
 
+enum { LEAN_MEM = 1, LEAN_PURE };
+static const uint8_t lean[SYS_MAX] = {
+#define LEAN(nr, name) [nr] = LEAN_MEM,
+	SYSCALLS_LEAN_MEM(LEAN)
+#undef LEAN
+#define LEAN(nr, name) [nr] = LEAN_PURE,
+	SYSCALLS_LEAN_PURE(LEAN)
+#undef LEAN
+};
+
+/*
+ * Run a lean call (syscall.h) of t and answer it; false if nr is none or t
+ * needs syscall_run's steps (a stopped process, seccomp's strict mode, the
+ * trace).  What stays from syscall_run is what such a call can need:
+ * lx_current, RCX and R11 as `syscall` leaves them, and signals (a changed
+ * mask may unblock one) delivered before the answer.
+ */
+static bool syscall_lean(struct thread *t, u64 nr)
+{
+	if (nr >= SYS_MAX || !lean[nr] || t->seccomp_strict || t->proc->stopped || lx_trace)
+		return false;
+	struct regs *r = &t->regs;
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	r->rax = (u64)table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
+	r->rcx = r->rip;
+	r->r11 = r->rflags;
+	if (!signal_work(t) || signal_deliver(t))
+		thread_reply(t);
+	return true;
+}
+
+/*
+ * A fast call of a pure call (syscall.h), run and answered from its message
+ * in the MRs, not copied to t->regs: its answer is RAX alone, and the stub
+ * keeps what a stop after the answer needs (l4/stub.S, lx_fast_sync).  An
+ * answer that needs more (a signal to deliver, a reply already loaded,
+ * FS.base) takes the copy and thread_reply; the MRs are intact, as a pure
+ * call makes no IPC.  False: not such a call, nothing was run.
+ */
+bool syscall_pure(struct thread *t, const L4_Word_t *mr)
+{
+	u64 nr = mr[8];
+	if (nr >= SYS_MAX || lean[nr] != LEAN_PURE || t->seccomp_strict || t->proc->stopped ||
+	    lx_trace)
+		return false;
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	long res = table[nr](t, mr[12], mr[11], mr[10], mr[3], mr[14], mr[15]);
+	if (__builtin_expect(!signal_work(t) && thread_reply_pure(t, (u64)res), 1))
+		return true;
+	fast_regs(t);
+	t->regs.rax = (u64)res;
+	if (!signal_work(t) || signal_deliver(t))
+		thread_reply(t);
+	return true;
+}
+
 /* A `syscall` from t: the exception message's registers are in t->regs. */
 void syscall_dispatch(struct thread *t)
 {
+	if (syscall_lean(t, t->regs.rax))
+		return;
 	t->sysno = t->regs.rax;
 	t->timed_out = false;
 	t->fresh = true;

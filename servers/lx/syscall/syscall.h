@@ -164,6 +164,20 @@ long seccomp_set_strict(struct thread *t);
 
 /* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
+/*
+ * The lean calls (syscall.c, syscall_dispatch): handlers that read only their
+ * arguments, t and its process, answer in RAX alone, never wait and need
+ * neither fs_cred nor the walk root.  Their calls skip syscall_run's general
+ * steps (the calls programs make most: issue 25).  The pure ones touch no
+ * user memory either, so lx makes no IPC while they run (a fault on a
+ * file's page can read the disk), and their answers reuse the message's MRs.
+ */
+#define SYSCALLS_LEAN_PURE(X) \
+	X(39, getpid) X(186, gettid) X(110, getppid) X(102, getuid) X(107, geteuid) \
+	X(104, getgid) X(108, getegid) X(95, umask)
+#define SYSCALLS_LEAN_MEM(X) X(63, uname) X(14, rt_sigprocmask)
+/* a fast call of a pure one, run from the message in the MRs (mr); false if not one */
+bool syscall_pure(struct thread *t, const L4_Word_t *mr);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
