@@ -241,7 +241,7 @@ u64 fast_restart_ip(struct thread *t)
 /*
  * The fast call: MR1..MR18 the registers in struct regs' order, as in an
  * exception message (l4/stub.S), but R11's word is the stub's: R11 is
- * RFLAGS after a `syscall`.  A pure call runs from the MRs (syscall_pure).
+ * RFLAGS after a `syscall`.  A pure call runs from the MRs (syscall_fast).
  */
 void fast_call(struct thread *t)
 {
@@ -252,7 +252,7 @@ void fast_call(struct thread *t)
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
-	if (syscall_pure(t, mr))
+	if (syscall_fast(t, mr))
 		return;
 	fast_regs(t);
 	syscall_dispatch(t);

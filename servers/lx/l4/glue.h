@@ -64,7 +64,7 @@ void fast_init(void *stub_page);
 
 /* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
-/* a pure call's answer, RAX, with the message's MR2..MR7 (syscall_pure); false: not done */
+/* a pure call's answer, RAX, with the message's MR2..MR7 (syscall_fast); false: not done */
 bool thread_reply_pure(struct thread *t, u64 rax);
 void map_stub(struct thread *t);           /* answer a page fault on the stub page */
 /* t was redirected to the stub's #UD; msg: its registers there */

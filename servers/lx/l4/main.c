@@ -141,7 +141,7 @@ void thread_reply(struct thread *t)
 }
 
 /*
- * A pure call's answer (syscall_pure): RAX in MR1, and MR2..MR7 (RBX R10
+ * A pure call's answer (syscall_fast): RAX in MR1, and MR2..MR7 (RBX R10
  * R12..R15) back as its message brought them, still in the MRs.  False
  * (nothing done) where the answer must be thread_reply's.
  */

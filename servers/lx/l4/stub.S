@@ -26,7 +26,7 @@
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
-// lx answers the pure calls (syscall/syscall.c, syscall_pure) without
+// lx answers the pure calls (syscall/syscall.c, syscall_fast) without
 // keeping the message: for those the stub also keeps RCX, RBP and RFLAGS in
 // MR28..MR30, so that MR21..MR30 hold every register the answer does not
 // bring.  A thread stopped after such an answer is sent to lx_fast_sync,

@@ -228,17 +228,22 @@ static const uint8_t lean[SYS_MAX] = {
 #undef LEAN
 };
 
-/*
- * Run a lean call (syscall.h) of t and answer it; false if nr is none or t
- * needs syscall_run's steps (a stopped process, seccomp's strict mode, the
- * trace).  What stays from syscall_run is what such a call can need:
- * lx_current, RCX and R11 as `syscall` leaves them, and signals (a changed
- * mask may unblock one) delivered before the answer.
- */
-static bool syscall_lean(struct thread *t, u64 nr)
+/* The kind of lean call (syscall.h) t's call nr is, 0 if it needs syscall_run's steps. */
+static inline int lean_kind(const struct thread *t, u64 nr)
 {
 	if (nr >= SYS_MAX || !lean[nr] || t->seccomp_strict || t->proc->stopped || lx_trace)
-		return false;
+		return 0;
+	return lean[nr];
+}
+
+/*
+ * Run t's lean call nr (t->regs hold it) and answer it.  What stays from
+ * syscall_run is what such a call can need: lx_current, RCX and R11 as
+ * `syscall` leaves them, and signals (a changed mask may unblock one)
+ * delivered before the answer.
+ */
+static void lean_run(struct thread *t, u64 nr)
+{
 	struct regs *r = &t->regs;
 	t->sysno = nr;
 	t->timed_out = false;
@@ -249,23 +254,25 @@ static bool syscall_lean(struct thread *t, u64 nr)
 	r->r11 = r->rflags;
 	if (!signal_work(t) || signal_deliver(t))
 		thread_reply(t);
-	return true;
 }
 
 /*
- * A fast call of a pure call (syscall.h), run and answered from its message
- * in the MRs, not copied to t->regs: its answer is RAX alone, and the stub
- * keeps what a stop after the answer needs (l4/stub.S, lx_fast_sync).  An
- * answer that needs more (a signal to deliver, a reply already loaded,
- * FS.base) takes the copy and thread_reply; the MRs are intact, as a pure
- * call makes no IPC.  False: not such a call, nothing was run.
+ * A fast call's lean path (l4/fast.c); false if its call is none.  A pure
+ * call runs and is answered from its message in the MRs, not copied to
+ * t->regs: its answer is RAX alone, and the stub keeps what a stop after the
+ * answer needs (l4/stub.S, lx_fast_sync).  An answer that needs more (a
+ * signal to deliver, a reply already loaded, FS.base) takes the copy and
+ * thread_reply; the MRs are intact, as a pure call makes no IPC.
  */
-bool syscall_pure(struct thread *t, const L4_Word_t *mr)
+bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 {
 	u64 nr = mr[8];
-	if (nr >= SYS_MAX || lean[nr] != LEAN_PURE || t->seccomp_strict || t->proc->stopped ||
-	    lx_trace)
-		return false;
+	int kind = lean_kind(t, nr);
+	if (kind != LEAN_PURE) {
+		if (kind)
+			fast_regs(t), lean_run(t, nr);
+		return kind != 0;
+	}
 	t->sysno = nr;
 	t->timed_out = false;
 	t->fresh = false;
@@ -283,8 +290,10 @@ bool syscall_pure(struct thread *t, const L4_Word_t *mr)
 /* A `syscall` from t: the exception message's registers are in t->regs. */
 void syscall_dispatch(struct thread *t)
 {
-	if (syscall_lean(t, t->regs.rax))
+	if (lean_kind(t, t->regs.rax)) {
+		lean_run(t, t->regs.rax);
 		return;
+	}
 	t->sysno = t->regs.rax;
 	t->timed_out = false;
 	t->fresh = true;

@@ -176,8 +176,8 @@ void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's register
 	X(39, getpid) X(186, gettid) X(110, getppid) X(102, getuid) X(107, geteuid) \
 	X(104, getgid) X(108, getegid) X(95, umask)
 #define SYSCALLS_LEAN_MEM(X) X(63, uname) X(14, rt_sigprocmask)
-/* a fast call of a pure one, run from the message in the MRs (mr); false if not one */
-bool syscall_pure(struct thread *t, const L4_Word_t *mr);
+/* a fast call (its message in the MRs, mr) of a lean one, run and answered; false if none */
+bool syscall_fast(struct thread *t, const L4_Word_t *mr);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
