@@ -252,35 +252,32 @@ void fast_call(struct thread *t)
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
-	if (syscall_fast(t, mr))
+	u64 nr = mr[8];
+	if (nr < SYS_MAX && syscall_lean[nr] && syscall_fast(t, mr))
 		return;
 	fast_regs(t);
-	syscall_dispatch(t);
-}
-
-void fast_regs(struct thread *t)
-{
-	void *d = &t->regs;
-	const void *s = &((const L4_Word_t *)L4_Utcb())[1];
-	unsigned long n = REGS_WORDS;
-	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
-	t->regs.r11 = t->regs.rflags;
-	t->fast = true;
-	t->regs_dirty = false;
-	t->regs_stale = false;
+	syscall_begin(t);
 }
 
 /*
  * t stopped after its pure call's answer, before it was back in its own
- * code: lx kept no registers of that call, the stub did (MR21..MR30 of
- * t's UTCB).  From the stop (regs, which hold the answer's RAX RBX R10
- * R12..R15), lx_fast_sync reloads the rest and its #UD brings them.
+ * code: lx kept only RIP, RBP and RFLAGS of that call (in t->regs; the Ipc
+ * changes RBP), the stub the registers it changes itself (MR22..MR27 of t's
+ * UTCB).  From the stop (regs: the answer's RAX RBX R10 R12..R15),
+ * lx_fast_sync reloads the rest and its #UD brings them.  (Stopped in
+ * lx_fast_sync itself, RCX, RBP and R11 are lx's already.)
  */
 void fast_sync(struct thread *t, const struct regs *regs)
 {
+	u64 rip = t->fast_sync ? regs->rcx : t->regs.rip;
+	u64 rbp = t->fast_sync ? regs->rbp : t->regs.rbp;
+	u64 flags = t->fast_sync ? regs->r11 : t->regs.rflags;
 	t->regs = *regs;
 	t->regs.rip = LX_FAST_BASE + OFF(lx_fast_sync);
-	t->regs.rflags = t->fault_flags;
+	t->regs.rcx = rip;
+	t->regs.rbp = rbp;
+	t->regs.r11 = flags;
+	t->regs.rflags = flags;
 	t->fast_sync = true;
 	t->kick = KICK_COMING;                      /* no more redirections until the #UD */
 	thread_reply(t);

@@ -26,7 +26,18 @@ void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite
 bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
 u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call restarts */
 void fast_call(struct thread *t);          /* the fast call message */
-void fast_regs(struct thread *t);          /* t->regs from the fast call's message in the MRs */
+/* t->regs from the fast call's message in the MRs (inline: every call not pure) */
+static inline void fast_regs(struct thread *t)
+{
+	void *d = &t->regs;
+	const void *s = &((const L4_Word_t *)L4_Utcb())[1];
+	unsigned long n = REGS_WORDS;
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
+	t->regs.r11 = t->regs.rflags;
+	t->fast = true;
+	t->regs_dirty = false;
+	t->regs_stale = false;
+}
 /* t stopped (regs) after a pure call's answer: send it to lx_fast_sync for its state */
 void fast_sync(struct thread *t, const struct regs *regs);
 void fast_synced(struct thread *t);        /* its #UD at lx_fast_sync_ud: the state, its signal */

@@ -26,12 +26,12 @@
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
-// lx answers the pure calls (syscall/syscall.c, syscall_fast) without
-// keeping the message: for those the stub also keeps RCX, RBP and RFLAGS in
-// MR28..MR30, so that MR21..MR30 hold every register the answer does not
-// bring.  A thread stopped after such an answer is sent to lx_fast_sync,
-// which reloads them and brings the user's whole state to lx by the #UD at
-// lx_fast_sync_ud (RIP: RCX there).
+// lx answers the pure calls (syscall/syscall.c, syscall_fast) keeping only
+// RIP, RBP and RFLAGS of the message.  A thread stopped after such an answer
+// is sent to lx_fast_sync with those (RCX, RBP, R11, RFLAGS) and the
+// registers it stopped with (the answer's RAX RBX R10 R12..R15); it reloads
+// the rest from MR22..MR27 and brings the user's whole state to lx by the
+// #UD at lx_fast_sync_ud (RIP: RCX there).
 // lx_sigthread: the process's signal thread (docs/lx.md "Signals").  It
 // reports to lx and waits for a request: MR1 = a thread of its space, MR2 =
 // where to send it (lx_stub_signal); it redirects that thread with
@@ -101,11 +101,7 @@ lx_fast:                                /* RAX = n, RCX = return address */
 	movq %r9, 0xd0(%r11)
 	movq %rsp, 0x88(%r11)
 	movq %rsp, 0xd8(%r11)
-	movq %rcx, 0xe0(%r11)           /* MR28..MR30: the rest of lx_fast_sync's state */
-	movq %rbp, 0xe8(%r11)
 lx_fast_w2:                             /* (nothing from here to the Ipc changes the flags) */
-	leaq 0xf8(%r11), %rsp
-	pushfq                          /* MR30 RFLAGS */
 	leaq 0x98(%r11), %rsp
 	pushfq                          /* MR18 RFLAGS */
 	movq %r11, %rdi                 /* the UTCB pointer */
@@ -133,17 +129,12 @@ lx_fast_call:
 	jmp *%rcx
 lx_fast_trap:
 	ud2
-lx_fast_sync:                           /* RAX = the result; RBX R10 R12..R15 the user's */
+lx_fast_sync:                           /* all but RDX RSI RDI R8 R9 RSP: the user's */
 	movq %gs:0, %rdi
-	movq 0xe0(%rdi), %rcx           /* the return address */
-	movq 0xb0(%rdi), %rdx
+	movq 0xb0(%rdi), %rdx           /* from MR22..MR27 */
 	movq 0xb8(%rdi), %rsi
-	movq 0xe8(%rdi), %rbp
 	movq 0xc8(%rdi), %r8
 	movq 0xd0(%rdi), %r9
-	movq 0xf0(%rdi), %r11           /* R11 = RFLAGS, as after `syscall` */
-	leaq 0xf0(%rdi), %rsp
-	popfq
 	movq 0xd8(%rdi), %rsp
 	movq 0xc0(%rdi), %rdi
 lx_fast_sync_ud:

@@ -218,8 +218,7 @@ void syscall_run(struct thread *t)
 		thread_reply(t);
 }
 
-enum { LEAN_MEM = 1, LEAN_PURE };
-static const uint8_t lean[SYS_MAX] = {
+const uint8_t syscall_lean[SYS_MAX] = {
 #define LEAN(nr, name) [nr] = LEAN_MEM,
 	SYSCALLS_LEAN_MEM(LEAN)
 #undef LEAN
@@ -231,9 +230,9 @@ static const uint8_t lean[SYS_MAX] = {
 /* The kind of lean call (syscall.h) t's call nr is, 0 if it needs syscall_run's steps. */
 static inline int lean_kind(const struct thread *t, u64 nr)
 {
-	if (nr >= SYS_MAX || !lean[nr] || t->seccomp_strict || t->proc->stopped || lx_trace)
+	if (nr >= SYS_MAX || !syscall_lean[nr] || t->seccomp_strict || t->proc->stopped || lx_trace)
 		return 0;
-	return lean[nr];
+	return syscall_lean[nr];
 }
 
 /*
@@ -259,8 +258,8 @@ static void lean_run(struct thread *t, u64 nr)
 /*
  * A fast call's lean path (l4/fast.c); false if its call is none.  A pure
  * call runs and is answered from its message in the MRs, not copied to
- * t->regs: its answer is RAX alone, and the stub keeps what a stop after the
- * answer needs (l4/stub.S, lx_fast_sync).  An answer that needs more (a
+ * t->regs but for RIP, RBP and RFLAGS: its answer is RAX alone, and the stub keeps
+ * the rest of what a stop after the answer needs (l4/stub.S, lx_fast_sync).  An answer that needs more (a
  * signal to deliver, a reply already loaded, FS.base) takes the copy and
  * thread_reply; the MRs are intact, as a pure call makes no IPC.
  */
@@ -276,6 +275,9 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 	t->sysno = nr;
 	t->timed_out = false;
 	t->fresh = false;
+	t->regs.rip = mr[1];                        /* what lx_fast_sync needs of lx */
+	t->regs.rbp = mr[13];
+	t->regs.rflags = mr[18];
 	lx_current = t;
 	long res = table[nr](t, mr[12], mr[11], mr[10], mr[3], mr[14], mr[15]);
 	if (__builtin_expect(!signal_work(t) && thread_reply_pure(t, (u64)res), 1))
@@ -290,10 +292,14 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 /* A `syscall` from t: the exception message's registers are in t->regs. */
 void syscall_dispatch(struct thread *t)
 {
-	if (lean_kind(t, t->regs.rax)) {
+	if (lean_kind(t, t->regs.rax))
 		lean_run(t, t->regs.rax);
-		return;
-	}
+	else
+		syscall_begin(t);
+}
+
+void syscall_begin(struct thread *t)
+{
 	t->sysno = t->regs.rax;
 	t->timed_out = false;
 	t->fresh = true;

@@ -164,6 +164,7 @@ long seccomp_set_strict(struct thread *t);
 
 /* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
+void syscall_begin(struct thread *t);      /* the same, for a call known not to be lean */
 /*
  * The lean calls (syscall.c, syscall_dispatch): handlers that read only their
  * arguments, t and its process, answer in RAX alone, never wait and need
@@ -176,6 +177,8 @@ void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's register
 	X(39, getpid) X(186, gettid) X(110, getppid) X(102, getuid) X(107, geteuid) \
 	X(104, getgid) X(108, getegid) X(95, umask)
 #define SYSCALLS_LEAN_MEM(X) X(63, uname) X(14, rt_sigprocmask)
+enum { LEAN_MEM = 1, LEAN_PURE };
+extern const uint8_t syscall_lean[SYS_MAX];   /* each call's kind: LEAN_*, 0 */
 /* a fast call (its message in the MRs, mr) of a lean one, run and answered; false if none */
 bool syscall_fast(struct thread *t, const L4_Word_t *mr);
 void syscall_run(struct thread *t);
