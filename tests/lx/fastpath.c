@@ -8,13 +8,15 @@
 // RFLAGS), the red zone below RSP, a jump straight to a site's `syscall`,
 // data and errors of reads and writes, a restart after a signal handler,
 // EINTR, fork (and the registers on both sides of a fork site), and the
-// registers of calls that a fast timer's signals interrupt anywhere.  Prints whether the sites were rewritten; exits 0 when
-// all holds.
+// registers of calls that a fast timer's signals interrupt anywhere, and
+// seccomp's strict mode at a getpid site (which lx answers by a short fast
+// call).  Prints whether the sites were rewritten; exits 0 when all holds.
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -169,6 +171,31 @@ static void regs(void (*fn)(const uint64_t *, uint64_t *), const char *sc, unsig
 		CHECK((long)probe_rax == getpid(), "round %d: getpid %ld", round, (long)probe_rax);
 		CHECK(!regs_bad(in, out, sc, skip, why, sizeof(why)), "round %d: %s", round, why);
 	}
+}
+
+/* seccomp's strict mode kills at the (rewritten) getpid site as at any call but four. */
+static void seccomp_site(void)
+{
+	int p[2], st = 0;
+	char b = 0;
+	if (pipe(p)) {
+		CHECK(0, "pipe for the seccomp child");
+		return;
+	}
+	pid_t c = fork();
+	if (!c) {
+		site_getpid();
+		if (syscall(SYS_seccomp, 0, 0, NULL))     /* SECCOMP_SET_MODE_STRICT */
+			syscall(SYS_exit, 1);
+		syscall(SYS_write, p[1], "w", 1);
+		site_getpid();
+		syscall(SYS_exit, 2);
+	}
+	close(p[1]);
+	CHECK(read(p[0], &b, 1) == 1 && b == 'w', "the seccomp child's write: %c", b);
+	CHECK(waitpid(c, &st, 0) == c && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	      "seccomp strict at the getpid site: status %x", st);
+	close(p[0]);
 }
 
 static volatile int ticks;
@@ -336,6 +363,7 @@ int main(void)
 	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "the child's getpid site: status %x", st);
 	CHECK(site_getpid() == getpid(), "the parent's site after fork");
+	seccomp_site();
 	printf("fastpath: %s\n", failed ? "failed" : "all ok");
 	return failed;
 }

@@ -225,6 +225,9 @@ const uint8_t syscall_lean[SYS_MAX] = {
 #define LEAN(nr, name) [nr] = LEAN_PURE,
 	SYSCALLS_LEAN_PURE(LEAN)
 #undef LEAN
+#define LEAN(nr, name) [nr] = LEAN_PURE0,
+	SYSCALLS_LEAN_PURE0(LEAN)
+#undef LEAN
 };
 
 /* The kind of lean call (syscall.h) t's call nr is, 0 if it needs syscall_run's steps. */
@@ -267,7 +270,7 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 {
 	u64 nr = mr[8];
 	int kind = lean_kind(t, nr);
-	if (kind != LEAN_PURE) {
+	if (kind < LEAN_PURE) {
 		if (kind)
 			fast_regs(t), lean_run(t, nr);
 		return kind != 0;
@@ -275,7 +278,8 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 	t->sysno = nr;
 	t->timed_out = false;
 	t->fresh = false;
-	t->regs.rip = mr[1];                        /* what lx_fast_sync needs of lx */
+	t->fast_short = false;                      /* lx_fast_sync, and what it needs of lx: */
+	t->regs.rip = mr[1];
 	t->regs.rbp = mr[13];
 	t->regs.rflags = mr[18];
 	lx_current = t;
@@ -286,6 +290,26 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 	t->regs.rax = (u64)res;
 	if (!signal_work(t) || signal_deliver(t))
 		thread_reply(t);
+	return true;
+}
+
+/*
+ * The short fast call (l4/stub.S lx_fast_pure) of t: RIP and the registers
+ * beside the answer's stay in t's UTCB, and an answer that needs them (a
+ * signal to deliver) brings them first (fast_sync_reply).  False: nr is no
+ * PURE0 call, or t needs syscall_run's steps; nothing was run.
+ */
+bool syscall_short(struct thread *t, u64 nr)
+{
+	if (lean_kind(t, nr) != LEAN_PURE0)
+		return false;
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	long res = table[nr](t, 0, 0, 0, 0, 0, 0);
+	if (__builtin_expect(signal_work(t) || !thread_reply_pure(t, (u64)res), 0))
+		fast_sync_reply(t, (u64)res, false);
 	return true;
 }
 

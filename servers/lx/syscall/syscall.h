@@ -173,14 +173,18 @@ void syscall_begin(struct thread *t);      /* the same, for a call known not to 
  * user memory either, so lx makes no IPC while they run (a fault on a
  * file's page can read the disk), and their answers reuse the message's MRs.
  */
-#define SYSCALLS_LEAN_PURE(X) \
+#define SYSCALLS_LEAN_PURE0(X) \
 	X(39, getpid) X(186, gettid) X(110, getppid) X(102, getuid) X(107, geteuid) \
-	X(104, getgid) X(108, getegid) X(95, umask)
+	X(104, getgid) X(108, getegid)
+#define SYSCALLS_LEAN_PURE(X) X(95, umask)
 #define SYSCALLS_LEAN_MEM(X) X(63, uname) X(14, rt_sigprocmask)
-enum { LEAN_MEM = 1, LEAN_PURE };
+/* the kinds; PURE0: pure, without arguments (their sites take l4/stub.S lx_fast_pure) */
+enum { LEAN_MEM = 1, LEAN_PURE, LEAN_PURE0 };
 extern const uint8_t syscall_lean[SYS_MAX];   /* each call's kind: LEAN_*, 0 */
 /* a fast call (its message in the MRs, mr) of a lean one, run and answered; false if none */
 bool syscall_fast(struct thread *t, const L4_Word_t *mr);
+/* a short fast call (l4/stub.S lx_fast_pure) of PURE0 call nr, run and answered; false if not */
+bool syscall_short(struct thread *t, u64 nr);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
