@@ -32,12 +32,14 @@ struct fastimg {
 extern const char lx_stub_start[], lx_fast[], lx_fast_redo[], lx_fast_w2[], lx_fast_call[],
 	lx_fast_trap[], lx_fast_sync[], lx_fast_sync_ud[], lx_stub_ipc[], lx_stub_exregs[],
 	lx_fast_pure[], lx_fast_pure_w2[], lx_fast_pure_call[], lx_fast_pure_sync[],
-	lx_fast_pure_sync_ud[], lx_fast_pure_redo[], lx_fast_pure_end[];
+	lx_fast_pure_sync_ud[], lx_fast_pure_redo[], lx_fast_pure_end[], lx_fast_lean[],
+	lx_fast_lean_w2[], lx_fast_lean_call[], lx_fast_lean_sync[], lx_fast_lean_sync_ud[],
+	lx_fast_lean_redo[], lx_fast_lean_end[];
 extern L4_Word_t __L4_Ipc, __L4_ExchangeRegisters;
 
 #define OFF(sym) ((u64)((sym) - lx_stub_start))
 
-u64 fast_trap_ip, fast_sync_ud_ip, fast_pure_sync_ud_ip;
+u64 fast_trap_ip, fast_sync_ud_ip, fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 
 /* The stub page's copy: the kernel's stubs its code calls, and where lx_fast_trap is. */
 void fast_init(void *stub_page)
@@ -47,6 +49,7 @@ void fast_init(void *stub_page)
 	fast_trap_ip = LX_FAST_BASE + OFF(lx_fast_trap);
 	fast_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_sync_ud);
 	fast_pure_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_pure_sync_ud);
+	fast_lean_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_lean_sync_ud);
 }
 
 struct fastimg *fast_new(void)
@@ -155,6 +158,13 @@ static bool room_for_site(struct fastimg *f)
 	return true;
 }
 
+/* Which stub a site's trampoline enters: a known lean call's short one (l4/stub.S). */
+static u64 entry_off(const struct idiom *d, u64 nr)
+{
+	int kind = d->imm_is_rax && nr < SYS_MAX ? syscall_lean[nr] : 0;
+	return kind == LEAN_PURE0 ? OFF(lx_fast_pure) : kind ? OFF(lx_fast_lean) : OFF(lx_fast);
+}
+
 #define SITE_MAX 8                      /* the longest idiom */
 
 /*
@@ -182,9 +192,7 @@ static __attribute__((noinline)) void patch(struct thread *t, struct fastimg *f,
 	if (!(c = vm_text_kaddr(t->mm, sc - room)))
 		return;
 	uint8_t *site = c + room - d->len;
-	u64 nr = t->regs.rax;
-	bool pure = d->imm_is_rax && nr < SYS_MAX && syscall_lean[nr] == LEAN_PURE0;
-	write_slot(s, slot, site, d->len, sc, LX_FAST_BASE + (pure ? OFF(lx_fast_pure) : OFF(lx_fast)));
+	write_slot(s, slot, site, d->len, sc, LX_FAST_BASE + entry_off(d, t->regs.rax));
 	f->site[f->nsites++] = sc;
 	if (lx_trace)
 		lx_log("lx: %d: site %lx (system call %lu) rewritten\n", t->tid_linux, sc - d->len,
@@ -276,7 +284,8 @@ void fast_sync(struct thread *t, const struct regs *regs)
 {
 	if (t->fast_short) {                        /* the short call's stub has all */
 		t->regs = *regs;
-		t->regs.rip = LX_FAST_BASE + OFF(lx_fast_pure_sync);
+		t->regs.rip = LX_FAST_BASE + (t->fast_short == SHORT_PURE ? OFF(lx_fast_pure_sync) :
+					      OFF(lx_fast_lean_sync));
 		t->regs.rflags = t->fault_flags;
 		t->fast_sync = true;
 		t->kick = KICK_COMING;
@@ -324,9 +333,11 @@ void fast_synced(struct thread *t)
  */
 void fast_pure(struct thread *t)
 {
-	u64 nr = ((const L4_Word_t *)L4_Utcb())[1];
-	t->fast_short = true;
-	if (!syscall_short(t, nr))
+	const L4_Word_t *mr = L4_Utcb();
+	u64 nr = mr[1];
+	bool lean = L4_TAG_LABEL(mr[0]) == LX_LEAN_LABEL;
+	t->fast_short = lean ? SHORT_LEAN : SHORT_PURE;
+	if (!(lean ? syscall_short_args(t, mr) : syscall_short(t, nr)))
 		fast_sync_reply(t, nr, true);
 }
 
@@ -347,13 +358,18 @@ enum fast_where fast_where(u64 ip, u64 r9)
 	if (ip >= LX_FAST_SLOTS_START && ip < LX_FAST_END)
 		return FAST_BEFORE;                 /* a trampoline */
 	if (ip == ipc)                              /* only the stubs call it; R9: their tag */
-		return r9 == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ? FAST_PURE_REDO : FAST_REDO;
+		return r9 == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ? FAST_PURE_REDO :
+		       r9 == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) ? FAST_LEAN_REDO : FAST_REDO;
 	if (ip > ipc && ip < ipc + 128)
 		return FAST_AFTER;
 	if (ip >= base + OFF(lx_fast_pure) && ip < base + OFF(lx_fast_pure_end))
 		return ip < base + OFF(lx_fast_pure_w2) ? FAST_BEFORE :
 		       ip <= base + OFF(lx_fast_pure_call) || ip >= base + OFF(lx_fast_pure_redo) ?
 		       FAST_PURE_REDO : FAST_AFTER;
+	if (ip >= base + OFF(lx_fast_lean) && ip < base + OFF(lx_fast_lean_end))
+		return ip < base + OFF(lx_fast_lean_w2) ? FAST_BEFORE :
+		       ip <= base + OFF(lx_fast_lean_call) || ip >= base + OFF(lx_fast_lean_redo) ?
+		       FAST_LEAN_REDO : FAST_AFTER;
 	if (ip >= base + OFF(lx_fast_sync) && ip <= base + OFF(lx_fast_sync_ud))
 		return FAST_AFTER;                  /* on its way to lx_fast_sync_ud */
 	if (ip < base + OFF(lx_fast_redo) || ip > base + OFF(lx_fast_trap))
@@ -366,5 +382,6 @@ enum fast_where fast_where(u64 ip, u64 r9)
 /* Where a thread stopped at FAST_REDO or FAST_PURE_REDO runs on. */
 u64 fast_redo_ip(enum fast_where w)
 {
-	return LX_FAST_BASE + (w == FAST_PURE_REDO ? OFF(lx_fast_pure_redo) : OFF(lx_fast_redo));
+	return LX_FAST_BASE + (w == FAST_PURE_REDO ? OFF(lx_fast_pure_redo) :
+			       w == FAST_LEAN_REDO ? OFF(lx_fast_lean_redo) : OFF(lx_fast_redo));
 }

@@ -147,8 +147,10 @@ void thread_reply(struct thread *t)
  */
 bool thread_reply_pure(struct thread *t, u64 rax)
 {
-	if (__builtin_expect(pending != L4_NILTHREAD || !cpu_busy || t->fs_dirty, 0))
+	if (__builtin_expect(pending != L4_NILTHREAD || t->fs_dirty, 0))
 		return false;
+	if (__builtin_expect(!cpu_busy, 0))
+		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
 	L4_Word_t *mr = L4_Utcb();
 	t->state = T_RUNNING;
 	t->regs_stale = true;
@@ -303,9 +305,9 @@ void redirected(struct thread *t, const struct regs *msg)
 		t->regs.rip = t->fault_rip;
 		t->regs.rflags = t->fault_flags;
 	}
-	if (w == FAST_REDO || w == FAST_PURE_REDO)
+	if (w == FAST_REDO || w == FAST_PURE_REDO || w == FAST_LEAN_REDO)
 		t->regs.rip = fast_redo_ip(w);
-	if (w == FAST_BEFORE || w == FAST_REDO || w == FAST_PURE_REDO) {
+	if (w != FAST_NONE && w != FAST_AFTER) {
 		t->kick = KICK_COMING;          /* no more redirections until its call comes */
 		thread_reply(t);
 		return;
@@ -341,7 +343,8 @@ static void exception(struct thread *t)
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
-	if ((rip == fast_sync_ud_ip || rip == fast_pure_sync_ud_ip) && vec == 6 && t->fast_sync) {
+	if ((rip == fast_sync_ud_ip || rip == fast_pure_sync_ud_ip || rip == fast_lean_sync_ud_ip) &&
+	    vec == 6 && t->fast_sync) {
 		fast_synced(t);
 		return;
 	}
@@ -377,6 +380,8 @@ static bool protocol_message(L4_MsgTag_t tag)
 		return L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag);
 	if (label == LX_PURE_LABEL)
 		return L4_TAG_U(tag) == LX_PURE_WORDS && !L4_TAG_T(tag);
+	if (label == LX_LEAN_LABEL)
+		return L4_TAG_U(tag) == LX_LEAN_WORDS && !L4_TAG_T(tag);
 	if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
 		return L4_TAG_U(tag) == 2 && !L4_TAG_T(tag);
 	return label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19 && !L4_TAG_T(tag);
@@ -443,7 +448,7 @@ static __attribute__((noinline)) void message_other(struct thread *t, L4_ThreadI
 		t->state = T_INCALL;
 	if (label == LX_FAST_LABEL)
 		fast_call(t);
-	else if (label == LX_PURE_LABEL)
+	else if (label == LX_PURE_LABEL || label == LX_LEAN_LABEL)
 		fast_pure(t);
 	else if (label == L4_LABEL_EXCEPTION)
 		exception(t);
@@ -460,7 +465,8 @@ static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	struct thread *t = thread_by_tid(from);
 	bool fast = tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0);
-	bool pure = tag == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0);
+	bool pure = tag == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ||
+		    tag == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0);
 	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread &&
 			     (fast || pure ||
 			      tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {

@@ -278,7 +278,7 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr)
 	t->sysno = nr;
 	t->timed_out = false;
 	t->fresh = false;
-	t->fast_short = false;                      /* lx_fast_sync, and what it needs of lx: */
+	t->fast_short = 0;                          /* lx_fast_sync, and what it needs of lx: */
 	t->regs.rip = mr[1];
 	t->regs.rbp = mr[13];
 	t->regs.rflags = mr[18];
@@ -308,6 +308,42 @@ bool syscall_short(struct thread *t, u64 nr)
 	t->fresh = false;
 	lx_current = t;
 	long res = table[nr](t, 0, 0, 0, 0, 0, 0);
+	if (__builtin_expect(signal_work(t) || !thread_reply_pure(t, (u64)res), 0))
+		fast_sync_reply(t, (u64)res, false);
+	return true;
+}
+
+/*
+ * The short fast call with arguments (l4/stub.S lx_fast_lean): MR1 the
+ * number, MR8..MR10 RDI RSI RDX, MR3 R10.  The handler may make IPC (a fault
+ * on a file's page), so the answer's MR2..MR7 come from t->regs, where they
+ * are kept first.  False as syscall_short.
+ */
+bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
+{
+	u64 nr = mr[1];
+	if (!lean_kind(t, nr))
+		return false;
+	struct regs *r = &t->regs;
+	r->rbx = mr[2];
+	r->r10 = mr[3];
+	r->r12 = mr[4];
+	r->r13 = mr[5];
+	r->r14 = mr[6];
+	r->r15 = mr[7];
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	long res = table[nr](t, mr[8], mr[9], mr[10], mr[3], 0, 0);
+	reply_flush();                              /* (one the handler loaded, before the MRs change) */
+	L4_Word_t *out = L4_Utcb();
+	out[2] = r->rbx;
+	out[3] = r->r10;
+	out[4] = r->r12;
+	out[5] = r->r13;
+	out[6] = r->r14;
+	out[7] = r->r15;
 	if (__builtin_expect(signal_work(t) || !thread_reply_pure(t, (u64)res), 0))
 		fast_sync_reply(t, (u64)res, false);
 	return true;

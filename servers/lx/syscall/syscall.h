@@ -185,6 +185,8 @@ extern const uint8_t syscall_lean[SYS_MAX];   /* each call's kind: LEAN_*, 0 */
 bool syscall_fast(struct thread *t, const L4_Word_t *mr);
 /* a short fast call (l4/stub.S lx_fast_pure) of PURE0 call nr, run and answered; false if not */
 bool syscall_short(struct thread *t, u64 nr);
+/* the same from lx_fast_lean (its message in the MRs, mr) of any lean call */
+bool syscall_short_args(struct thread *t, const L4_Word_t *mr);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
