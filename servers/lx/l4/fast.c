@@ -333,12 +333,19 @@ void fast_synced(struct thread *t)
  */
 void fast_pure(struct thread *t)
 {
-	const L4_Word_t *mr = L4_Utcb();
-	u64 nr = mr[1];
-	bool lean = L4_TAG_LABEL(mr[0]) == LX_LEAN_LABEL;
-	t->fast_short = lean ? SHORT_LEAN : SHORT_PURE;
-	if (!(lean ? syscall_short_args(t, mr) : syscall_short(t, nr)))
+	u64 nr = ((const L4_Word_t *)L4_Utcb())[1];
+	t->fast_short = SHORT_PURE;
+	if (!syscall_short(t, nr))
 		fast_sync_reply(t, nr, true);
+}
+
+/* lx_fast_lean's call: the same, with MR8..MR10 RDI RSI RDX (syscall_short_args). */
+void fast_lean(struct thread *t)
+{
+	const L4_Word_t *mr = L4_Utcb();
+	t->fast_short = SHORT_LEAN;
+	if (!syscall_short_args(t, mr))
+		fast_sync_reply(t, mr[1], true);
 }
 
 /*

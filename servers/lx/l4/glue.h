@@ -72,7 +72,8 @@ enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER, FAST_REDO, FAST_PURE_REDO,
 /* where a thread stopped in the fast path (at ip, with R9 = r9) */
 enum fast_where fast_where(u64 ip, u64 r9);
 u64 fast_redo_ip(enum fast_where w);       /* where one stopped at a FAST_*REDO runs on */
-void fast_pure(struct thread *t);          /* a short fast call (lx_fast_pure, lx_fast_lean) */
+void fast_pure(struct thread *t);          /* a short fast call (lx_fast_pure) */
+void fast_lean(struct thread *t);          /* a short one with arguments (lx_fast_lean) */
 void fast_sync_reply(struct thread *t, u64 rax, bool call);   /* l4/main.c: see there */
 extern u64 fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 void fast_init(void *stub_page);

@@ -448,8 +448,10 @@ static __attribute__((noinline)) void message_other(struct thread *t, L4_ThreadI
 		t->state = T_INCALL;
 	if (label == LX_FAST_LABEL)
 		fast_call(t);
-	else if (label == LX_PURE_LABEL || label == LX_LEAN_LABEL)
+	else if (label == LX_PURE_LABEL)
 		fast_pure(t);
+	else if (label == LX_LEAN_LABEL)
+		fast_lean(t);
 	else if (label == L4_LABEL_EXCEPTION)
 		exception(t);
 	else
@@ -457,27 +459,22 @@ static __attribute__((noinline)) void message_other(struct thread *t, L4_ThreadI
 }
 
 /*
- * The common cases first, inline in the loop: a fast call or a system
- * call's trap from a thread running its own code passes every check of
- * message_other (exact tags: no flags).
+ * The common cases first, inline in the loop: a fast call (long or short)
+ * or a system call's trap from a thread running its own code passes every
+ * check of message_other (exact tags: no flags).
  */
 static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	struct thread *t = thread_by_tid(from);
-	bool fast = tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0);
-	bool pure = tag == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ||
-		    tag == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0);
-	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread &&
-			     (fast || pure ||
-			      tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {
+	void (*handle)(struct thread *) =
+		tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0) ? fast_call :
+		tag == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ? fast_pure :
+		tag == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) ? fast_lean :
+		tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0) ? exception : NULL;
+	if (__builtin_expect(handle && t && t->state == T_RUNNING && !t->is_sigthread, 1)) {
 		t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
 		t->state = T_INCALL;
-		if (pure)
-			fast_pure(t);
-		else if (fast)
-			fast_call(t);
-		else
-			exception(t);
+		handle(t);
 		return;
 	}
 	message_other(t, from, tag);
