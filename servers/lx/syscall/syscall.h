@@ -172,6 +172,8 @@ void syscall_begin(struct thread *t);      /* the same, for a call known not to 
  * steps (the calls programs make most: issue 25).  The pure ones touch no
  * user memory either, so lx makes no IPC while they run (a fault on a
  * file's page can read the disk), and their answers reuse the message's MRs.
+ * A lean call takes at most four arguments (RDI RSI RDX R10: the short
+ * fast call with arguments sends no more, l4/stub.S lx_fast_lean).
  */
 #define SYSCALLS_LEAN_PURE0(X) \
 	X(39, getpid) X(186, gettid) X(110, getppid) X(102, getuid) X(107, geteuid) \
