@@ -48,6 +48,11 @@ typedef uint32_t u32;
 #define LX_FAST_LABEL       0x4c58              /* a fast call's IPC label (l4/stub.S) */
 #define LX_FAST_WORDS       18                  /* its untyped words (l4/stub.S) */
 #define LX_FAST_TRAP        0x1000              /* reply label: trap to lx for a full answer */
+#define LX_PURE_LABEL       0x4c5a              /* the short fast call's label (l4/stub.S) */
+#define LX_PURE_WORDS       7                   /* its untyped words */
+#define LX_LEAN_LABEL       0x4c5b              /* the short call with arguments (l4/stub.S) */
+#define LX_LEAN_WORDS       10
+enum { SHORT_PURE = 1, SHORT_LEAN };            /* struct thread's fast_short */
 
 /* Private system calls the stub makes (outside Linux's numbers). */
 #define LX_SYS_START     0x4c580001              /* a new thread asks for its registers */
@@ -157,6 +162,11 @@ struct thread {
 	bool fast;                      /* waits in a fast call (its answer is a fast reply) */
 	bool regs_dirty;                /* regs changed beyond RAX: a fast call must trap */
 	bool fast_trap;                 /* told to trap at lx_fast_trap for its registers */
+	/* l4/fast.c: a pure call's answer left regs as they were (its state is in its UTCB) */
+	bool regs_stale;                /* regs are not its state: it answered a pure call since */
+	bool fast_sync;                 /* sent to lx_fast_sync: its #UD there brings the state */
+	uint8_t fast_short;             /* its last fast call's stub: 0 lx_fast, SHORT_PURE, SHORT_LEAN */
+	bool sync_call;                 /* at that #UD, its short call is still to run */
 	bool is_sigthread;              /* a space's signal thread, not a Linux thread */
 	/* redirection (l4/sigthread.c); COMING: stopped on its way to lx, it will bring the call */
 	enum { KICK_NONE, KICK_QUEUED, KICK_SENT, KICK_EARLY, KICK_COMING } kick;

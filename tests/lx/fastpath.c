@@ -8,13 +8,15 @@
 // RFLAGS), the red zone below RSP, a jump straight to a site's `syscall`,
 // data and errors of reads and writes, a restart after a signal handler,
 // EINTR, fork (and the registers on both sides of a fork site), and the
-// registers of calls that a fast timer's signals interrupt anywhere.  Prints whether the sites were rewritten; exits 0 when
-// all holds.
+// registers of calls that a fast timer's signals interrupt anywhere, and
+// seccomp's strict mode at a getpid site (which lx answers by a short fast
+// call), a signal let through by sigprocmask handled before it returns.  Prints whether the sites were rewritten; exits 0 when all holds.
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -169,6 +171,56 @@ static void regs(void (*fn)(const uint64_t *, uint64_t *), const char *sc, unsig
 		CHECK((long)probe_rax == getpid(), "round %d: getpid %ld", round, (long)probe_rax);
 		CHECK(!regs_bad(in, out, sc, skip, why, sizeof(why)), "round %d: %s", round, why);
 	}
+}
+
+/*
+ * A signal that an unblocking sigprocmask lets through is handled before
+ * the call returns (libc's site, rewritten after the first round).
+ */
+static volatile int usr1;
+static void on_usr1(int sig) { (void)sig; usr1++; }
+
+static void unblock_delivers(void)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	signal(SIGUSR1, on_usr1);
+	for (int i = 0; i < 3; i++) {
+		usr1 = 0;
+		sigprocmask(SIG_BLOCK, &s, NULL);
+		kill(getpid(), SIGUSR1);
+		int blocked = usr1;
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		CHECK(blocked == 0 && usr1 == 1, "round %d: SIGUSR1 handled %d times blocked, %d after",
+		      i, blocked, usr1);
+	}
+	signal(SIGUSR1, SIG_DFL);
+}
+
+/* seccomp's strict mode kills at the (rewritten) getpid site as at any call but four. */
+static void seccomp_site(void)
+{
+	int p[2], st = 0;
+	char b = 0;
+	if (pipe(p)) {
+		CHECK(0, "pipe for the seccomp child");
+		return;
+	}
+	pid_t c = fork();
+	if (!c) {
+		site_getpid();
+		if (syscall(SYS_seccomp, 0, 0, NULL))     /* SECCOMP_SET_MODE_STRICT */
+			syscall(SYS_exit, 1);
+		syscall(SYS_write, p[1], "w", 1);
+		site_getpid();
+		syscall(SYS_exit, 2);
+	}
+	close(p[1]);
+	CHECK(read(p[0], &b, 1) == 1 && b == 'w', "the seccomp child's write: %c", b);
+	CHECK(waitpid(c, &st, 0) == c && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	      "seccomp strict at the getpid site: status %x", st);
+	close(p[0]);
 }
 
 static volatile int ticks;
@@ -336,6 +388,8 @@ int main(void)
 	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "the child's getpid site: status %x", st);
 	CHECK(site_getpid() == getpid(), "the parent's site after fork");
+	seccomp_site();
+	unblock_delivers();
 	printf("fastpath: %s\n", failed ? "failed" : "all ok");
 	return failed;
 }

@@ -30,12 +30,16 @@ struct fastimg {
 };
 
 extern const char lx_stub_start[], lx_fast[], lx_fast_redo[], lx_fast_w2[], lx_fast_call[],
-	lx_fast_trap[], lx_stub_ipc[], lx_stub_exregs[];
+	lx_fast_trap[], lx_fast_sync[], lx_fast_sync_ud[], lx_stub_ipc[], lx_stub_exregs[],
+	lx_fast_pure[], lx_fast_pure_w2[], lx_fast_pure_call[], lx_fast_pure_sync[],
+	lx_fast_pure_sync_ud[], lx_fast_pure_redo[], lx_fast_pure_end[], lx_fast_lean[],
+	lx_fast_lean_w2[], lx_fast_lean_call[], lx_fast_lean_sync[], lx_fast_lean_sync_ud[],
+	lx_fast_lean_redo[], lx_fast_lean_end[];
 extern L4_Word_t __L4_Ipc, __L4_ExchangeRegisters;
 
 #define OFF(sym) ((u64)((sym) - lx_stub_start))
 
-u64 fast_trap_ip;
+u64 fast_trap_ip, fast_sync_ud_ip, fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 
 /* The stub page's copy: the kernel's stubs its code calls, and where lx_fast_trap is. */
 void fast_init(void *stub_page)
@@ -43,6 +47,9 @@ void fast_init(void *stub_page)
 	*(u64 *)((char *)stub_page + OFF(lx_stub_ipc)) = __L4_Ipc;
 	*(u64 *)((char *)stub_page + OFF(lx_stub_exregs)) = __L4_ExchangeRegisters;
 	fast_trap_ip = LX_FAST_BASE + OFF(lx_fast_trap);
+	fast_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_sync_ud);
+	fast_pure_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_pure_sync_ud);
+	fast_lean_sync_ud_ip = LX_FAST_BASE + OFF(lx_fast_lean_sync_ud);
 }
 
 struct fastimg *fast_new(void)
@@ -122,10 +129,10 @@ static const struct idiom *idiom_at(const uint8_t *c, size_t room, u64 rax)
 	return NULL;
 }
 
-/* Fill slot `s` (at user address `slot`) for the site whose `syscall` is at sc. */
-static void write_slot(uint8_t *s, u64 slot, const uint8_t *code, unsigned len, u64 sc)
+/* Fill slot `s` (at user address `slot`) for the site whose `syscall` is at sc; to entry. */
+static void write_slot(uint8_t *s, u64 slot, const uint8_t *code, unsigned len, u64 sc, u64 entry)
 {
-	u64 entry = LX_FAST_BASE + OFF(lx_fast), tramp = slot + 8;
+	u64 tramp = slot + 8;
 	memset(s, 0xcc, LX_FAST_SLOT_SIZE);         /* int3 in the padding */
 	memcpy(s, &tramp, 8);                       /* what `jmp *slot` reads */
 	memcpy(s + 8, code, len);                   /* the idiom's instructions */
@@ -134,7 +141,7 @@ static void write_slot(uint8_t *s, u64 slot, const uint8_t *code, unsigned len, 
 	m[1] = 0xb9;
 	u64 ret = sc + 2;
 	memcpy(m + 2, &ret, 8);
-	m[10] = 0xe9;                               /* jmp lx_fast */
+	m[10] = 0xe9;                               /* jmp entry */
 	put32(m + 11, (uint32_t)(entry - (slot + (u64)(m + 15 - s))));
 }
 
@@ -149,6 +156,13 @@ static bool room_for_site(struct fastimg *f)
 	f->site = n;
 	f->cap = cap;
 	return true;
+}
+
+/* Which stub a site's trampoline enters: a known lean call's short one (l4/stub.S). */
+static u64 entry_off(const struct idiom *d, u64 nr)
+{
+	int kind = d->imm_is_rax && nr < SYS_MAX ? syscall_lean[nr] : 0;
+	return kind == LEAN_PURE0 ? OFF(lx_fast_pure) : kind ? OFF(lx_fast_lean) : OFF(lx_fast);
 }
 
 #define SITE_MAX 8                      /* the longest idiom */
@@ -178,7 +192,7 @@ static __attribute__((noinline)) void patch(struct thread *t, struct fastimg *f,
 	if (!(c = vm_text_kaddr(t->mm, sc - room)))
 		return;
 	uint8_t *site = c + room - d->len;
-	write_slot(s, slot, site, d->len, sc);
+	write_slot(s, slot, site, d->len, sc, LX_FAST_BASE + entry_off(d, t->regs.rax));
 	f->site[f->nsites++] = sc;
 	if (lx_trace)
 		lx_log("lx: %d: site %lx (system call %lu) rewritten\n", t->tid_linux, sc - d->len,
@@ -240,25 +254,98 @@ u64 fast_restart_ip(struct thread *t)
 /*
  * The fast call: MR1..MR18 the registers in struct regs' order, as in an
  * exception message (l4/stub.S), but R11's word is the stub's: R11 is
- * RFLAGS after a `syscall`.
+ * RFLAGS after a `syscall`.  A pure call runs from the MRs (syscall_fast).
  */
 void fast_call(struct thread *t)
 {
 	const L4_Word_t *mr = L4_Utcb();
-	void *d = &t->regs;
-	const void *s = &mr[1];
-	unsigned long n = REGS_WORDS;
-	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
-	t->regs.r11 = t->regs.rflags;
-	if (t->regs.rip >= LX_CANONICAL_END) {      /* not from lx_fast: a forged message */
+	if (mr[1] >= LX_CANONICAL_END) {            /* not from lx_fast: a forged message */
 		lx_log("lx: %s[%d]: bad fast call from ip %lx\n", t->proc->comm, t->proc->pid,
-		       t->regs.rip);
+		       mr[1]);
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
-	t->fast = true;
-	t->regs_dirty = false;
-	syscall_dispatch(t);
+	u64 nr = mr[8];
+	if (nr < SYS_MAX && syscall_lean[nr] && syscall_fast(t, mr))
+		return;
+	fast_regs(t);
+	syscall_begin(t);
+}
+
+/*
+ * t stopped after its pure call's answer, before it was back in its own
+ * code: lx kept only RIP, RBP and RFLAGS of that call (in t->regs; the Ipc
+ * changes RBP), the stub the registers it changes itself (MR22..MR27 of t's
+ * UTCB).  From the stop (regs: the answer's RAX RBX R10 R12..R15),
+ * lx_fast_sync reloads the rest and its #UD brings them.  (Stopped in
+ * lx_fast_sync itself, RCX, RBP and R11 are lx's already.)
+ */
+void fast_sync(struct thread *t, const struct regs *regs)
+{
+	if (t->fast_short) {                        /* the short call's stub has all */
+		t->regs = *regs;
+		t->regs.rip = LX_FAST_BASE + (t->fast_short == SHORT_PURE ? OFF(lx_fast_pure_sync) :
+					      OFF(lx_fast_lean_sync));
+		t->regs.rflags = t->fault_flags;
+		t->fast_sync = true;
+		t->kick = KICK_COMING;
+		thread_reply(t);
+		return;
+	}
+	u64 rip = t->fast_sync ? regs->rcx : t->regs.rip;
+	u64 rbp = t->fast_sync ? regs->rbp : t->regs.rbp;
+	u64 flags = t->fast_sync ? regs->r11 : t->regs.rflags;
+	t->regs = *regs;
+	t->regs.rip = LX_FAST_BASE + OFF(lx_fast_sync);
+	t->regs.rcx = rip;
+	t->regs.rbp = rbp;
+	t->regs.r11 = flags;
+	t->regs.rflags = flags;
+	t->fast_sync = true;
+	t->kick = KICK_COMING;                      /* no more redirections until the #UD */
+	thread_reply(t);
+}
+
+/*
+ * The #UD at lx_fast_sync_ud or lx_fast_pure_sync_ud: t's registers after
+ * its pure call, then what it was stopped for; or (sync_call) before its
+ * short call, which runs now as a trapped one would.
+ */
+void fast_synced(struct thread *t)
+{
+	memcpy(&t->regs, &((const L4_Word_t *)L4_Utcb())[1], sizeof(t->regs));
+	t->regs.rip = t->regs.rcx;
+	t->regs_stale = false;
+	t->fast_sync = false;
+	if (t->sync_call) {
+		t->sync_call = false;
+		syscall_dispatch(t);
+	} else if (signal_deliver(t)) {
+		thread_reply(t);
+	}
+}
+
+/*
+ * The short fast call (l4/stub.S lx_fast_pure): MR1 the number, MR2..MR7
+ * RBX R10 R12..R15; the rest of t's registers stay in its UTCB.  A call
+ * that is not PURE0 (a forged message) or that t must run the long way
+ * (seccomp, a stopped process, the trace) brings them first.
+ */
+void fast_pure(struct thread *t)
+{
+	u64 nr = ((const L4_Word_t *)L4_Utcb())[1];
+	t->fast_short = SHORT_PURE;
+	if (!syscall_short(t, nr))
+		fast_sync_reply(t, nr, true);
+}
+
+/* lx_fast_lean's call: the same, with MR8..MR10 RDI RSI RDX (syscall_short_args). */
+void fast_lean(struct thread *t)
+{
+	const L4_Word_t *mr = L4_Utcb();
+	t->fast_short = SHORT_LEAN;
+	if (!syscall_short_args(t, mr))
+		fast_sync_reply(t, mr[1], true);
 }
 
 /*
@@ -272,15 +359,26 @@ void fast_call(struct thread *t)
  * lx_fast_redo itself).  Stopped between lx_fast and lx_fast_w2, the #UD
  * wrote the registers that the words are copies of, as they are.
  */
-enum fast_where fast_where(u64 ip)
+enum fast_where fast_where(u64 ip, u64 r9)
 {
 	u64 ipc = __L4_Ipc, base = LX_FAST_BASE;
 	if (ip >= LX_FAST_SLOTS_START && ip < LX_FAST_END)
 		return FAST_BEFORE;                 /* a trampoline */
-	if (ip == ipc)
-		return FAST_REDO;                   /* only lx_fast calls the Ipc stub */
+	if (ip == ipc)                              /* only the stubs call it; R9: their tag */
+		return r9 == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ? FAST_PURE_REDO :
+		       r9 == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) ? FAST_LEAN_REDO : FAST_REDO;
 	if (ip > ipc && ip < ipc + 128)
 		return FAST_AFTER;
+	if (ip >= base + OFF(lx_fast_pure) && ip < base + OFF(lx_fast_pure_end))
+		return ip < base + OFF(lx_fast_pure_w2) ? FAST_BEFORE :
+		       ip <= base + OFF(lx_fast_pure_call) || ip >= base + OFF(lx_fast_pure_redo) ?
+		       FAST_PURE_REDO : FAST_AFTER;
+	if (ip >= base + OFF(lx_fast_lean) && ip < base + OFF(lx_fast_lean_end))
+		return ip < base + OFF(lx_fast_lean_w2) ? FAST_BEFORE :
+		       ip <= base + OFF(lx_fast_lean_call) || ip >= base + OFF(lx_fast_lean_redo) ?
+		       FAST_LEAN_REDO : FAST_AFTER;
+	if (ip >= base + OFF(lx_fast_sync) && ip <= base + OFF(lx_fast_sync_ud))
+		return FAST_AFTER;                  /* on its way to lx_fast_sync_ud */
 	if (ip < base + OFF(lx_fast_redo) || ip > base + OFF(lx_fast_trap))
 		return FAST_NONE;
 	if (ip > base + OFF(lx_fast_call))
@@ -288,8 +386,9 @@ enum fast_where fast_where(u64 ip)
 	return ip >= base + OFF(lx_fast) && ip < base + OFF(lx_fast_w2) ? FAST_BEFORE : FAST_REDO;
 }
 
-/* Where a thread stopped at FAST_REDO runs on. */
-u64 fast_redo_ip(void)
+/* Where a thread stopped at FAST_REDO or FAST_PURE_REDO runs on. */
+u64 fast_redo_ip(enum fast_where w)
 {
-	return LX_FAST_BASE + OFF(lx_fast_redo);
+	return LX_FAST_BASE + (w == FAST_PURE_REDO ? OFF(lx_fast_pure_redo) :
+			       w == FAST_LEAN_REDO ? OFF(lx_fast_lean_redo) : OFF(lx_fast_redo));
 }

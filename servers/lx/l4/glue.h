@@ -26,6 +26,22 @@ void fast_patch(struct thread *t);         /* after a trapped `syscall`: rewrite
 bool fast_ud(struct thread *t);            /* #UD: a jump into a rewritten site's `syscall` */
 u64 fast_restart_ip(struct thread *t);      /* where an interrupted fast call restarts */
 void fast_call(struct thread *t);          /* the fast call message */
+/* t->regs from the fast call's message in the MRs (inline: every call not pure) */
+static inline void fast_regs(struct thread *t)
+{
+	void *d = &t->regs;
+	const void *s = &((const L4_Word_t *)L4_Utcb())[1];
+	unsigned long n = REGS_WORDS;
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");   /* (no call) */
+	t->regs.r11 = t->regs.rflags;
+	t->fast = true;
+	t->regs_dirty = false;
+	t->regs_stale = false;
+}
+/* t stopped (regs) after a pure call's answer: send it to lx_fast_sync for its state */
+void fast_sync(struct thread *t, const struct regs *regs);
+void fast_synced(struct thread *t);        /* its #UD at lx_fast_sync_ud: the state, its signal */
+extern u64 fast_sync_ud_ip;
 /*
  * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
  * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
@@ -52,13 +68,20 @@ static inline void fast_reply(struct thread *t)
 	mr[7] = r->r15;
 }
 extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
-enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER, FAST_REDO };
-enum fast_where fast_where(u64 ip);        /* where a thread stopped in the fast path */
-u64 fast_redo_ip(void);                    /* where one stopped at FAST_REDO runs on */
+enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER, FAST_REDO, FAST_PURE_REDO, FAST_LEAN_REDO };
+/* where a thread stopped in the fast path (at ip, with R9 = r9) */
+enum fast_where fast_where(u64 ip, u64 r9);
+u64 fast_redo_ip(enum fast_where w);       /* where one stopped at a FAST_*REDO runs on */
+void fast_pure(struct thread *t);          /* a short fast call (lx_fast_pure) */
+void fast_lean(struct thread *t);          /* a short one with arguments (lx_fast_lean) */
+void fast_sync_reply(struct thread *t, u64 rax, bool call);   /* l4/main.c: see there */
+extern u64 fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 void fast_init(void *stub_page);
 
 /* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
+/* a pure call's answer, RAX, with the message's MR2..MR7 (syscall_fast); false: not done */
+bool thread_reply_pure(struct thread *t, u64 rax);
 void map_stub(struct thread *t);           /* answer a page fault on the stub page */
 /* t was redirected to the stub's #UD; msg: its registers there */
 void redirected(struct thread *t, const struct regs *msg);

@@ -140,6 +140,48 @@ void thread_reply(struct thread *t)
 		exception_reply(t);
 }
 
+/*
+ * A pure call's answer (syscall_fast): RAX in MR1, and MR2..MR7 (RBX R10
+ * R12..R15) back as its message brought them, still in the MRs.  False
+ * (nothing done) where the answer must be thread_reply's.
+ */
+bool thread_reply_pure(struct thread *t, u64 rax)
+{
+	if (__builtin_expect(pending != L4_NILTHREAD || t->fs_dirty, 0))
+		return false;
+	if (__builtin_expect(!cpu_busy, 0))
+		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
+	L4_Word_t *mr = L4_Utcb();
+	t->state = T_RUNNING;
+	t->regs_stale = true;
+	pending = t->tid;
+	mr[0] = L4_TAG_MAKE(0, 7, 0);
+	mr[1] = rax;
+	return true;
+}
+
+/*
+ * Answer t's short fast call so that it brings its registers first: MR1 =
+ * rax (its result, or with call, its number: the call is still to run),
+ * MR2..MR7 as its message brought them; its #UD at lx_fast_pure_sync_ud
+ * comes next (fast_synced).
+ */
+void fast_sync_reply(struct thread *t, u64 rax, bool call)
+{
+	if (pending != L4_NILTHREAD)
+		reply_flush();
+	if (!cpu_busy)
+		cpu_start();
+	L4_Word_t *mr = L4_Utcb();
+	t->state = T_RUNNING;
+	t->regs_stale = true;
+	t->fast_sync = true;
+	t->sync_call = call;
+	pending = t->tid;
+	mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 7, 0);
+	mr[1] = rax;
+}
+
 /* Answer a page fault with a map item (or nothing, which lets the thread fault again). */
 static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 {
@@ -242,24 +284,30 @@ static int vector_signal(u64 vec)
  * t was redirected to the stub's #UD (l4/sigthread.c).  Stopped in the fast
  * path before its call reached lx, it just goes on (the call will come and
  * take the signal), from lx_fast_redo where its message was overwritten
- * (fast_where); stopped after, lx's answer in t->regs is its state.
+ * (fast_where; lx_fast_pure_redo in the short call's stub); stopped after,
+ * lx's answer in t->regs is its state, or the stub's copies are (fast_sync).
  */
 void redirected(struct thread *t, const struct regs *msg)
 {
 	struct regs stopped = *msg;             /* msg may lie in the MRs, which IPC reuses */
 	int sig = t->fault_sig;
 	t->fault_sig = -1;
-	enum fast_where w = sig ? FAST_NONE : fast_where(t->fault_rip);
+	enum fast_where w = sig ? FAST_NONE : fast_where(t->fault_rip, stopped.r9);
+	if (w == FAST_AFTER && t->regs_stale) {
+		fast_sync(t, &stopped);         /* its state comes by a #UD first */
+		return;
+	}
 	if (w == FAST_AFTER) {
 		t->fast_trap = false;
 	} else {
 		t->regs = stopped;
+		t->regs_stale = false;
 		t->regs.rip = t->fault_rip;
 		t->regs.rflags = t->fault_flags;
 	}
-	if (w == FAST_REDO)
-		t->regs.rip = fast_redo_ip();
-	if (w == FAST_BEFORE || w == FAST_REDO) {
+	if (w == FAST_REDO || w == FAST_PURE_REDO || w == FAST_LEAN_REDO)
+		t->regs.rip = fast_redo_ip(w);
+	if (w != FAST_NONE && w != FAST_AFTER) {
 		t->kick = KICK_COMING;          /* no more redirections until its call comes */
 		thread_reply(t);
 		return;
@@ -295,7 +343,13 @@ static void exception(struct thread *t)
 		proc_exit(t->proc, signal_death_status(t->proc, LX_SIGSEGV));
 		return;
 	}
+	if ((rip == fast_sync_ud_ip || rip == fast_pure_sync_ud_ip || rip == fast_lean_sync_ud_ip) &&
+	    vec == 6 && t->fast_sync) {
+		fast_synced(t);
+		return;
+	}
 	memcpy(&t->regs, &mr[1], sizeof(t->regs));
+	t->regs_stale = false;
 	t->last_fault = 0;                      /* map_refused counts faults with nothing between */
 	if (vec == PECAN_VEC_SYSCALL) {
 		if (t->mm->fast)
@@ -324,6 +378,10 @@ static bool protocol_message(L4_MsgTag_t tag)
 		return false;
 	if (label == LX_FAST_LABEL)
 		return L4_TAG_U(tag) == LX_FAST_WORDS && !L4_TAG_T(tag);
+	if (label == LX_PURE_LABEL)
+		return L4_TAG_U(tag) == LX_PURE_WORDS && !L4_TAG_T(tag);
+	if (label == LX_LEAN_LABEL)
+		return L4_TAG_U(tag) == LX_LEAN_WORDS && !L4_TAG_T(tag);
 	if ((label >> 4) == (L4_LABEL_PAGEFAULT >> 4))
 		return L4_TAG_U(tag) == 2 && !L4_TAG_T(tag);
 	return label == L4_LABEL_EXCEPTION && L4_TAG_U(tag) >= 19 && !L4_TAG_T(tag);
@@ -390,6 +448,10 @@ static __attribute__((noinline)) void message_other(struct thread *t, L4_ThreadI
 		t->state = T_INCALL;
 	if (label == LX_FAST_LABEL)
 		fast_call(t);
+	else if (label == LX_PURE_LABEL)
+		fast_pure(t);
+	else if (label == LX_LEAN_LABEL)
+		fast_lean(t);
 	else if (label == L4_LABEL_EXCEPTION)
 		exception(t);
 	else
@@ -397,22 +459,22 @@ static __attribute__((noinline)) void message_other(struct thread *t, L4_ThreadI
 }
 
 /*
- * The common cases first, inline in the loop: a fast call or a system
- * call's trap from a thread running its own code passes every check of
- * message_other (exact tags: no flags).
+ * The common cases first, inline in the loop: a fast call (long or short)
+ * or a system call's trap from a thread running its own code passes every
+ * check of message_other (exact tags: no flags).
  */
 static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 {
 	struct thread *t = thread_by_tid(from);
-	bool fast = tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0);
-	if (__builtin_expect(t && t->state == T_RUNNING && !t->is_sigthread &&
-			     (fast || tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0)), 1)) {
+	void (*handle)(struct thread *) =
+		tag == L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0) ? fast_call :
+		tag == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ? fast_pure :
+		tag == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) ? fast_lean :
+		tag == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_MSG_WORDS, 0) ? exception : NULL;
+	if (__builtin_expect(handle && t && t->state == T_RUNNING && !t->is_sigthread, 1)) {
 		t->kick = t->kick == KICK_COMING ? KICK_NONE : t->kick;
 		t->state = T_INCALL;
-		if (fast)
-			fast_call(t);
-		else
-			exception(t);
+		handle(t);
 		return;
 	}
 	message_other(t, from, tag);

@@ -26,6 +26,25 @@
 // LX_FAST_TRAP instead makes the thread execute the #UD at lx_fast_trap, so
 // that lx can answer with a whole register state (a signal handler's frame,
 // rt_sigreturn, a restarted call, a new FS.base).
+// lx answers the pure calls (syscall/syscall.c, syscall_fast) keeping only
+// RIP, RBP and RFLAGS of the message.  A thread stopped after such an answer
+// is sent to lx_fast_sync with those (RCX, RBP, R11, RFLAGS) and the
+// registers it stopped with (the answer's RAX RBX R10 R12..R15); it reloads
+// the rest from MR22..MR27 and brings the user's whole state to lx by the
+// #UD at lx_fast_sync_ud (RIP: RCX there).
+// lx_fast_pure: the short fast call, for a site whose call is pure and has
+// no arguments (getpid, getuid...: syscall.h LEAN_PURE0).  It keeps every
+// register the Ipc or the stub changes in MR22..MR30 (RDX RSI RDI R8 R9 RSP
+// RBP RCX RFLAGS; above MR20, where no #UD writes) and sends 7 words: MR1 =
+// the number (RAX), MR2..MR7 in place.  lx answers MR1 = the result and
+// MR2..MR7 as they came; any other answer (a label, an error) makes it
+// reload the registers and bring them to lx by the #UD at
+// lx_fast_pure_sync_ud (RIP: RCX there), which is also where lx sends a
+// thread stopped after its call; stopped before (from lx_fast_pure_w2 on)
+// it runs on from lx_fast_pure_redo, which reloads them and starts again.
+// lx_fast_lean: the same for the other lean calls (syscall.h: up to four
+// arguments; umask, uname, rt_sigprocmask), which also sends RDI RSI RDX in
+// MR8..MR10 (u = 10; R10 is MR3).
 // lx_sigthread: the process's signal thread (docs/lx.md "Signals").  It
 // reports to lx and waits for a request: MR1 = a thread of its space, MR2 =
 // where to send it (lx_stub_signal); it redirects that thread with
@@ -44,6 +63,10 @@
 	.section .rodata
 	.globl lx_stub_start, lx_stub_signal, lx_stub_end
 	.globl lx_fast, lx_fast_redo, lx_fast_w2, lx_fast_call, lx_fast_trap, lx_stub_ipc, lx_stub_exregs, lx_sigthread
+	.globl lx_fast_sync, lx_fast_sync_ud, lx_fast_pure, lx_fast_pure_w2, lx_fast_pure_call
+	.globl lx_fast_pure_sync, lx_fast_pure_sync_ud, lx_fast_pure_redo, lx_fast_pure_end
+	.globl lx_fast_lean, lx_fast_lean_w2, lx_fast_lean_call, lx_fast_lean_sync
+	.globl lx_fast_lean_sync_ud, lx_fast_lean_redo, lx_fast_lean_end
 	.globl lx_sigenter, lx_sigenter_saved, lx_sigreturn
 	.p2align 6
 lx_stub_start:
@@ -122,6 +145,90 @@ lx_fast_call:
 	jmp *%rcx
 lx_fast_trap:
 	ud2
+lx_fast_sync:                           /* all but RDX RSI RDI R8 R9 RSP: the user's */
+	movq %gs:0, %rdi
+	movq 0xb0(%rdi), %rdx           /* from MR22..MR27 */
+	movq 0xb8(%rdi), %rsi
+	movq 0xc8(%rdi), %r8
+	movq 0xd0(%rdi), %r9
+	movq 0xd8(%rdi), %rsp
+	movq 0xc0(%rdi), %rdi
+lx_fast_sync_ud:
+	ud2
+
+	/* the short fast call's stub: name, its tag, whether it sends RDI RSI RDX in MR8..MR10 */
+	.macro SHORT name, tag, args
+	.p2align 4
+\name:                                  /* RAX = n, RCX = return address */
+	movq %gs:0, %r11
+	.if \args
+	movq %rdi, 0x40(%r11)           /* MR8..MR10: the first three arguments (R10: MR3) */
+	movq %rsi, 0x48(%r11)
+	movq %rdx, 0x50(%r11)
+	.endif
+	movq %rdx, 0xb0(%r11)           /* MR22..MR30: what the stub and the Ipc change */
+	movq %rsi, 0xb8(%r11)
+	movq %rdi, 0xc0(%r11)
+	movq %r8, 0xc8(%r11)
+	movq %r9, 0xd0(%r11)
+	movq %rsp, 0xd8(%r11)
+	movq %rbp, 0xe0(%r11)
+	movq %rcx, 0xe8(%r11)
+\name\()_w2:                            /* (nothing from here to the Ipc changes the flags) */
+	leaq 0xf8(%r11), %rsp
+	pushfq                          /* MR30 RFLAGS */
+	movq %r11, %rdi
+	leaq 0x200(%r11), %rsp
+	movq -0x60(%rdi), %rsi          /* to and from: lx */
+	movq %rsi, %rdx
+	movl $0, %r8d
+	movq $\tag, %r9                 /* MR0; MR1 = n (RAX), MR2..MR7 in place */
+\name\()_call:
+	call *lx_stub_ipc(%rip)
+	testl $0x1000f000, %r9d         /* a label or a flag: lx wants the state */
+	jnz \name\()_sync
+	movq 0xb0(%rdi), %rdx
+	movq 0xb8(%rdi), %rsi
+	movq 0xc8(%rdi), %r8
+	movq 0xd0(%rdi), %r9
+	movq 0xe0(%rdi), %rbp
+	movq 0xe8(%rdi), %rcx
+	movq 0xf0(%rdi), %r11           /* R11 = RFLAGS, as after `syscall` */
+	leaq 0xf0(%rdi), %rsp
+	popfq
+	movq 0xd8(%rdi), %rsp
+	movq 0xc0(%rdi), %rdi
+	jmp *%rcx
+\name\()_sync:                          /* RAX RBX R10 R12..R15: the answer's */
+	movq %gs:0, %rdi
+	movq 0xb0(%rdi), %rdx
+	movq 0xb8(%rdi), %rsi
+	movq 0xc8(%rdi), %r8
+	movq 0xd0(%rdi), %r9
+	movq 0xe0(%rdi), %rbp
+	movq 0xe8(%rdi), %rcx
+	movq 0xf0(%rdi), %r11
+	leaq 0xf0(%rdi), %rsp
+	popfq
+	movq 0xd8(%rdi), %rsp
+	movq 0xc0(%rdi), %rdi
+\name\()_sync_ud:
+	ud2
+\name\()_redo:                          /* RAX RBX RBP R10 R12..R15 RFLAGS: the user's */
+	movq %gs:0, %r11
+	movq 0xb0(%r11), %rdx
+	movq 0xb8(%r11), %rsi
+	movq 0xc0(%r11), %rdi
+	movq 0xc8(%r11), %r8
+	movq 0xd0(%r11), %r9
+	movq 0xe8(%r11), %rcx
+	movq 0xd8(%r11), %rsp
+	jmp \name
+\name\()_end:
+	.endm
+
+	SHORT lx_fast_pure, 0x4c5a0007, 0       /* label LX_PURE_LABEL, u = 7 */
+	SHORT lx_fast_lean, 0x4c5b000a, 1       /* label LX_LEAN_LABEL, u = 10 */
 
 	.p2align 4
 lx_sigthread:

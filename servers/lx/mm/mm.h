@@ -91,6 +91,9 @@ long vm_brk(struct proc *p, u64 brk);
 bool copyin(struct proc *p, void *dst, u64 src, size_t n);
 bool copyout(struct proc *p, u64 dst, const void *src, size_t n);
 long copyin_str(struct proc *p, char *dst, u64 src, size_t max);  /* length, or -errno */
+/* copyin/copyout of one 64-bit word (signal masks): the same, without a copy loop */
+bool copyin_u64(struct proc *p, u64 *dst, u64 src);
+bool copyout_u64(struct proc *p, u64 dst, u64 v);
 void vm_unmap_all(struct mm *mm);
 long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
 		  u64 file_end);

@@ -800,6 +800,28 @@ bool copyout(struct proc *p, u64 dst, const void *src, size_t n)
 	return copy_user(p, dst, (void *)src, n, true);
 }
 
+bool copyin_u64(struct proc *p, u64 *dst, u64 src)
+{
+	if ((src & (LX_PAGE_SIZE - 1)) > LX_PAGE_SIZE - 8)
+		return copy_user_pages(p, src, dst, 8, false);
+	const char *pg = user_page(p->mm, src, false);
+	if (!pg)
+		return false;
+	__builtin_memcpy(dst, pg + (src & (LX_PAGE_SIZE - 1)), 8);   /* (a load, no call) */
+	return true;
+}
+
+bool copyout_u64(struct proc *p, u64 dst, u64 v)
+{
+	if ((dst & (LX_PAGE_SIZE - 1)) > LX_PAGE_SIZE - 8)
+		return copy_user_pages(p, dst, &v, 8, true);
+	char *pg = user_page(p->mm, dst, true);
+	if (!pg)
+		return false;
+	__builtin_memcpy(pg + (dst & (LX_PAGE_SIZE - 1)), &v, 8);
+	return true;
+}
+
 long copyin_str(struct proc *p, char *dst, u64 src, size_t max)
 {
 	for (size_t i = 0; i < max;) {

@@ -16,18 +16,10 @@
 struct proc *procs;
 struct proc *init_proc;
 u64 procs_created;
-static struct thread *by_tno[LAST_TNO + 1];
+struct thread *thread_by_tno[LAST_TNO + 1];
 static uint8_t version[LAST_TNO + 1];
 static int next_pid = 1;
 static int nprocs;
-
-struct thread *thread_by_tid(L4_ThreadId_t tid)
-{
-	u64 no = l4_thread_no(tid);
-	if (no < FIRST_TNO || no > LAST_TNO || !by_tno[no] || by_tno[no]->tid != tid)
-		return NULL;
-	return by_tno[no];
-}
 
 struct proc *proc_by_pid(int pid)
 {
@@ -45,7 +37,7 @@ static L4_ThreadId_t tno_alloc(void)
 	for (int i = 0; i <= LAST_TNO - FIRST_TNO; i++) {
 		u64 no = next;
 		next = next == LAST_TNO ? FIRST_TNO : next + 1;
-		if (!by_tno[no]) {
+		if (!thread_by_tno[no]) {
 			version[no] = (uint8_t)(version[no] % 63 + 1);     /* 1..63: never a local ID */
 			return l4_global_id(no, version[no]);
 		}
@@ -136,7 +128,7 @@ struct thread *thread_new(struct proc *p, int *err)
 		lx_free(t);
 		return NULL;
 	}
-	by_tno[l4_thread_no(t->tid)] = t;
+	thread_by_tno[l4_thread_no(t->tid)] = t;
 	t->mm = p->mm;
 	t->mm->refs++;
 	t->next_in_proc = p->threads;
@@ -161,7 +153,7 @@ static void l4_delete(struct thread *t)
 {
 	struct mm *mm = t->mm;
 	L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
-	by_tno[l4_thread_no(t->tid)] = NULL;
+	thread_by_tno[l4_thread_no(t->tid)] = NULL;
 	utcb_release(mm, t->utcb);
 	if (!--mm->nthreads)
 		sigthread_delete(mm);           /* the space ends with its last Linux thread */
@@ -217,7 +209,7 @@ struct thread *sigthread_create(struct mm *mm)
 		return NULL;
 	}
 	mm->nthreads--;                         /* l4_create counted it */
-	by_tno[l4_thread_no(t->tid)] = t;
+	thread_by_tno[l4_thread_no(t->tid)] = t;
 	t->mm = mm;
 	t->is_sigthread = true;
 	t->state = T_STARTING;
@@ -242,7 +234,7 @@ void sigthread_delete(struct mm *mm)
 	while (mm->kickq)
 		kick_forget(mm->kickq);
 	L4_ThreadControl(t->tid, L4_NILTHREAD, L4_NILTHREAD, L4_NILTHREAD, ~0UL);
-	by_tno[l4_thread_no(t->tid)] = NULL;
+	thread_by_tno[l4_thread_no(t->tid)] = NULL;
 	utcb_release(mm, t->utcb);
 	lx_free(t);
 }

@@ -51,7 +51,14 @@ long do_execve(struct thread *t, struct exec_args *a);
 long exec_commit(struct thread *t, struct mm *mm, u64 entry, u64 sp, struct exec_args *a);
 
 /* proc/proc.c */
-struct thread *thread_by_tid(L4_ThreadId_t tid);
+extern struct thread *thread_by_tno[LX_LAST_TNO + 1];   /* by L4 thread number */
+/* The thread tid names, or NULL (inline: every message lx gets asks it) */
+static inline struct thread *thread_by_tid(L4_ThreadId_t tid)
+{
+	u64 no = l4_thread_no(tid);
+	struct thread *t = no >= LX_FIRST_TNO && no <= LX_LAST_TNO ? thread_by_tno[no] : NULL;
+	return t && t->tid == tid ? t : NULL;
+}
 struct proc *proc_by_pid(int pid);
 struct thread *thread_by_linux_tid(int tid);       /* proc/signal.c */
 int proc_count(void);

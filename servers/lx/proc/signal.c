@@ -732,7 +732,7 @@ long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, 
 		return -LX_EINVAL;
 	u64 old = t->sigmask, n;
 	if (set) {
-		if (!copyin(t->proc, &n, set, 8))
+		if (!copyin_u64(t->proc, &n, set))
 			return -LX_EFAULT;
 		if (how == 0)
 			t->sigmask |= n;
@@ -744,7 +744,7 @@ long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, 
 			return -LX_EINVAL;
 		t->sigmask &= ~UNBLOCKABLE;
 	}
-	if (oset && !copyout(t->proc, oset, &old, 8))
+	if (oset && !copyout_u64(t->proc, oset, old))
 		return -LX_EFAULT;
 	return 0;
 }

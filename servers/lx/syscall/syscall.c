@@ -218,8 +218,147 @@ void syscall_run(struct thread *t)
 		thread_reply(t);
 }
 
+const uint8_t syscall_lean[SYS_MAX] = {
+#define LEAN(nr, name) [nr] = LEAN_MEM,
+	SYSCALLS_LEAN_MEM(LEAN)
+#undef LEAN
+#define LEAN(nr, name) [nr] = LEAN_PURE,
+	SYSCALLS_LEAN_PURE(LEAN)
+#undef LEAN
+#define LEAN(nr, name) [nr] = LEAN_PURE0,
+	SYSCALLS_LEAN_PURE0(LEAN)
+#undef LEAN
+};
+
+/* The kind of lean call (syscall.h) t's call nr is, 0 if it needs syscall_run's steps. */
+static inline int lean_kind(const struct thread *t, u64 nr)
+{
+	if (nr >= SYS_MAX || !syscall_lean[nr] || t->seccomp_strict || t->proc->stopped || lx_trace)
+		return 0;
+	return syscall_lean[nr];
+}
+
+/*
+ * Run t's lean call nr (t->regs hold it) and answer it.  What stays from
+ * syscall_run is what such a call can need: lx_current, RCX and R11 as
+ * `syscall` leaves them, and signals (a changed mask may unblock one)
+ * delivered before the answer.
+ */
+static void lean_run(struct thread *t, u64 nr)
+{
+	struct regs *r = &t->regs;
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	r->rax = (u64)table[nr](t, r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9);
+	r->rcx = r->rip;
+	r->r11 = r->rflags;
+	if (!signal_work(t) || signal_deliver(t))
+		thread_reply(t);
+}
+
+/*
+ * A fast call's lean path (l4/fast.c); false if its call is none.  A pure
+ * call runs and is answered from its message in the MRs, not copied to
+ * t->regs but for RIP, RBP and RFLAGS: its answer is RAX alone, and the stub keeps
+ * the rest of what a stop after the answer needs (l4/stub.S, lx_fast_sync).  An answer that needs more (a
+ * signal to deliver, a reply already loaded, FS.base) takes the copy and
+ * thread_reply; the MRs are intact, as a pure call makes no IPC.
+ */
+bool syscall_fast(struct thread *t, const L4_Word_t *mr)
+{
+	u64 nr = mr[8];
+	int kind = lean_kind(t, nr);
+	if (kind < LEAN_PURE) {
+		if (kind)
+			fast_regs(t), lean_run(t, nr);
+		return kind != 0;
+	}
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	t->fast_short = 0;                          /* lx_fast_sync, and what it needs of lx: */
+	t->regs.rip = mr[1];
+	t->regs.rbp = mr[13];
+	t->regs.rflags = mr[18];
+	lx_current = t;
+	long res = table[nr](t, mr[12], mr[11], mr[10], mr[3], mr[14], mr[15]);
+	if (__builtin_expect(!signal_work(t) && thread_reply_pure(t, (u64)res), 1))
+		return true;
+	fast_regs(t);
+	t->regs.rax = (u64)res;
+	if (!signal_work(t) || signal_deliver(t))
+		thread_reply(t);
+	return true;
+}
+
+/*
+ * The short fast call (l4/stub.S lx_fast_pure) of t: RIP and the registers
+ * beside the answer's stay in t's UTCB, and an answer that needs them (a
+ * signal to deliver) brings them first (fast_sync_reply).  False: nr is no
+ * PURE0 call, or t needs syscall_run's steps; nothing was run.
+ */
+bool syscall_short(struct thread *t, u64 nr)
+{
+	if (lean_kind(t, nr) != LEAN_PURE0)
+		return false;
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	long res = table[nr](t, 0, 0, 0, 0, 0, 0);
+	if (__builtin_expect(signal_work(t) || !thread_reply_pure(t, (u64)res), 0))
+		fast_sync_reply(t, (u64)res, false);
+	return true;
+}
+
+/*
+ * The short fast call with arguments (l4/stub.S lx_fast_lean): MR1 the
+ * number, MR8..MR10 RDI RSI RDX, MR3 R10.  The handler may make IPC (a fault
+ * on a file's page), so the answer's MR2..MR7 come from t->regs, where they
+ * are kept first.  False as syscall_short.
+ */
+bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
+{
+	u64 nr = mr[1];
+	if (!lean_kind(t, nr))
+		return false;
+	struct regs *r = &t->regs;
+	r->rbx = mr[2];
+	r->r10 = mr[3];
+	r->r12 = mr[4];
+	r->r13 = mr[5];
+	r->r14 = mr[6];
+	r->r15 = mr[7];
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	lx_current = t;
+	long res = table[nr](t, mr[8], mr[9], mr[10], mr[3], 0, 0);
+	reply_flush();                              /* (one the handler loaded, before the MRs change) */
+	L4_Word_t *out = L4_Utcb();
+	out[2] = r->rbx;
+	out[3] = r->r10;
+	out[4] = r->r12;
+	out[5] = r->r13;
+	out[6] = r->r14;
+	out[7] = r->r15;
+	if (__builtin_expect(signal_work(t) || !thread_reply_pure(t, (u64)res), 0))
+		fast_sync_reply(t, (u64)res, false);
+	return true;
+}
+
 /* A `syscall` from t: the exception message's registers are in t->regs. */
 void syscall_dispatch(struct thread *t)
+{
+	if (lean_kind(t, t->regs.rax))
+		lean_run(t, t->regs.rax);
+	else
+		syscall_begin(t);
+}
+
+void syscall_begin(struct thread *t)
 {
 	t->sysno = t->regs.rax;
 	t->timed_out = false;

@@ -164,6 +164,31 @@ long seccomp_set_strict(struct thread *t);
 
 /* syscall/syscall.c: running calls, parking threads */
 void syscall_dispatch(struct thread *t);   /* t->regs hold the caller's registers */
+void syscall_begin(struct thread *t);      /* the same, for a call known not to be lean */
+/*
+ * The lean calls (syscall.c, syscall_dispatch): handlers that read only their
+ * arguments, t and its process, answer in RAX alone, never wait and need
+ * neither fs_cred nor the walk root.  Their calls skip syscall_run's general
+ * steps (the calls programs make most: issue 25).  The pure ones touch no
+ * user memory either, so lx makes no IPC while they run (a fault on a
+ * file's page can read the disk), and their answers reuse the message's MRs.
+ * A lean call takes at most four arguments (RDI RSI RDX R10: the short
+ * fast call with arguments sends no more, l4/stub.S lx_fast_lean).
+ */
+#define SYSCALLS_LEAN_PURE0(X) \
+	X(39, getpid) X(186, gettid) X(110, getppid) X(102, getuid) X(107, geteuid) \
+	X(104, getgid) X(108, getegid)
+#define SYSCALLS_LEAN_PURE(X) X(95, umask)
+#define SYSCALLS_LEAN_MEM(X) X(63, uname) X(14, rt_sigprocmask)
+/* the kinds; PURE0: pure, without arguments (their sites take l4/stub.S lx_fast_pure) */
+enum { LEAN_MEM = 1, LEAN_PURE, LEAN_PURE0 };
+extern const uint8_t syscall_lean[SYS_MAX];   /* each call's kind: LEAN_*, 0 */
+/* a fast call (its message in the MRs, mr) of a lean one, run and answered; false if none */
+bool syscall_fast(struct thread *t, const L4_Word_t *mr);
+/* a short fast call (l4/stub.S lx_fast_pure) of PURE0 call nr, run and answered; false if not */
+bool syscall_short(struct thread *t, u64 nr);
+/* the same from lx_fast_lean (its message in the MRs, mr) of any lean call */
+bool syscall_short_args(struct thread *t, const L4_Word_t *mr);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
