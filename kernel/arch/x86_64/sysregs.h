@@ -41,6 +41,7 @@ static inline word_t ipc_from_spec(const struct trapframe *tf) { return tf->rdx;
 static inline word_t ipc_timeouts(const struct trapframe *tf) { return tf->r8; }
 static inline word_t ipc_tag(const struct trapframe *tf) { return tf->r9; }     /* MR0 */
 static inline word_t ipc_mr1(const struct trapframe *tf) { return tf->rax; }
+static inline word_t ipc_mr3(const struct trapframe *tf) { return tf->r10; }
 static inline void ipc_set_from(struct trapframe *tf, word_t from) { tf->rsi = from; }
 /* The arguments the fastpath took in registers, for the slowpath. */
 static inline void ipc_set_args(struct trapframe *tf, word_t to, word_t from, word_t timeouts,
@@ -153,8 +154,6 @@ static inline void memctl_set_result(struct trapframe *tf, word_t v) { tf->rdx =
 
 /* --- KernelInterface, the kernel debugger, foreign system calls --- */
 
-/* abi.md §1.1: KernelInterface is the two bytes F0 90 (as one little-endian u16). */
-#define ARCH_KIF_OPCODE 0x90F0
 /* Its results, and the IP moved past the instruction; nothing else changes. */
 static inline void kif_set_result(struct trapframe *tf, word_t kip, word_t version, word_t flags,
 				  word_t id)
@@ -239,6 +238,8 @@ static inline void exc_fast_reply_frame(struct trapframe *df, word_t ip, const w
 	df->rsp = mr[17];
 	frame_set_user_flags(df, mr[18]);
 }
+/* MR3 (R10), which the replier's Ipc entry put in its frame, for exc_reply_exit to load from df. */
+static inline void exc_fast_reply_mr3(struct trapframe *df, word_t mr3) { df->r10 = mr3; }
 #define EXC_MR_OF(i, r) EXC_MR_##r = i,
 enum exc_reply_exit_order { EXC_REGS(EXC_MR_OF) };
 #undef EXC_MR_OF
