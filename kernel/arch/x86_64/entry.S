@@ -393,11 +393,14 @@ exc_deliver_exit:
 	movq TF_R13*8(%rdi), %r13
 	movq TF_R14*8(%rdi), %r14
 	movq TF_R15*8(%rdi), %r15
-	BKL_RELEASE                 /* what follows reads the frames of this CPU's two threads only */
+	movq TF_R10*8(%rdi), %r10
+	movq TF_RIP*8(%rdi), %rax
+	BKL_RELEASE                 /* what follows reads the frame of the handler, which runs here now */
+	jmp 1f
 exc_deliver_exit_live:
 	movq TF_R10*8(%rdi), %r10
 	movq TF_RIP*8(%rdi), %rax
-	movabsq $EXC_MSG_TAG, %r9
+1:	movabsq $EXC_MSG_TAG, %r9
 	movq user_gs_page(%rip), %rdi
 	movq TF_RIP*8(%rsi), %rcx
 	movq TF_RFLAGS*8(%rsi), %r11
@@ -410,12 +413,13 @@ exc_deliver_exit_live:
 
 	/*
 	 * exc_reply_exit(df, mr): the fastpath delivered an exception reply;
-	 * df is the faulter's frame, where C checked the reply and wrote RIP,
-	 * RSP and the flags (exc_fast_reply_frame) and R10 (MR3, from the
-	 * replier's frame); RAX..R11 come from the replier's MR8..MR16 (mr),
-	 * each word read once; RBX and R12-R15 (MR2, MR4-7) are live: it is reached by a tail
-	 * call.  Always iretq, so RCX and R11 are the reply's also after a
-	 * foreign syscall, where sysretq would reload them.
+	 * df is the faulter's frame, where C checked the reply and wrote
+	 * RIP, RSP and the flags (exc_fast_reply_frame) and R10 (MR3, from
+	 * the replier's frame); RAX..R11 come from the replier's MR8..MR16
+	 * (mr), each word read once; RBX and R12-R15 (MR2, MR4-7) are live:
+	 * it is reached by a tail call.  Always iretq, so RCX and R11 are the
+	 * reply's also after a foreign syscall, where sysretq would reload
+	 * them.
 	 */
 	.globl exc_reply_exit
 exc_reply_exit:
