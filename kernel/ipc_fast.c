@@ -305,17 +305,17 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 /*
  * entry.S: leave the kernel into the exception handler, which the commit
  * made current (its frame hf), with MR0-7 of the message in registers and
- * RSI = from.  exc_deliver_exit takes MR2 and MR4-7 (RBX, R12-R15) from
- * the faulter's frame tf; exc_deliver_exit_live finds them in those very
- * registers, as the faulter left them, so it is reached only by a tail
- * call from a function that entry.S called with them so (trap_exc,
- * foreign_entry): the tail call restores the callee-saved registers first.
+ * RSI = from.  exc_deliver_exit takes MR1-7 from the faulter's frame tf.
+ * exc_deliver_exit_live finds MR2 and MR4-7 (RBX, R12-R15) in those very
+ * registers, as the faulter left them, and tf just above its return
+ * address: it is reached only by a tail call from a function that entry.S
+ * called with RSP at tf and those registers so (trap_exc, foreign_entry);
+ * the tail call restores the callee-saved registers and RSP first.
  * Neither returns.
  */
 void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf, word_t from)
 	__attribute__((noreturn));
-struct trapframe *exc_deliver_exit_live(const struct trapframe *tf, const struct trapframe *hf,
-					word_t from);
+struct trapframe *exc_deliver_exit_live(const struct trapframe *hf, word_t from);
 
 #ifndef IPC_FAST_AP     /* the exception fastpath runs on the boot processor only */
 /*
@@ -362,7 +362,7 @@ struct trapframe *exception_trap_fast(struct trapframe *tf)
 	word_t from;
 	struct tcb *h = exc_fast(tf, frame_vector(tf), frame_error(tf), &from);
 	if (h)
-		return exc_deliver_exit_live(tf, arch_user_frame(h), from);
+		return exc_deliver_exit_live(arch_user_frame(h), from);
 	return exception_user_tried(tf);
 }
 
@@ -372,7 +372,7 @@ struct trapframe *exception_foreign_fast(struct trapframe *tf)
 	word_t from;
 	struct tcb *h = exc_fast(tf, PECAN_VEC_SYSCALL, 0, &from);
 	if (h)
-		return exc_deliver_exit_live(tf, arch_user_frame(h), from);
+		return exc_deliver_exit_live(arch_user_frame(h), from);
 	return foreign_syscall_slow(tf);
 }
 #endif

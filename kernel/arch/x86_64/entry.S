@@ -377,14 +377,16 @@ ipc_not_fast_utcb:
 
 	/*
 	 * exc_deliver_exit(tf, hf, from): the exception fastpath delivered the
-	 * message of the faulting thread (its frame tf, RDI) to its handler
-	 * (frame hf, RSI), never returning: the handler leaves its Ipc with
-	 * MR0 the tag, MR1 the faulter's RIP, MR2-7 the faulter's RBX, R10,
-	 * R12-R15 (the message's order), RSI its From.  exc_deliver_exit_live
-	 * is reached by a tail call with RBX and R12-R15 the faulter's still
-	 * (ipc_fast.c), only while the boot processor alone runs threads, so
-	 * without the lock to let go.  RBP is the handler's own RSP, RDX and
-	 * R8 zeroed: no kernel value stays in a register.
+	 * message of the faulting thread (its frame tf) to its handler (frame
+	 * hf), never returning: the handler leaves its Ipc with MR0 the tag,
+	 * MR1 the faulter's RIP, MR2-7 the faulter's RBX, R10, R12-R15 (the
+	 * message's order), RSI its From.  exc_deliver_exit_live(hf, from) is
+	 * reached by a tail call from the function entry.S called with RSP at
+	 * tf (trap_exc, foreign_entry), so tf lies just above the return
+	 * address, and RBX and R12-R15 are the faulter's still; only while the
+	 * boot processor alone runs threads, so without the lock to let go.
+	 * RBP is the handler's own RSP, RDX and R8 zeroed: no kernel value
+	 * stays in a register.
 	 */
 	.globl exc_deliver_exit, exc_deliver_exit_live
 exc_deliver_exit:
@@ -395,17 +397,18 @@ exc_deliver_exit:
 	movq TF_R15*8(%rdi), %r15
 	movq TF_R10*8(%rdi), %r10
 	movq TF_RIP*8(%rdi), %rax
+	movq %rsi, %rdi
+	movq %rdx, %rsi
 	BKL_RELEASE                 /* what follows reads the frame of the handler, which runs here now */
 	jmp 1f
 exc_deliver_exit_live:
-	movq TF_R10*8(%rdi), %r10
-	movq TF_RIP*8(%rdi), %rax
+	movq 8+TF_R10*8(%rsp), %r10
+	movq 8+TF_RIP*8(%rsp), %rax
 1:	movabsq $EXC_MSG_TAG, %r9
+	movq TF_RIP*8(%rdi), %rcx
+	movq TF_RFLAGS*8(%rdi), %r11
+	movq TF_RSP*8(%rdi), %rsp
 	movq user_gs_page(%rip), %rdi
-	movq TF_RIP*8(%rsi), %rcx
-	movq TF_RFLAGS*8(%rsi), %r11
-	movq TF_RSP*8(%rsi), %rsp
-	movq %rdx, %rsi
 	movq %rsp, %rbp
 	xorl %edx, %edx
 	xorl %r8d, %r8d
