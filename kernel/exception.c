@@ -18,8 +18,7 @@
 /* KernelInterface is the 2-byte #UD `F0 90` (lock; nop), read where the CPU fetched it. */
 static bool kernel_interface(struct trapframe *tf)
 {
-	u16 op;
-	if (!arch_user_read2(frame_ip(tf), &op) || op != ARCH_KIF_OPCODE)
+	if (!kif_opcode_at(tf))
 		return false;
 	kif_set_result(tf, current->space->kip_base, KIP_API_VERSION, KIP_API_FLAGS, KIP_KERNEL_ID);
 	return true;
@@ -244,6 +243,11 @@ struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr)
 	if (fast)
 		exception_fastpath(tf, v, frame_error(tf));     /* returns only if it cannot */
 	return exception_user_slow(tf, fault_addr, fast);
+}
+
+struct trapframe *exception_user_tried(struct trapframe *tf)
+{
+	return exception_user_slow(tf, 0, true);
 }
 
 /* The rest of exception_user; tried: the exception fastpath has failed already. */

@@ -12,6 +12,16 @@
  * leaves into the handler from within instead (exc_deliver_exit).
  */
 struct trapframe *exception_user(struct trapframe *tf, word_t fault_addr);
+/* The same for one that is neither KernelInterface nor a page fault, whose fastpath failed already. */
+struct trapframe *exception_user_tried(struct trapframe *tf);
+/* A foreign `syscall` whose fastpath failed already (syscall.c); the frame to return through. */
+struct trapframe *foreign_syscall_slow(struct trapframe *tf);
+/* Is the #UD at the frame's IP KernelInterface's opcode (read where the CPU fetched it)? */
+static inline bool kif_opcode_at(const struct trapframe *tf)
+{
+	u16 op;
+	return arch_user_read2(frame_ip(tf), &op) && op == ARCH_KIF_OPCODE;
+}
 /*
  * A page fault of the current thread at addr (rwx the access) that a kernel
  * copy met: sent to its pager like a user fault.  Returns the IPC error (0:

@@ -110,5 +110,14 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
  * returns, with nothing changed, only where it cannot.
  */
 void exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
+/*
+ * entry.S's own ways in (trap_exc, foreign_entry) while only the boot
+ * processor runs threads: the same, called with RSP at tf and the
+ * faulter's RBX and R12-R15 still in place (exc_deliver_exit_live relies on
+ * both); the frame to return through where the fastpath cannot take it
+ * (the slowpath has, then).
+ */
+struct trapframe *exception_trap_fast(struct trapframe *tf);
+struct trapframe *exception_foreign_fast(struct trapframe *tf);
 
 #endif

@@ -59,16 +59,15 @@
 #define FP_KEY(kind) (FAST_KEY_WAITING(kind) | FP_HOME)
 
 /*
- * What entry.S gets back, as a two-word return value: FP_SLOW; or an
- * exception reply's frame | FP_EXC_REPLY and the replier's MRs
- * (exc_reply_exit).  A delivered Ipc leaves through ipc_exit instead.
+ * What entry.S gets back, as a two-word return value: FP_SLOW.  A delivered
+ * Ipc leaves through ipc_exit instead, an exception reply through
+ * exc_reply_exit.
  */
 struct fp_ret {
 	word_t top;
 	word_t tag;
 };
 #define FP_SLOW      1
-#define FP_EXC_REPLY 1
 
 /*
  * entry.S: leave the kernel into d, which the commit made current: RSI =
@@ -152,11 +151,18 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 }
 
 /*
+ * entry.S: leave the kernel into the faulter, which the commit made
+ * current, through its frame df (iretq; R10 from there): RAX..R11 from the
+ * replier's MR8..MR16 (mr); RBX and R12-R15 (MR2, MR4-7) pass in place, so
+ * it is reached by a tail call.  It never returns.
+ */
+struct fp_ret exc_reply_exit(struct trapframe *df, const word_t *mr);
+
+/*
  * An exception reply: C checks it and writes the words of the faulter's
  * frame that its exit takes from there (exc_fast_reply_frame); entry.S
  * loads the other registers straight from the replier's MRs, each word
- * read once, so what was checked is what is installed.  Bit 0 of the
- * frame returned tells entry.S.
+ * read once, so what was checked is what is installed.
  */
 static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
 							       word_t from, word_t a3,
@@ -174,7 +180,8 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 	exc_fast_reply_frame(df, ip, mr);
 	d->ipc_kind = IPC_USER;
 	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return (struct fp_ret){ (word_t)df | FP_EXC_REPLY, (word_t)mr };
+	exc_fast_reply_mr3(df, ipc_mr3(arch_user_frame(self)));
+	return exc_reply_exit(df, mr);
 }
 
 /* Is d the redirector of self's space?  A second read, so the fastpath's test for one is a compare. */
@@ -297,28 +304,75 @@ struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t 
 
 /*
  * entry.S: leave the kernel into the exception handler, which the commit
- * made current (its frame hf, with From), with MR0-7 of the message in
- * registers, taken from the faulter's frame tf.  It never returns.
+ * made current (its frame hf), with MR0-7 of the message in registers and
+ * RSI = from.  exc_deliver_exit takes MR1-7 from the faulter's frame tf.
+ * exc_deliver_exit_live finds MR2 and MR4-7 (RBX, R12-R15) in those very
+ * registers, as the faulter left them, and tf just above its return
+ * address: it is reached only by a tail call from a function that entry.S
+ * called with RSP at tf and those registers so (trap_exc, foreign_entry);
+ * the tail call restores the callee-saved registers and RSP first.
+ * Neither returns.
  */
-void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf) __attribute__((noreturn));
+void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf, word_t from)
+	__attribute__((noreturn));
+struct trapframe *exc_deliver_exit_live(const struct trapframe *hf, word_t from);
 
 #ifndef IPC_FAST_AP     /* the exception fastpath runs on the boot processor only */
-void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
+/*
+ * The exception message to current's handler if it waits for it in an
+ * Ipc receive, and the commit: the handler, with *from its From; NULL
+ * (nothing changed) for the slowpath.
+ */
+static inline __attribute__((always_inline)) struct tcb *exc_fast(struct trapframe *tf, word_t vector,
+								  word_t code, word_t *from)
 {
+	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
+		return NULL;
 	struct tcb *self = current;
-	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || (CONFIG_SMP && this_cpu))
-		return;         /* the fastpaths switch with the boot CPU's TSS and %gs page only */
 	word_t hid = utcb_get(self, UTCB_EXC_HANDLER), no = slot_of(hid);
 	struct tcb *h = tcb_table[no];
 	if (tcb_ids[no] != hid || h->fast_key != FP_KEY(IPC_USER) || !accepts_fast(h, self, IPC_USER) ||
 	    unlikely(self->space->strict && self->space->redirector != hid && h->space != self->space))
-		return;         /* confined: the slowpath sends it to the redirector (handler_of) */
-	struct trapframe *hf = arch_user_frame(h);
+		return NULL;    /* confined: the slowpath sends it to the redirector (handler_of) */
 	word_t *mr = utcb_mrs(self);
 	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
 	arch_copy_words(utcb_mrs(h) + 8, mr + 8, EXC_WORDS - 8);
-	ipc_set_from(hf, tcb_id_as_seen_by(self, h));
+	*from = tcb_id_as_seen_by(self, h);
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
-	exc_deliver_exit(tf, hf);
+	return h;
+}
+
+void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
+{
+	word_t from;
+	if (CONFIG_SMP && this_cpu)
+		return;         /* the fastpaths switch with the boot CPU's TSS and %gs page only */
+	struct tcb *h = exc_fast(tf, vector, code, &from);
+	if (h)
+		exc_deliver_exit(tf, arch_user_frame(h), from);
+}
+
+/*
+ * entry.S's trap_exc: a user exception of a vector with no handling of its
+ * own before the fastpath, not KernelInterface, while only the boot
+ * processor runs threads.  Returns the frame to return through.
+ */
+struct trapframe *exception_trap_fast(struct trapframe *tf)
+{
+	word_t from;
+	struct tcb *h = exc_fast(tf, frame_vector(tf), frame_error(tf), &from);
+	if (h)
+		return exc_deliver_exit_live(arch_user_frame(h), from);
+	return exception_user_tried(tf);
+}
+
+/* entry.S's foreign_entry: a foreign `syscall` on the boot processor while it alone runs threads. */
+struct trapframe *exception_foreign_fast(struct trapframe *tf)
+{
+	word_t from;
+	struct tcb *h = exc_fast(tf, PECAN_VEC_SYSCALL, 0, &from);
+	if (h)
+		return exc_deliver_exit_live(arch_user_frame(h), from);
+	return foreign_syscall_slow(tf);
 }
 #endif

@@ -135,6 +135,11 @@ static const syscall_fn syscall_table[USTUB_SLOTS] = {
 static struct trapframe *foreign_syscall(struct trapframe *tf)
 {
 	exception_fastpath(tf, PECAN_VEC_SYSCALL, 0);      /* returns only if it cannot */
+	return foreign_syscall_slow(tf);
+}
+
+struct trapframe *foreign_syscall_slow(struct trapframe *tf)
+{
 	enum exc_result r = exception_ipc(tf, PECAN_VEC_SYSCALL, 0);
 	if (r == EXC_HANDLED)
 		return tf;

@@ -26,3 +26,20 @@ def test_ipc_exit_reached_by_tail_calls(elf):
     refs = re.findall(r"^\s*[0-9a-f]+:\s+(\w+)\s+[0-9a-f]+ <ipc_exit>", dis, re.M)
     assert refs, "no reference to ipc_exit"
     assert set(refs) == {"jmp"}, f"ipc_exit reached by {sorted(set(refs))}"
+
+
+@pytest.mark.parametrize("exit_label", ["exc_deliver_exit_live", "exc_reply_exit"])
+@pytest.mark.parametrize("elf", kernels() or [None])
+def test_exception_exits_reached_by_tail_calls(elf, exit_label):
+    """The exception fastpath's exits (entry.S) leave with RBX and R12-R15 as they
+    are: the faulter's MR2, MR4-7 into the handler (trap_exc and foreign_entry
+    call C with them in place), the replier's into the faulter; so the C fastpaths
+    reach them by tail calls only."""
+    if elf is None:
+        pytest.skip("no kernel built")
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", elf], capture_output=True,
+                         text=True, check=True).stdout
+    refs = re.findall(r"^\s*[0-9a-f]+:[ \t]+(\w+)[ \t]+[0-9a-f]+ <%s>$" % exit_label, dis, re.M)
+    if not refs:
+        pytest.skip("a kernel without the exception fastpath")
+    assert set(refs) == {"jmp"}, f"{exit_label} reached by {sorted(set(refs))}"

@@ -72,5 +72,7 @@
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */
 #define VEC_SYSCALL_IRET 0x101 /* a syscall frame whose RCX/R11 must survive: leave by iretq */
 #define VEC_UD 6
+/* abi.md §1.1: KernelInterface is the two bytes F0 90 (as one little-endian u16), a #UD. */
+#define ARCH_KIF_OPCODE 0x90F0
 
 #endif

@@ -87,7 +87,8 @@
  * Every exit to user mode lets the big kernel lock go (smp.h), as its last
  * store: what follows reads only the frame of the thread that now runs
  * here, which no other processor touches without parking this one.  With
- * one processor the lock is never taken and the store changes nothing.
+ * one processor the lock is never taken and the store changes nothing (so
+ * exc_deliver_exit_live, used only then, leaves it out).
  */
 .macro BKL_RELEASE
 	movb $0, bkl_word(%rip)
@@ -108,17 +109,26 @@
 1:
 .endm
 
+/* trap_exc takes the exceptions whose user instances go to the exception fastpath first. */
+.macro ISR_JMP vec
+	.if (\vec < 32) && (\vec != 2) && (\vec != 3) && (\vec != 8) && (\vec != 13) && (\vec != 14)
+	jmp trap_exc
+	.else
+	jmp trap_common
+	.endif
+.endm
+
 .macro ISR_NOERR vec
 	.align 16
 	pushq $0
 	pushq $\vec
-	jmp trap_common
+	ISR_JMP \vec
 .endm
 
 .macro ISR_ERR vec
 	.align 16
 	pushq $\vec
-	jmp trap_common
+	ISR_JMP \vec
 .endm
 
 	.text
@@ -140,6 +150,39 @@ trap_common:
 	SAVE_GPRS
 	movq %rsp, %rdi
 	call trap_dispatch          /* returns the frame to leave through */
+	LEAVE_THROUGH_RAX
+
+	/*
+	 * An exception with no handling of its own before the exception
+	 * fastpath (all but NMI, #BP, #DF, #GP and #PF): from user mode while
+	 * only the boot processor runs threads (smp_active clear: no lock to
+	 * take, and this is processor 0) it goes to exception_trap_fast with
+	 * RBX and R12-R15 as the thread left them (MR2, MR4-7: the handler
+	 * gets them in place), else the common way, as KernelInterface's #UD
+	 * does (the two bytes at RIP read as arch_user_read2 does: not at
+	 * USER_TOP - 1 or above, a fault reads as 0x10000).
+	 */
+trap_exc:
+	cld
+	SAVE_GPRS
+	testb $3, TF_CS*8(%rsp)
+	jz 1f
+	cmpb $0, smp_active(%rip)
+	jne 1f
+	cmpq $VEC_UD, TF_VECTOR*8(%rsp)
+	jne 2f
+	movq TF_RIP*8(%rsp), %rdi
+	leaq 1(%rdi), %rax
+	shrq $47, %rax
+	jnz 2f
+	call user_read2
+	cmpl $ARCH_KIF_OPCODE, %eax
+	je 1f
+2:	movq %rsp, %rdi
+	call exception_trap_fast    /* returns the frame to leave through */
+	LEAVE_THROUGH_RAX
+1:	movq %rsp, %rdi
+	call trap_dispatch
 	LEAVE_THROUGH_RAX
 
 	/* Return through whatever frame sits at RSP. */
@@ -172,18 +215,8 @@ bad_rip:
 	call exit_bad_rip           /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
 
-	/*
-	 * syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK.  The
-	 * Ipc stub's calls are told apart first, before any register is touched.
-	 */
-	.align 16
-	.globl syscall_entry
-syscall_entry:
-	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT      /* else Ipc takes the common path */
-	cmpq $USTUB_IPC_RETURN, %rcx
-	je ipc_entry
-	.endif
-syscall_common:
+	/* The whole frame of a `syscall` at the top of the thread's kernel stack, RDI pointing at it. */
+.macro SYSCALL_FRAME
 	movq %rsp, syscall_user_rsp(%rip)
 	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
@@ -195,7 +228,38 @@ syscall_common:
 	pushq $VEC_SYSCALL
 	SAVE_GPRS
 	movq %rsp, %rdi
+.endm
+
+	/*
+	 * syscall: RCX = user RIP, R11 = user RFLAGS, IF masked by SFMASK.  The
+	 * Ipc stub's calls are told apart first, before any register is
+	 * touched, then the foreign ones (from below the stub page: every
+	 * user address).  This is the LSTAR only while the boot processor
+	 * alone runs threads (arch_smp_entry), so neither takes the big
+	 * kernel lock.
+	 */
+	.align 16
+	.globl syscall_entry
+syscall_entry:
+	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT      /* else Ipc takes the common path */
+	cmpq $USTUB_IPC_RETURN, %rcx
+	je ipc_entry
+	.endif
+	cmpq $USTUB_BASE, %rcx
+	jb foreign_entry
+syscall_common:
+	SYSCALL_FRAME
 	call syscall_dispatch       /* returns the frame to leave through */
+	LEAVE_THROUGH_RAX
+
+	/*
+	 * A foreign `syscall` goes to exception_foreign_fast with RBX and
+	 * R12-R15 as the thread left them (MR2, MR4-7 of the exception
+	 * message: the handler gets them in place).
+	 */
+foreign_entry:
+	SYSCALL_FRAME
+	call exception_foreign_fast /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
 
 	/*
@@ -250,9 +314,9 @@ syscall32_entry:
 	 * R9 are its arguments 2, 3, 5, 6); RBX and R12-R15 (MR2, MR4-7) stay
 	 * live through it and pass to the partner in place.  A delivered
 	 * message leaves by a tail call to ipc_exit below, with RDI the
-	 * partner's UTCB pointer and RSI its From.  ipc_fastpath returns only
-	 * otherwise, with RAX 1 for the slowpath (it has stored RSI, RDX, R8
-	 * and R9 in the frame) or an exception reply's frame with bit 0 set.
+	 * partner's UTCB pointer and RSI its From, an exception reply by one
+	 * to exc_reply_exit.  ipc_fastpath returns only for the slowpath
+	 * (RAX 1; it has stored RSI, RDX, R8 and R9 in the frame).
 	 * Nothing of the kernel or of the caller is left in the registers the
 	 * Ipc convention clobbers: RDX holds MR0, RBP the partner's own RSP,
 	 * R8 is zeroed.
@@ -289,8 +353,6 @@ ipc_fastpath_typed:
 	movq %rbx, %rdi
 	jmp ipc_fastpath_string
 ipc_not_fast:
-	cmpq $1, %rax
-	jne exc_reply_exit
 	movq user_gs_page(%rip), %rcx   /* the caller's UTCB pointer (word 0 of this CPU's %gs page) */
 ipc_not_fast_utcb:
 	movq %rcx, TF_RDI*8(%rsp)
@@ -314,55 +376,67 @@ ipc_not_fast_utcb:
 	jmp return_to_user_or_kernel
 
 	/*
-	 * exc_deliver_exit(tf, hf): the exception fastpath delivered the message
-	 * of the faulting thread (its frame tf, RDI) to its handler (frame hf,
-	 * RSI), called from C, never returning: the handler leaves its Ipc with
-	 * MR0 the tag, MR1 the faulter's RIP, MR2-7 the faulter's RBX, R10,
-	 * R12-R15 (the message's order), its From in its frame's RSI.  RBP is
-	 * its own RSP, RDX and R8 zeroed: no kernel value stays in a register.
+	 * exc_deliver_exit(tf, hf, from): the exception fastpath delivered the
+	 * message of the faulting thread (its frame tf) to its handler (frame
+	 * hf), never returning: the handler leaves its Ipc with MR0 the tag,
+	 * MR1 the faulter's RIP, MR2-7 the faulter's RBX, R10, R12-R15 (the
+	 * message's order), RSI its From.  exc_deliver_exit_live(hf, from) is
+	 * reached by a tail call from the function entry.S called with RSP at
+	 * tf (trap_exc, foreign_entry), so tf lies just above the return
+	 * address, and RBX and R12-R15 are the faulter's still; only while the
+	 * boot processor alone runs threads, so without the lock to let go.
+	 * RBP is the handler's own RSP, RDX and R8 zeroed: no kernel value
+	 * stays in a register.
 	 */
-	.globl exc_deliver_exit
+	.globl exc_deliver_exit, exc_deliver_exit_live
 exc_deliver_exit:
 	movq TF_RBX*8(%rdi), %rbx
-	movq TF_R10*8(%rdi), %r10
 	movq TF_R12*8(%rdi), %r12
 	movq TF_R13*8(%rdi), %r13
 	movq TF_R14*8(%rdi), %r14
 	movq TF_R15*8(%rdi), %r15
+	movq TF_R10*8(%rdi), %r10
 	movq TF_RIP*8(%rdi), %rax
-	movabsq $EXC_MSG_TAG, %r9
+	movq %rsi, %rdi
+	movq %rdx, %rsi
+	BKL_RELEASE                 /* what follows reads the frame of the handler, which runs here now */
+	jmp 1f
+exc_deliver_exit_live:
+	movq 8+TF_R10*8(%rsp), %r10
+	movq 8+TF_RIP*8(%rsp), %rax
+1:	movabsq $EXC_MSG_TAG, %r9
+	movq TF_RIP*8(%rdi), %rcx
+	movq TF_RFLAGS*8(%rdi), %r11
+	movq TF_RSP*8(%rdi), %rsp
 	movq user_gs_page(%rip), %rdi
-	movq TF_RIP*8(%rsi), %rcx
-	movq TF_RFLAGS*8(%rsi), %r11
-	movq TF_RSP*8(%rsi), %rsp
-	movq TF_RSI*8(%rsi), %rsi
 	movq %rsp, %rbp
 	xorl %edx, %edx
 	xorl %r8d, %r8d
-	BKL_RELEASE
 	sysretq
 
 	/*
-	 * The fastpath delivered an exception reply (RAX: the faulter's frame
-	 * with bit 0 set, RDX: the replier's MRs, RSP: the replier's frame).
-	 * C checked the reply and wrote the frame's RIP, RSP and flags
-	 * (exc_fast_reply_frame); RAX..R11 come from MR8..MR16, each word read
-	 * once, R10 (MR3) from the replier's frame; RBX and R12-R15 (MR2,
-	 * MR4-7) are live.  Always iretq, so RCX and R11 are the reply's also
-	 * after a foreign syscall, where sysretq would reload them.
+	 * exc_reply_exit(df, mr): the fastpath delivered an exception reply;
+	 * df is the faulter's frame, where C checked the reply and wrote
+	 * RIP, RSP and the flags (exc_fast_reply_frame) and R10 (MR3, from
+	 * the replier's frame); RAX..R11 come from the replier's MR8..MR16
+	 * (mr), each word read once; RBX and R12-R15 (MR2, MR4-7) are live:
+	 * it is reached by a tail call.  Always iretq, so RCX and R11 are the
+	 * reply's also after a foreign syscall, where sysretq would reload
+	 * them.
 	 */
+	.globl exc_reply_exit
 exc_reply_exit:
-	movq TF_R10*8(%rsp), %r10
-	leaq TF_RIP*8-1(%rax), %rsp
-	movq 8*8(%rdx), %rax
-	movq 9*8(%rdx), %rcx
-	movq 11*8(%rdx), %rsi
-	movq 12*8(%rdx), %rdi
-	movq 13*8(%rdx), %rbp
-	movq 14*8(%rdx), %r8
-	movq 15*8(%rdx), %r9
-	movq 16*8(%rdx), %r11
-	movq 10*8(%rdx), %rdx
+	movq TF_R10*8(%rdi), %r10
+	leaq TF_RIP*8(%rdi), %rsp
+	movq 8*8(%rsi), %rax
+	movq 9*8(%rsi), %rcx
+	movq 10*8(%rsi), %rdx
+	movq 12*8(%rsi), %rdi
+	movq 13*8(%rsi), %rbp
+	movq 14*8(%rsi), %r8
+	movq 15*8(%rsi), %r9
+	movq 16*8(%rsi), %r11
+	movq 11*8(%rsi), %rsi
 	BKL_RELEASE
 	iretq
 
@@ -469,8 +543,6 @@ ap_ipc_\k:
 .endm
 	/* What ipc_not_fast does, with this CPU's %gs page found through arch_gs_page. */
 ipc_not_fast_ap:
-	cmpq $1, %rax
-	jne exc_reply_exit
 	movq arch_gs_page(%rip), %rcx
 	movq (%rcx), %rcx
 	jmp ipc_not_fast_utcb

@@ -41,6 +41,7 @@ static inline word_t ipc_from_spec(const struct trapframe *tf) { return tf->rdx;
 static inline word_t ipc_timeouts(const struct trapframe *tf) { return tf->r8; }
 static inline word_t ipc_tag(const struct trapframe *tf) { return tf->r9; }     /* MR0 */
 static inline word_t ipc_mr1(const struct trapframe *tf) { return tf->rax; }
+static inline word_t ipc_mr3(const struct trapframe *tf) { return tf->r10; }
 static inline void ipc_set_from(struct trapframe *tf, word_t from) { tf->rsi = from; }
 /* The arguments the fastpath took in registers, for the slowpath. */
 static inline void ipc_set_args(struct trapframe *tf, word_t to, word_t from, word_t timeouts,
@@ -153,8 +154,6 @@ static inline void memctl_set_result(struct trapframe *tf, word_t v) { tf->rdx =
 
 /* --- KernelInterface, the kernel debugger, foreign system calls --- */
 
-/* abi.md §1.1: KernelInterface is the two bytes F0 90 (as one little-endian u16). */
-#define ARCH_KIF_OPCODE 0x90F0
 /* Its results, and the IP moved past the instruction; nothing else changes. */
 static inline void kif_set_result(struct trapframe *tf, word_t kip, word_t version, word_t flags,
 				  word_t id)
@@ -228,10 +227,11 @@ static inline void exc_mrs_to_regs(struct trapframe *tf, const word_t *mr)
  * The exception fastpath's reply: the words of the faulter's frame that its
  * exit (entry.S, exc_reply_exit, always iretq) takes from there: RIP (MR1,
  * from the replier's frame, checked), RSP (MR17) and the user's flags of
- * MR18.  The exit loads RAX..R11 from the replier's MR8..MR16 (EXC_REGS'
- * order, which exc_reply_exit_order pins) and R10 (MR3) from the replier's
- * frame; MR2 and MR4..MR7 pass in place (entry.S hands the registers that
- * carry them over, and the exception message puts those very registers there).
+ * MR18, and R10 (MR3, which C copies there from the replier's frame,
+ * exc_fast_reply_mr3).  The exit loads RAX..R11 from the replier's
+ * MR8..MR16 (EXC_REGS' order, which exc_reply_exit_order pins); MR2 and
+ * MR4..MR7 pass in place (entry.S hands the registers that carry them
+ * over, and the exception message puts those very registers there).
  */
 static inline void exc_fast_reply_frame(struct trapframe *df, word_t ip, const word_t *mr)
 {
@@ -239,6 +239,8 @@ static inline void exc_fast_reply_frame(struct trapframe *df, word_t ip, const w
 	df->rsp = mr[17];
 	frame_set_user_flags(df, mr[18]);
 }
+/* MR3 (R10), which the replier's Ipc entry put in its own frame, into the faulter's frame df. */
+static inline void exc_fast_reply_mr3(struct trapframe *df, word_t mr3) { df->r10 = mr3; }
 #define EXC_MR_OF(i, r) EXC_MR_##r = i,
 enum exc_reply_exit_order { EXC_REGS(EXC_MR_OF) };
 #undef EXC_MR_OF

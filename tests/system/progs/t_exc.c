@@ -480,6 +480,112 @@ TEST_CASE("exc.exregs_after_foreign_reply", "ExchangeRegisters' new IP and flags
 	tt_kill(t);
 }
 
+/*
+ * A handler that waits with no timeout, so that an exception reaches it on
+ * the exception fastpath where the kernel has one (its trap and foreign
+ * `syscall` entries hand MR2 and MR4-7 over in the registers the thread
+ * left them in): it keeps each message and answers with some registers
+ * changed, RIP past a ud2.
+ */
+static volatile L4_ThreadId_t waiting_id;
+static volatile L4_Word_t waiting_mr[21], seen_regs[4], seen_done;
+
+static void waiting_handler(void)
+{
+	L4_ThreadId_t from;
+	L4_Wait(&from);
+	for (;;) {
+		for (int i = 0; i < 21; i++)
+			waiting_mr[i] = L4_MR(i);
+		if (L4_MR(19) == 6)
+			L4_SetMR(1, L4_MR(1) + 2);
+		L4_SetMR(2, 99);                /* RBX (passed in place) */
+		L4_SetMR(3, 0x1010);            /* R10 */
+		L4_SetMR(6, 0x7777);            /* R14 (passed in place) */
+		L4_SetMR(8, 4242);              /* RAX */
+		L4_SetMR(0, L4_TAG_MAKE(0, 19, 0));
+		L4_ReplyWait(from, &from);
+	}
+}
+
+/* A known value in every register (RCX and R11 too, which `syscall` overwrites), then insn. */
+#define ALL_REGS_THEN(insn)                                                                     \
+	do {                                                                                    \
+		register L4_Word_t r10 __asm__("r10"), r14 __asm__("r14");                      \
+		L4_Word_t rax = 39, rbx = 7;                                                    \
+		__asm__ __volatile__(                                                           \
+			"push %%rbp\n\t"                                                        \
+			"mov $0x10, %%r10; mov $0x12, %%r12; mov $0x13, %%r13; mov $0x14, %%r14\n\t" \
+			"mov $0x15, %%r15; mov $0xc, %%rcx; mov $0xd, %%rdx; mov $0x51, %%rsi\n\t" \
+			"mov $0xd1, %%rdi; mov $0xb9, %%rbp; mov $0x8, %%r8; mov $0x9, %%r9\n\t" \
+			"mov $0x11, %%r11; mov %%rsp, foreign_rsp(%%rip)\n\t"                  \
+			insn "\n\t"                                                             \
+			"pop %%rbp"                                                             \
+			: "+a"(rax), "+b"(rbx), "=r"(r10), "=r"(r14)                            \
+			:                                                                       \
+			: "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r11", "r12", "r13", "r15", "memory"); \
+		seen_regs[0] = rax, seen_regs[1] = rbx, seen_regs[2] = r10, seen_regs[3] = r14; \
+		seen_done = 1;                                                                  \
+	} while (0)
+
+static void ud2_all_regs(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, waiting_id);
+	ALL_REGS_THEN("ud2");
+	tt_park();
+}
+
+static void syscall_all_regs(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, waiting_id);
+	ALL_REGS_THEN("syscall");
+	tt_park();
+}
+
+static void all_registers_round_trip(int foreign)
+{
+	static int started;
+	if (!started) {
+		waiting_id = fresh();
+		EXPECT(tt_start_local(waiting_id, waiting_handler), "start the handler");
+		L4_Set_Priority(waiting_id, 200);
+		L4_Sleep(1000);             /* it waits before the first exception */
+		started = 1;
+	}
+	seen_done = 0;
+	L4_ThreadId_t t = fresh();
+	EXPECT(tt_start_space(t, foreign ? syscall_all_regs : ud2_all_regs), "start");
+	TT_WAIT(seen_done, 200);
+	EXPECT(seen_done, "the thread did not resume");
+	L4_Word_t vector = foreign ? PECAN_VEC_SYSCALL : 6;
+	EXPECT(waiting_mr[0] == L4_TAG_MAKE(L4_LABEL_EXCEPTION, 19, 0) && waiting_mr[19] == vector &&
+	       waiting_mr[20] == 0, "tag %lx, vector %lu, code %lx", waiting_mr[0], waiting_mr[19], waiting_mr[20]);
+	/* MR2 RBX, MR3 R10, MR4..7 R12..R15, MR8 RAX, MR9 RCX, MR10 RDX .. MR15 R9, MR16 R11 */
+	static const L4_Word_t want[17] = { [2] = 7, 0x10, 0x12, 0x13, 0x14, 0x15, 39, 0xc, 0xd, 0x51, 0xd1, 0xb9,
+					    8, 9, 0x11 };
+	for (int i = 2; i <= 16; i++)
+		EXPECT((foreign && (i == 9 || i == 16)) || waiting_mr[i] == want[i], "MR%d %lx, the thread had %lx",
+		       i, waiting_mr[i], want[i]);
+	if (foreign)
+		EXPECT(waiting_mr[9] == waiting_mr[1] && waiting_mr[16] == waiting_mr[18],
+		       "RCX %lx R11 %lx, not the return address and flags", waiting_mr[9], waiting_mr[16]);
+	EXPECT(waiting_mr[17] == foreign_rsp, "RSP %lx, the thread had %lx", waiting_mr[17], foreign_rsp);
+	EXPECT(seen_regs[0] == 4242 && seen_regs[1] == 99 && seen_regs[2] == 0x1010 && seen_regs[3] == 0x7777,
+	       "the thread saw RAX %lu RBX %lu R10 %lx R14 %lx", seen_regs[0], seen_regs[1], seen_regs[2],
+	       seen_regs[3]);
+	tt_kill(t);
+}
+
+TEST_CASE("exc.ud2_all_registers", "a ud2 reaches a handler waiting without timeout with every register, and its reply's registers are the thread's")
+{
+	all_registers_round_trip(0);
+}
+
+TEST_CASE("exc.foreign_all_registers", "a foreign syscall reaches a handler waiting without timeout with every register, and its reply's registers are the thread's")
+{
+	all_registers_round_trip(1);
+}
+
 int main(void)
 {
 	int failed = test_run_all();
