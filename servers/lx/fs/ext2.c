@@ -2,11 +2,13 @@
 /*
  * ext2 on the disk (lib/disk's driver): a standard revision-1 file system as
  * Debian's mke2fs -t ext2 makes it, read and written in place, checkable
- * with e2fsck.  Every change is written through to the disk at once
- * (block bitmaps, inodes, directories, the group descriptors and the
- * superblock's free counts), in an order that leaves at worst a leaked
- * block or inode after a crash; fsync and sync ask the drive to flush its
- * cache.  Everything read from the disk is checked before it is used: a
+ * with e2fsck.  Changes (block bitmaps, inodes, directories, the group
+ * descriptors and the superblock's free counts, file data) go into a
+ * write-back block cache and reach the disk at fsync, sync, unmount,
+ * power-off, eviction or the periodic writeback ("the block cache"), in
+ * no particular order: as on Linux's ext2, a crash between writebacks
+ * leaves what e2fsck -fy repairs; fsync and sync also ask the drive to
+ * flush its cache.  Everything read from the disk is checked before it is used: a
  * block number outside the file system, a directory entry that does not
  * fit, or an inode number out of range gives EIO, never a wild access.
  *
@@ -317,8 +319,8 @@ static void bc_forget(struct ext2 *fs, u32 blk)
 		bc_release(fs, i, true);
 }
 
-/* Writes every dirty block (in block order, contiguous ones in one request
- * where the buffer allows); the first error since the last writeback. */
+/* Writes every dirty block, one request each; the first error since the last
+ * writeback (also one an eviction met). */
 static int bc_flush(struct ext2 *fs)
 {
 	for (u32 i = 1; fs->bc_dirty && i <= fs->bc_max; i++)
@@ -833,9 +835,12 @@ static bool fast_link(struct inode *ip)
  * A regular file's data lives in pool pages read once from the disk and
  * shared by everyone: processes map them (private mappings read-only until
  * their first store, shared ones writable), read() and write() copy from
- * and into them.  write() writes its blocks through to the disk at once, as
- * before; a shared mapping's stores reach the disk at writeback (fsync,
- * msync, sync, the inode's last reference, unmount).  Holes read as zeros
+ * and into them.  write() also copies into the touched blocks at once (the
+ * block cache, which writes them back later), so that a full disk gives
+ * ENOSPC to write() as on Linux; a shared mapping's stores reach the blocks
+ * at pc_sync (fsync, msync, sync, the periodic writeback, unmount, and the
+ * inode's last reference: a copy into the block cache, no disk I/O, so that
+ * the shrinker may take the pages afterwards).  Holes read as zeros
  * and get their blocks at writeback.  An inode keeps its pages after its
  * last reference (it stays in memory with refs 0), so that the next
  * exec of a program or library finds them.  The cache holds at most
@@ -1194,7 +1199,7 @@ static long pc_read(struct inode *ip, u64 off, void *buf, size_t n)
 }
 
 /* write() of a regular file: into its cached page where there is one, then
- * the touched blocks onto the disk at once (from the page); a page not cached
+ * the touched blocks into the block cache (from the page); a page not cached
  * goes to its blocks directly (no mapping can hold it). */
 static long pc_write(struct inode *ip, u64 off, const void *buf, size_t n)
 {
