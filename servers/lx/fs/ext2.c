@@ -16,8 +16,6 @@
  * filetype, read-only-compatible ones other than sparse_super and
  * large_file.  htree directories are treated as linear ones and lose their
  * index flag when changed, as Linux's ext2 without dir_index does.
- * Shared writable file mappings are refused (no page op): data lives on
- * the disk, not in lx's pages.
  */
 #include "../lx.h"
 #include "../../../lib/c/string.h"
