@@ -2,11 +2,13 @@
 /*
  * ext2 on the disk (lib/disk's driver): a standard revision-1 file system as
  * Debian's mke2fs -t ext2 makes it, read and written in place, checkable
- * with e2fsck.  Every change is written through to the disk at once
- * (block bitmaps, inodes, directories, the group descriptors and the
- * superblock's free counts), in an order that leaves at worst a leaked
- * block or inode after a crash; fsync and sync ask the drive to flush its
- * cache.  Everything read from the disk is checked before it is used: a
+ * with e2fsck.  Changes (block bitmaps, inodes, directories, the group
+ * descriptors and the superblock's free counts, file data) go into a
+ * write-back block cache and reach the disk at fsync, sync, unmount,
+ * power-off, eviction or the periodic writeback ("the block cache"), in
+ * no particular order: as on Linux's ext2, a crash between writebacks
+ * leaves what e2fsck -fy repairs; fsync and sync also ask the drive to
+ * flush its cache.  Everything read from the disk is checked before it is used: a
  * block number outside the file system, a directory entry that does not
  * fit, or an inode number out of range gives EIO, never a wild access.
  *
@@ -14,8 +16,6 @@
  * filetype, read-only-compatible ones other than sparse_super and
  * large_file.  htree directories are treated as linear ones and lose their
  * index flag when changed, as Linux's ext2 without dir_index does.
- * Shared writable file mappings are refused (no page op): data lives on
- * the disk, not in lx's pages.
  */
 #include "../lx.h"
 #include "../../../lib/c/string.h"
@@ -34,7 +34,8 @@
 #define FT_RO_SPARSE    0x1
 #define FT_RO_LARGE     0x2
 #define INDEX_FL        0x1000          /* an htree directory */
-#define CACHE_BLOCKS    64
+#define BC_HASH         1024            /* chains of the block cache */
+#define WB_EXPIRE_US    30000000        /* dirty blocks are written within this (ext2_writeback) */
 #define INODE_HASH      1024            /* chains of in-memory inodes */
 #define FAST_LINK_MAX   60              /* targets shorter than i_block's bytes live there */
 
@@ -85,8 +86,11 @@ struct ext2 {
 	 * unreferenced ones that keep cached pages (the page cache) */
 	struct inode *incore[INODE_HASH];
 	struct inode *lru, *lru_tail;   /* inodes with cached pages, least recently used first */
-	struct { u32 blk; u64 used; void *data; } cache[CACHE_BLOCKS];
-	u64 clock;
+	/* the block cache (bc_*): entries 1..bc_max, LRU list bc_old..bc_new */
+	struct bc_ent { u32 blk, hnext, prev, next; bool dirty; void *data; } *bc;
+	u32 bc_max, bc_hash[BC_HASH], bc_old, bc_new, bc_free, bc_dirty;
+	u64 dirty_since;                /* when the oldest unwritten change was made; 0: none */
+	int wb_err;                     /* a failed writeback, for the next fsync or sync */
 	u64 pc_pages, pc_max;           /* the page cache's pages, and its bound (pc_shrink) */
 	void *scratch;                  /* one block for read-modify-write */
 	/* the mount's check (check_all): in-memory truth over the on-disk bitmaps */
@@ -139,10 +143,27 @@ static struct dinode *DI(struct inode *ip)
 	return &((struct einode *)ip->fs_priv)->d;
 }
 
-/* --- blocks on the disk, through a small write-through cache --- */
+/* --- blocks on the disk, through a write-back block cache --- */
 
-/* Block buffers are pool pages (a block is at most a page): lx_malloc would take
- * a run of two fresh pages for each, and runs are never reused (mm/page.c). */
+/*
+ * The block cache (Linux's buffer cache): every block ext2 reads or writes
+ * passes through fs->bc, so metadata (bitmaps, inodes, directories, indirect
+ * blocks, descriptors, the superblock) and write()'s data are changed in
+ * memory and marked dirty; the disk gets them at writeback: fsync/fdatasync
+ * (which write every dirty block, as a journal commit would), sync/syncfs,
+ * unmount, lx's power-off, when the cache needs room (the least recently
+ * used block goes, written first if dirty), and WB_EXPIRE_US after a block
+ * first became dirty (ext2_writeback: Linux's dirty_expire_centisecs is 30 s
+ * too).  A failed write is logged and given to the next fsync or sync as
+ * EIO (the block is dropped from the dirty set, as Linux does).  Entries
+ * are numbered from 1 (0: none) so that a zeroed hash means empty; a freed
+ * block's entry is forgotten (bc_forget: its contents no longer matter).
+ * The cache holds at most bc_max blocks; the pool's shrinker takes clean
+ * ones back (bc_reclaim).
+ *
+ * Block buffers are pool pages (a block is at most a page): lx_malloc would take
+ * a run of two fresh pages for each, and runs are never reused (mm/page.c).
+ */
 
 static int disk_io(struct ext2 *fs, u32 blk, void *buf, bool write)
 {
@@ -156,25 +177,183 @@ static int disk_io(struct ext2 *fs, u32 blk, void *buf, bool write)
 	return 0;
 }
 
-/* The cache slot of blk, or the least recently used one (with blk = 0) to fill. */
-static int cache_slot(struct ext2 *fs, u32 blk, bool *hit)
-{
-	int lru = 0;
-	for (int i = 0; i < CACHE_BLOCKS; i++) {
-		if (fs->cache[i].data && fs->cache[i].blk == blk) {
-			*hit = true;
-			return i;
-		}
-		if (fs->cache[i].used < fs->cache[lru].used)
-			lru = i;
-	}
-	*hit = false;
-	return lru;
-}
-
 static bool blk_valid(struct ext2 *fs, u64 blk)
 {
 	return blk >= fs->ds.first_data_block && blk < fs->ds.blocks_count;
+}
+
+/* Something became dirty: the periodic writeback gets a deadline if it had none. */
+static void wb_arm(struct ext2 *fs)
+{
+	if (!fs->dirty_since) {
+		u64 t = lx_now_us();
+		fs->dirty_since = t ? t : 1;
+		deadlines_changed();    /* ext2_next_writeback has a deadline now */
+	}
+}
+
+static u32 *bc_chain(struct ext2 *fs, u32 blk)
+{
+	return &fs->bc_hash[blk % BC_HASH];
+}
+
+/* The entry holding blk, or 0. */
+static u32 bc_find(struct ext2 *fs, u32 blk)
+{
+	for (u32 i = *bc_chain(fs, blk); i; i = fs->bc[i].hnext)
+		if (fs->bc[i].blk == blk)
+			return i;
+	return 0;
+}
+
+static void bc_unlink(struct ext2 *fs, u32 i)
+{
+	struct bc_ent *e = &fs->bc[i];
+	u32 *p = bc_chain(fs, e->blk);
+	while (*p != i)
+		p = &fs->bc[*p].hnext;
+	*p = e->hnext;
+	*(e->prev ? &fs->bc[e->prev].next : &fs->bc_old) = e->next;
+	*(e->next ? &fs->bc[e->next].prev : &fs->bc_new) = e->prev;
+}
+
+/* Entry i becomes the most recently used (it holds a block, in its chain). */
+static void bc_append(struct ext2 *fs, u32 i)
+{
+	struct bc_ent *e = &fs->bc[i];
+	e->prev = fs->bc_new;
+	e->next = 0;
+	*(fs->bc_new ? &fs->bc[fs->bc_new].next : &fs->bc_old) = i;
+	fs->bc_new = i;
+}
+
+static void bc_touch(struct ext2 *fs, u32 i)
+{
+	if (fs->bc_new == i)
+		return;
+	struct bc_ent *e = &fs->bc[i];
+	*(e->prev ? &fs->bc[e->prev].next : &fs->bc_old) = e->next;
+	fs->bc[e->next].prev = e->prev;         /* i is not the newest: e->next != 0 */
+	bc_append(fs, i);
+}
+
+static void bc_clean(struct ext2 *fs, u32 i)
+{
+	if (fs->bc[i].dirty) {
+		fs->bc[i].dirty = false;
+		fs->bc_dirty--;
+	}
+}
+
+/* Writes entry i to the disk if dirty; a failure waits in wb_err for fsync or sync. */
+static void bc_write_out(struct ext2 *fs, u32 i)
+{
+	if (fs->bc[i].dirty && disk_io(fs, fs->bc[i].blk, fs->bc[i].data, true) < 0)
+		fs->wb_err = -LX_EIO;
+	bc_clean(fs, i);
+}
+
+/* Entry i goes to the free list (its page with it, unless `keep`). */
+static void bc_release(struct ext2 *fs, u32 i, bool keep)
+{
+	bc_clean(fs, i);
+	bc_unlink(fs, i);
+	if (!keep && fs->bc[i].data) {
+		page_free(fs->bc[i].data);
+		fs->bc[i].data = NULL;
+	}
+	fs->bc[i].next = fs->bc_free;
+	fs->bc_free = i;
+}
+
+/* An entry with a page to fill, in no chain: a free one, else the least
+ * recently used block's (written back first); 0 with no memory and no entry. */
+static u32 bc_take(struct ext2 *fs)
+{
+	u32 i = fs->bc_free;
+	if (i) {
+		fs->bc_free = fs->bc[i].next;   /* first: page_alloc's shrinker may free entries */
+		if (fs->bc[i].data || (fs->bc[i].data = page_alloc()))
+			return i;
+		fs->bc[i].next = fs->bc_free;
+		fs->bc_free = i;
+	}
+	if (!(i = fs->bc_old))
+		return 0;
+	bc_write_out(fs, i);
+	bc_release(fs, i, true);
+	fs->bc_free = fs->bc[i].next;
+	return i;
+}
+
+/* The entry holding blk, read from the disk unless `fill` is false (the caller
+ * overwrites it all); 0 with *err on a failed read, or 0 without memory. */
+static u32 bc_get(struct ext2 *fs, u32 blk, bool fill, int *err)
+{
+	u32 i = bc_find(fs, blk);
+	if (i) {
+		bc_touch(fs, i);
+		return i;
+	}
+	if (!(i = bc_take(fs)))
+		return 0;
+	if (fill && (*err = disk_io(fs, blk, fs->bc[i].data, false)) < 0) {
+		fs->bc[i].next = fs->bc_free;
+		fs->bc_free = i;
+		return 0;
+	}
+	fs->bc[i].blk = blk;
+	fs->bc[i].hnext = *bc_chain(fs, blk);
+	*bc_chain(fs, blk) = i;
+	bc_append(fs, i);
+	return i;
+}
+
+/* blk was freed: its cached contents, dirty or not, no longer matter. */
+static void bc_forget(struct ext2 *fs, u32 blk)
+{
+	u32 i = fs->bc ? bc_find(fs, blk) : 0;
+	if (i)
+		bc_release(fs, i, true);
+}
+
+/* Writes every dirty block, one request each; the first error since the last
+ * writeback (also one an eviction met). */
+static int bc_flush(struct ext2 *fs)
+{
+	for (u32 i = 1; fs->bc_dirty && i <= fs->bc_max; i++)
+		bc_write_out(fs, i);
+	int r = fs->wb_err;
+	fs->wb_err = 0;
+	return r;
+}
+
+/* The shrinker: clean blocks, least recently used first, give their pages back. */
+static u64 bc_reclaim(struct ext2 *fs, u64 want)
+{
+	u64 n = 0;
+	for (u32 i = fs->bc_old, next; i && n < want; i = next) {
+		next = fs->bc[i].next;
+		if (!fs->bc[i].dirty) {
+			bc_release(fs, i, false);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The cache's entries, all free: an eighth of the pool at most (64 to 4,096 blocks). */
+static bool bc_init(struct ext2 *fs)
+{
+	u64 n = pool_total_bytes() / LX_PAGE_SIZE / 8;
+	fs->bc_max = n < 64 ? 64 : n > 4096 ? 4096 : (u32)n;
+	if (!(fs->bc = lx_zalloc((fs->bc_max + 1) * sizeof(*fs->bc))))
+		return false;
+	for (u32 i = fs->bc_max; i >= 1; i--) {
+		fs->bc[i].next = fs->bc_free;
+		fs->bc_free = i;
+	}
+	return true;
 }
 
 /* Copy block blk into buf (fs->bs bytes). */
@@ -182,36 +361,32 @@ static int blk_read(struct ext2 *fs, u32 blk, void *buf)
 {
 	if (!blk_valid(fs, blk) && blk != 0)
 		return -LX_EIO;
-	bool hit;
-	int i = cache_slot(fs, blk, &hit);
-	if (!hit) {
-		int r = disk_io(fs, blk, buf, false);
-		if (r < 0)
-			return r;
-		if (!fs->cache[i].data && !(fs->cache[i].data = page_alloc()))
-			return 0;       /* no cache slot: the read itself worked */
-		memcpy(fs->cache[i].data, buf, fs->bs);
-		fs->cache[i].blk = blk;
-	} else {
-		memcpy(buf, fs->cache[i].data, fs->bs);
-	}
-	fs->cache[i].used = ++fs->clock;
+	int err = 0;
+	u32 i = fs->bc ? bc_get(fs, blk, true, &err) : 0;
+	if (err < 0)
+		return err;
+	if (!i)
+		return disk_io(fs, blk, buf, false);    /* no memory for the cache */
+	memcpy(buf, fs->bc[i].data, fs->bs);
 	return 0;
 }
 
-/* Write buf as block blk, to the disk and the cache. */
+/* Write buf as block blk: into the cache, dirty (straight to the disk without memory). */
 static int blk_write(struct ext2 *fs, u32 blk, const void *buf)
 {
 	if (!blk_valid(fs, blk) && blk != 0)
 		return -LX_EIO;
-	bool hit;
-	int i = cache_slot(fs, blk, &hit);
-	if (hit)
-		fs->cache[i].data = memcpy(fs->cache[i].data, buf, fs->bs);
-	int r = disk_io(fs, blk, (void *)buf, true);
-	if (r < 0 && hit)
-		fs->cache[i].blk = 0;   /* the disk's content is unknown now */
-	return r;
+	int err = 0;
+	u32 i = fs->bc ? bc_get(fs, blk, false, &err) : 0;
+	if (!i)
+		return disk_io(fs, blk, (void *)buf, true);
+	memcpy(fs->bc[i].data, buf, fs->bs);
+	if (!fs->bc[i].dirty) {
+		fs->bc[i].dirty = true;
+		fs->bc_dirty++;
+		wb_arm(fs);
+	}
+	return 0;
 }
 
 static int blk_zero(struct ext2 *fs, u32 blk)
@@ -257,13 +432,19 @@ static long bitmap_take(struct ext2 *fs, u32 blk, u32 n, uint8_t *used, u64 firs
 	int r = blk_read(fs, blk, b);
 	if (r < 0)
 		return r;
-	for (u32 i = 0; i < n; i++)
+	for (u32 i = 0; i < n; i++) {
+		u64 word;
+		if (i % 64 == 0 && i + 64 <= n && (memcpy(&word, b + i / 8, 8), word == ~0ULL)) {
+			i += 63;        /* 64 used on the disk: a full group costs n / 64 steps */
+			continue;
+		}
 		if (!(b[i / 8] & (1 << (i % 8))) && !bit(used, first + i)) {
 			bit_set(used, first + i, true);
 			b[i / 8] |= (uint8_t)(1 << (i % 8));
 			r = blk_write(fs, blk, b);
 			return r < 0 ? r : (long)i;
 		}
+	}
 	return -LX_ENOSPC;
 }
 
@@ -318,6 +499,7 @@ static int block_free(struct ext2 *fs, u32 blk)
 	if (!blk_valid(fs, blk))
 		return -LX_EIO;
 	bit_set(fs->claimed, blk, false);
+	bc_forget(fs, blk);
 	u32 g = (blk - fs->ds.first_data_block) / fs->ds.blocks_per_group;
 	int r = bitmap_drop(fs, fs->groups[g].block_bitmap,
 			    (blk - fs->ds.first_data_block) % fs->ds.blocks_per_group);
@@ -657,9 +839,12 @@ static bool fast_link(struct inode *ip)
  * A regular file's data lives in pool pages read once from the disk and
  * shared by everyone: processes map them (private mappings read-only until
  * their first store, shared ones writable), read() and write() copy from
- * and into them.  write() writes its blocks through to the disk at once, as
- * before; a shared mapping's stores reach the disk at writeback (fsync,
- * msync, sync, the inode's last reference, unmount).  Holes read as zeros
+ * and into them.  write() also copies into the touched blocks at once (the
+ * block cache, which writes them back later), so that a full disk gives
+ * ENOSPC to write() as on Linux; a shared mapping's stores reach the blocks
+ * at pc_sync (fsync, msync, sync, the periodic writeback, unmount, and the
+ * inode's last reference: a copy into the block cache, no disk I/O, so that
+ * the shrinker may take the pages afterwards).  Holes read as zeros
  * and get their blocks at writeback.  An inode keeps its pages after its
  * last reference (it stays in memory with refs 0), so that the next
  * exec of a program or library finds them.  The cache holds at most
@@ -686,17 +871,16 @@ static uint8_t *pc_lookup(struct inode *ip, u64 idx)
 	return idx < e->npages ? pc_page(e->pages[idx]) : NULL;
 }
 
-/* Block blk into buf: from the block cache if it holds it, else from the disk
- * (uncached: file data has its page).  The disk is current: writes go through. */
+/* Block blk into buf: from the block cache if it holds it (perhaps dirty),
+ * else from the disk, uncached (file data has its page). */
 static int blk_read_data(struct ext2 *fs, u32 blk, void *buf)
 {
 	if (!blk_valid(fs, blk))
 		return -LX_EIO;
-	bool hit;
-	int i = cache_slot(fs, blk, &hit);
-	if (!hit)
+	u32 i = fs->bc ? bc_find(fs, blk) : 0;
+	if (!i)
 		return disk_io(fs, blk, buf, false);
-	memcpy(buf, fs->cache[i].data, fs->bs);
+	memcpy(buf, fs->bc[i].data, fs->bs);
 	return 0;
 }
 
@@ -815,14 +999,16 @@ static void pc_shrink(struct ext2 *fs, struct inode *keep)
 	pc_trim(fs, keep, fs->pc_max - fs->pc_max / 8, true);
 }
 
-/* mm/page.c's shrinker: the pool is empty; a few hundred clean pages go back. */
+/* mm/page.c's shrinker: the pool is empty; a few hundred clean pages (cached
+ * file pages first, then clean blocks) go back. */
 static bool pc_reclaim(void)
 {
-	if (!pc_fs || !pc_fs->pc_pages)
+	if (!pc_fs)
 		return false;
 	u64 before = pc_fs->pc_pages;
-	pc_trim(pc_fs, NULL, before > 256 ? before - 256 : 0, false);
-	return pc_fs->pc_pages < before;
+	if (before)
+		pc_trim(pc_fs, NULL, before > 256 ? before - 256 : 0, false);
+	return pc_fs->pc_pages < before || bc_reclaim(pc_fs, 256) > 0;
 }
 
 /* Page idx of ip, read from the disk the first time; NULL and *err without memory or on EIO. */
@@ -950,6 +1136,7 @@ static void ext2_page_dirty(struct inode *ip, u64 off)
 	if (idx < e->npages && e->pages[idx] && !(e->pages[idx] & PC_DIRTY)) {
 		e->pages[idx] |= PC_DIRTY;
 		e->ndirty++;
+		wb_arm(FS(ip));
 	}
 }
 
@@ -1016,7 +1203,7 @@ static long pc_read(struct inode *ip, u64 off, void *buf, size_t n)
 }
 
 /* write() of a regular file: into its cached page where there is one, then
- * the touched blocks onto the disk at once (from the page); a page not cached
+ * the touched blocks into the block cache (from the page); a page not cached
  * goes to its blocks directly (no mapping can hold it). */
 static long pc_write(struct inode *ip, u64 off, const void *buf, size_t n)
 {
@@ -1884,23 +2071,59 @@ static int ext2_setattr(struct inode *ip)
 	return inode_write(ip);
 }
 
-/* Everything but shared mappings' stores was written through already. */
+/* The file's dirty pages into its blocks, then every dirty block to the disk
+ * (its data, its inode and whatever metadata finds it: more than Linux's
+ * ext2 writes, as much as a journal commit), then the drive's cache. */
 static int ext2_fsync(struct inode *ip)
 {
 	int r = LX_S_ISREG(ip->mode) ? pc_sync(ip) : 0;
+	int w = bc_flush(FS(ip));
+	r = r ? r : w;
+	return disk_flush() ? -LX_EIO : r;
+}
+
+/* Every inode's dirty pages, every dirty block, the drive's cache.  Pages a
+ * shared mapping still maps stay dirty (pc_sync): the next writeback is armed. */
+static int ext2_sync_fs(struct ext2 *fs)
+{
+	int r = 0;
+	bool mapped = false;
+	for (int h = 0; h < INODE_HASH; h++)
+		for (struct inode *ip = fs->incore[h]; ip; ip = EI(ip)->next) {
+			int w = EI(ip)->ndirty ? pc_sync(ip) : 0;
+			r = r ? r : w;
+			mapped |= EI(ip)->ndirty != 0;
+		}
+	int w = bc_flush(fs);
+	r = r ? r : w;
+	fs->dirty_since = 0;
+	if (mapped)
+		wb_arm(fs);
 	return disk_flush() ? -LX_EIO : r;
 }
 
 static int ext2_sync(struct super *sb)
 {
-	struct ext2 *fs = sb->priv;
-	int r = 0;
-	for (int h = 0; h < INODE_HASH; h++)
-		for (struct inode *ip = fs->incore[h]; ip; ip = EI(ip)->next) {
-			int w = EI(ip)->ndirty ? pc_sync(ip) : 0;
-			r = r ? r : w;
-		}
-	return disk_flush() ? -LX_EIO : r;
+	return ext2_sync_fs(sb->priv);
+}
+
+/* The periodic writeback's deadline (µs; 0: nothing dirty): WB_EXPIRE_US after
+ * the oldest change (a dirtied block or a page a shared mapping dirtied) not yet
+ * written back. */
+u64 ext2_next_writeback(void)
+{
+	return pc_fs && pc_fs->dirty_since ? pc_fs->dirty_since + WB_EXPIRE_US : 0;
+}
+
+/* The deadline passed: everything dirty goes to the disk; an error waits for fsync. */
+void ext2_writeback(u64 now)
+{
+	if (!pc_fs || !pc_fs->dirty_since || now < pc_fs->dirty_since + WB_EXPIRE_US)
+		return;
+	int r = ext2_sync_fs(pc_fs);
+	if (r < 0 && !pc_fs->wb_err)
+		pc_fs->wb_err = r;
+	deadlines_changed();
 }
 
 /* The last reference: an inode without names gives its blocks and number back. */
@@ -2240,9 +2463,10 @@ static int super_read(struct ext2 *fs)
 
 static void ext2_free(struct ext2 *fs)
 {
-	for (int i = 0; i < CACHE_BLOCKS; i++)
-		if (fs->cache[i].data)
-			page_free(fs->cache[i].data);
+	for (u32 i = 1; fs->bc && i <= fs->bc_max; i++)
+		if (fs->bc[i].data)
+			page_free(fs->bc[i].data);
+	lx_free(fs->bc);
 	lx_free(fs->groups);
 	if (fs->scratch)
 		page_free(fs->scratch);
@@ -2276,7 +2500,7 @@ struct super *ext2_mount_disk(int *err)
 	if (r == 0 && (u64)fs->ds.blocks_count * (fs->bs / 512) > sectors)
 		r = -LX_EINVAL;         /* the file system is bigger than the disk */
 	if (r == 0)
-		r = (fs->scratch = page_alloc()) ? groups_read(fs) : -LX_ENOMEM;
+		r = (fs->scratch = page_alloc()) && bc_init(fs) ? groups_read(fs) : -LX_ENOMEM;
 	if (r == 0) {
 		sb->priv = fs;
 		r = check_all(sb);

@@ -52,6 +52,9 @@ void epoll_file_gone(struct file *f);               /* f's last close: its epoll
 void epoll_wake(void *wchan, int key);              /* from wake(): an edge for ET entries wanting key */
 u64 timerfd_next(void);                             /* the earliest armed timer (µs), 0: none */
 void timerfd_expire(u64 now);                       /* count expirations and wake readers */
+/* fs/ext2.c: the periodic writeback of dirty blocks and pages (deadline in µs, 0: none) */
+u64 ext2_next_writeback(void);
+void ext2_writeback(u64 now);
 /*
  * fs/timerfd.c's timers, shared by POSIX timers (proc/ptimer.c): armed on
  * `clock` (a CLOCK_REALTIME absolute time moves with lx's wall clock),

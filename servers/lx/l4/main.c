@@ -665,6 +665,7 @@ static void mount_all(bool ram_root)
 
 void lx_power_off(int code)
 {
+	vfs_sync();             /* ext2's dirty blocks reach the disk (fs/ext2.c, writeback) */
 	reply_flush();
 	pecan_kdb_power_off((L4_Word_t)code);
 	for (;;)

@@ -124,6 +124,7 @@ u64 next_deadline_compute(void)
 {
 	u64 d = earlier(signal_next_timer(), timerfd_next());
 	d = earlier(d, cpu_next_check());
+	d = earlier(d, ext2_next_writeback());
 	for (struct thread *t = blocked; t; t = t->next_blocked)
 		if (t->deadline && (!d || t->deadline < d))
 			d = t->deadline;
@@ -138,6 +139,7 @@ void expire_deadlines(u64 now)
 	signal_timers(now);
 	timerfd_expire(now);
 	cpu_check(now);
+	ext2_writeback(now);
 	for (struct thread *t = blocked, *n; t; t = n) {
 		n = t->next_blocked;
 		if (t->deadline && t->deadline <= now) {
