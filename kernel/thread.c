@@ -104,12 +104,12 @@ struct tcb *tcb_lookup(word_t gid)
 /*
  * A local ID is a UTCB address in self's space; its MyGlobalId TCR names the
  * thread.  The thread the last local ID named (local_hint, of self's space,
- * cleared when it is deleted) is tried first, since a page-table walk costs
- * more than an IPC.
+ * self again when it is deleted) is tried first, since a page-table walk
+ * costs more than an IPC.
  */
 struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 {
-	if (self->local_hint && self->local_hint->utcb == id)
+	if (self->local_hint->utcb == id)
 		return self->local_hint;
 	word_t va = id + UTCB_MY_GLOBAL_ID;
 	if (va & 7)                         /* an aligned word never crosses a page */
@@ -188,6 +188,7 @@ static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word
 	t->id = gid;
 	t->state = TS_INACTIVE;
 	t->space = s;
+	t->local_hint = t;                  /* none (thread.h) */
 	t->name = name;
 	t->prio = CONFIG_DEFAULT_PRIO;
 	t->timeslice = t->slice_left = CONFIG_TIMESLICE_US;

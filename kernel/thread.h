@@ -84,7 +84,7 @@ struct tcb {
 	word_t xfer_addr;
 	unsigned xfer_rwx;
 	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
-	struct tcb *local_hint;     /* the thread our last Lipc named, or NULL (ipc_fast.c) */
+	struct tcb *local_hint;     /* the thread our last Lipc named, or itself: none (ipc_fast.c) */
 	struct tcb *wq_next, *wq_prev;
 
 	/* several processors (smp.h): the home processor, whose ready queue holds it */

@@ -122,17 +122,23 @@ static inline void arch_io_follow(const struct space *s)
 	}
 }
 
-/* Next's kernel stack (rsp0: this CPU's TSS), space s, I/O bitmap and UTCB pointer (gs: its %gs page). */
-static inline void arch_switch_space_on(word_t *rsp0, u64 *gs, const struct tcb *next,
-					const struct space *s)
+/* Space s's page table and I/O bitmap. */
+static inline void arch_switch_root(const struct space *s)
 {
-	*rsp0 = next->kstack_top;
 	if (s->root != arch_loaded_root) {
 		arch_loaded_root = s->root;
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
 		if (unlikely(arch_io_on | *(const u8 *)&s->io_any))
 			arch_io_follow(s);
 	}
+}
+
+/* Next's kernel stack (rsp0: this CPU's TSS), space s, I/O bitmap and UTCB pointer (gs: its %gs page). */
+static inline void arch_switch_space_on(word_t *rsp0, u64 *gs, const struct tcb *next,
+					const struct space *s)
+{
+	*rsp0 = next->kstack_top;
+	arch_switch_root(s);
 	gs[0] = next->utcb;
 }
 

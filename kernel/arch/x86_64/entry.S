@@ -254,8 +254,8 @@ syscall32_entry:
 	 * otherwise, with RAX 1 for the slowpath (it has stored RSI, RDX, R8
 	 * and R9 in the frame) or an exception reply's frame with bit 0 set.
 	 * Nothing of the kernel or of the caller is left in the registers the
-	 * Ipc convention clobbers: RDX holds MR0, RBP the partner's own RSP,
-	 * R8 is zeroed.
+	 * Ipc convention clobbers: RDX and R8 hold MR0, RBP the partner's own
+	 * RSP.
 	 */
 #define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
@@ -264,19 +264,20 @@ ipc_entry:
 	call ipc_fastpath
 	jmp ipc_not_fast
 	/*
-	 * ipc_exit(utcb, from, mr0, own_top, top, mr0): a delivered Ipc leaves
+	 * ipc_exit(utcb, from, mr0, top, mr0, mr0): a delivered Ipc leaves
 	 * from C (ipc_fast.c) straight into the partner; the registers not
-	 * loaded here are the arguments' or the caller's MRs.
+	 * loaded here are the arguments' or the caller's MRs.  C reaches it
+	 * by tail calls only, so RSP is where the call above left it: the
+	 * caller's frame is just above.
 	 */
 	.globl ipc_exit
 ipc_exit:
-	movq TOP(TF_RAX)(%rcx), %rax
-	movq TOP(TF_R10)(%rcx), %r10
-	movq TOP(TF_RIP)(%r8), %rcx
-	movq TOP(TF_RFLAGS)(%r8), %r11
-	movq TOP(TF_RSP)(%r8), %rsp
+	movq TF_RAX*8+8(%rsp), %rax
+	movq TF_R10*8+8(%rsp), %r10
+	movq TOP(TF_RFLAGS)(%rcx), %r11
+	movq TOP(TF_RSP)(%rcx), %rsp
+	movq TOP(TF_RIP)(%rcx), %rcx
 	movq %rsp, %rbp
-	xorl %r8d, %r8d
 	BKL_RELEASE
 	sysretq
 	/*
@@ -401,16 +402,14 @@ arch_switch_stacks:
 
 	/*
 	 * A continuation (context.c): the switch returns here with RBP = the
-	 * thread's user trap frame and RBX = the function to run on it, or 0.
+	 * thread's user trap frame and RBX = the function to run on it.
 	 */
 	.globl continuation_entry
 continuation_entry:
 	movq %rbp, %rsp
-	testq %rbx, %rbx
-	jz 1f
 	movq %rsp, %rdi
 	call *%rbx
-1:	jmp return_to_user_or_kernel
+	jmp return_to_user_or_kernel
 
 	/*
 	 * The local APIC's timer and wake-up IPI with a whole frame (they may
