@@ -18,12 +18,13 @@
  * guards comes the one commit: the caller becomes a receiver, the partner
  * becomes current, and the kernel leaves through the partner's frame.
  *
- * Ipc: MR0-7 never touch memory.  entry.S stored only the caller's IP,
- * flags and stack pointer, its UTCB pointer, MR0, MR1 and MR3 in its frame
- * (MR1 is ipc_mr1) and hands the message registers to the partner in place
- * (MR2 and MR4-7 stay live in registers throughout).  The exception message
- * puts exactly the registers that carry MR2..MR7 there (sysregs.h), so an
- * exception reply hands them over in place as well.
+ * Ipc: MR0-7 never touch the UTCB.  entry.S stored only the caller's IP,
+ * flags and stack pointer and MR3 (R10, which C may clobber) in its frame
+ * and hands the message registers to the partner in place (MR1, MR2 and
+ * MR4-7 stay live in callee-saved registers throughout: RBP, RBX, R12-R15;
+ * the paths that need MR1 in memory get it from entry.S).  The exception
+ * message puts exactly the registers that carry MR2..MR7 there
+ * (sysregs.h), so an exception reply hands them over in place as well.
  *
  * A partner blocked in an Ipc receive (fast_key FP_KEY(IPC_USER))
  * always has a valid IP (arch_user_ip_valid), so the fastpath's return to it
@@ -45,6 +46,8 @@
 #define ipc_fastpath        ipc_fastpath_ap
 #define ipc_fastpath_string ipc_fastpath_string_ap
 #define ipc_fastpath_typed  ipc_fastpath_typed_ap
+#define exception_reply     exception_reply_ap
+#define exception_reply_c   exception_reply_c_ap
 #define FP_RSP0             arch_tss_rsp0
 #define FP_GS               arch_gs_page
 #define FP_HOME             ((u32)MARK_HOME(this_cpu) << 24)
@@ -170,15 +173,17 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
  * frame that its exit takes from there (exc_fast_reply_frame); entry.S
  * loads the other registers straight from the replier's MRs, each word
  * read once, so what was checked is what is installed.  Bit 0 of the
- * frame returned tells entry.S.
+ * frame returned tells entry.S.  Reached through entry.S's exception_reply,
+ * which puts MR1 (the faulter's new IP) into the fourth argument.
  */
-static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
-							       word_t from, word_t a3,
-							       word_t timeouts, word_t tag)
+struct fp_ret exception_reply(struct tcb *d, word_t to, word_t from, word_t a3, word_t timeouts,
+			      word_t tag);
+__attribute__((noinline, noipa)) struct fp_ret exception_reply_c(struct tcb *d, word_t to,
+								 word_t from, word_t ip,
+								 word_t timeouts, word_t tag)
 {
-	word_t a0 = (word_t)d;
+	word_t a0 = (word_t)d, a3 = ip;
 	struct tcb *self = current;
-	word_t ip = ipc_mr1(own_frame());
 	if (d->fast_key != FP_KEY(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
 	    L4_TAG_U(tag) < 18 || !arch_user_ip_valid(ip) ||
 	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) || self->space->redirector)
@@ -290,7 +295,7 @@ struct fp_ret ipc_fastpath_typed(word_t a0, word_t to, word_t from, word_t a3, w
 
 /*
  * One short string item and no untyped word (t = 2, u = 0; MR1 is in the
- * frame, MR2 the first argument) to a partner waiting for us: the
+ * frame, put there by entry.S, MR2 the first argument) to a partner waiting for us: the
  * fastpath with the copy added (ipc_fastpath checked the receive
  * timeout).  Everything else is the slowpath's.
  */
