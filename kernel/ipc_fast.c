@@ -218,8 +218,8 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
 	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
 		return SLOW();
-	if (L4_TAG_U(tag) > 7)   /* u - 7 words from MR8 on: t is 0 here (u is 0 with an item) */
-		arch_copy_words(utcb_mrs(d) + 8, utcb_mrs(self) + 8, (word_t)(u8)tag - 7);
+	if (__builtin_expect(L4_TAG_U(tag) > 7, 1))   /* in line: no jump back after the copy */
+		arch_copy_words(d->utcb_mr8, self->utcb_mr8, (word_t)(u8)tag - 7);   /* t is 0 here */
 	const struct space *s = d->space;
 	commit_state(self, d, from, IPC_USER, ipc_user_return);
 	/* the switch in its steps, so that what the exit needs is read once */

@@ -163,6 +163,7 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 		return false;
 	t->utcb = loc + UTCB_P_OFFSET;
 	t->utcb_k = k + UTCB_P_OFFSET;      /* the slot is zero: fresh, or cleared by utcb_release */
+	t->utcb_mr8 = utcb_mrs(t) + 8;
 	utcb_set(t, UTCB_MY_GLOBAL_ID, t->id);
 	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
 	utcb_set(t, UTCB_PROCESSOR_NO, t->cpu);

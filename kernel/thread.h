@@ -50,6 +50,7 @@ struct tcb {
 	struct space *space;
 	word_t utcb;                /* user address of the UTCB pointer P (= local ID) */
 	u8 *utcb_k;                 /* kernel address of P */
+	word_t *utcb_mr8;           /* kernel address of MR8: the fastpath's word copy, one load */
 	const char *name;
 	word_t scheduler;           /* the thread allowed to call Schedule on this one */
 	word_t pager;               /* kept here until the UTCB exists, then in its Pager TCR */

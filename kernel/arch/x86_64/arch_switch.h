@@ -55,15 +55,15 @@ static inline void arch_io_switch_call(void)
  * may differ (a Linux thread with a TLS base and its server without, say),
  * so inline, where arch_load_segments would cost a call and its saves.
  * The CPU holds 0 for a prev without a base, else prev's base or 0 (a
- * user `mov` to %fs, the one change user code can make), read back here.
+ * user `mov` to %fs, the one change user code can make), read back here;
+ * the rare change goes the general way.
  */
 static inline void arch_switch_fs_base(struct tcb *prev, const struct tcb *next)
 {
 	word_t held = prev->arch.fs_base;
-	if (held) {
-		held = rdmsr(MSR_FS_BASE);
-		if (unlikely(held != prev->arch.fs_base))
-			arch_set_tls_base(prev, held);
+	if (held && unlikely(rdmsr(MSR_FS_BASE) != held)) {
+		arch_load_segments_call(prev);  /* prev changed it: the general way, which reads it back */
+		return;
 	}
 	if (next->arch.fs_base != held)
 		wrmsr(MSR_FS_BASE, next->arch.fs_base);
