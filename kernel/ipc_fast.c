@@ -75,14 +75,14 @@ struct fp_ret {
 
 /*
  * entry.S: leave the kernel into d, which the commit made current: RSI =
- * From, RDI = its UTCB pointer, R9, RDX and R8 = MR0, MR1 and MR3 from the
- * caller's frame, RIP, RFLAGS and RSP (also into RBP) from d's below top;
- * RBX and R12-R15 (MR2, MR4-7) pass in place.  The callers reach it by a
- * tail call, which restores the callee-saved registers and leaves RSP
- * where entry.S's call into the fastpath put it, just below the caller's
- * frame (every fastpath function is entered by a jump from ipc_fastpath,
- * or by that call; tests/host/test_kernel_code.py checks both).  It never
- * returns.
+ * From, RDI = its UTCB pointer, R9, RDX and R8 = MR0, RAX = MR1 from RBP,
+ * R10 = MR3 from the caller's frame, RIP, RFLAGS and RSP from d's below
+ * top; RBX, RBP and R12-R15 (MR2, MR1, MR4-7) pass in place.  The callers
+ * reach it by a tail call, which restores the callee-saved registers and
+ * leaves RSP where entry.S's call into the fastpath put it, just below the
+ * caller's frame (every fastpath function is entered by a jump from
+ * ipc_fastpath, or by that call; tests/host/test_kernel_code.py checks
+ * both).  It never returns.
  */
 struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t top, word_t mr0_r8, word_t tag);
 
@@ -295,9 +295,9 @@ struct fp_ret ipc_fastpath_typed(word_t a0, word_t to, word_t from, word_t a3, w
 
 /*
  * One short string item and no untyped word (t = 2, u = 0; MR1 is in the
- * frame, put there by entry.S, MR2 the first argument) to a partner waiting for us: the
- * fastpath with the copy added (ipc_fastpath checked the receive
- * timeout).  Everything else is the slowpath's.
+ * frame, put there by entry.S, MR2 the first argument) to a partner
+ * waiting for us: the fastpath with the copy added (ipc_fastpath checked
+ * the receive timeout).  Everything else is the slowpath's.
  */
 struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t a3,
 				  word_t timeouts, word_t tag)

@@ -203,9 +203,10 @@ syscall_common:
 	/*
 	 * The boot CPU's `syscall` while several processors run threads
 	 * (arch_smp_entry): the Ipc fastpath takes the big kernel lock first,
-	 * on the thread's kernel stack, with the frame's RIP, RFLAGS, RSP and
-	 * RAX stored (what ExchangeRegisters may read or change while we wait
-	 * for the lock, parked); the other calls take it in syscall_dispatch.
+	 * on the thread's kernel stack, with the frame's RIP, RFLAGS and RSP
+	 * stored (what ExchangeRegisters may read or change while we wait for
+	 * the lock, parked) and MR1 in RBP (the lock's `cmpxchg` takes RAX);
+	 * the other calls take it in syscall_dispatch.
 	 */
 	.align 16
 	.globl syscall_entry_smp
