@@ -199,7 +199,7 @@ __attribute__((noinline, noipa)) struct fp_ret exception_reply_c(struct tcb *d, 
 /* Is d the redirector of self's space?  A second read, so the fastpath's test for one is a compare. */
 static inline bool to_redirector(const struct tcb *self, const struct tcb *d)
 {
-	return *(volatile const word_t *)&self->space->redirector == d->id;
+	return *(volatile const word_t *)&self->redirector == d->id;
 }
 
 /*
@@ -214,7 +214,7 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 								   word_t a3, word_t timeouts, word_t tag,
 								   const word_t *item, bool local)
 {
-	if (!accepts_fast(d, self, IPC_USER) || unlikely(self->space->redirector && !to_redirector(self, d)))
+	if (!accepts_fast(d, self, IPC_USER) || unlikely(self->redirector && !to_redirector(self, d)))
 		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
 	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
 		return SLOW();

@@ -64,6 +64,7 @@ static void thread_enter(struct tcb *t)
 	if (!s)
 		return;
 	s->nthreads++;
+	t->redirector = s->redirector;
 	t->space_prev = NULL;
 	t->space_next = s->threads;
 	if (s->threads)

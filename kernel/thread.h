@@ -86,6 +86,7 @@ struct tcb {
 	unsigned xfer_rwx;
 	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
 	struct tcb *local_hint;     /* the thread our last Lipc named, or itself: none (ipc_fast.c) */
+	word_t redirector;          /* space->redirector, copied while in its list (space_set_redirector) */
 	struct tcb *wq_next, *wq_prev;
 
 	/* several processors (smp.h): the home processor, whose ready queue holds it */
