@@ -133,8 +133,10 @@ static const char *check_thread(word_t no, const struct tcb *t)
 	/* each processor's fastpaths switch only to threads whose marks name it (ipc_fast.c) */
 	if ((t->marks & MARK_HOME_MASK) != MARK_HOME(t->cpu))
 		return "a thread's home mark disagrees with its home processor";
-	if (t->local_hint && (!in_table(t->local_hint) || t->local_hint->space != t->space))
-		return "a thread's Lipc hint names a thread gone or of another space";
+	if (t->space && t->redirector != t->space->redirector)
+		return "a thread's copy of its space's redirector disagrees with it";
+	if (t->local_hint != t && (!in_table(t->local_hint) || t->local_hint->space != t->space))
+		return "a thread's Lipc hint names a thread gone or of another space, or none";
 	if (t->send_to) {
 		const char *why = check_send_wait(t);
 		if (why)

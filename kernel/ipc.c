@@ -703,6 +703,6 @@ void ipc_forget(struct tcb *t)
 	}
 	for (struct tcb *r = t->space ? t->space->threads : NULL; r; r = r->space_next)
 		if (r->local_hint == t)
-			r->local_hint = NULL;       /* only threads of t's space name it locally */
+			r->local_hint = r;          /* only threads of t's space name it locally */
 	sched_dequeue(t);
 }

@@ -18,12 +18,13 @@
  * guards comes the one commit: the caller becomes a receiver, the partner
  * becomes current, and the kernel leaves through the partner's frame.
  *
- * Ipc: MR0-7 never touch memory.  entry.S stored only the caller's IP,
- * flags and stack pointer, its UTCB pointer, MR0, MR1 and MR3 in its frame
- * (MR1 is ipc_mr1) and hands the message registers to the partner in place
- * (MR2 and MR4-7 stay live in registers throughout).  The exception message
- * puts exactly the registers that carry MR2..MR7 there (sysregs.h), so an
- * exception reply hands them over in place as well.
+ * Ipc: MR0-7 never touch the UTCB.  entry.S stored only the caller's IP,
+ * flags and stack pointer and MR3 (R10, which C may clobber) in its frame
+ * and hands the message registers to the partner in place (MR1, MR2 and
+ * MR4-7 stay live in callee-saved registers throughout: RBP, RBX, R12-R15;
+ * the paths that need MR1 in memory get it from entry.S).  The exception
+ * message puts exactly the registers that carry MR2..MR7 there
+ * (sysregs.h), so an exception reply hands them over in place as well.
  *
  * A partner blocked in an Ipc receive (fast_key FP_KEY(IPC_USER))
  * always has a valid IP (arch_user_ip_valid), so the fastpath's return to it
@@ -45,6 +46,8 @@
 #define ipc_fastpath        ipc_fastpath_ap
 #define ipc_fastpath_string ipc_fastpath_string_ap
 #define ipc_fastpath_typed  ipc_fastpath_typed_ap
+#define exception_reply     exception_reply_ap
+#define exception_reply_c   exception_reply_c_ap
 #define FP_RSP0             arch_tss_rsp0
 #define FP_GS               arch_gs_page
 #define FP_HOME             ((u32)MARK_HOME(this_cpu) << 24)
@@ -71,13 +74,16 @@ struct fp_ret {
 
 /*
  * entry.S: leave the kernel into d, which the commit made current: RSI =
- * From, RDI = its UTCB pointer, R9 and RDX = MR0, MR1 and MR3 from the
- * caller's frame below own_top, RIP, RFLAGS and RSP (also into RBP) from
- * d's below top, R8 zeroed; RBX and R12-R15 (MR2, MR4-7) pass in place, so
- * the callers reach it by a tail call (or use no callee-saved register).
- * It never returns.
+ * From, RDI = its UTCB pointer, R9, RDX and R8 = MR0, RAX = MR1 from RBP,
+ * R10 = MR3 from the caller's frame, RIP, RFLAGS and RSP from d's below
+ * top; RBX, RBP and R12-R15 (MR2, MR1, MR4-7) pass in place.  The callers
+ * reach it by a tail call, which restores the callee-saved registers and
+ * leaves RSP where entry.S's call into the fastpath put it, just below the
+ * caller's frame (every fastpath function is entered by a jump from
+ * ipc_fastpath, or by that call; tests/host/test_kernel_code.py checks
+ * both).  It never returns.
  */
-struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t own_top, word_t top, word_t tag);
+struct fp_ret ipc_exit(word_t utcb, word_t from, word_t mr0, word_t top, word_t mr0_r8, word_t tag);
 
 /* The caller's frame: entry.S built it at the top of its kernel stack. */
 static inline struct trapframe *own_frame(void)
@@ -98,7 +104,11 @@ static __attribute__((noinline, noipa)) struct fp_ret slow(word_t a0, word_t to,
 	ipc_set_args(own_frame(), to, from, timeouts, tag);
 	return (struct fp_ret){ FP_SLOW, 0 };
 }
-#define SLOW() slow(0, to, from, 0, timeouts, tag)
+/*
+ * a0 and a3 carry nothing: each function passes its own on unchanged, so
+ * that no jump between them sets a register.
+ */
+#define SLOW() slow(a0, to, from, a3, timeouts, tag)
 
 /*
  * The thread a global ID names, if tcb_ids[no] == id: an empty slot holds an
@@ -131,9 +141,9 @@ static inline bool accepts_fast(const struct tcb *d, const struct tcb *self, u8 
  * queued, so d takes self's place in the ready queue (accepts_fast made
  * sure it can).
  */
-static inline __attribute__((always_inline)) void commit_switch(struct tcb *self, struct tcb *d,
-							       word_t from, u8 kind,
-							       void (*resume)(struct trapframe *))
+static inline __attribute__((always_inline)) void commit_state(struct tcb *self, struct tcb *d,
+							      word_t from, u8 kind,
+							      void (*resume)(struct trapframe *))
 {
 	COUNT(fastpath_ipcs);   /* also an IPC, an eager enqueue and dequeue, a switch: pecan_counter */
 	if (!CONFIG_SCHED_LAZY && !CONFIG_SCHED_BENNO) {
@@ -147,6 +157,13 @@ static inline __attribute__((always_inline)) void commit_switch(struct tcb *self
 	self->partner = from;
 	arch_set_continuation(self, resume);
 	current = d;
+}
+
+static inline __attribute__((always_inline)) void commit_switch(struct tcb *self, struct tcb *d,
+							       word_t from, u8 kind,
+							       void (*resume)(struct trapframe *))
+{
+	commit_state(self, d, from, kind, resume);
 	arch_switch_user_on(FP_RSP0, FP_GS, self, d);
 }
 
@@ -162,15 +179,18 @@ struct fp_ret exc_reply_exit(struct trapframe *df, const word_t *mr);
  * An exception reply: C checks it and writes the words of the faulter's
  * frame that its exit takes from there (exc_fast_reply_frame); entry.S
  * loads the other registers straight from the replier's MRs, each word
- * read once, so what was checked is what is installed.
+ * read once, so what was checked is what is installed.  Reached through
+ * entry.S's exception_reply, which puts MR1 (the faulter's new IP) into the
+ * fourth argument; it leaves by a tail call to exc_reply_exit.
  */
-static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb *d, word_t to,
-							       word_t from, word_t a3,
-							       word_t timeouts, word_t tag)
+struct fp_ret exception_reply(struct tcb *d, word_t to, word_t from, word_t a3, word_t timeouts,
+			      word_t tag);
+__attribute__((noinline, noipa)) struct fp_ret exception_reply_c(struct tcb *d, word_t to,
+								 word_t from, word_t ip,
+								 word_t timeouts, word_t tag)
 {
-	(void)a3;
+	word_t a0 = (word_t)d, a3 = ip;
 	struct tcb *self = current;
-	word_t ip = ipc_mr1(own_frame());
 	if (d->fast_key != FP_KEY(IPC_EXCEPTION) || !accepts_fast(d, self, IPC_EXCEPTION) ||
 	    L4_TAG_U(tag) < 18 || !arch_user_ip_valid(ip) ||
 	    (L4_TAG_LABEL(tag) & PECAN_EXC_REPLY_FSBASE) || self->space->redirector)
@@ -187,41 +207,51 @@ static __attribute__((noinline, noipa)) struct fp_ret exception_reply(struct tcb
 /* Is d the redirector of self's space?  A second read, so the fastpath's test for one is a compare. */
 static inline bool to_redirector(const struct tcb *self, const struct tcb *d)
 {
-	return *(volatile const word_t *)&self->space->redirector == d->id;
+	return *(volatile const word_t *)&self->redirector == d->id;
 }
 
 /*
  * The commit of a user IPC to d, waiting in an Ipc receive, if it waits for
  * self.  item: NULL, or the words of a short string (ipc_short_string_copy),
  * copied only once every guard has passed, since the slowpath may deliver
- * the message elsewhere (a redirector) or not at all.
+ * the message elsewhere (a redirector) or not at all.  local: d is of
+ * self's space (Lipc), whose page table is loaded.
  */
 static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *self, struct tcb *d,
-								   word_t to, word_t from,
-								   word_t timeouts, word_t tag,
-								   const word_t *item)
+								   word_t a0, word_t to, word_t from,
+								   word_t a3, word_t timeouts, word_t tag,
+								   const word_t *item, bool local)
 {
-	if (!accepts_fast(d, self, IPC_USER) || unlikely(self->space->redirector && !to_redirector(self, d)))
+	if (!accepts_fast(d, self, IPC_USER) || unlikely(self->redirector && !to_redirector(self, d)))
 		return SLOW();   /* redirection (X.2): of a redirected space, only sends to the redirector */
 	if (item && !ipc_short_string_copy(self, d, item[0], item[1]))
 		return SLOW();
-	if (unlikely(L4_TAG_U(tag) > 7))
-		arch_copy_words(utcb_mrs(d) + 8, utcb_mrs(self) + 8, L4_TAG_U(tag) - 7);
-	commit_switch(self, d, from, IPC_USER, ipc_user_return);
-	return ipc_exit(d->utcb, self->space == d->space ? self->utcb : self->id, tag, self->kstack_top,
-			d->kstack_top, tag);
+	if (__builtin_expect(L4_TAG_U(tag) > 7, 1))   /* in line: no jump back after the copy */
+		arch_copy_words(d->utcb_mr8, self->utcb_mr8, (word_t)(u8)tag - 7);   /* t is 0 here */
+	const struct space *s = d->space;
+	commit_state(self, d, from, IPC_USER, ipc_user_return);
+	/* the switch in its steps, so that what the exit needs is read once */
+	arch_switch_segments(self, d);
+	word_t top = d->kstack_top, utcb = d->utcb;
+	*FP_RSP0 = top;
+	if (!local)
+		arch_switch_root(s);
+	*FP_GS = utcb;
+	word_t seen = local || s == self->space ? self->utcb : self->id;   /* From, as d sees us */
+	arch_switch_fpu(self, d);
+	return ipc_exit(utcb, seen, tag, top, tag, tag);
 }
 
 /*
  * The thread a local ID names, if the fastpath may deliver to it with this
  * receive phase (From = To becomes the global ID the receive waits for);
- * NULL for the slowpath.  tcb_resolve_local tries the thread named last first.
+ * NULL for the slowpath.  The thread named last (local_hint) first.
  */
 static inline __attribute__((always_inline)) struct tcb *local_dest(struct tcb *self, word_t to,
 								     word_t *from)
 {
 	struct tcb *d = self->local_hint;
-	if ((!d || d->utcb != to) && (!l4_is_local_id(to) || !(d = tcb_resolve_local(self, to))))
+	if (d->utcb != to && (!l4_is_local_id(to) || !(d = tcb_resolve_local(self, to))))
 		return NULL;
 	if (*from == to)
 		*from = d->id;
@@ -230,20 +260,37 @@ static inline __attribute__((always_inline)) struct tcb *local_dest(struct tcb *
 	return d;
 }
 
+static struct fp_ret lipc_resolve(word_t a0, word_t to, word_t from, word_t a3, word_t timeouts,
+				  word_t tag);
+
 /*
  * Lipc: a local destination ID (out of line, so that global IDs pay
- * nothing for it; tcb_resolve_local tries the thread named last first).
+ * nothing for it).  The thread the caller named last (local_hint: of its
+ * space, or itself, which never waits in a receive while it runs) costs
+ * one compare; any other ID is resolved by lipc_resolve, which comes back.
  */
 static __attribute__((noinline, noipa)) struct fp_ret lipc(word_t a0, word_t to, word_t from,
 						    word_t a3, word_t timeouts, word_t tag)
 {
-	(void)a0, (void)a3;
-	struct tcb *self = current, *d = local_dest(self, to, &from);
-	if (!d)
+	struct tcb *self = current, *d = self->local_hint;
+	if (unlikely(d->utcb != to))
+		return lipc_resolve(a0, to, from, a3, timeouts, tag);
+	if (from == to)
+		from = d->id;
+	else if ((from != L4_ANYTHREAD && from != L4_ANYLOCALTHREAD) || self->sendq)
 		return SLOW();
 	if (unlikely(d->fast_key != FP_KEY(IPC_USER)))
-		return exception_reply(d, to, from, 0, timeouts, tag);
-	return deliver(self, d, to, from, timeouts, tag, NULL);
+		return exception_reply(d, to, from, a3, timeouts, tag);
+	return deliver(self, d, a0, to, from, a3, timeouts, tag, NULL, true);
+}
+
+/* A local ID other than the hint: make it the hint (the page-table walk) and try again. */
+static __attribute__((noinline, noipa)) struct fp_ret lipc_resolve(word_t a0, word_t to, word_t from,
+							    word_t a3, word_t timeouts, word_t tag)
+{
+	if (!l4_is_local_id(to) || !tcb_resolve_local(current, to))
+		return SLOW();
+	return lipc(a0, to, from, a3, timeouts, tag);
 }
 
 /*
@@ -256,15 +303,14 @@ struct fp_ret ipc_fastpath_typed(word_t a0, word_t to, word_t from, word_t a3, w
 
 /*
  * One short string item and no untyped word (t = 2, u = 0; MR1 is in the
- * frame, MR2 the first argument) to a partner waiting for us: the
- * fastpath with the copy added (ipc_fastpath checked the receive
- * timeout).  Everything else is the slowpath's.
+ * frame, put there by entry.S, MR2 the first argument) to a partner
+ * waiting for us: the fastpath with the copy added (ipc_fastpath checked
+ * the receive timeout).  Everything else is the slowpath's.
  */
 struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t a3,
 				  word_t timeouts, word_t tag)
 {
-	(void)a3;
-	word_t no = slot_of(to), mr1 = ipc_mr1(own_frame());
+	word_t a0 = mr2, no = slot_of(to), mr1 = ipc_mr1(own_frame());
 	struct tcb *self = current, *d = tcb_table[no];
 	if ((tag & (0xfffUL | L4_TAG_FLAGS_MASK)) != 2 << 6 || !ipc_short_string_item(mr1, mr2))
 		return SLOW();
@@ -275,7 +321,7 @@ struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t a3,
 	if (!d || d->fast_key != FP_KEY(IPC_USER))
 		return SLOW();
 	word_t item[2] = { mr1, mr2 };
-	return deliver(self, d, to, from, timeouts, tag, item);
+	return deliver(self, d, a0, to, from, a3, timeouts, tag, item, false);
 }
 
 /*
@@ -286,20 +332,19 @@ struct fp_ret ipc_fastpath_string(word_t mr2, word_t to, word_t from, word_t a3,
 struct fp_ret ipc_fastpath(word_t a0, word_t to, word_t from, word_t a3, word_t timeouts,
 			   word_t tag)
 {
-	(void)a0, (void)a3;
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT || unlikely(L4_RCV_TIMEOUT(timeouts)))
 		return SLOW();
 	if (unlikely(tag & (0xfc0UL | L4_TAG_FLAGS_MASK)))
-		return ipc_fastpath_typed(0, to, from, 0, timeouts, tag);
+		return ipc_fastpath_typed(a0, to, from, a3, timeouts, tag);
 	word_t no = slot_of(to);
 	if (unlikely(tcb_ids[no] != to))
-		return lipc(0, to, from, 0, timeouts, tag);
+		return lipc(a0, to, from, a3, timeouts, tag);
 	struct tcb *self = current, *d = tcb_table[no];
 	if (unlikely(from != to) && (from != L4_ANYTHREAD || self->sendq))
 		return SLOW();
 	if (unlikely(d->fast_key != FP_KEY(IPC_USER)))
-		return exception_reply(d, to, from, 0, timeouts, tag);
-	return deliver(self, d, to, from, timeouts, tag, NULL);
+		return exception_reply(d, to, from, a3, timeouts, tag);
+	return deliver(self, d, a0, to, from, a3, timeouts, tag, NULL, false);
 }
 
 /*

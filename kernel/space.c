@@ -164,6 +164,14 @@ static void set_quota(struct space *s, word_t control)
 		s->strict = true;       /* sticky: nothing unconfines a space */
 }
 
+/* s's redirector, and each thread's copy of it (the IPC fastpath's test reads the copy). */
+static void space_set_redirector(struct space *s, word_t redir)
+{
+	s->redirector = redir;
+	for (struct tcb *t = s->threads; t; t = t->space_next)
+		t->redirector = redir;
+}
+
 /* SpaceControl(space, control, kip area, utcb area, redirector) (abi.md §5.7). */
 void sys_space_control(struct trapframe *tf)
 {
@@ -186,7 +194,7 @@ void sys_space_control(struct trapframe *tf)
 	}
 	word_t old_quota = s->acct.limited ? s->acct.quota / PAGE_SIZE : 0;
 	if (s->configured) {
-		s->redirector = redir;
+		space_set_redirector(s, redir);
 		set_quota(s, control);
 		sc_set_old_control(tf, old_quota);   /* no compatibility mode, ever */
 		sys_set_result(tf, 1);               /* areas are fixed once set */
@@ -204,7 +212,7 @@ void sys_space_control(struct trapframe *tf)
 		s->acct.quota = quota;
 		return (void)space_control_error(tf, L4_ERR_NO_MEM);
 	}
-	s->redirector = redir;
+	space_set_redirector(s, redir);
 	thread_try_activate_space(s);
 	sc_set_old_control(tf, old_quota);
 	sys_set_result(tf, 1);

@@ -64,6 +64,7 @@ static void thread_enter(struct tcb *t)
 	if (!s)
 		return;
 	s->nthreads++;
+	t->redirector = s->redirector;
 	t->space_prev = NULL;
 	t->space_next = s->threads;
 	if (s->threads)
@@ -104,12 +105,12 @@ struct tcb *tcb_lookup(word_t gid)
 /*
  * A local ID is a UTCB address in self's space; its MyGlobalId TCR names the
  * thread.  The thread the last local ID named (local_hint, of self's space,
- * cleared when it is deleted) is tried first, since a page-table walk costs
- * more than an IPC.
+ * self again when it is deleted) is tried first, since a page-table walk
+ * costs more than an IPC.
  */
 struct tcb *tcb_resolve_local(struct tcb *self, word_t id)
 {
-	if (self->local_hint && self->local_hint->utcb == id)
+	if (self->local_hint->utcb == id)
 		return self->local_hint;
 	word_t va = id + UTCB_MY_GLOBAL_ID;
 	if (va & 7)                         /* an aligned word never crosses a page */
@@ -163,6 +164,7 @@ static bool thread_set_utcb(struct tcb *t, word_t loc)
 		return false;
 	t->utcb = loc + UTCB_P_OFFSET;
 	t->utcb_k = k + UTCB_P_OFFSET;      /* the slot is zero: fresh, or cleared by utcb_release */
+	t->utcb_mr8 = utcb_mrs(t) + 8;
 	utcb_set(t, UTCB_MY_GLOBAL_ID, t->id);
 	utcb_set(t, UTCB_WORD_SIZE_MASK, ~0UL);
 	utcb_set(t, UTCB_PROCESSOR_NO, t->cpu);
@@ -188,6 +190,7 @@ static struct tcb *tcb_alloc(word_t gid, struct space *s, const char *name, word
 	t->id = gid;
 	t->state = TS_INACTIVE;
 	t->space = s;
+	t->local_hint = t;                  /* none (thread.h) */
 	t->name = name;
 	t->prio = CONFIG_DEFAULT_PRIO;
 	t->timeslice = t->slice_left = CONFIG_TIMESLICE_US;

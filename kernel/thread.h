@@ -50,6 +50,7 @@ struct tcb {
 	struct space *space;
 	word_t utcb;                /* user address of the UTCB pointer P (= local ID) */
 	u8 *utcb_k;                 /* kernel address of P */
+	word_t *utcb_mr8;           /* kernel address of MR8: the fastpath's word copy, one load */
 	const char *name;
 	word_t scheduler;           /* the thread allowed to call Schedule on this one */
 	word_t pager;               /* kept here until the UTCB exists, then in its Pager TCR */
@@ -84,7 +85,8 @@ struct tcb {
 	word_t xfer_addr;
 	unsigned xfer_rwx;
 	u64 kcall_deadline;         /* a kernel IPC's deadline (µs) in place of `never`; 0: none */
-	struct tcb *local_hint;     /* the thread our last Lipc named, or NULL (ipc_fast.c) */
+	struct tcb *local_hint;     /* the thread our last Lipc named, or itself: none (ipc_fast.c) */
+	word_t redirector;          /* space->redirector, copied while in its list (space_set_redirector) */
 	struct tcb *wq_next, *wq_prev;
 
 	/* several processors (smp.h): the home processor, whose ready queue holds it */

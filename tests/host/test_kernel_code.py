@@ -43,3 +43,42 @@ def test_exception_exits_reached_by_tail_calls(elf, exit_label):
     if not refs:
         pytest.skip("a kernel without the exception fastpath")
     assert set(refs) == {"jmp"}, f"{exit_label} reached by {sorted(set(refs))}"
+
+
+def _refs_by_function(dis):
+    """(function, mnemonic, target symbol) for every direct call or jump to a symbol's start."""
+    refs, fn = [], None
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            fn = m.group(1)
+            continue
+        m = re.match(r"^\s*[0-9a-f]+:\s+(\w+)\s+[0-9a-f]+ <([^>+]+)>$", line)
+        if m and fn:
+            refs.append((fn, m.group(1), m.group(2)))
+    return refs
+
+
+@pytest.mark.parametrize("elf", kernels() or [None])
+def test_ipc_exit_finds_the_callers_frame_above_rsp(elf):
+    """ipc_exit takes the caller's MR1 and MR3 from its frame just above RSP, where the
+    Ipc entry's call into the fastpath left it: every C function from which ipc_exit is
+    reached must itself be entered by a jump (a tail call, conditional or not, leaves
+    RSP as the function found it), except the fastpath itself, which only the Ipc entries call."""
+    if elf is None:
+        pytest.skip("no kernel built")
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", elf], capture_output=True,
+                         text=True, check=True).stdout
+    refs = _refs_by_function(dis)
+    reach = {"ipc_exit"}
+    while True:
+        more = {fn for fn, op, target in refs if target in reach and op.startswith("j")} - reach
+        if not more:
+            break
+        reach |= more
+    entries = re.compile(r"^(ipc_entry|syscall_entry_smp|ap_ipc_\d+|ap_syscall_\d+|syscall_entry)$")
+    for fn, op, target in refs:
+        if target not in reach or op.startswith("j"):
+            continue
+        assert target in ("ipc_fastpath", "ipc_fastpath_ap") and op == "call" and entries.match(fn), \
+            f"{fn} reaches {target} by {op}"

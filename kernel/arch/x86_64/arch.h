@@ -30,7 +30,7 @@ _Static_assert(sizeof(struct trapframe) == TF_WORDS * 8, "entry.S frame size");
 
 /* Per-thread architecture state. */
 struct arch_thread {
-	word_t ksp;                         /* saved kernel stack pointer; 0: resume in cont */
+	word_t ksp;                         /* saved kernel stack pointer, while cont[4] is 0 */
 	word_t cont[7];                     /* a continuation's switch frame (context.c) */
 	/*
 	 * The thread's own data-segment selectors (%ds, %es, %fs, %gs) and

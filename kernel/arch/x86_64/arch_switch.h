@@ -55,15 +55,15 @@ static inline void arch_io_switch_call(void)
  * may differ (a Linux thread with a TLS base and its server without, say),
  * so inline, where arch_load_segments would cost a call and its saves.
  * The CPU holds 0 for a prev without a base, else prev's base or 0 (a
- * user `mov` to %fs, the one change user code can make), read back here.
+ * user `mov` to %fs, the one change user code can make), read back here;
+ * the rare change goes the general way.
  */
 static inline void arch_switch_fs_base(struct tcb *prev, const struct tcb *next)
 {
 	word_t held = prev->arch.fs_base;
-	if (held) {
-		held = rdmsr(MSR_FS_BASE);
-		if (unlikely(held != prev->arch.fs_base))
-			arch_set_tls_base(prev, held);
+	if (held && unlikely(rdmsr(MSR_FS_BASE) != held)) {
+		arch_load_segments_call(prev);  /* prev changed it: the general way, which reads it back */
+		return;
 	}
 	if (next->arch.fs_base != held)
 		wrmsr(MSR_FS_BASE, next->arch.fs_base);
@@ -122,17 +122,23 @@ static inline void arch_io_follow(const struct space *s)
 	}
 }
 
-/* Next's kernel stack (rsp0: this CPU's TSS), space s, I/O bitmap and UTCB pointer (gs: its %gs page). */
-static inline void arch_switch_space_on(word_t *rsp0, u64 *gs, const struct tcb *next,
-					const struct space *s)
+/* Space s's page table and I/O bitmap. */
+static inline void arch_switch_root(const struct space *s)
 {
-	*rsp0 = next->kstack_top;
 	if (s->root != arch_loaded_root) {
 		arch_loaded_root = s->root;
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
 		if (unlikely(arch_io_on | *(const u8 *)&s->io_any))
 			arch_io_follow(s);
 	}
+}
+
+/* Next's kernel stack (rsp0: this CPU's TSS), space s, I/O bitmap and UTCB pointer (gs: its %gs page). */
+static inline void arch_switch_space_on(word_t *rsp0, u64 *gs, const struct tcb *next,
+					const struct space *s)
+{
+	*rsp0 = next->kstack_top;
+	arch_switch_root(s);
 	gs[0] = next->utcb;
 }
 

@@ -26,14 +26,16 @@ static inline void arch_set_tls_base(struct tcb *t, word_t b)
 }
 
 /*
- * Make t's next switch-in run fn(frame) (fn may be NULL) and return to user
+ * Make t's next switch-in run fn(frame) (fn not NULL) and return to user
  * mode, dropping whatever kernel context t had.  Only for threads blocked
  * where no kernel state is live on their stack (IPC waits, new threads).
+ * One store, since the fastpaths' commit makes it: a thread resumes from
+ * its continuation while it has a function, and from its saved ksp once
+ * arch_switch_to has cleared it.
  */
 static inline void arch_set_continuation(struct tcb *t, void (*fn)(struct trapframe *))
 {
 	t->arch.cont[4] = (word_t)fn;
-	t->arch.ksp = 0;
 }
 
 #endif

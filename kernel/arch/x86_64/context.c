@@ -11,6 +11,12 @@ void arch_switch_stacks(word_t *save_ksp, word_t new_ksp);
 paddr_t arch_loaded_root;
 extern char continuation_entry[];
 
+/* A new thread's continuation: straight to user mode. */
+static void resume_as_is(struct trapframe *tf)
+{
+	(void)tf;
+}
+
 /*
  * A continuation is a switch frame (as arch_switch_stacks pops it: r15 r14
  * r13 r12 rbx rbp, return address) kept in the TCB, not on the kernel stack,
@@ -31,7 +37,7 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 	t->arch.sel[3] = SEL_UGS;
 	t->arch.cont[5] = (word_t)arch_user_frame(t);
 	t->arch.cont[6] = (word_t)continuation_entry;
-	arch_set_continuation(t, NULL);
+	arch_set_continuation(t, resume_as_is);
 	*(u16 *)&t->arch.fpu[0] = 0x037f;        /* FCW: all x87 exceptions masked */
 	*(u32 *)&t->arch.fpu[24] = 0x1f80;       /* MXCSR: all SSE exceptions masked */
 }
@@ -70,11 +76,17 @@ void arch_load_segments(void)
 		wrmsr(MSR_FS_BASE, next->arch.fs_base);
 }
 
-/* The whole switch, eager FPU/SSE state included: eager switching cannot leak state. */
+/*
+ * The whole switch, eager FPU/SSE state included: eager switching cannot
+ * leak state.  prev resumes from the stack saved here unless a
+ * continuation is set for it meanwhile (arch_set_continuation).
+ */
 void arch_switch_to(struct tcb *prev, struct tcb *next)
 {
 	arch_switch_context(prev, next);
-	arch_switch_stacks(&prev->arch.ksp, next->arch.ksp ? next->arch.ksp : (word_t)next->arch.cont);
+	word_t to = next->arch.cont[4] ? (word_t)next->arch.cont : next->arch.ksp;
+	prev->arch.cont[4] = 0;
+	arch_switch_stacks(&prev->arch.ksp, to);
 }
 
 void arch_idle_wait(void)

@@ -59,7 +59,9 @@
 
 /*
  * The Ipc entry's part of the frame on the kernel stack whose top rsp0
- * holds (or points at, indirect): RIP, RFLAGS, RSP (carried in RBP) and RAX.
+ * holds (or points at, indirect): RIP, RFLAGS, RSP (carried in RBP).  RBP
+ * then carries MR1 (RAX) through C, which keeps it as a callee-saved
+ * register: the paths that need it in the frame put it there.
  */
 .macro IPC_FRAME rsp0, indirect=0
 	movq %rsp, %rbp
@@ -71,7 +73,7 @@
 	movq %rcx, TF_RIP*8(%rsp)
 	movq %r11, TF_RFLAGS*8(%rsp)
 	movq %rbp, TF_RSP*8(%rsp)
-	movq %rax, TF_RAX*8(%rsp)
+	movq %rax, %rbp
 .endm
 
 /* Jump to label if the frame's RIP is not canonical (bits 63..47 not all equal); reg is clobbered. */
@@ -97,7 +99,7 @@
 /*
  * Processor k's Ipc entry takes the big kernel lock (smp.h): one cmpxchg
  * when it is free, nobody waits and k held it last, else smp_lock_ipc
- * (which keeps every register but RDI).  RAX is in the frame already.
+ * (which keeps every register but RDI).  MR1 is in RBP already.
  */
 .macro BKL_TAKE k
 	movl $(\k << 16), %eax
@@ -265,9 +267,10 @@ foreign_entry:
 	/*
 	 * The boot CPU's `syscall` while several processors run threads
 	 * (arch_smp_entry): the Ipc fastpath takes the big kernel lock first,
-	 * on the thread's kernel stack, with the frame's RIP, RFLAGS, RSP and
-	 * RAX stored (what ExchangeRegisters may read or change while we wait
-	 * for the lock, parked); the other calls take it in syscall_dispatch.
+	 * on the thread's kernel stack, with the frame's RIP, RFLAGS and RSP
+	 * stored (what ExchangeRegisters may read or change while we wait for
+	 * the lock, parked) and MR1 in RBP (the lock's `cmpxchg` takes RAX);
+	 * the other calls take it in syscall_dispatch.
 	 */
 	.align 16
 	.globl syscall_entry_smp
@@ -308,18 +311,18 @@ syscall32_entry:
 	/*
 	 * Ipc: the fastpath is tried before the frame is complete.  RBP is
 	 * free (every system call may change it, abi.md §2) and holds the user
-	 * RSP; the frame gets only RIP, RFLAGS, RSP and the message registers
-	 * C may clobber and does not get (MR1, MR3).  ipc_fastpath takes To,
+	 * RSP, then MR1 (IPC_FRAME); the frame gets only RIP, RFLAGS, RSP and
+	 * MR3, which C may clobber and does not get.  ipc_fastpath takes To,
 	 * FromSpecifier, Timeouts and MR0 in their registers (RSI, RDX, R8,
-	 * R9 are its arguments 2, 3, 5, 6); RBX and R12-R15 (MR2, MR4-7) stay
-	 * live through it and pass to the partner in place.  A delivered
-	 * message leaves by a tail call to ipc_exit below, with RDI the
-	 * partner's UTCB pointer and RSI its From, an exception reply by one
-	 * to exc_reply_exit.  ipc_fastpath returns only for the slowpath
-	 * (RAX 1; it has stored RSI, RDX, R8 and R9 in the frame).
-	 * Nothing of the kernel or of the caller is left in the registers the
-	 * Ipc convention clobbers: RDX holds MR0, RBP the partner's own RSP,
-	 * R8 is zeroed.
+	 * R9 are its arguments 2, 3, 5, 6); RBX, RBP and R12-R15 (MR2, MR1,
+	 * MR4-7) stay live through it and pass to the partner in place.  A
+	 * delivered message leaves by a tail call to ipc_exit below, with RDI
+	 * the partner's UTCB pointer and RSI its From, an exception reply by one
+	 * to exc_reply_exit (through exception_reply, which hands MR1 to C).
+	 * ipc_fastpath returns only for the slowpath (RAX 1; it has stored RSI,
+	 * RDX, R8 and R9 in the frame).  Nothing of the kernel or of the caller
+	 * is left in the registers the Ipc convention clobbers: RDX and R8 hold
+	 * MR0, RBP MR1.
 	 */
 #define TOP(word) ((word) - TF_WORDS) * 8
 ipc_entry:
@@ -328,33 +331,44 @@ ipc_entry:
 	call ipc_fastpath
 	jmp ipc_not_fast
 	/*
-	 * ipc_exit(utcb, from, mr0, own_top, top, mr0): a delivered Ipc leaves
+	 * ipc_exit(utcb, from, mr0, top, mr0, mr0): a delivered Ipc leaves
 	 * from C (ipc_fast.c) straight into the partner; the registers not
-	 * loaded here are the arguments' or the caller's MRs.
+	 * loaded here are the arguments' or the caller's MRs.  C reaches it
+	 * by tail calls only, so RSP is where the call above left it: the
+	 * caller's frame is just above.
 	 */
 	.globl ipc_exit
 ipc_exit:
-	movq TOP(TF_RAX)(%rcx), %rax
-	movq TOP(TF_R10)(%rcx), %r10
-	movq TOP(TF_RIP)(%r8), %rcx
-	movq TOP(TF_RFLAGS)(%r8), %r11
-	movq TOP(TF_RSP)(%r8), %rsp
-	movq %rsp, %rbp
-	xorl %r8d, %r8d
+	movq %rbp, %rax
+	movq TF_R10*8+8(%rsp), %r10
+	movq TOP(TF_RFLAGS)(%rcx), %r11
+	movq TOP(TF_RSP)(%rcx), %rsp
+	movq TOP(TF_RIP)(%rcx), %rcx
 	BKL_RELEASE
 	sysretq
 	/*
-	 * A typed message: ipc_fastpath jumps here (a tail call, so RBX is the
-	 * caller's MR2 again) and ipc_fastpath_string gets MR2 as its first
-	 * argument, the others unchanged.
+	 * A typed message: ipc_fastpath jumps here (a tail call, so RBX and
+	 * RBP are the caller's MR2 and MR1 again): MR1 into the frame and MR2
+	 * into ipc_fastpath_string's first argument, the others unchanged.
 	 */
 	.globl ipc_fastpath_typed
 ipc_fastpath_typed:
+	movq %rbp, TF_RAX*8+8(%rsp)
 	movq %rbx, %rdi
 	jmp ipc_fastpath_string
+	/*
+	 * An exception reply: ipc_fastpath or lipc jumps here (RBP is MR1, the
+	 * faulter's new RIP, again), exception_reply_c gets it as its fourth
+	 * argument, the others unchanged.
+	 */
+	.globl exception_reply
+exception_reply:
+	movq %rbp, %rcx
+	jmp exception_reply_c
 ipc_not_fast:
 	movq user_gs_page(%rip), %rcx   /* the caller's UTCB pointer (word 0 of this CPU's %gs page) */
 ipc_not_fast_utcb:
+	movq %rbp, TF_RAX*8(%rsp)       /* MR1 */
 	movq %rcx, TF_RDI*8(%rsp)
 	movq %rbx, TF_RBX*8(%rsp)
 	movq %rbp, TF_RBP*8(%rsp)
@@ -475,16 +489,14 @@ arch_switch_stacks:
 
 	/*
 	 * A continuation (context.c): the switch returns here with RBP = the
-	 * thread's user trap frame and RBX = the function to run on it, or 0.
+	 * thread's user trap frame and RBX = the function to run on it.
 	 */
 	.globl continuation_entry
 continuation_entry:
 	movq %rbp, %rsp
-	testq %rbx, %rbx
-	jz 1f
 	movq %rsp, %rdi
 	call *%rbx
-1:	jmp return_to_user_or_kernel
+	jmp return_to_user_or_kernel
 
 	/*
 	 * The local APIC's timer and wake-up IPI with a whole frame (they may
@@ -546,10 +558,14 @@ ipc_not_fast_ap:
 	movq arch_gs_page(%rip), %rcx
 	movq (%rcx), %rcx
 	jmp ipc_not_fast_utcb
-	.globl ipc_fastpath_typed_ap
+	.globl ipc_fastpath_typed_ap, exception_reply_ap
 ipc_fastpath_typed_ap:
+	movq %rbp, TF_RAX*8+8(%rsp)
 	movq %rbx, %rdi
 	jmp ipc_fastpath_string_ap
+exception_reply_ap:
+	movq %rbp, %rcx
+	jmp exception_reply_c_ap
 
 	.irp k, 0, 1, 2, 3, 4, 5, 6, 7
 	.if CONFIG_FASTPATH && CONFIG_SCHED_DIRECT

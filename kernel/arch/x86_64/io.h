@@ -15,9 +15,9 @@ static inline u8 inb(u16 port)
 }
 static inline u64 rdmsr(u32 msr)
 {
-	u32 lo, hi;
+	u64 lo, hi;     /* rdmsr clears bits 32-63 of RAX and RDX */
 	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return ((u64)hi << 32) | lo;
+	return hi << 32 | lo;
 }
 static inline void wrmsr(u32 msr, u64 v)
 {

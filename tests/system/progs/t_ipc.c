@@ -112,6 +112,42 @@ TEST_CASE("ipc.local_dest_deleted", "a local ID names no one once its thread is 
 	       "call to a deleted thread's local ID: tag %lx err %lx", tag, L4_ErrorCode());
 }
 
+/*
+ * Replies with label + 1 and MR1 + 1; label bit 1 asks for the reply by the
+ * slowpath (an open receive from anylocalthread after a send to a global
+ * ID, which the fastpath leaves alone), else by the fastpath (to From, then
+ * an open receive).
+ */
+static void mixed_server(void)
+{
+	L4_ThreadId_t from;
+	L4_MsgTag_t tag = L4_Wait(&from);
+	for (;;) {
+		L4_Word_t label = L4_TAG_LABEL(tag), slow = label & 2;
+		L4_SetMR(1, L4_MR(1) + 1);
+		L4_SetMR(0, L4_TAG_MAKE(label + 1, 1, 0));
+		tag = L4_Ipc(slow ? main_id : from, slow ? L4_ANYLOCALTHREAD : L4_ANYTHREAD, 0, &from);
+	}
+}
+
+TEST_CASE("ipc.slow_fast_mixed", "Calls and replies alternate between the slowpath and the fastpath: each caller resumes with its own reply, also when the fastpath took it out of a slowpath wait and the slowpath wakes it from a fastpath wait")
+{
+	main_id = L4_MyGlobalId();
+	L4_ThreadId_t srv = fresh();
+	EXPECT(tt_start_local(srv, mixed_server), "start failed: %lx", L4_ErrorCode());
+	for (L4_Word_t i = 0; i < 64; i++) {
+		/* label bit 0: our Call by the slowpath (a receive from anylocalthread), bit 1: the reply's */
+		L4_ThreadId_t from = 0;
+		L4_SetMR(1, 1000 + i);
+		L4_SetMR(0, L4_TAG_MAKE(i, 1, 0));
+		L4_MsgTag_t tag = L4_Ipc(srv, (i & 1) ? L4_ANYLOCALTHREAD : srv, 0, &from);
+		EXPECT(!L4_IpcFailed(tag) && L4_TAG_LABEL(tag) == i + 1 && L4_MR(1) == 1001 + i,
+		       "round %lu: tag %lx MR1 %lu err %lx", i, tag, L4_MR(1), L4_ErrorCode());
+		EXPECT(from == tt_utcb(srv) + UTCB_P_OFFSET, "round %lu: From %lx", i, from);
+	}
+	EXPECT(tt_kill(srv), "kill failed");
+}
+
 static void receiver_once(void)
 {
 	L4_ThreadId_t from;
