@@ -122,16 +122,17 @@ static void pipes(void)
 	waitpid(c, NULL, 0);
 	close(p[0]);
 
-	/* SIGPIPE by default kills the writer */
+	/* SIGPIPE by default kills the writer.  The read end is closed before the
+	 * fork: closed after it, the child could write while the parent still
+	 * held it open, and the write would succeed (on Linux too). */
 	pipe(p);
+	close(p[0]);
 	c = fork();
 	if (!c) {
 		signal(SIGPIPE, SIG_DFL);
-		close(p[0]);
 		write(p[1], "x", 1);
 		_exit(0);
 	}
-	close(p[0]);
 	close(p[1]);
 	int status = 0;
 	waitpid(c, &status, 0);
