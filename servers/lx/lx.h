@@ -97,6 +97,12 @@ struct regs {
 #define VM_VVAR   1024
 /* an mmap of a regular file: its pages past the file's end give SIGBUS, as Linux (mm/vm.c) */
 #define VM_FILEBUS 2048
+/* madvise(2)'s and mlock(2)'s marks (syscall/sys_mem.c, sys_sys.c): the area is not
+ * inherited by a fork child (MADV_DONTFORK), the child gets it without its pages
+ * (MADV_WIPEONFORK), it is locked (mlock: MADV_DONTNEED and the like refuse it) */
+#define VM_DONTCOPY   4096
+#define VM_WIPEONFORK 8192
+#define VM_LOCKED     16384
 
 struct vma {
 	struct vma *next;               /* sorted by start */
