@@ -209,6 +209,9 @@ struct thread {
 	uint8_t cpu;
 	u64 cpus_allowed;
 	u64 rseq;
+	/* net/mmsg.c: the messages sendmmsg/recvmmsg finished before the call parked */
+	u32 mmsg_done;
+	u64 mmsg_end;                   /* recvmmsg's end of the timeout (µs; 0: none) */
 };
 
 struct proc {

@@ -75,6 +75,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
 	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
 
+/* net/mmsg.c: sendmsg and recvmsg over arrays of messages */
+#define SYSCALLS_MMSG(X) X(307, sendmmsg) X(299, recvmmsg)
+
 /* syscall/sys_ipc.c: what /proc shows of System V IPC (fs/procfs.c) */
 void ipc_limits(u64 lim[3]);                    /* shmmax, shmall, shmmni */
 void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *arg);
@@ -145,7 +148,8 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
 	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
-	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X)
+	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X) \
+	SYSCALLS_MMSG(X)
 
 SYSCALLS(SYS_DECL)
 
