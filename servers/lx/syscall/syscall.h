@@ -15,6 +15,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 #define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
 					    u64 a4, u64 a5);
 
+/* syscall/sys_proc.c: execve from a directory descriptor, or of a descriptor's file */
+#define SYSCALLS_EXECAT(X) X(322, execveat)
+
 /* syscall/sys_proc.c (processes, threads) and syscall/sys_misc.c (identity, time, limits, the rest) */
 #define SYSCALLS_PROC(X) \
 	X(24, sched_yield) X(35, nanosleep) X(39, getpid) X(56, clone) X(57, fork) X(58, vfork) \
@@ -149,7 +152,7 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
 	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
 	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X) \
-	SYSCALLS_MMSG(X)
+	SYSCALLS_MMSG(X) SYSCALLS_EXECAT(X)
 
 SYSCALLS(SYS_DECL)
 
