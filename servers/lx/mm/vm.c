@@ -395,6 +395,7 @@ static bool copy_vmas(struct mm *child, const struct mm *parent)
 		}
 		*n = *v;
 		n->next = NULL;
+		n->prot &= ~VM_LOCKED;              /* memory locks are not inherited (mlock(2)) */
 		if (n->file)
 			fs_get(n->file);
 		if (n->named)
@@ -959,6 +960,8 @@ long vm_discard(struct proc *p, u64 start, u64 end)
  */
 long vm_set_flags(struct mm *mm, u64 start, u64 end, u32 set, u32 clear)
 {
+	if (start >= end)
+		return 0;
 	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next) {
 		if (v->end <= start)
 			continue;
