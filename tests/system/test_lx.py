@@ -219,7 +219,7 @@ def test_fast_path_sites(sh):
 @pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap",
                                      "mmedge", "procs", "unixmsg", "unixscm", "timecalls",
                                      "ttyio", "pipecopy",
-                                     "madvise", "mmsg"])
+                                     "madvise", "mmsg", "execveat"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
     their siginfo, EINTR against restarts, job control, mremap, memory-call
@@ -227,26 +227,11 @@ def test_linux_semantics_program(sh, program):
     interval timers, the console's termios call by call, pipe reads and
     writes copied straight to and from the caller (pipecopy), and madvise's
     effects on private, shared and forked memory (madvise), sendmmsg and
-    recvmmsg on AF_UNIX and UDP sockets (mmsg); the same binary
+    recvmmsg on AF_UNIX and UDP sockets (mmsg), and execveat from
+    descriptors (execveat); the same binary
     passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
-
-
-def test_execveat_program():
-    """tests/lx/execveat.c: execveat from directory descriptors, AT_EMPTY_PATH
-    (fexecve), AT_SYMLINK_NOFOLLOW, /dev/fd/N names, scripts by close-on-exec
-    descriptors, errno by errno; the same binary passes on Linux.  It boots a
-    shell of its own: run after the other programs in the module's shell, lx
-    halted in its allocator (a #GP in small_alloc, a 128-byte slab's header
-    overwritten), which is not yet understood."""
-    s = Shell(timeout=900)
-    try:
-        s.expect(r"# ", 120)
-        out, st = s.run("/tests/execveat", 300)
-        assert st == 0 and "execveat done, 0 failed" in out and "FAIL" not in out, out
-    finally:
-        s.close(30)
 
 
 def test_vdso(sh):

@@ -1137,6 +1137,8 @@ static struct vma *area_like(struct vma *v, u64 old, u64 to, u64 new_len)
 		n->off = v->off + (old - v->start);
 		n->file_end = v->file_end > old ? to + (v->file_end - old) : to;
 	}
+	if (n->named)
+		file_get(n->named);             /* each area holds its own (vma_free puts it) */
 	return n;
 }
 
