@@ -30,7 +30,7 @@ PARTIAL = {
     "getrusage": "CPU times only (as proc/cputime.c counts them) and maxrss; no fault, I/O or switch counts",
     "times": "CPU times as proc/cputime.c counts them (user time includes time the CPU gave others)",
     "setpriority": "nice values kept and reported, not applied (one scheduling class)",
-    "madvise": "advice checked, not acted on (MADV_DONTNEED does not zero)",
+    "madvise": "performance hints (WILLNEED, RANDOM, MERGEABLE, HUGEPAGE, COLD, PAGEOUT...) accepted without effect; MADV_HWPOISON and SOFT_OFFLINE do nothing",
     "sched_setscheduler": "policies kept and reported, lx does not schedule by them",
     "sched_setparam": "kept and reported, not applied",
     "rseq": "critical sections are not restarted on preemption",
@@ -59,7 +59,7 @@ PARTIAL = {
     "mq_open": "a queue descriptor's read (the status line) is not offered",
     "syslog": "lx's own log lines (16 KiB kept) are the kernel log",
     "sysinfo": "uptime, memory and process count; no loads, no swap",
-    "mlockall": "checks its flags; does not make every page resident (lx never pages out)",
+    "mlockall": "MCL_CURRENT marks the areas locked without making every page resident (lx never pages out); MCL_FUTURE does not mark later areas",
     "sched_setattr": "no SCHED_DEADLINE; kept and reported, not applied",
 }
 
@@ -68,6 +68,11 @@ PARTIAL.update({
     "timerfd_settime": "TFD_TIMER_CANCEL_ON_SET accepted, never cancels",
     "signalfd4": "no ssi_utime/ssi_stime",
     "fallocate": "ext2: punched holes are zeroed, blocks stay allocated",
+})
+
+# net/mmsg.c
+PARTIAL.update({
+    "recvmmsg": "an error after some datagrams is not kept for the socket's next call (Linux's sk_err)",
 })
 
 # syscall/sys_mount.c (docs/lx.md, "Mounting")

@@ -102,6 +102,12 @@ struct regs {
 #define VM_VVAR   1024
 /* an mmap of a regular file: its pages past the file's end give SIGBUS, as Linux (mm/vm.c) */
 #define VM_FILEBUS 2048
+/* madvise(2)'s and mlock(2)'s marks (syscall/sys_mem.c, sys_sys.c): the area is not
+ * inherited by a fork child (MADV_DONTFORK), the child gets it without its pages
+ * (MADV_WIPEONFORK), it is locked (mlock: MADV_DONTNEED and the like refuse it) */
+#define VM_DONTCOPY   4096
+#define VM_WIPEONFORK 8192
+#define VM_LOCKED     16384
 
 struct vma {
 	struct vma *next;               /* sorted by start */
@@ -213,6 +219,9 @@ struct thread {
 	uint8_t cpu;
 	u64 cpus_allowed;
 	u64 rseq;
+	/* net/mmsg.c: the messages sendmmsg/recvmmsg finished before the call parked */
+	u32 mmsg_done;
+	u64 mmsg_end;                   /* recvmmsg's end of the timeout (µs; 0: none) */
 };
 
 struct proc {

@@ -162,6 +162,16 @@ static void shared_file_moves(void)
 	g[2 * P] = 'T';
 	pread(fd, buf, 1, 2 * P);
 	check("grown_page_store_reaches_file", buf[0], 'T', 0);
+	// each move keeps the descriptor's open file alive: after both, and the
+	// mapping gone, a newly opened file is not what fd reads
+	munmap(g, 3 * P);
+	int other = open("/tmp/mremap.other", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	write(other, "other", 5);
+	memset(buf, 0, sizeof buf);
+	check("fd_survives_moved_mappings", pread(fd, buf, 5, 2 * P), 5, 0);
+	check("fd_reads_its_own_file", memcmp(buf, "Third", 5), 0, 0);
+	close(other);
+	unlink("/tmp/mremap.other");
 	close(fd);
 	unlink("/tmp/mremap.file");
 }

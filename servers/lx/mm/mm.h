@@ -84,6 +84,11 @@ long vm_msync(struct proc *p, u64 addr, u64 len);
 void vm_file_shrunk(struct inode *file, u64 size);
 long vm_munmap(struct proc *p, u64 addr, u64 len);
 long vm_discard(struct proc *p, u64 start, u64 end);     /* MADV_DONTNEED */
+/* madvise(2), mlock(2): area flags over a range; pages made present (mm/vm.c) */
+long vm_set_flags(struct mm *mm, u64 start, u64 end, u32 set, u32 clear);
+long vm_populate(struct proc *p, u64 start, u64 end, bool write);
+/* the file's pages in [off, end) leave every mapping before a hole is punched there */
+void vm_file_punch(struct inode *file, u64 off, u64 end);
 long vm_mprotect(struct proc *p, u64 addr, u64 len, u32 prot);
 long vm_mremap(struct proc *p, u64 old, u64 old_len, u64 new_len, u32 flags, u64 new_addr);
 long vm_brk(struct proc *p, u64 brk);

@@ -363,13 +363,15 @@ static void fork_one(void *ctx, u64 va, u64 *e)
 	struct fork_ctx *c = ctx;
 	if (c->failed)
 		return;
+	struct vma *v = vma_find(c->child, va);
+	if (!v || (v->prot & VM_WIPEONFORK))
+		return;                         /* MADV_DONTFORK, MADV_WIPEONFORK: not the child's */
 	u64 *ce = pte(c->child, va, true);
 	if (!ce) {
 		c->failed = true;
 		return;
 	}
-	struct vma *v = vma_find(c->child, va);
-	bool shared = v && (v->prot & VM_SHARED);
+	bool shared = v->prot & VM_SHARED;
 	if ((*e & PTE_W) && !shared) {
 		revoke_add(&c->r, pte_page(*e), L4_W);
 		*e = (*e & ~PTE_W) | PTE_COW;
@@ -382,6 +384,8 @@ static void fork_one(void *ctx, u64 va, u64 *e)
 static bool copy_vmas(struct mm *child, const struct mm *parent)
 {
 	for (const struct vma *v = parent->vmas; v; v = v->next) {
+		if (v->prot & VM_DONTCOPY)
+			continue;
 		struct vma *n = lx_malloc(sizeof(*n));
 		if (!n)
 			return false;
@@ -391,6 +395,7 @@ static bool copy_vmas(struct mm *child, const struct mm *parent)
 		}
 		*n = *v;
 		n->next = NULL;
+		n->prot &= ~VM_LOCKED;              /* memory locks are not inherited (mlock(2)) */
 		if (n->file)
 			fs_get(n->file);
 		if (n->named)
@@ -970,6 +975,43 @@ long vm_discard(struct proc *p, u64 start, u64 end)
 	return 0;
 }
 
+/*
+ * Set `set` and clear `clear` in the flags of the areas in [start, end), split
+ * at its ends (madvise's and mlock's marks); holes are skipped.  0, or -ENOMEM
+ * without memory for a split.
+ */
+long vm_set_flags(struct mm *mm, u64 start, u64 end, u32 set, u32 clear)
+{
+	if (start >= end)
+		return 0;
+	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next) {
+		if (v->end <= start)
+			continue;
+		if (v->start < start && !vma_split(v, start))
+			return -LX_ENOMEM;
+		if (v->start < start)
+			continue;                       /* the upper half comes next */
+		if (v->end > end && !vma_split(v, end))
+			return -LX_ENOMEM;
+		v->prot = (v->prot & ~clear) | set;
+	}
+	return 0;
+}
+
+/* MADV_POPULATE_READ/WRITE: [start, end)'s pages made present for the access (the
+ * areas' whole range is mapped).  0 or -errno: EINVAL for an access the area does
+ * not allow, EFAULT past a file's end (SIGBUS), ENOMEM, as Linux's. */
+long vm_populate(struct proc *p, u64 start, u64 end, bool write)
+{
+	for (u64 va = start; va < end; va += LX_PAGE_SIZE) {
+		u64 *e;
+		int r = make_present(p->mm, va, write ? VM_WRITE : VM_READ, false, &e, NULL);
+		if (r)
+			return r == -LX_EFAULT ? -LX_EINVAL : r == -LX_EIO ? -LX_EFAULT : r;
+	}
+	return 0;
+}
+
 struct protect_ctx {
 	struct revoke r;
 };
@@ -1117,6 +1159,8 @@ static struct vma *area_like(struct vma *v, u64 old, u64 to, u64 new_len)
 		n->off = v->off + (old - v->start);
 		n->file_end = v->file_end > old ? to + (v->file_end - old) : to;
 	}
+	if (n->named)
+		file_get(n->named);             /* each area holds its own (vma_free puts it) */
 	return n;
 }
 
@@ -1321,5 +1365,46 @@ void vm_file_shrunk(struct inode *file, u64 size)
 			}
 		}
 		revoke_flush(&c.r);
+	}
+}
+
+struct punch_ctx {
+	struct unmap_ctx u;
+	struct vma *v;
+};
+
+/* A page of the file itself leaves the mapping; a private copy stays, as Linux's. */
+static void punch_one(void *ctx, u64 va, u64 *e)
+{
+	struct punch_ctx *c = ctx;
+	if ((c->v->prot & VM_SHARED) || is_file_page(c->v, va, *e))
+		unmap_one(&c->u, va, e);
+}
+
+/*
+ * The file's whole pages in [off, end) are about to be punched out
+ * (fallocate's PUNCH_HOLE, MADV_REMOVE): every mapping of them lets them go,
+ * so that the next touch finds the hole (zeros), as Linux's
+ * truncate_pagecache_range; pages privately copied stay.
+ */
+void vm_file_punch(struct inode *file, u64 off, u64 end)
+{
+	off = PAGE_UP(off);
+	end &= ~(LX_PAGE_SIZE - 1);
+	for (struct proc *p = procs; p && off < end; p = p->next_all) {
+		if (!p->mm)
+			continue;
+		struct punch_ctx c = { .u = { .mm = p->mm } };
+		for (struct vma *v = p->mm->vmas; v; v = v->next) {
+			u64 vend = v->off + (v->end - v->start);
+			if (v->file != file || v->off >= end || vend <= off)
+				continue;
+			u64 from = v->start + (off > v->off ? off - v->off : 0);
+			u64 to = v->start + ((end < vend ? end : vend) - v->off);
+			c.v = v;
+			tlb_flush();
+			walk(p->mm, from, to, punch_one, &c);
+		}
+		revoke_flush(&c.u.r);
 	}
 }

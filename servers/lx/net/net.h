@@ -109,6 +109,11 @@ size_t sock_scatter(struct thread *t, const struct sock_iovec *iov, u64 cnt, con
 /* A new descriptor for a socket file (ops, priv), with SOCK_NONBLOCK/SOCK_CLOEXEC of flags. */
 long sock_new_fd(struct thread *t, const struct file_ops *ops, void *priv, u32 flags);
 
+/* socket.c, for mmsg.c (sendmmsg, recvmmsg): 0 if fd is a socket, else -EBADF or -ENOTSOCK;
+ * sendmsg(2) with the message's byte count in *total (a stream may send less) */
+long sock_check(struct thread *t, u64 fd);
+long sock_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, size_t *total);
+
 /* server.c: the NIC driver and the network server, started by lx (l4/main.c) */
 #define NETSRV_FIRST_TNO 6                  /* lx's thread numbers + these: the servers' threads */
 #define NETSRV_LAST_TNO  9                  /* (they may print on the console) */

@@ -253,11 +253,25 @@ long sys_sendto(struct thread *t, u64 fd, u64 buf, u64 n, u64 flags, u64 uaddr, 
 long sys_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
-	struct lx_msghdr h;
 	size_t total;
+	return sock_sendmsg(t, fd, umsg, flags, &total);
+}
+
+long sock_check(struct thread *t, u64 fd)
+{
+	SOCK_CALL(t, fd, f, ops);
+	(void)f, (void)ops;
+	return 0;
+}
+
+long sock_sendmsg(struct thread *t, u64 fd, u64 umsg, u64 flags, size_t *totalp)
+{
+	struct lx_msghdr h;
+	size_t total = *totalp = 0;
 	if (!copyin(t->proc, &h, umsg, sizeof(h)))
 		return -LX_EFAULT;
 	long r = get_iov(t, h.iov, h.iovlen, msg_iov, &total);
+	*totalp = total;
 	if (r < 0)
 		return r;
 	struct sock_msg m = { msg_iov, h.iovlen, total, h.name, h.name ? h.namelen : 0, flags, 0,

@@ -297,6 +297,13 @@ static int build_stack(struct proc *tmp, struct image *im, struct exec_args *a, 
 	return err;
 }
 
+/* Does the file start with `#!`? */
+static bool shebang_line(struct inode *ip)
+{
+	char two[2];
+	return fs_read(ip, 0, two, 2) == 2 && two[0] == '#' && two[1] == '!';
+}
+
 /* A `#!interpreter [arg]` line: rewrite the arguments to run the interpreter. */
 static int shebang(struct inode *ip, struct exec_args *a)
 {
@@ -392,17 +399,49 @@ static int exe_file(struct inode *ip, struct fs_name *where, struct exec_args *a
 	return 0;
 }
 
+/* The file execveat's AT_EMPTY_PATH names (a reference), where its descriptor was opened. */
+static int self_program(struct file *f, struct inode **ip, struct fs_name *where)
+{
+	where->dir = NULL;
+	if (!f->ip)
+		return -LX_EACCES;              /* a pipe or a socket */
+	fs_get(*ip = f->ip);
+	if (f->name_dir && strlen(f->name) < sizeof(where->name)) {
+		fs_get(where->dir = f->name_dir);
+		memcpy(where->name, f->name, strlen(f->name) + 1);
+	}
+	return 0;
+}
+
+/* The program's file (depth 0, as execveat names it) or a script's interpreter's. */
+static int lookup_program(struct proc *p, struct exec_args *a, int depth, struct inode **ip,
+			  struct fs_name *where)
+{
+	if (depth || !(a->at.first || a->at.self))
+		return fs_lookup_named(p->cwd, a->path, FS_FOLLOW, ip, where);
+	if (a->at.self)
+		return self_program(a->at.self, ip, where);
+	int err = fs_lookup_named(a->at.dir ? a->at.dir : p->cwd, a->at.first,
+				  a->at.nofollow ? 0 : FS_FOLLOW, ip, where);
+	if (!err && LX_S_ISLNK((*ip)->mode)) {
+		fs_name_drop(where);
+		fs_put(*ip);
+		return -LX_ELOOP;               /* AT_SYMLINK_NOFOLLOW */
+	}
+	return err;
+}
+
 /* Find the program, following `#!` lines (at most 4 deep); *ip gets a reference. */
 static int resolve(struct proc *p, struct exec_args *a, struct inode **ipp)
 {
 	for (int depth = 0; depth < 5; depth++) {
 		struct inode *ip;
 		struct fs_name where;
-		int err = fs_lookup_named(p->cwd, a->path, FS_FOLLOW, &ip, &where);
+		int err = lookup_program(p, a, depth, &ip, &where);
 		if (err)
 			return err;
 		if ((err = exec_permission(ip)) == 0)
-			err = shebang(ip, a);
+			err = !depth && a->at.path_gone && shebang_line(ip) ? -LX_ENOENT : shebang(ip, a);
 		if (err <= 0) {
 			fs_name_drop(&where);
 			fs_put(ip);

@@ -36,6 +36,17 @@ struct exec_args {
 	u64 stack_size;                 /* the new stack area: RLIMIT_STACK within 128 KiB..8 MiB */
 	/* the credentials the program will run with, for the auxiliary vector (AT_UID...) */
 	struct cred cred;
+	/* execveat(2) (syscall/sys_proc.c): the program's own lookup, not a script
+	 * interpreter's, is `first` from dir (NULL: the cwd), a last symlink refused
+	 * (nofollow: ELOOP), or the file `self` itself (AT_EMPTY_PATH); path is then
+	 * Linux's name for the program, /dev/fd/N[/first], which a script cannot run
+	 * by when N is close-on-exec (path_gone: ENOENT, as Linux) */
+	struct {
+		struct inode *dir;
+		const char *first;
+		struct file *self;
+		bool nofollow, path_gone;
+	} at;
 };
 
 struct exec_args *exec_args_new(void);

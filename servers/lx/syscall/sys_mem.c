@@ -142,28 +142,111 @@ long sys_mremap(struct thread *t, u64 old, u64 old_len, u64 new_len, u64 flags, 
 	return vm_mremap(t->proc, old, old_len, new_len, (u32)flags, new_addr);
 }
 
-/* madvise(2): advice Linux knows is checked (start aligned, the range mapped); only
- * MADV_DONTNEED acts: the pages go, and the next touch refills them (zero, or the file). */
-#define LX_MADV_DONTNEED 4
+/* madvise(2)'s advice, as Linux's uapi */
+enum {
+	LX_MADV_NORMAL, LX_MADV_RANDOM, LX_MADV_SEQUENTIAL, LX_MADV_WILLNEED, LX_MADV_DONTNEED,
+	LX_MADV_FREE = 8, LX_MADV_REMOVE, LX_MADV_DONTFORK, LX_MADV_DOFORK, LX_MADV_MERGEABLE,
+	LX_MADV_UNMERGEABLE, LX_MADV_HUGEPAGE, LX_MADV_NOHUGEPAGE, LX_MADV_DONTDUMP, LX_MADV_DODUMP,
+	LX_MADV_WIPEONFORK, LX_MADV_KEEPONFORK, LX_MADV_COLD, LX_MADV_PAGEOUT,
+	LX_MADV_POPULATE_READ, LX_MADV_POPULATE_WRITE, LX_MADV_DONTNEED_LOCKED, LX_MADV_COLLAPSE,
+	LX_MADV_HWPOISON = 100, LX_MADV_SOFT_OFFLINE,
+};
+
+/* MADV_REMOVE: the hole punched in a shared writable file mapping's file, as
+ * fallocate(PUNCH_HOLE) there: its pages go from every mapping. */
+static long advise_remove(const struct vma *v, u64 s, u64 e)
+{
+	if (!v->file || (v->prot & VM_LOCKED))
+		return -LX_EINVAL;
+	if ((v->prot & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
+		return -LX_EACCES;
+	u64 off = v->off + (s - v->start), len = e - s;
+	vm_file_punch(v->file, off, off + len);
+	return fs_allocate(v->file, LX_FALLOC_PUNCH_HOLE | LX_FALLOC_KEEP_SIZE, off, len);
+}
+
+/* The advice that drops [s, e)'s pages: the next touch finds zeros in private
+ * anonymous memory, the file again in a private file mapping, the data kept in a
+ * shared one (its pages are the file's, mm/vm.c).  MADV_FREE frees at once, which
+ * its "either the old data or zeros" allows. */
+static long advise_drop(struct proc *p, const struct vma *v, u64 s, u64 e, int advice)
+{
+	if ((v->prot & VM_LOCKED) && advice != LX_MADV_DONTNEED_LOCKED)
+		return -LX_EINVAL;
+	if (advice == LX_MADV_FREE && (v->file || (v->prot & VM_SHARED)))
+		return -LX_EINVAL;                  /* anonymous private memory only */
+	return vm_discard(p, s, e);
+}
+
+/* MADV_(DONT|DO)FORK, MADV_(WIPE|KEEP)ONFORK: marks mm_fork reads. */
+static long advise_fork(struct proc *p, const struct vma *v, u64 s, u64 e, int advice)
+{
+	bool wipe = advice == LX_MADV_WIPEONFORK || advice == LX_MADV_KEEPONFORK;
+	if (wipe && (v->file || (v->prot & VM_SHARED)))
+		return -LX_EINVAL;                  /* anonymous private memory only */
+	u32 flag = wipe ? VM_WIPEONFORK : VM_DONTCOPY;
+	bool set = advice == LX_MADV_DONTFORK || advice == LX_MADV_WIPEONFORK;
+	return vm_set_flags(p->mm, s, e, set ? flag : 0, set ? 0 : flag);
+}
+
+/* One area's part [s, e) of the range: 0 or -errno.  Hints are accepted. */
+static long advise_area(struct proc *p, const struct vma *v, u64 s, u64 e, int advice)
+{
+	if ((v->prot & VM_FAST) && advice > LX_MADV_WILLNEED)
+		return -LX_EINVAL;                  /* lx's fast area is not the process's to change */
+	switch (advice) {
+	case LX_MADV_DONTNEED: case LX_MADV_DONTNEED_LOCKED: case LX_MADV_FREE:
+		return advise_drop(p, v, s, e, advice);
+	case LX_MADV_REMOVE:
+		return advise_remove(v, s, e);
+	case LX_MADV_DONTFORK: case LX_MADV_DOFORK: case LX_MADV_WIPEONFORK: case LX_MADV_KEEPONFORK:
+		return advise_fork(p, v, s, e, advice);
+	case LX_MADV_COLD: case LX_MADV_PAGEOUT:
+		return (v->prot & VM_LOCKED) ? -LX_EINVAL : 0;
+	default:
+		return 0;
+	}
+}
+
+static bool advice_known(u64 advice)
+{
+	return (advice <= LX_MADV_COLLAPSE && (advice < 5 || advice > 7)) ||
+	       advice == LX_MADV_HWPOISON || advice == LX_MADV_SOFT_OFFLINE;
+}
+
+/*
+ * madvise(2), as Linux's do_madvise: the advice goes to every area in the
+ * range, in order, and the first area's error ends it; a hole in the range
+ * gives ENOMEM after the areas around it were advised.  The populate advice
+ * stops at a hole instead, as Linux's madvise_populate.
+ */
 long sys_madvise(struct thread *t, u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3; (void)a4; (void)a5;
-	if ((addr & (LX_PAGE_SIZE - 1)) || (advice > 25 && advice != 100 && advice != 101) ||
-	    (advice >= 5 && advice <= 7))
+	u64 end = addr + PAGE_UP(len);
+	if (!advice_known(advice) || (addr & (LX_PAGE_SIZE - 1)) || (len && !PAGE_UP(len)) ||
+	    end < addr)
 		return -LX_EINVAL;
-	u64 start = addr, end = PAGE_UP(addr + len);
-	if (end < addr)
-		return -LX_EINVAL;
-	for (const struct vma *v = t->proc->mm->vmas; v && addr < end; v = v->next) {
-		if (v->end <= addr)
-			continue;
-		if (v->start > addr)
-			return -LX_ENOMEM;              /* a hole in the range */
-		addr = v->end;
+	bool populate = advice == LX_MADV_POPULATE_READ || advice == LX_MADV_POPULATE_WRITE;
+	long hole = 0;
+	for (u64 a = addr; a < end;) {
+		const struct vma *v = t->proc->mm->vmas;
+		while (v && v->end <= a)
+			v = v->next;
+		if (!v || v->start > a) {
+			hole = -LX_ENOMEM;
+			if (!v || v->start >= end || populate)
+				break;
+			a = v->start;
+		}
+		u64 e = v->end < end ? v->end : end;
+		long r = populate ? vm_populate(t->proc, a, e, advice == LX_MADV_POPULATE_WRITE)
+				  : advise_area(t->proc, v, a, e, (int)advice);
+		if (r)
+			return r;
+		a = e;
 	}
-	if (addr < end)
-		return -LX_ENOMEM;
-	return advice == LX_MADV_DONTNEED ? vm_discard(t->proc, start, end) : 0;
+	return hole;
 }
 
 #define LX_MS_ASYNC      1

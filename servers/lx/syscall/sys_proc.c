@@ -413,9 +413,67 @@ long exec_arg_copy(struct exec_args *a, struct exec_vec *v, int i, struct proc *
 	return n > (long)room ? -LX_E2BIG : n;      /* it grew since it was counted */
 }
 
-long sys_execve(struct thread *t, u64 path, u64 argv, u64 envp, u64 a3, u64 a4, u64 a5)
+/* execveat's name for a program found from a descriptor: /dev/fd/N, then /rest if any. */
+static long fd_path(char *out, int fd, const char *rest)
 {
-	(void)a3; (void)a4; (void)a5;
+	char num[12];
+	int n = 0;
+	do
+		num[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10));
+	size_t len = 8 + (size_t)n + (*rest ? 1 + strlen(rest) : 0);
+	if (len >= LX_PATH_MAX)
+		return -LX_ENAMETOOLONG;
+	memcpy(out, "/dev/fd/", 8);
+	for (int i = 0; i < n; i++)
+		out[8 + i] = num[n - 1 - i];
+	out[8 + n] = 0;
+	if (*rest) {
+		out[8 + n] = '/';
+		memcpy(out + 9 + n, rest, strlen(rest) + 1);
+	}
+	return (long)len;
+}
+
+/*
+ * Where execveat's lookup starts (exec_args.at), after the arguments were
+ * counted, as Linux's do_open_execat: 0 or -errno.  An absolute path or
+ * AT_FDCWD starts as execve's; otherwise the program's name becomes
+ * /dev/fd/N[/path] (AT_EXECFN, a script's argument).
+ */
+static long exec_at(struct thread *t, struct exec_args *a, u64 dirfd, u64 flags)
+{
+	static char first[LX_PATH_MAX];         /* one execve at a time, as args */
+	if (flags & ~(u64)(LX_AT_EMPTY_PATH | LX_AT_SYMLINK_NOFOLLOW))
+		return -LX_EINVAL;
+	bool empty = !a->path[0];
+	if (empty && !(flags & LX_AT_EMPTY_PATH))
+		return -LX_ENOENT;
+	memcpy(first, a->path, strlen(a->path) + 1);
+	a->at.nofollow = flags & LX_AT_SYMLINK_NOFOLLOW;
+	a->at.first = empty ? NULL : first;
+	if (!empty && (a->path[0] == '/' || (int)dirfd == LX_AT_FDCWD))
+		return 0;
+	if (empty && (int)dirfd == LX_AT_FDCWD)
+		return -LX_EACCES;                  /* the cwd itself: a directory */
+	struct file *f = fd_get(t->proc, (int)dirfd);
+	if (!f)
+		return -LX_EBADF;
+	if (!empty && (!f->ip || !LX_S_ISDIR(f->ip->mode)))
+		return -LX_ENOTDIR;
+	a->at.dir = empty ? NULL : f->ip;
+	a->at.self = empty ? f : NULL;
+	a->at.path_gone = fd_cloexec(t->proc, (int)dirfd);
+	long len = fd_path(a->path, (int)dirfd, first);
+	if (len < 0)
+		return len;
+	a->bytes += (u64)len - strlen(first);   /* the name on the new stack (AT_EXECFN) */
+	return 0;
+}
+
+/* execve and execveat: the path and both vectors counted, then the program run. */
+static long exec_common(struct thread *t, u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags)
+{
 	struct exec_args *a = exec_args_new();
 	if (!a)
 		return -LX_ENOMEM;
@@ -427,12 +485,24 @@ long sys_execve(struct thread *t, u64 path, u64 argv, u64 envp, u64 a3, u64 a4, 
 	}
 	if (err >= 0)
 		err = exec_args_user(a, &a->env, envp);
-	if (err >= 0 && !a->path[0])
-		err = -LX_ENOENT;
+	if (err >= 0)
+		err = exec_at(t, a, dirfd, flags);
 	if (err >= 0)
 		err = do_execve(t, a);
 	exec_args_free(a);
 	return err;
+}
+
+long sys_execve(struct thread *t, u64 path, u64 argv, u64 envp, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3; (void)a4; (void)a5;
+	return exec_common(t, (u64)(int64_t)LX_AT_FDCWD, path, argv, envp, 0);
+}
+
+long sys_execveat(struct thread *t, u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags, u64 a5)
+{
+	(void)a5;
+	return exec_common(t, dirfd, path, argv, envp, flags);
 }
 
 /* /proc's cmdline: argv's strings from the new stack, at most a page (Linux's before 4.2). */

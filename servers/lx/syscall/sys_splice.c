@@ -258,5 +258,7 @@ long sys_fallocate(struct thread *t, u64 fd, u64 mode, u64 off, u64 len, u64 a4,
 	     (ip->seals & (LX_F_SEAL_WRITE | LX_F_SEAL_FUTURE_WRITE))) ||
 	    (!(mode & LX_FALLOC_PUNCH_HOLE) && (ip->seals & LX_F_SEAL_GROW) && off + len > ip->size))
 		return -LX_EPERM;
+	if (mode & LX_FALLOC_PUNCH_HOLE)
+		vm_file_punch(ip, off, off + len);      /* mappings see the hole, as Linux's */
 	return fs_allocate(ip, (int)mode, off, len);
 }

@@ -293,6 +293,10 @@ static long lock_range(struct thread *t, u64 addr, u64 len, bool populate)
 	for (u64 va = addr & ~(LX_PAGE_SIZE - 1); !r && populate && va < end; va += LX_PAGE_SIZE)
 		if (vm_fault(t->proc, va, VM_READ, &page, &rights) == -LX_ENOMEM)
 			r = -LX_EAGAIN;             /* some of the range could not be made resident */
+	if (!r)                                     /* marked: MADV_DONTNEED refuses it */
+		r = vm_set_flags(t->proc->mm, addr & ~(LX_PAGE_SIZE - 1),
+				 (addr + len + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1),
+				 VM_LOCKED, 0);
 	return r;
 }
 
@@ -313,7 +317,10 @@ long sys_mlock2(struct thread *t, u64 addr, u64 len, u64 flags, u64 a3, u64 a4, 
 long sys_munlock(struct thread *t, u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a2; ARGS_UNUSED3;
-	return range_mapped(t->proc, addr, len);
+	long r = range_mapped(t->proc, addr, len);
+	return r ? r : vm_set_flags(t->proc->mm, addr & ~(LX_PAGE_SIZE - 1),
+				    (addr + len + LX_PAGE_SIZE - 1) & ~(LX_PAGE_SIZE - 1), 0,
+				    VM_LOCKED);
 }
 
 long sys_mlockall(struct thread *t, u64 flags, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -322,13 +329,16 @@ long sys_mlockall(struct thread *t, u64 flags, u64 a1, u64 a2, u64 a3, u64 a4, u
 	if (!flags || (flags & ~7UL) || flags == 4)   /* MCL_CURRENT|FUTURE|ONFAULT; ONFAULT alone */
 		return -LX_EINVAL;
 	u64 lim = t->proc->rlim[8][0];
-	return lx_privileged(t->proc) || lim ? 0 : -LX_EPERM;
+	if (!lx_privileged(t->proc) && !lim)
+		return -LX_EPERM;
+	/* MCL_CURRENT marks today's areas; MCL_FUTURE's later areas are not marked */
+	return (flags & 1) ? vm_set_flags(t->proc->mm, 0, LX_USER_END, VM_LOCKED, 0) : 0;
 }
 
 long sys_munlockall(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	(void)t; (void)a0; (void)a1; (void)a2; ARGS_UNUSED3;
-	return 0;
+	(void)a0; (void)a1; (void)a2; ARGS_UNUSED3;
+	return vm_set_flags(t->proc->mm, 0, LX_USER_END, 0, VM_LOCKED);
 }
 
 /* mincore(2): a page is resident once the process's table holds it (lx never pages out). */

@@ -15,6 +15,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 #define SYS_DECL(nr, name) long sys_##name(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, \
 					    u64 a4, u64 a5);
 
+/* syscall/sys_proc.c: execve from a directory descriptor, or of a descriptor's file */
+#define SYSCALLS_EXECAT(X) X(322, execveat)
+
 /* syscall/sys_proc.c (processes, threads) and syscall/sys_misc.c (identity, time, limits, the rest) */
 #define SYSCALLS_PROC(X) \
 	X(24, sched_yield) X(35, nanosleep) X(39, getpid) X(56, clone) X(57, fork) X(58, vfork) \
@@ -74,6 +77,9 @@ typedef long (*sys_fn)(struct thread *t, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4,
 	X(41, socket) X(42, connect) X(43, accept) X(44, sendto) X(45, recvfrom) X(46, sendmsg) \
 	X(47, recvmsg) X(48, shutdown) X(49, bind) X(50, listen) X(51, getsockname) \
 	X(52, getpeername) X(53, socketpair) X(54, setsockopt) X(55, getsockopt) X(288, accept4)
+
+/* net/mmsg.c: sendmsg and recvmsg over arrays of messages */
+#define SYSCALLS_MMSG(X) X(307, sendmmsg) X(299, recvmmsg)
 
 /* syscall/sys_ipc.c: what /proc shows of System V IPC (fs/procfs.c) */
 void ipc_limits(u64 lim[3]);                    /* shmmax, shmall, shmmni */
@@ -145,7 +151,8 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 #define SYSCALLS(X) SYSCALLS_PROC(X) SYSCALLS_MEM(X) SYSCALLS_FILE(X) SYSCALLS_PATH(X) \
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
 	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
-	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X)
+	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X) \
+	SYSCALLS_MMSG(X) SYSCALLS_EXECAT(X)
 
 SYSCALLS(SYS_DECL)
 
