@@ -29,6 +29,13 @@ static long parked(struct thread *t, u32 done)
 	return done;
 }
 
+/* The count message ent's call set, into its msg_len: r itself, or -EFAULT. */
+static long put_len(struct thread *t, u64 ent, long r)
+{
+	u32 len = (u32)r;
+	return copyout(t->proc, ent + MMSG_LEN_AT, &len, sizeof(len)) ? r : -LX_EFAULT;
+}
+
 /* The answer once the loop stopped at message `done` with r (0: all done). */
 static long mmsg_result(u32 done, long r)
 {
@@ -54,11 +61,8 @@ long sys_sendmmsg(struct thread *t, u64 fd, u64 uvec, u64 vlen, u64 flags, u64 a
 			return parked(t, i);
 		if (r < 0)
 			break;
-		u32 len = (u32)r;
-		if (!copyout(t->proc, ent + MMSG_LEN_AT, &len, sizeof(len))) {
-			r = -LX_EFAULT;
+		if ((r = put_len(t, ent, r)) < 0)
 			break;
-		}
 		if ((size_t)r < total) {        /* a stream took part: this message ends the call */
 			i++;
 			break;
@@ -125,11 +129,8 @@ long sys_recvmmsg(struct thread *t, u64 fd, u64 uvec, u64 vlen, u64 flags, u64 u
 			return parked(t, i);
 		if (r < 0)
 			break;
-		u32 len = (u32)r;
-		if (!copyout(t->proc, ent + MMSG_LEN_AT, &len, sizeof(len))) {
-			r = -LX_EFAULT;
+		if ((r = put_len(t, ent, r)) < 0)
 			break;
-		}
 		i++;
 		r = 0;
 		if (uts && timeout_over(t, uts))
