@@ -42,6 +42,25 @@ static inline void fast_regs(struct thread *t)
 void fast_sync(struct thread *t, const struct regs *regs);
 void fast_synced(struct thread *t);        /* its #UD at lx_fast_sync_ud: the state, its signal */
 extern u64 fast_sync_ud_ip;
+/* MR2..MR7 of a fast call and of its answer: RBX R10 R12..R15, in r and out of it. */
+static inline void fast_mr2_7(L4_Word_t *mr, const struct regs *r)
+{
+	mr[2] = r->rbx;
+	mr[3] = r->r10;
+	mr[4] = r->r12;
+	mr[5] = r->r13;
+	mr[6] = r->r14;
+	mr[7] = r->r15;
+}
+static inline void fast_regs_2_7(struct regs *r, const L4_Word_t *mr)
+{
+	r->rbx = mr[2];
+	r->r10 = mr[3];
+	r->r12 = mr[4];
+	r->r13 = mr[5];
+	r->r14 = mr[6];
+	r->r15 = mr[7];
+}
 /*
  * Answer t's fast call: RAX and RBX R10 R12..R15 back in MR1..MR7, or, when
  * the call changed more than RAX (a signal frame, rt_sigreturn, a restart,
@@ -57,15 +76,9 @@ static inline void fast_reply(struct thread *t)
 		mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 0, 0);
 		return;
 	}
-	const struct regs *r = &t->regs;
 	mr[0] = L4_TAG_MAKE(0, 7, 0);
-	mr[1] = r->rax;
-	mr[2] = r->rbx;
-	mr[3] = r->r10;
-	mr[4] = r->r12;
-	mr[5] = r->r13;
-	mr[6] = r->r14;
-	mr[7] = r->r15;
+	mr[1] = t->regs.rax;
+	fast_mr2_7(mr, &t->regs);
 }
 extern u64 fast_trap_ip;                   /* the #UD a fast call's trap reply leads to */
 enum fast_where { FAST_NONE, FAST_BEFORE, FAST_AFTER, FAST_REDO, FAST_PURE_REDO, FAST_LEAN_REDO };

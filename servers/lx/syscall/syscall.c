@@ -326,26 +326,14 @@ bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
 	u64 nr = mr[1];
 	if (!lean_kind(t, nr))
 		return false;
-	struct regs *r = &t->regs;
-	r->rbx = mr[2];
-	r->r10 = mr[3];
-	r->r12 = mr[4];
-	r->r13 = mr[5];
-	r->r14 = mr[6];
-	r->r15 = mr[7];
+	fast_regs_2_7(&t->regs, mr);
 	t->sysno = nr;
 	t->timed_out = false;
 	t->fresh = false;
 	lx_current = t;
 	long res = table[nr](t, mr[8], mr[9], mr[10], mr[3], 0, 0);
 	reply_flush();                              /* (one the handler loaded, before the MRs change) */
-	L4_Word_t *out = L4_Utcb();
-	out[2] = r->rbx;
-	out[3] = r->r10;
-	out[4] = r->r12;
-	out[5] = r->r13;
-	out[6] = r->r14;
-	out[7] = r->r15;
+	fast_mr2_7(L4_Utcb(), &t->regs);
 	if (__builtin_expect(signal_work(t) || !thread_reply_pure(t, (u64)res), 0))
 		fast_sync_reply(t, (u64)res, false);
 	return true;
