@@ -94,7 +94,7 @@ static void op(const char *name)
 		char c = 'x';
 		write(p1[1], &c, 1);
 		read(p1[1], &c, 1);
-	} else if (!strcmp(name, "udpself")) {        /* Re-aim's udp_test: a datagram to itself */
+	} else if (!strcmp(name, "udpself") || !strcmp(name, "udpselftw")) {   /* Re-aim's udp_test */
 		static char b[8192];
 		static unsigned long rng = 12345;     /* bench/posix/reaim.c's lengths, 1-4096 */
 		rng = rng * 6364136223846793005UL + 1442695040888963407UL;
@@ -176,6 +176,30 @@ static int udp_self(void)
 	return fd;
 }
 
+/*
+ * Three loopback TCP connections, opened and closed, as bench/posix/lat_inet.c's
+ * leave them before Re-aim runs in the full suite (udpselftw: their TIME-WAIT
+ * connections are still in the network server when udp_test runs).
+ */
+static void tcp_closed(void)
+{
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof a;
+		int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), s;
+		char b = 'x';
+		if (bind(l, (struct sockaddr *)&a, sizeof a) || getsockname(l, (struct sockaddr *)&a, &len) ||
+		    listen(l, 1) || connect(c, (struct sockaddr *)&a, sizeof a) || (s = accept(l, 0, 0)) < 0 ||
+		    write(c, &b, 1) != 1 || read(s, &b, 1) != 1)
+			exit(1);
+		close(l);
+		close(c);
+		read(s, &b, 1);                     /* the FIN */
+		close(s);
+	}
+	usleep(50000);          /* in the suite, Re-aim's earlier tasks run in between */
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -196,7 +220,9 @@ int main(int argc, char **argv)
 		start_spinner();
 	if (!strcmp(name, "tcp") || !strcmp(name, "udp") || !strcmp(name, "tcpbw"))
 		start_inet_echo(name[0] == 't' ? SOCK_STREAM : SOCK_DGRAM, !strcmp(name, "tcpbw"));
-	if (!strcmp(name, "udpself"))
+	if (!strcmp(name, "udpselftw"))
+		tcp_closed();
+	if (!strcmp(name, "udpself") || !strcmp(name, "udpselftw"))
 		p1[1] = udp_self();
 	if (!strcmp(name, "pipe")) {
 		if (pipe(p1) || pipe(p2))

@@ -68,6 +68,11 @@ const EPHEMERAL_FIRST: u16 = 49152;
 /// idle connection's keep-alive makes the peer answer with its window, so every TCP
 /// socket has one unless its client turns it off (NET_OPT_KEEPALIVE_MS 0).
 const KEEPALIVE_MS: u64 = 500;
+/// A connection nobody holds leaves the socket set this long after it entered
+/// TIME-WAIT (park_closed): longer than smoltcp's delayed ACK (10 ms), so the ACK of
+/// the peer's FIN has gone out.  smoltcp's TIME-WAIT itself lasts TIME_WAIT_MS.
+const TIME_WAIT_GRACE_MS: u64 = 20;
+const TIME_WAIT_MS: u64 = 10_000;
 
 /// An address as the protocol carries it (include/l4/net.h, struct net_addr).
 #[repr(C)]
@@ -149,6 +154,22 @@ impl Dev {
             self.lens[slot] = len;
             self.count += 1;
         }
+    }
+
+    /// The ports (source, destination) of the k-th queued frame if it is a TCP
+    /// segment that has them (not a later IPv4 fragment), IPv4 or IPv6 without
+    /// extension headers.
+    fn tcp_ports(&self, k: usize) -> Option<(u16, u16)> {
+        let slot = (self.head + k) % RX_SLOTS;
+        let f = &ring()[slot][..self.lens[slot]];
+        let at = match f.get(12..14)? {
+            [0x08, 0x00] if f.len() >= 34 && f[23] == 6 && f[20] & 0x1f == 0 && f[21] == 0 =>
+                14 + (f[14] & 0x0f) as usize * 4,
+            [0x86, 0xdd] if f.len() >= 54 && f[20] == 6 => 54,
+            _ => return None,
+        };
+        let p = f.get(at..at + 4)?;
+        Some((u16::from_be_bytes([p[0], p[1]]), u16::from_be_bytes([p[2], p[3]])))
     }
 
     /// Whether every queued frame is a UDP datagram (IPv4 or IPv6 without extension
@@ -319,6 +340,14 @@ struct State {
     tcp_parked: [Option<tcp::Socket<'static>>; MAX_TCP],
     /// Some TCP socket nobody holds may still be in the set (closing): park_closed looks.
     lingering: bool,
+    /// Connections nobody holds that wait out TIME-WAIT are parked too (bit i: pool
+    /// index i), as Linux keeps them apart from its live sockets: in the set, each
+    /// cost every round of the stack (egress and poll_at visit it, and the server
+    /// must read the clock), though all they do is answer a FIN sent again.  A
+    /// segment for one brings it back (rejoin_time_wait).  tw_since: when each was
+    /// first seen in TIME-WAIT, or had its last segment.
+    tw_parked: u64,
+    tw_since: [Option<Instant>; MAX_TCP],
     /// Open handles (bit h), those open at the last stack_changed, and their events then.
     live: u64,
     was_live: u64,
@@ -463,7 +492,8 @@ fn nothing_due(s: &State) -> bool {
         bits(s.icmp_in).all(|i| icmp_ref(s, i).send_queue() == 0)
 }
 
-/// TCP sockets that nobody holds and that finished closing leave the set.
+/// TCP sockets that nobody holds and that finished closing leave the set, and so
+/// do those in TIME-WAIT once their last ACK has gone (TIME_WAIT_GRACE_MS).
 fn park_closed(s: &mut State) {
     if !s.lingering {
         return;
@@ -473,10 +503,45 @@ fn park_closed(s: &mut State) {
         if s.tcp_busy[i] || s.tcp_parked[i].is_some() {
             continue;
         }
-        if tcp_ref(s, i).state() == tcp::State::Closed {
-            tcp_park(s, i);
-        } else {
-            s.lingering = true;
+        match tcp_ref(s, i).state() {
+            tcp::State::Closed => tcp_park(s, i),
+            tcp::State::TimeWait => {
+                let since = *s.tw_since[i].get_or_insert(s.now);
+                if s.now >= since + Duration::from_millis(TIME_WAIT_GRACE_MS) {
+                    tcp_park(s, i);
+                    s.tw_parked |= 1 << i;
+                } else {
+                    s.lingering = true;
+                }
+            }
+            _ => s.lingering = true,
+        }
+    }
+}
+
+/// A parked TIME-WAIT connection that a queued segment is for (its ports) joins the
+/// set again, so that smoltcp answers as TIME-WAIT does (an ACK to a FIN sent again)
+/// rather than with a reset; one whose TIME-WAIT would have ended stays out (a reset,
+/// as for any closed port).
+fn rejoin_time_wait(s: &mut State) {
+    if s.tw_parked == 0 || s.dev.only_udp() {
+        return;
+    }
+    for k in 0..s.dev.count {
+        let Some((src, dst)) = s.dev.tcp_ports(k) else { continue };
+        for i in bits(s.tw_parked) {
+            let sock = tcp_ref(s, i);
+            let ours = sock.local_endpoint().is_some_and(|e| e.port == dst) &&
+                sock.remote_endpoint().is_some_and(|e| e.port == src);
+            if !ours {
+                continue;
+            }
+            s.tw_parked &= !(1 << i);
+            if s.tw_since[i].is_some_and(|t| s.now < t + Duration::from_millis(TIME_WAIT_MS)) {
+                tcp_join(s, i);
+                s.tw_since[i] = Some(s.now);
+                s.lingering = true;
+            }
         }
     }
 }
@@ -547,7 +612,8 @@ pub extern "C" fn stack_init(cfg: *const StackConfig, tx: TxFn, now_ms: u64) -> 
     drop(sockets.remove(stale));
     let state = State {
         iface, dev, sockets, tcp: [stale; MAX_TCP], udp: [stale; MAX_UDP], icmp: [stale; MAX_ICMP],
-        tcp_parked, udp_parked, icmp_parked, lingering: false, live: 0, was_live: 0,
+        tcp_parked, udp_parked, icmp_parked, lingering: false, tw_parked: 0, tw_since: [None; MAX_TCP],
+        live: 0, was_live: 0,
         last_events: [NET_EV_NVAL as u8; MAX_HANDLES],
         tcp_busy: [false; MAX_TCP], udp_busy: [false; MAX_UDP], icmp_busy: [false; MAX_ICMP],
         handles: [Kind::Free; MAX_HANDLES], families: [0; MAX_HANDLES],
@@ -590,6 +656,7 @@ pub extern "C" fn stack_poll(now_ms: u64) -> i32 {
         changed |= if round > 0 && s.dev.only_udp() {
             ingress(s)
         } else {
+            rejoin_time_wait(s);
             s.iface.poll(s.now, &mut s.dev, &mut s.sockets) != PollResult::None
         };
         if s.dev.count == 0 {
@@ -751,6 +818,8 @@ fn take_tcp(s: &mut State) -> Option<usize> {
     let i = free(tcp::State::Closed).or_else(|| free(tcp::State::TimeWait))?;
     tcp_mut(s, i).abort();
     s.tcp_busy[i] = true;
+    s.tw_parked &= !(1 << i);
+    s.tw_since[i] = None;
     tcp_join(s, i);
     let sock = tcp_mut(s, i);
     sock.set_nagle_enabled(true);
@@ -1301,4 +1370,10 @@ pub extern "C" fn stack_setopt(h: i64, opt: u32, value: u64) -> i64 {
         _ => return -NET_ERR_INVAL,
     }
     0
+}
+
+/// For the host tests: the parked TIME-WAIT connections and the TCP sockets in the set.
+#[cfg(test)]
+pub(crate) fn tcp_sets() -> (u64, u64) {
+    st_ro().map_or((0, 0), |s| (s.tw_parked, s.tcp_in))
 }

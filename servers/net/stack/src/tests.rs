@@ -112,6 +112,76 @@ fn ping(t: &mut u64, family: u16, to: NetAddr) {
     assert_eq!(stack_close(h), 0);
 }
 
+/// An IPv4 TCP segment (FIN and ACK) between two of our own ports, with its checksums.
+fn fin_segment(ip: [u8; 4], from: u16, to: u16) -> Vec<u8> {
+    let mac = cfg().mac;
+    let mut f = vec![0u8; 54];
+    f[..6].copy_from_slice(&mac);
+    f[6..12].copy_from_slice(&mac);
+    f[12..14].copy_from_slice(&[0x08, 0x00]);
+    f[14..24].copy_from_slice(&[0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6]);
+    f[26..30].copy_from_slice(&ip);
+    f[30..34].copy_from_slice(&ip);
+    f[34..36].copy_from_slice(&from.to_be_bytes());
+    f[36..38].copy_from_slice(&to.to_be_bytes());
+    f[38..42].copy_from_slice(&1u32.to_be_bytes());   // out of the window: a challenge ACK
+    f[42..46].copy_from_slice(&1u32.to_be_bytes());
+    f[46..48].copy_from_slice(&[0x50, 0x11]);           // FIN | ACK
+    f[48..50].copy_from_slice(&[0x10, 0]);
+    let mut ip_hdr = smoltcp::wire::Ipv4Packet::new_unchecked(&mut f[14..]);
+    ip_hdr.fill_checksum();
+    crate::csum::fill(&mut f);
+    f
+}
+
+/// A connection that closed first waits out TIME-WAIT out of the socket set once
+/// its last ACK has gone; a segment for it brings it back while TIME-WAIT lasts,
+/// and not after.
+fn time_wait(t: &mut u64) {
+    let ip = cfg().ip4;
+    let l = stack_socket(NET_AF_INET, NET_SOCK_STREAM);
+    assert_eq!(stack_bind(l, &v4(ip, 7300)), 0);
+    assert_eq!(stack_listen(l, 1), 0);
+    let c = stack_socket(NET_AF_INET, NET_SOCK_STREAM);
+    assert_eq!(stack_connect(c, &v4(ip, 7300)), 0);
+    run(t);
+    let s = stack_accept(l, std::ptr::null_mut());
+    assert!(s >= 0, "accept: {s}");
+    let mut me = NetAddr::default();
+    assert_eq!(stack_name(c, 0, &mut me), 0);
+    let (parked, in_set) = tcp_sets();
+    assert_eq!(stack_close(c), 0);
+    *t += 1;
+    stack_poll(*t);
+    assert_eq!(stack_recv(s, std::ptr::null_mut(), 0, std::ptr::null_mut()), 0, "the FIN");
+    assert_eq!(stack_close(s), 0);
+    assert_eq!(stack_close(l), 0);
+    *t += 1;
+    stack_poll(*t);
+    assert_eq!(tcp_sets().0, parked, "parked before its grace");
+    run(t);
+    let (tw, now_in) = tcp_sets();
+    assert_eq!((tw & !parked).count_ones(), 1, "one connection in TIME-WAIT parked");
+    let i = (tw & !parked).trailing_zeros();
+    assert_eq!(now_in & (1 << i), 0);
+    assert_eq!(in_set & !now_in & (1 << i), 1 << i);
+    // a FIN sent again: the connection answers from the set
+    let f = fin_segment(ip, 7300, me.port);
+    assert_eq!(stack_input(f.as_ptr(), f.len()), 1);
+    *t += 1;
+    stack_poll(*t);
+    let (tw, now_in) = tcp_sets();
+    assert_eq!((tw & (1 << i), now_in & (1 << i)), (0, 1 << i), "back in the set");
+    run(t);
+    assert_eq!(tcp_sets().0 & (1 << i), 1 << i, "parked again");
+    // after TIME-WAIT's 10 s, a segment finds no connection
+    *t += 10_000;
+    assert_eq!(stack_input(f.as_ptr(), f.len()), 1);
+    stack_poll(*t);
+    let (tw, now_in) = tcp_sets();
+    assert_eq!((tw & (1 << i), now_in & (1 << i)), (0, 0), "not back after TIME-WAIT");
+}
+
 fn bad_input() {
     let mut buf = [0u8; 8];
     for h in [-1, 63, 64, 1 << 40] {
@@ -242,6 +312,7 @@ fn stack() {
     udp_echo(&mut t, NET_AF_INET6, v6(cfg().ip6, 7007));
     tcp_echo(&mut t, NET_AF_INET, v4([127, 0, 0, 1], 7100));
     tcp_echo(&mut t, NET_AF_INET6, v6(cfg().ip6, 7101));
+    time_wait(&mut t);
     ping(&mut t, NET_AF_INET, v4([10, 0, 2, 15], 0));
     ping(&mut t, NET_AF_INET6, v6(cfg().ip6, 0));
     bad_input();
