@@ -36,6 +36,14 @@
  *            bitmap WATCH would answer (the handles that gained events since
  *            WATCH last answered), and those are then not told to WATCH: a
  *            client that also WATCHes acts on it as on WATCH's answer; else 0.
+ *            With u = 5 (NET_SEND_TELL set), MR5 = the datagram handles the
+ *            client takes a datagram for, and its BR0-BR2 accept one string
+ *            of NET_IO_MAX bytes: the oldest datagram of the first of those
+ *            handles that gained events in this SEND's run rides on the
+ *            answer, as RECV's would (it is then the client's): reply u = 7,
+ *            t = 2, MR3 = its handle, MR4 = bytes | NET_RECV_DRAINED, MR5-7 =
+ *            A of the sender, then the string item.  Else reply u = 2.  (Over
+ *            the loopback a datagram's reader needs no RECV of its own.)
  *   RECV     u = 2: MR1 = handle, MR2 = most bytes wanted (<= NET_IO_MAX);
  *            the caller's BR0-BR2 accept one string.  Reply u = 4, t = 2:
  *            MR1 = bytes | NET_RECV_DRAINED if nothing more is there to

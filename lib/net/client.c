@@ -7,15 +7,20 @@
 L4_ThreadId_t pecan_net;
 L4_Word_t net_call_timeouts;
 
-/* Call the server with the message in the MRs and these timeouts: 0, or minus the reason. */
-static long call_timeouts(L4_Word_t label, L4_Word_t timeouts)
+/* The server's answer tag to a request with this label: 0, or minus the reason. */
+static long answer(L4_MsgTag_t tag, L4_Word_t label)
 {
-	L4_MsgTag_t tag = L4_Ipc(pecan_net, pecan_net, timeouts, 0);
 	if (L4_IpcFailed(tag))
 		return -NET_ERR_IPC;
 	if (L4_TAG_LABEL(tag) == DRIVER_ERROR && L4_TAG_U(tag) == 1)
 		return -(long)L4_MR(1);
 	return L4_TAG_LABEL(tag) == label ? 0 : -DRIVER_ERR_REQUEST;
+}
+
+/* Call the server with the message in the MRs and these timeouts: 0, or minus the reason. */
+static long call_timeouts(L4_Word_t label, L4_Word_t timeouts)
+{
+	return answer(L4_Ipc(pecan_net, pecan_net, timeouts, 0), label);
 }
 
 /* A call that the server answers at once: bounded by net_call_timeouts. */
@@ -118,16 +123,46 @@ long net_send(long h, const void *buf, unsigned long len, const struct net_addr 
 long net_send_tell(long h, const void *buf, unsigned long len, const struct net_addr *to,
 		   uint64_t *changed)
 {
+	return net_send_fetch(h, buf, len, to, changed, 0);
+}
+
+/* The datagram of a SEND's answer (u = 7), if one came, into *f. */
+static void fetched(L4_MsgTag_t tag, struct net_fetch *f)
+{
+	f->h = -1;
+	if (L4_TAG_U(tag) != 7 || L4_TAG_T(tag) != 2)
+		return;
+	f->h = (long)L4_MR(3);
+	f->len = (long)(L4_MR(4) & ~NET_RECV_DRAINED);
+	f->drained = (L4_MR(4) & NET_RECV_DRAINED) != 0;
+	get_addr(5, &f->from);
+}
+
+long net_send_fetch(long h, const void *buf, unsigned long len, const struct net_addr *to,
+		    uint64_t *changed, struct net_fetch *f)
+{
+	unsigned u = f && changed && f->handles ? 5 : 4;
 	if (len > NET_IO_MAX)
 		len = NET_IO_MAX;
-	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, 4, 2));
+	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, u, 2));
 	L4_SetMR(1, (L4_Word_t)h | (changed ? NET_SEND_TELL : 0));
 	put_addr(2, to);
-	L4_SetMR(5, L4_STRING_MAKE(len, 1, 0, 0));
-	L4_SetMR(6, (L4_Word_t)buf);
-	long err = call(NET_SEND);
+	L4_SetMR(u + 1, L4_STRING_MAKE(len, 1, 0, 0));
+	L4_SetMR(u + 2, (L4_Word_t)buf);
+	if (u == 5) {
+		L4_SetMR(5, f->handles);
+		L4_SetBR(0, L4_ACCEPT_STRINGS);
+		L4_SetBR(1, L4_STRING_MAKE(NET_IO_MAX, 1, 0, 0));
+		L4_SetBR(2, (L4_Word_t)f->buf);
+	}
+	L4_MsgTag_t tag = L4_Ipc(pecan_net, pecan_net, net_call_timeouts, 0);
+	long err = answer(tag, NET_SEND);
+	if (u == 5)
+		L4_SetBR(0, 0);
 	if (changed)
 		*changed = err ? 0 : L4_MR(2);
+	if (f)
+		fetched(err ? 0 : tag, f);
 	return err ? err : (long)L4_MR(1);
 }
 

@@ -47,6 +47,18 @@ long net_send(long h, const void *buf, unsigned long len, const struct net_addr 
  * also WATCHes, acts on them as on WATCH's answer) */
 long net_send_tell(long h, const void *buf, unsigned long len, const struct net_addr *to,
 		   uint64_t *changed);
+/* A datagram that came with a SEND's answer (net_send_fetch). */
+struct net_fetch {
+	void *buf;             /* in: where it lands, NET_IO_MAX bytes */
+	uint64_t handles;      /* in: the datagram handles it may be for */
+	long h;                /* out: its handle, or -1: none came */
+	long len;
+	bool drained;          /* nothing more to read on h then */
+	struct net_addr from;
+};
+/* net_send_tell, and one datagram for a handle of f->handles that gained events (or f->h = -1) */
+long net_send_fetch(long h, const void *buf, unsigned long len, const struct net_addr *to,
+		    uint64_t *changed, struct net_fetch *f);
 long net_recv(long h, void *buf, unsigned long max, struct net_addr *from);   /* from may be NULL */
 /* net_recv, and *drained = whether the handle had nothing more to read then */
 long net_recv_drained(long h, void *buf, unsigned long max, struct net_addr *from, bool *drained);

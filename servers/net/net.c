@@ -138,14 +138,39 @@ static void run_stack(void)
 /* ---- requests ---- */
 
 /*
+ * A datagram of the first of `handles` that has one into io, as the rest of
+ * SEND's answer (MR3 on, include/l4/net.h): its u, or 0 if none had one.
+ */
+static L4_Word_t fetch_datagram(L4_Word_t handles)
+{
+	for (; handles; handles &= handles - 1) {
+		int64_t h = __builtin_ctzl(handles);
+		struct net_addr a = { 0 };
+		int64_t r = stack_recv_datagram(h, io, NET_IO_MAX, &a);
+		if (r < 0)
+			continue;
+		int64_t ev = stack_events(h);
+		L4_SetMR(3, (L4_Word_t)h);
+		L4_SetMR(4, (L4_Word_t)r | (ev >= 0 && !(ev & NET_EV_IN) ? NET_RECV_DRAINED : 0));
+		set_addr(5, &a);
+		L4_SetMR(8, L4_STRING_MAKE((L4_Word_t)r, 1, 0, 0));
+		L4_SetMR(9, (L4_Word_t)io);
+		return 7;
+	}
+	return 0;
+}
+
+/*
  * SEND runs the stack before it answers, so that the answer can tell the
  * handles that gained events in that run (NET_SEND_TELL): a datagram or a
  * segment over the loopback has then reached its receiver, whose waiting
- * calls the client wakes without a WATCH answer in between.
+ * calls the client wakes without a WATCH answer in between; and with u = 5
+ * one such datagram comes along, so that its reader needs no RECV.
  */
-static void do_send(L4_ThreadId_t from)
+static void do_send(L4_ThreadId_t from, L4_Word_t u)
 {
-	L4_Word_t h = L4_MR(1) & ~NET_SEND_TELL, tell = L4_MR(1) & NET_SEND_TELL, item = L4_MR(5);
+	L4_Word_t h = L4_MR(1) & ~NET_SEND_TELL, tell = L4_MR(1) & NET_SEND_TELL, item = L4_MR(u + 1);
+	L4_Word_t fetch = u == 5 && tell ? L4_MR(5) : 0;
 	struct net_addr a = get_addr(2);
 	if (!L4_STRING_IS(item) || L4_STRING_LEN(item) > NET_IO_MAX)
 		return reply_error(from, DRIVER_ERR_REQUEST);
@@ -155,7 +180,8 @@ static void do_send(L4_ThreadId_t from)
 		return reply_error(from, (L4_Word_t)-r);
 	changed |= stack_changed();
 	changes_taken = 1;
-	L4_SetMR(0, L4_TAG_MAKE(NET_SEND, 2, 0));
+	L4_Word_t fetched = fetch ? fetch_datagram(changed & fetch) : 0;
+	L4_SetMR(0, fetched ? L4_TAG_MAKE(NET_SEND, fetched, 2) : L4_TAG_MAKE(NET_SEND, 2, 0));
 	L4_SetMR(1, (L4_Word_t)r);
 	L4_SetMR(2, tell ? changed : 0);
 	if (!L4_IpcFailed(L4_Reply(from)) && tell)
@@ -295,8 +321,8 @@ static void handle(L4_ThreadId_t from, L4_MsgTag_t tag)
 	L4_Word_t label = L4_TAG_LABEL(tag), u = L4_TAG_U(tag), t = L4_TAG_T(tag);
 	int64_t h = (int64_t)L4_MR(1);
 	struct net_addr a;
-	if (label == NET_SEND && u == 4 && t == 2)
-		return do_send(from);
+	if (label == NET_SEND && (u == 4 || u == 5) && t == 2)
+		return do_send(from, u);
 	if (t != 0)
 		return reply_error(from, DRIVER_ERR_REQUEST);
 	switch (label) {

@@ -39,6 +39,8 @@ int64_t stack_accept(int64_t h, struct net_addr *peer);
 int64_t stack_connect(int64_t h, const struct net_addr *a);
 int64_t stack_send(int64_t h, const uint8_t *data, size_t len, const struct net_addr *to);
 int64_t stack_recv(int64_t h, uint8_t *data, size_t len, struct net_addr *from);
+/* stack_recv for datagram sockets only (-NET_ERR_OPNOTSUPP for others) */
+int64_t stack_recv_datagram(int64_t h, uint8_t *data, size_t len, struct net_addr *from);
 int64_t stack_events(int64_t h);
 /* The handles (bit h) whose events (NET_EV_NVAL: not open) changed since the last call. */
 uint64_t stack_changed(void);

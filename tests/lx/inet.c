@@ -3,7 +3,8 @@
 // TCP between two processes (connect, accept, data both ways, end of
 // stream, blocking and non-blocking connect, refused connections, MSG_PEEK,
 // MSG_DONTWAIT, MSG_WAITALL, shutdown and EPIPE/SIGPIPE), UDP datagrams
-// (sizes, truncation, peeking, connected sockets), addresses and options,
+// (sizes, truncation, peeking, connected sockets, datagrams left unread),
+// addresses and options,
 // EADDRINUSE/EADDRNOTAVAIL, a dying process's ports coming free, many
 // connections opened and closed, and a stream with its checksum compared.
 //
@@ -395,8 +396,9 @@ static int udp_self(struct sockaddr_in *a)
 
 /*
  * Datagrams to oneself, in lengths 1..4096: each read gives back the whole
- * datagram just written; a short read() drops the rest; a receive into a
- * bad buffer fails and drops the datagram (Linux's udp_recvmsg frees it);
+ * datagram just written; a short read() drops the rest; a receive or read
+ * into a bad buffer fails and drops the datagram (Linux's udp_recvmsg frees
+ * it), a read of 0 bytes takes none;
  * FIONREAD tells its length; a blocking read is woken by another process's send.
  */
 static void udp_more(void)
@@ -419,6 +421,12 @@ static void udp_more(void)
 	write(s, "keep", 4);
 	check("udp_recv_efault", recv(s, (void *)16, 4, 0), -1, EFAULT);
 	check("udp_recv_efault_drops", recv(s, in, sizeof in, MSG_DONTWAIT), -1, EAGAIN);   /* as Linux */
+	char *volatile bad = (char *)16;     /* hidden from the compiler's checks of read() */
+	write(s, "lost", 4);
+	check("udp_read_efault", read(s, bad, 4), -1, EFAULT);
+	check("udp_read_efault_drops", recv(s, in, sizeof in, MSG_DONTWAIT), -1, EAGAIN);
+	write(s, "zero", 4);
+	check("udp_read_zero_keeps", read(s, in, 0) == 0 && read(s, in, sizeof in) == 4, 1, 0);
 	int pending = -1;
 	write(s, "fives", 5);
 	check("udp_fionread", ioctl(s, FIONREAD, &pending) == 0 && pending == 5, 1, 0);
@@ -433,6 +441,76 @@ static void udp_more(void)
 	waitpid(child, &st, 0);
 	check("udp_blocking_recv_woken", r == 4 && !memcmp(in, "late", 4) && st == 0, 1, 0);
 	close(s);
+}
+
+/* A UDP socket bound to 127.0.0.1 (port 0: an ephemeral one); its address in *a. */
+static int udp_bound(struct sockaddr_in *a, int port)
+{
+	socklen_t len = sizeof *a;
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	*a = lo(port);
+	if (s < 0 || bind(s, (struct sockaddr *)a, sizeof *a) || getsockname(s, (struct sockaddr *)a, &len))
+		return -1;
+	return s;
+}
+
+static int readable(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	return poll(&p, 1, 100) == 1 && (p.revents & POLLIN);
+}
+
+static long send_to(int fd, const char *m, const struct sockaddr_in *to)
+{
+	return sendto(fd, m, strlen(m), 0, (const struct sockaddr *)to, sizeof *to);
+}
+
+/* recv with MSG_DONTWAIT: whether the next datagram is m (whole). */
+static int next_is(int fd, const char *m)
+{
+	char in[64];
+	long n = recv(fd, in, sizeof in, MSG_DONTWAIT);
+	return n == (long)strlen(m) && !memcmp(in, m, n);
+}
+
+/*
+ * Datagrams left unread while other sockets send and receive keep their
+ * order, readiness and length; one from a stranger to a connected socket is
+ * never readable (Linux drops it on arrival); a socket's unread datagrams go
+ * with it when it closes, and a new socket on its port starts empty.
+ */
+static void udp_unread(void)
+{
+	struct sockaddr_in xa, wa, ya, za, sa;
+	int x = udp_bound(&xa, 0), w = udp_bound(&wa, 0), y = udp_bound(&ya, 0), z = udp_bound(&za, 0);
+	int stranger = udp_bound(&sa, 0);
+	check("udp_unread_sockets", x >= 0 && w >= 0 && y >= 0 && z >= 0 && stranger >= 0, 1, 0);
+	check("udp_unread_first", send_to(w, "first", &xa), 5, 0);
+	check("udp_unread_readable", readable(x), 1, 0);
+	check("udp_unread_other", send_to(y, "other", &za), 5, 0);
+	check("udp_unread_other_arrives", readable(z) && next_is(z, "other"), 1, 0);
+	check("udp_unread_second", send_to(w, "second!", &xa), 7, 0);
+	int pending = -1;
+	check("udp_unread_fionread", ioctl(x, FIONREAD, &pending) == 0 && pending == 5, 1, 0);
+	char in[64];
+	check("udp_unread_peek", recv(x, in, sizeof in, MSG_PEEK) == 5 && !memcmp(in, "first", 5), 1, 0);
+	check("udp_unread_in_order", next_is(x, "first") && next_is(x, "second!"), 1, 0);
+	check("udp_unread_then_none", recv(x, in, sizeof in, MSG_DONTWAIT), -1, EAGAIN);
+	check("udp_unread_connect", connect(x, (struct sockaddr *)&wa, sizeof wa), 0, 0);
+	check("udp_unread_stranger", send_to(stranger, "stranger", &xa), 8, 0);
+	check("udp_unread_stranger_not_readable", readable(x), 0, 0);
+	check("udp_unread_peer", send_to(w, "peer", &xa) == 4 && readable(x) && next_is(x, "peer"), 1, 0);
+	check("udp_unread_before_close", send_to(w, "gone", &xa), 4, 0);
+	close(x);
+	int x2 = udp_bound(&xa, ntohs(xa.sin_port));
+	check("udp_unread_new_socket_empty", x2 >= 0 && recv(x2, in, sizeof in, MSG_DONTWAIT) == -1 &&
+	      errno == EAGAIN, 1, 0);
+	check("udp_unread_new_socket_gets", send_to(w, "new", &xa) == 3 && readable(x2) && next_is(x2, "new"), 1, 0);
+	close(x2);
+	close(w);
+	close(y);
+	close(z);
+	close(stranger);
 }
 
 static void udp6(void)
@@ -694,6 +772,7 @@ int main(int argc, char **argv)
 	dying_process();
 	udp();
 	udp_more();
+	udp_unread();
 	udp6();
 	tcp6();
 	dual_stack();

@@ -10,7 +10,9 @@
 // Bytes taken from the server that the process did not get (MSG_PEEK, a
 // stream's copyout that failed, MSG_WAITALL waiting for more) wait in the
 // socket's stash and come first at the next receive.  A datagram the process
-// could not take (a bad buffer) is gone, as on Linux.
+// could not take (a bad buffer) is gone, as on Linux.  A SEND's answer may
+// bring a datagram that the send delivered over the loopback (fetch_buf): it
+// is then its socket's, as if in its stash, and its reader needs no RECV.
 #include "../vfs/vfs.h"
 #include "net.h"
 #include "../syscall/syscall.h"
@@ -82,9 +84,21 @@ struct inet_sock {
 
 static struct inet_sock *all;
 static struct inet_sock *by_handle[NET_MAX_HANDLES];
+/*
+ * The datagram the last SEND's answer brought (net_send_fetch), fetch_owner's
+ * next; one at a time: before the next SEND an unread one moves to its
+ * socket's stash.  Page-aligned, as the server's buffer: the kernel's
+ * short-string path takes strings of up to a page.
+ */
+static char fetch_buf[NET_IO_MAX] __attribute__((aligned(4096)));
+static struct inet_sock *fetch_owner;
+static long fetch_len;
+static struct net_addr fetch_from;
+/* The handles of UDP sockets (bit h), and of those the ones whose next datagram lx holds. */
+static u64 dgram_open, dgram_held;
 static size_t dgram_max(const struct inet_sock *sk);
 static char chans[NET_MAX_HANDLES];   /* a handle's wait channel */
-static const struct file_ops inet_fops;
+static const struct file_ops inet_fops, dgram_fops;
 
 void inet_changed(u64 handles)
 {
@@ -120,17 +134,66 @@ static long errno_of(long r)
 /* Every call to the server goes through here: the deferred reply first (server.c). */
 #define NET(call) (netsrv_prepare(), (call))
 
+static void set_held(struct inet_sock *sk, bool held)
+{
+	u64 bit = 1UL << sk->h;
+	dgram_held = held ? dgram_held | bit : dgram_held & ~bit;
+}
+
+static long dgram_keep(struct inet_sock *sk, const char *buf, long r, const struct net_addr *from);
+static bool dgram_wanted(struct inet_sock *sk, const struct net_addr *from);
+
+/*
+ * The UDP handles a SEND may bring a datagram for: those whose next datagram
+ * lx does not hold already (it comes first), once fetch_buf is free (none if
+ * its datagram could not move to its socket's stash).
+ */
+static inline u64 fetch_handles(void)
+{
+	struct inet_sock *sk = fetch_owner;
+	if (__builtin_expect(sk != NULL, 0)) {
+		if (!sk->stash && !(sk->stash = lx_malloc(BOUNCE_SIZE)))
+			return 0;
+		fetch_owner = NULL;
+		dgram_keep(sk, fetch_buf, fetch_len, &fetch_from);
+	}
+	return dgram_open & ~dgram_held;
+}
+
+/* The datagram a SEND's answer brought becomes its socket's next (unless Linux would drop it). */
+static void fetch_keep(const struct net_fetch *fe)
+{
+	struct inet_sock *sk = fe->h >= 0 && fe->h < NET_MAX_HANDLES ? by_handle[fe->h] : NULL;
+	if (!sk || sk->type != LX_SOCK_DGRAM)
+		return;
+	sk->quiet = fe->drained;
+	if (!dgram_wanted(sk, &fe->from))
+		return;
+	fetch_owner = sk;
+	fetch_len = fe->len;
+	fetch_from = fe->from;
+	set_held(sk, true);
+}
+
 /*
  * A SEND (to: NULL on a stream), whose answer tells the handles that gained
  * events in the run it caused: their calls are woken now, not after a
  * round through the watch thread (a datagram to a waiting reader over the
- * loopback has arrived when the answer comes).
+ * loopback has arrived when the answer comes, and one such comes along).
  */
 static long send_tell(struct inet_sock *sk, const void *buf, size_t n, const struct net_addr *to)
 {
-	uint64_t gained = 0;
-	long r = NET(net_send_tell(sk->h, buf, n, to, &gained));
+	uint64_t gained = 0, want = fetch_handles();
+	if (!want) {
+		long r = NET(net_send_tell(sk->h, buf, n, to, &gained));
+		inet_changed(gained);
+		return r;
+	}
+	struct net_fetch fe = { fetch_buf, want, -1, 0, false, { 0 } };
+	long r = NET(net_send_fetch(sk->h, buf, n, to, &gained, &fe));
 	inet_changed(gained);
+	if (fe.h >= 0)
+		fetch_keep(&fe);
 	return r;
 }
 
@@ -291,6 +354,8 @@ static struct inet_sock *isock_new(long h, int family, int type, int proto)
 	all = sk;
 	if (h >= 0 && h < NET_MAX_HANDLES)
 		by_handle[h] = sk;
+	if (h >= 0 && h < NET_MAX_HANDLES && type == LX_SOCK_DGRAM)
+		dgram_open |= 1UL << h;
 	return sk;
 }
 
@@ -299,8 +364,13 @@ static void isock_free(struct inet_sock *sk)
 {
 	NET(net_close(sk->h));
 	wake(&chans[sk->h]);             /* a poll that named it */
-	if (sk->h >= 0 && sk->h < NET_MAX_HANDLES && by_handle[sk->h] == sk)
+	if (sk->h >= 0 && sk->h < NET_MAX_HANDLES && by_handle[sk->h] == sk) {
 		by_handle[sk->h] = NULL;
+		dgram_open &= ~(1UL << sk->h);
+		dgram_held &= ~(1UL << sk->h);
+	}
+	if (fetch_owner == sk)
+		fetch_owner = NULL;
 	for (struct inet_sock **pp = &all; *pp; pp = &(*pp)->next)
 		if (*pp == sk) {
 			*pp = sk->next;
@@ -348,7 +418,8 @@ static long inet_socket(struct thread *t, u64 domain, u64 type, u64 proto)
 		return errno_of(h);
 	struct inet_sock *sk = isock_new(h, (int)domain, (int)base,
 					 base == LX_SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP);
-	long fd = sk ? sock_new_fd(t, &inet_fops, sk, (u32)type) : -LX_ENOMEM;
+	long fd = sk ? sock_new_fd(t, base == LX_SOCK_DGRAM ? &dgram_fops : &inet_fops, sk, (u32)type)
+		     : -LX_ENOMEM;
 	if (fd < 0 && sk)
 		isock_free(sk);
 	else if (fd < 0)
@@ -573,35 +644,46 @@ static bool same_peer(const struct net_addr *from, const struct net_addr *p)
 	return !memcmp(from->addr, p->addr, 16);
 }
 
-/*
- * One datagram into buf (NET_IO_MAX bytes), the stash's first, else the
- * server's (those from others dropped when connected); its sender in *from:
- * its length, or -errno.  The server's lands in buf directly: no stash on
- * the common path.
- */
-static long dgram_take(struct inet_sock *sk, char *buf, struct net_addr *from, bool nonblock)
+/* Is a datagram from `from` the socket's?  Linux drops the others on arrival. */
+static bool dgram_wanted(struct inet_sock *sk, const struct net_addr *from)
 {
-	if (sk->stash_dgram) {
-		long n = sk->stash_len;
-		memcpy(buf, sk->stash, (size_t)n);
-		*from = sk->stash_from;
-		sk->stash_dgram = false, sk->stash_len = 0;
+	if (sk->has_peer && !same_peer(from, &sk->peer))
+		return false;                 /* not from the connected peer */
+	return !(sk->v6only && from->family == LX_AF_INET);   /* IPV6_V6ONLY: not IPv4 traffic */
+}
+
+/*
+ * One datagram: the stash's first, else the one a SEND's answer brought,
+ * else the server's (into file_bounce); *data = where it is, valid until
+ * the next call to the server, and its sender in *from: its length, or
+ * -errno.  None is copied on the way.
+ */
+static long dgram_take(struct inet_sock *sk, const char **data, struct net_addr *from, bool nonblock)
+{
+	if (sk->stash_dgram || fetch_owner == sk) {
+		bool stash = sk->stash_dgram;
+		long n = stash ? (long)sk->stash_len : fetch_len;
+		*data = stash ? sk->stash : fetch_buf;
+		*from = stash ? sk->stash_from : fetch_from;
+		if (stash)
+			sk->stash_dgram = false, sk->stash_len = 0;
+		else
+			fetch_owner = NULL;
+		set_held(sk, false);
 		return n;
 	}
 	if (sk->quiet && !nonblock)
 		return -LX_EAGAIN;
+	*data = file_bounce;
 	for (int tries = 0; tries < 64; tries++) {
 		bool drained = false;
 		*from = (struct net_addr){ 0 };
-		long r = NET(net_recv_drained(sk->h, buf, NET_IO_MAX, from, &drained));
+		long r = NET(net_recv_drained(sk->h, file_bounce, NET_IO_MAX, from, &drained));
 		sk->quiet = drained || r == -NET_ERR_AGAIN;
 		if (r < 0)
 			return errno_of(r);
-		if (sk->has_peer && !same_peer(from, &sk->peer))
-			continue;                 /* not from the connected peer: Linux drops it */
-		if (sk->v6only && from->family == LX_AF_INET)
-			continue;                 /* IPV6_V6ONLY: IPv4 traffic is not this socket's */
-		return r;
+		if (dgram_wanted(sk, from))
+			return r;
 	}
 	return -LX_EAGAIN;
 }
@@ -613,6 +695,7 @@ static long dgram_keep(struct inet_sock *sk, const char *buf, long r, const stru
 	if (r && !sk->stash_len)
 		return -LX_ENOMEM;
 	sk->stash_dgram = true;
+	set_held(sk, true);
 	return r;
 }
 
@@ -634,12 +717,13 @@ static long inet_read(struct file *f, void *buf, size_t n)
 	bool nonblock = nonblocking(f, 0);
 	if (sk->type == LX_SOCK_DGRAM) {
 		struct net_addr from;
-		long r = dgram_take(sk, file_bounce, &from, nonblock);
+		const char *data;
+		long r = dgram_take(sk, &data, &from, nonblock);
 		if (r < 0)
 			return r;
 		size_t c = n < (size_t)r ? n : (size_t)r;   /* the rest is dropped, as Linux's read */
-		if (buf != file_bounce)
-			memmove(buf, file_bounce, c);
+		if (buf != data)
+			memmove(buf, data, c);
 		return (long)c;
 	}
 	long s = stream_state(sk);
@@ -659,6 +743,26 @@ static void inet_unread(struct file *f, size_t n)
 	if (sk->type != LX_SOCK_STREAM || n > sk->last_read || sk->stash_len)
 		return;
 	stash_put(sk, file_bounce + sk->last_read - n, n, NULL);
+}
+
+/*
+ * read(2) on a datagram socket: the datagram straight from where it is
+ * (dgram_take) to the process, not through the bounce buffer; -EFAULT if
+ * the buffer is bad, and the datagram is gone, as recv's.  A read of 0
+ * bytes takes nothing (Linux's sock_read_iter).
+ */
+static long dgram_read_user(struct file *f, struct proc *p, u64 uaddr, size_t n)
+{
+	struct inet_sock *sk = f->priv;
+	if (!n)
+		return 0;
+	struct net_addr from;
+	const char *data;
+	long r = dgram_take(sk, &data, &from, nonblocking(f, 0));
+	if (r < 0)
+		return r;
+	size_t c = n < (size_t)r ? n : (size_t)r;   /* the rest is dropped, as Linux's read */
+	return copyout_part(p, uaddr, data, c) == c ? (long)c : -LX_EFAULT;
 }
 
 /* Send n bytes from buf on a stream: the count, or -errno (-EAGAIN: no room at all). */
@@ -746,16 +850,17 @@ static long inet_send(struct thread *t, struct file *f, struct sock_msg *m)
 static long recv_dgram(struct thread *t, struct file *f, struct inet_sock *sk, struct sock_msg *m)
 {
 	struct net_addr from;
-	long r = dgram_take(sk, file_bounce, &from, nonblocking(f, m->flags));
+	const char *data;
+	long r = dgram_take(sk, &data, &from, nonblocking(f, m->flags));
 	if (r == -LX_EAGAIN)
 		return wait_on(t, sk, nonblocking(f, m->flags));
 	if (r < 0)
 		return r;
 	size_t full = (size_t)r, want = full < m->total ? full : m->total;
 	if (m->flags & LX_MSG_PEEK)
-		dgram_keep(sk, file_bounce, r, &from);
+		dgram_keep(sk, data, r, &from);
 	/* a bad buffer or address: -EFAULT, and the datagram is gone (as Linux's udp_recvmsg) */
-	size_t got = sock_scatter(t, m->iov, m->cnt, file_bounce, want);
+	size_t got = sock_scatter(t, m->iov, m->cnt, data, want);
 	if (got < want)
 		return -LX_EFAULT;
 	m->mflags = full > m->total ? LX_MSG_TRUNC : 0;
@@ -816,7 +921,7 @@ static int inet_poll(struct file *f)
 	struct inet_sock *sk = f->priv;
 	int ev = 0;
 	settle(sk);
-	if (sk->stash_len || sk->stash_dgram || (sk->shut & SHUT_RD_DONE))
+	if (sk->stash_len || sk->stash_dgram || fetch_owner == sk || (sk->shut & SHUT_RD_DONE))
 		ev |= LX_POLLIN;
 	if (sk->type == LX_SOCK_STREAM && !sk->connected && !sk->connecting && !sk->listening)
 		return ev | LX_POLLOUT | LX_POLLHUP;    /* as Linux's tcp_poll in TCP_CLOSE */
@@ -842,14 +947,15 @@ static long inet_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 	struct inet_sock *sk = f->priv;
 	if ((u32)cmd != LX_FIONREAD)
 		return -LX_ENOTTY;
-	int n = (int)sk->stash_len;        /* at least what lx holds; the server's bytes come at a read */
-	if (!n && !sk->stash_dgram && (events(sk, NET_EV_IN) & NET_EV_IN)) {
+	int n = (int)(fetch_owner == sk ? fetch_len : sk->stash_len);   /* at least what lx holds */
+	if (!n && !sk->stash_dgram && fetch_owner != sk && (events(sk, NET_EV_IN) & NET_EV_IN)) {
 		bool open;
 		struct net_addr from;
-		long r = sk->type == LX_SOCK_DGRAM ? dgram_take(sk, file_bounce, &from, true)
+		const char *data = file_bounce;
+		long r = sk->type == LX_SOCK_DGRAM ? dgram_take(sk, &data, &from, true)
 						   : stream_take(sk, file_bounce, NET_IO_MAX, &open, true);
 		if (sk->type == LX_SOCK_DGRAM && r >= 0)
-			r = dgram_keep(sk, file_bounce, r, &from);
+			r = dgram_keep(sk, data, r, &from);
 		else if (r > 0)
 			stash_put(sk, file_bounce, (size_t)r, NULL);
 		n = r > 0 ? (int)r : 0;
@@ -860,6 +966,12 @@ static long inet_ioctl(struct thread *t, struct file *f, u64 cmd, u64 arg)
 static const struct file_ops inet_fops = {
 	.read = inet_read, .write = inet_write, .poll = inet_poll, .wchan = inet_wchan,
 	.ioctl = inet_ioctl, .release = inet_release, .unread = inet_unread,
+};
+
+/* UDP sockets' (inet_family.fops2): read(2) without the bounce buffer */
+static const struct file_ops dgram_fops = {
+	.read = inet_read, .write = inet_write, .poll = inet_poll, .wchan = inet_wchan,
+	.ioctl = inet_ioctl, .release = inet_release, .unread = inet_unread, .read_user = dgram_read_user,
 };
 
 /* --- the rest --- */
@@ -989,7 +1101,7 @@ static const struct sock_ops inet_ops = {
 
 const struct sock_family inet_family = {
 	.domain = LX_AF_INET, .domain2 = LX_AF_INET6, .socket = inet_socket,
-	.socketpair = inet_socketpair, .fops = &inet_fops, .ops = &inet_ops,
+	.socketpair = inet_socketpair, .fops = &inet_fops, .ops = &inet_ops, .fops2 = &dgram_fops,
 };
 
 /* --- /proc/net --- */

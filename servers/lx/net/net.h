@@ -96,6 +96,7 @@ struct sock_family {
 	long (*socketpair)(struct thread *t, u64 domain, u64 type, u64 proto, u64 usv);
 	const struct file_ops *fops;
 	const struct sock_ops *ops;
+	const struct file_ops *fops2;   /* another set some of its sockets have (NULL: none) */
 };
 
 extern const struct sock_family unix_family, inet_family;

@@ -64,7 +64,7 @@ static struct file *sock_file(struct thread *t, u64 fd, const struct sock_ops **
 	if (!f)
 		return NULL;
 	for (unsigned i = 0; i < NFAMILIES; i++)
-		if (f->ops == families[i]->fops) {
+		if (f->ops == families[i]->fops || (families[i]->fops2 && f->ops == families[i]->fops2)) {
 			*ops = families[i]->ops;
 			return f;
 		}

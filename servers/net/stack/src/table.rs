@@ -524,7 +524,7 @@ fn park_closed(s: &mut State) {
 /// rather than with a reset; one whose TIME-WAIT would have ended stays out (a reset,
 /// as for any closed port).
 fn rejoin_time_wait(s: &mut State) {
-    if s.tw_parked == 0 || s.dev.only_udp() {
+    if s.tw_parked == 0 {
         return;
     }
     for k in 0..s.dev.count {
@@ -1160,6 +1160,26 @@ fn tcp_recv(sock: &mut tcp::Socket, buf: &mut [u8]) -> i64 {
         Err(tcp::RecvError::Finished) => 0,
         Err(tcp::RecvError::InvalidState) => -NET_ERR_NOTCONN,
     }
+}
+
+/// stack_recv for datagram sockets only (UDP, ICMP): -NET_ERR_OPNOTSUPP for others.
+/// Readiness the receive took away counts as lost for stack_changed: a datagram
+/// that comes next is news, though stack_changed did not run in between (the
+/// server's SEND takes one so, between its two calls of stack_changed).
+#[no_mangle]
+pub extern "C" fn stack_recv_datagram(h: i64, data: *mut u8, len: usize, from: *mut NetAddr) -> i64 {
+    let k = match st_ro().map(|s| kind(s, h)) {
+        Some(Ok(k @ (Kind::Udp { .. } | Kind::Icmp { .. }))) => k,
+        Some(Err(e)) => return e,
+        _ => return -NET_ERR_OPNOTSUPP,
+    };
+    let r = stack_recv(h, data, len, from);
+    if let Some(s) = st_ro() {
+        if r >= 0 && events_of(s, &k) & NET_EV_IN == 0 {
+            s.last_events[h as usize] &= !(NET_EV_IN as u8);
+        }
+    }
+    r
 }
 
 /// Receive up to len bytes; from gets the sender (datagrams) or peer.  0: end of stream.
