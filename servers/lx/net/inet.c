@@ -134,6 +134,7 @@ static long errno_of(long r)
 /* Every call to the server goes through here: the deferred reply first (server.c). */
 #define NET(call) (netsrv_prepare(), (call))
 
+/* Note whether lx holds sk's next datagram (dgram_held; sk->h < NET_MAX_HANDLES, as for chans). */
 static void set_held(struct inet_sock *sk, bool held)
 {
 	u64 bit = 1UL << sk->h;
