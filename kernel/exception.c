@@ -257,6 +257,8 @@ static __attribute__((noinline)) struct trapframe *exception_user_slow(struct tr
 	if (frame_vector(tf) == VEC_PF && (mapping_sigma0_fault(current->space, fault_addr) ||
 					   pagefault_ipc(tf, fault_addr)))
 		return tf;
+	if (frame_vector(tf) == VEC_GP && frame_error(tf) == 0 && arch_io_lazy(current))
+		return tf;              /* its space's ports were not in force: now they are, again */
 	if (frame_vector(tf) == VEC_GP && io_fault_ipc(tf))
 		return tf;
 	if (frame_vector(tf) == VEC_BP && kdb_trap(tf))

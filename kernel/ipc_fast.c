@@ -235,7 +235,7 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 	word_t top = d->kstack_top, utcb = d->utcb;
 	*FP_RSP0 = top;
 	if (!local)
-		arch_switch_root(s);
+		arch_switch_root(d, s);
 	*FP_GS = utcb;
 	word_t seen = local || s == self->space ? self->utcb : self->id;   /* From, as d sees us */
 	arch_switch_fpu(self, d);
