@@ -121,7 +121,7 @@ void exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
  */
 struct trapframe *exception_trap_fast(struct trapframe *tf);
 struct trapframe *exception_foreign_fast(struct trapframe *tf);
-/* tf, current's, with its general registers from current's MR2..MR16 (also entry.S's, for KernelInterface). */
+/* tf, current's, with its general registers from current's MR2..MR16. */
 void exception_frame_complete(struct trapframe *tf);
 
 #endif

@@ -55,12 +55,16 @@
  * The fast exception entries' (trap_exc, foreign_entry): RSP at the frame's
  * vector word, the general registers go straight to the current thread's
  * MR2..MR16, where the exception message wants them (exception_message),
- * instead of the frame: R10 to both (exc_deliver_exit_live reads MR3
- * there).  RBX and R12-R15 stay as they were; RCX and R10 are clobbered.
+ * instead of the frame; R10 to both (exc_deliver_exit_live reads MR3
+ * there, and trap_exc uses R10 before).  RBX and R12-R15 stay as they
+ * were; RCX and R10 are clobbered.
  */
-.macro SAVE_GPRS_TO_MRS
+.macro SAVE_R10_IN_FRAME
 	subq $TF_VECTOR*8, %rsp
 	movq %r10, TF_R10*8(%rsp)
+.endm
+
+.macro SAVE_GPRS_TO_MRS_REST
 	movq current(%rip), %r10
 	movq TCB_UTCB_MR8(%r10), %r10
 	movq %rbx, MR_OF_TF(TF_RBX)(%r10)
@@ -189,12 +193,12 @@ trap_common:
 	 * fastpath (all but NMI, #BP, #DF, #GP and #PF): from user mode while
 	 * only the boot processor runs threads (smp_active clear: no lock to
 	 * take, and this is processor 0) it goes to exception_trap_fast with
-	 * the general registers in the thread's MR2..MR16 (SAVE_GPRS_TO_MRS)
+	 * the general registers in the thread's MR2..MR16 (SAVE_GPRS_TO_MRS_REST)
 	 * and RBX and R12-R15 as the thread left them (MR2, MR4-7: the handler
 	 * gets them in place), else the common way, as KernelInterface's #UD
-	 * does, on the frame completed from the MRs (the two bytes at RIP read
-	 * as arch_user_read2 does: not at USER_TOP - 1 or above, a fault reads
-	 * as 0x10000).
+	 * does, told apart before any MR is written (the two bytes at RIP read
+	 * through R10 as arch_user_read2 reads them: not at USER_TOP - 1 or
+	 * above; a fault there is no KernelInterface).
 	 */
 trap_exc:
 	testb $3, (TF_CS-TF_VECTOR)*8(%rsp)
@@ -202,24 +206,27 @@ trap_exc:
 	cmpb $0, smp_active(%rip)
 	jne trap_common
 	cld
-	SAVE_GPRS_TO_MRS
+	SAVE_R10_IN_FRAME
 	cmpq $VEC_UD, TF_VECTOR*8(%rsp)
 	jne 2f
-	movq TF_RIP*8(%rsp), %rdi
-	leaq 1(%rdi), %rax
-	shrq $47, %rax
+	movq TF_RIP*8(%rsp), %r10
+	incq %r10
+	shrq $47, %r10
 	jnz 2f
-	call user_read2
-	cmpl $ARCH_KIF_OPCODE, %eax
+	movq TF_RIP*8(%rsp), %r10
+	.globl trap_exc_kif_insn, trap_exc_kif_fixup
+trap_exc_kif_insn:                  /* a fault here goes on at trap_exc_kif_fixup (trap_dispatch) */
+	movzwl (%r10), %r10d
+	cmpl $ARCH_KIF_OPCODE, %r10d
 	je 1f
-2:	movq %rsp, %rdi
+trap_exc_kif_fixup:
+2:	SAVE_GPRS_TO_MRS_REST
+	movq %rsp, %rdi
 	call exception_trap_fast    /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
-1:	movq %rsp, %rdi
-	call exception_frame_complete   /* KernelInterface: the common way, on the whole frame */
-	movq %rsp, %rdi
-	call trap_dispatch
-	LEAVE_THROUGH_RAX
+1:	movq TF_R10*8(%rsp), %r10     /* KernelInterface: the common way, no MR touched */
+	addq $TF_VECTOR*8, %rsp
+	jmp trap_common
 
 	/* Return through whatever frame sits at RSP. */
 	.globl return_to_user_or_kernel
@@ -295,13 +302,14 @@ syscall_common:
 
 	/*
 	 * A foreign `syscall` goes to exception_foreign_fast with the general
-	 * registers in the thread's MR2..MR16 (SAVE_GPRS_TO_MRS) and RBX and
+	 * registers in the thread's MR2..MR16 (SAVE_GPRS_TO_MRS_REST) and RBX and
 	 * R12-R15 as the thread left them (MR2, MR4-7 of the exception
 	 * message: the handler gets them in place).
 	 */
 foreign_entry:
 	SYSCALL_FRAME_CPU
-	SAVE_GPRS_TO_MRS
+	SAVE_R10_IN_FRAME
+	SAVE_GPRS_TO_MRS_REST
 	movq %rsp, %rdi
 	call exception_foreign_fast /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
