@@ -8,6 +8,7 @@
 #include "asm.h"
 #include "../../config.h"
 #include <l4/syscalls.h>
+#include <l4/utcb.h>
 
 /*
  * The general registers in the frame, lowest address first: RBX, R10,
@@ -57,16 +58,20 @@
  * MR2..MR16, where the exception message wants them (exception_message),
  * instead of the frame; R10 to both (exc_deliver_exit_live reads MR3
  * there, and trap_exc uses R10 before).  RBX and R12-R15 stay as they
- * were; RCX and R10 are clobbered.
+ * were; RCX and R10 are clobbered.  A thread without an exception handler
+ * (its TCR 0: no message to send, and a foreign `syscall` returns
+ * -ENOSYS) goes to nohandler first, its MRs untouched, R10 in the frame.
  */
 .macro SAVE_R10_IN_FRAME
 	subq $TF_VECTOR*8, %rsp
 	movq %r10, TF_R10*8(%rsp)
 .endm
 
-.macro SAVE_GPRS_TO_MRS_REST
+.macro SAVE_GPRS_TO_MRS_REST nohandler
 	movq current(%rip), %r10
 	movq TCB_UTCB_MR8(%r10), %r10
+	cmpq $0, (UTCB_EXC_HANDLER - UTCB_MR(8))(%r10)
+	je \nohandler
 	movq %rbx, MR_OF_TF(TF_RBX)(%r10)
 	movq %r12, MR_OF_TF(TF_R12)(%r10)
 	movq %r13, MR_OF_TF(TF_R13)(%r10)
@@ -220,11 +225,11 @@ trap_exc_kif_insn:                  /* a fault here goes on at trap_exc_kif_fixu
 	cmpl $ARCH_KIF_OPCODE, %r10d
 	je 1f
 trap_exc_kif_fixup:
-2:	SAVE_GPRS_TO_MRS_REST
+2:	SAVE_GPRS_TO_MRS_REST 1f
 	movq %rsp, %rdi
 	call exception_trap_fast    /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
-1:	movq TF_R10*8(%rsp), %r10     /* KernelInterface: the common way, no MR touched */
+1:	movq TF_R10*8(%rsp), %r10     /* KernelInterface, no handler: the common way, no MR touched */
 	addq $TF_VECTOR*8, %rsp
 	jmp trap_common
 
@@ -309,9 +314,15 @@ syscall_common:
 foreign_entry:
 	SYSCALL_FRAME_CPU
 	SAVE_R10_IN_FRAME
-	SAVE_GPRS_TO_MRS_REST
+	SAVE_GPRS_TO_MRS_REST 1f
 	movq %rsp, %rdi
 	call exception_foreign_fast /* returns the frame to leave through */
+	LEAVE_THROUGH_RAX
+1:	movq TF_R10*8(%rsp), %r10     /* no handler: -ENOSYS, no MR touched */
+	addq $TF_VECTOR*8, %rsp
+	SAVE_GPRS
+	movq %rsp, %rdi
+	call foreign_syscall_slow
 	LEAVE_THROUGH_RAX
 
 	/*

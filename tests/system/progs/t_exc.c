@@ -195,21 +195,32 @@ TEST_CASE("exc.foreign_reply_rcx_r11", "a reply to a foreign syscall sets RCX an
 	tt_kill(t);
 }
 
+static volatile int unhandled_mr_bad;
+
 static void foreign_unhandled(void)
 {
+	for (int i = 0; i < 64; i++)
+		L4_SetMR(i, 0x6b6b0000UL + (L4_Word_t)i);
 	L4_Word_t rax = 39;
 	__asm__ __volatile__("syscall" : "+a"(rax) : : "rcx", "r11", "memory");
+	int bad = -1;
+	for (int i = 0; i < 64 && bad < 0; i++)
+		if (L4_MR(i) != 0x6b6b0000UL + (L4_Word_t)i)
+			bad = i;
+	unhandled_mr_bad = bad;
 	got_rax = rax;
 	tt_park();
 }
 
-TEST_CASE("exc.foreign_no_handler", "without a handler a foreign syscall returns -ENOSYS and the thread runs on")
+TEST_CASE("exc.foreign_no_handler", "without a handler a foreign syscall returns -ENOSYS, changes no message register, and the thread runs on")
 {
 	got_rax = 0;
+	unhandled_mr_bad = -2;
 	L4_ThreadId_t t = fresh();
 	EXPECT(tt_start_local(t, foreign_unhandled), "start");
 	TT_WAIT(got_rax != 0, 200);
 	EXPECT(got_rax == (L4_Word_t)-38, "RAX %lx", got_rax);
+	EXPECT(unhandled_mr_bad == -1, "MR%d changed", unhandled_mr_bad);
 	tt_kill(t);
 }
 
