@@ -219,12 +219,27 @@ enum exc_result exception_ipc(struct trapframe *tf, word_t vector, word_t code)
 	return t->ipc_error ? EXC_FAILED : EXC_HANDLED;
 }
 
+void exception_frame_complete(struct trapframe *tf)
+{
+	exc_mrs_to_gprs(tf, utcb_mrs(current));
+}
+
+/*
+ * The fastpath's continuation for the faulter (a reply the slowpath
+ * installed, or none).  A faulter that entered through trap_exc or
+ * foreign_entry waits with its general registers in its MR2..MR16 only
+ * (ipc_fast.c, exc_fast): every reply installs all of them, so only a
+ * failed IPC completes the frame, for the halted thread (its dump, and
+ * ExchangeRegisters, which may restart it).
+ */
 void exception_resume(struct trapframe *tf)
 {
 	struct tcb *t = current;
 	t->ipc_kind = IPC_USER;
-	if (t->ipc_error)
+	if (t->ipc_error) {
+		exception_frame_complete(tf);
 		thread_halt_current("its exception IPC failed", tf, 0);
+	}
 }
 
 static struct trapframe *exception_user_slow(struct trapframe *tf, word_t fault_addr, bool tried);
@@ -257,6 +272,8 @@ static __attribute__((noinline)) struct trapframe *exception_user_slow(struct tr
 	if (frame_vector(tf) == VEC_PF && (mapping_sigma0_fault(current->space, fault_addr) ||
 					   pagefault_ipc(tf, fault_addr)))
 		return tf;
+	if (frame_vector(tf) == VEC_GP && frame_error(tf) == 0 && arch_io_lazy(current))
+		return tf;              /* its space's ports were not in force: now they are, again */
 	if (frame_vector(tf) == VEC_GP && io_fault_ipc(tf))
 		return tf;
 	if (frame_vector(tf) == VEC_BP && kdb_trap(tf))

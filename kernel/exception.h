@@ -55,13 +55,21 @@ _Static_assert(EXC_MSG_TAG == L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0), "entry.
  * slowpath send: label -5<<4, u = 19, MR1..MR18 the registers and the
  * flags (exc_regs_to_mrs), MR19 the vector, MR20 the error code.
  */
+static inline void exception_message_head(const struct trapframe *tf, word_t vector, word_t code,
+					  word_t *mr)
+{
+	mr[0] = L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0);
+	exc_cpu_regs_to_mrs(tf, mr);
+	mr[19] = vector;
+	mr[20] = code;
+}
+
+/* The same with MR2..MR16 from the frame (the head alone: entry.S wrote them to mr already). */
 static inline void exception_message(const struct trapframe *tf, word_t vector, word_t code,
 				     word_t *mr)
 {
-	mr[0] = L4_TAG_MAKE(L4_LABEL_EXCEPTION, EXC_U, 0);
 	exc_regs_to_mrs(tf, mr);
-	mr[19] = vector;
-	mr[20] = code;
+	exception_message_head(tf, vector, code, mr);
 }
 /* A breakpoint trap from user mode: true if it was a kernel-debugger request (handled). */
 bool kdb_trap(struct trapframe *tf);

@@ -114,10 +114,14 @@ void exception_fastpath(struct trapframe *tf, word_t vector, word_t code);
  * entry.S's own ways in (trap_exc, foreign_entry) while only the boot
  * processor runs threads: the same, called with RSP at tf and the
  * faulter's RBX and R12-R15 still in place (exc_deliver_exit_live relies on
- * both); the frame to return through where the fastpath cannot take it
- * (the slowpath has, then).
+ * both), and the general registers in the faulter's MR2..MR16 instead of
+ * tf (the rest of tf as the CPU saved it, and R10 also in tf); the frame to
+ * return through where the fastpath cannot take it (the slowpath has,
+ * then, on tf completed first).
  */
 struct trapframe *exception_trap_fast(struct trapframe *tf);
 struct trapframe *exception_foreign_fast(struct trapframe *tf);
+/* tf, current's, with its general registers from current's MR2..MR16. */
+void exception_frame_complete(struct trapframe *tf);
 
 #endif

@@ -235,7 +235,7 @@ static inline __attribute__((always_inline)) struct fp_ret deliver(struct tcb *s
 	word_t top = d->kstack_top, utcb = d->utcb;
 	*FP_RSP0 = top;
 	if (!local)
-		arch_switch_root(s);
+		arch_switch_root(d, s);
 	*FP_GS = utcb;
 	word_t seen = local || s == self->space ? self->utcb : self->id;   /* From, as d sees us */
 	arch_switch_fpu(self, d);
@@ -363,13 +363,18 @@ void exc_deliver_exit(const struct trapframe *tf, const struct trapframe *hf, wo
 struct trapframe *exc_deliver_exit_live(const struct trapframe *hf, word_t from);
 
 #ifndef IPC_FAST_AP     /* the exception fastpath runs on the boot processor only */
+_Static_assert(offsetof(struct tcb, utcb_mr8) == TCB_UTCB_MR8, "entry.S's fast exception entries");
+
 /*
  * The exception message to current's handler if it waits for it in an
  * Ipc receive, and the commit: the handler, with *from its From; NULL
- * (nothing changed) for the slowpath.
+ * (nothing changed) for the slowpath.  in_mrs: entry.S wrote the general
+ * registers to the faulter's MR2..MR16 and not to tf; the faulter then
+ * waits with them there only (exception_resume completes tf if no reply
+ * comes), and a caller that gets NULL completes tf (exc_mrs_to_gprs).
  */
 static inline __attribute__((always_inline)) struct tcb *exc_fast(struct trapframe *tf, word_t vector,
-								  word_t code, word_t *from)
+								  word_t code, word_t *from, bool in_mrs)
 {
 	if (!CONFIG_FASTPATH || !CONFIG_SCHED_DIRECT)
 		return NULL;
@@ -380,7 +385,10 @@ static inline __attribute__((always_inline)) struct tcb *exc_fast(struct trapfra
 	    unlikely(self->space->strict && self->space->redirector != hid && h->space != self->space))
 		return NULL;    /* confined: the slowpath sends it to the redirector (handler_of) */
 	word_t *mr = utcb_mrs(self);
-	exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
+	if (in_mrs)
+		exception_message_head(tf, vector, code, mr);
+	else
+		exception_message(tf, vector, code, mr);        /* stays in the faulter's MRs, as on the slowpath */
 	arch_copy_words(utcb_mrs(h) + 8, mr + 8, EXC_WORDS - 8);
 	*from = tcb_id_as_seen_by(self, h);
 	commit_switch(self, h, h->id, IPC_EXCEPTION, exception_resume);
@@ -392,7 +400,7 @@ void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 	word_t from;
 	if (CONFIG_SMP && this_cpu)
 		return;         /* the fastpaths switch with the boot CPU's TSS and %gs page only */
-	struct tcb *h = exc_fast(tf, vector, code, &from);
+	struct tcb *h = exc_fast(tf, vector, code, &from, false);
 	if (h)
 		exc_deliver_exit(tf, arch_user_frame(h), from);
 }
@@ -405,9 +413,10 @@ void exception_fastpath(struct trapframe *tf, word_t vector, word_t code)
 struct trapframe *exception_trap_fast(struct trapframe *tf)
 {
 	word_t from;
-	struct tcb *h = exc_fast(tf, frame_vector(tf), frame_error(tf), &from);
+	struct tcb *h = exc_fast(tf, frame_vector(tf), frame_error(tf), &from, true);
 	if (h)
 		return exc_deliver_exit_live(arch_user_frame(h), from);
+	exception_frame_complete(tf);
 	return exception_user_tried(tf);
 }
 
@@ -415,9 +424,10 @@ struct trapframe *exception_trap_fast(struct trapframe *tf)
 struct trapframe *exception_foreign_fast(struct trapframe *tf)
 {
 	word_t from;
-	struct tcb *h = exc_fast(tf, PECAN_VEC_SYSCALL, 0, &from);
+	struct tcb *h = exc_fast(tf, PECAN_VEC_SYSCALL, 0, &from, true);
 	if (h)
 		return exc_deliver_exit_live(arch_user_frame(h), from);
+	exception_frame_complete(tf);
 	return foreign_syscall_slow(tf);
 }
 #endif

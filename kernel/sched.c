@@ -258,6 +258,7 @@ void sched_set_quantum(struct tcb *t, word_t us)
 
 void sched_tick(word_t us)
 {
+	arch_thread_tick(current);
 	if (current->state == TS_IDLE)
 		return;
 	if (current->quantum) {

@@ -51,3 +51,37 @@ def test_victim(case):
 def test_victims_finished():
     r = run()
     assert r.summary is not None and r.summary[1] == 0 and r.rc == 0, r.tail()
+
+
+# The registers ALL_REGS_THEN (t_exc.c) loads: RCX and R11 only where `syscall` keeps them.
+ALL_REGS = {"rax": 39, "rbx": 7, "rdx": 0xd, "rsi": 0x51, "rdi": 0xd1, "rbp": 0xb9, "r8": 8, "r9": 9,
+            "r10": 0x10, "r12": 0x12, "r13": 0x13, "r14": 0x14, "r15": 0x15}
+
+
+def dumped_registers(lines):
+    """The registers of a halted thread's dump (traps.c, arch_dump_frame) from the lines after its halt line."""
+    regs = {}
+    for line in lines[:6]:
+        for name, value in re.findall(r"\b(r[a-z0-9]+)\s+([0-9a-f]{16})\b", line):
+            regs[name] = int(value, 16)
+    return regs
+
+
+def test_halted_thread_keeps_its_registers():
+    """exc.halted_keeps_registers: a ud2, then a foreign syscall, with a known value in every register,
+    to a handler waiting without timeout (the exception fastpath) that answers with no register state;
+    the halted thread's dump shows the registers it had."""
+    r = boot(root="tests/t_exc.elf", icount=True)
+    case = "exc.halted_keeps_registers"
+    r.check_case(case)
+    done = r.line_index(rf"^TEST {case} ")
+    start = max(i for i, l in enumerate(r.lines[:done]) if l.startswith("TEST "))
+    halted = [i for i, l in enumerate(r.lines[start:done], start) if re.match(HALTED, l)]
+    assert len(halted) == 2, r.lines[start:done]
+    for i, foreign in zip(halted, (False, True)):
+        assert "its exception IPC failed" in r.lines[i], r.lines[i]
+        regs = dumped_registers(r.lines[i + 1:])
+        want = dict(ALL_REGS, **({} if foreign else {"rcx": 0xc, "r11": 0x11}))
+        assert {k: regs.get(k) for k in want} == want, r.lines[i:i + 7]
+        if foreign:
+            assert regs["rcx"] == regs["rip"] and regs["r11"] == regs["rflags"], r.lines[i:i + 7]

@@ -56,6 +56,13 @@ struct arch_thread {
 		u64 seg2;
 	};
 	word_t fs_base;
+	/*
+	 * The thread has used its space's I/O ports: its switch-in puts them in
+	 * force (arch_switch.h).  A hint only, set at its first `in` or `out`
+	 * (arch_io_lazy): whatever it says, only the ports of the space whose
+	 * page table CR3 holds are ever in force.
+	 */
+	u8 io_user;
 	u8 fpu[512] __attribute__((aligned(16)));   /* fxsave area */
 };
 
@@ -184,6 +191,14 @@ void arch_space_destroy(struct kmem_acct *a, paddr_t root);
 struct space;
 void arch_io_changed(const struct space *s, unsigned port);
 void arch_io_forget(const struct space *s);
+/*
+ * t (current) took a #GP with error code 0 while its space has ports that
+ * are not in force on this processor (its switch-in left them off, as it
+ * had not used them): they are put in force, t is marked as a user of
+ * ports, and the caller restarts the instruction.  False if nothing
+ * changed (no ports, or they were in force: the #GP is the thread's).
+ */
+bool arch_io_lazy(struct tcb *t);
 
 struct space;
 /* Set up t's first user frame (ip, sp) and a switch frame that enters it. */

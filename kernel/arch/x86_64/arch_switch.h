@@ -105,13 +105,20 @@ static inline void arch_switch_segments(struct tcb *prev, struct tcb *next)
 }
 
 /*
- * Ports follow the space: switching to a space without ports, or back to
- * the one whose bitmap the TSS still holds, moves the bitmap offset; only
- * a space with other ports copies its bitmap (out of line).
+ * Ports follow the thread, lazily: a thread's switch-in puts its space's
+ * ports in force only if it has used them (io_user, set by arch_io_lazy at
+ * its first `in` or `out`), so switches between threads that never touch
+ * ports (a driver's space's other threads, its clients) leave the bitmap
+ * alone.  Either way the TSS holds the bitmap of the space being
+ * switched to or none: a thread of another space never runs with ports in
+ * force.  Between threads of one space nothing changes (the ports are the
+ * same); a thread that finds them off there faults once more and gets
+ * them.  Another space's bitmap is copied out of line.
  */
-static inline void arch_io_follow(const struct space *s)
+static inline void arch_io_follow(const struct tcb *next, const struct space *s)
 {
-	if (!s->io_any) {
+	/* read again (volatile): the caller's test then needs no copy kept in a register */
+	if (!(*(volatile const u8 *)&next->arch.io_user & s->io_any)) {
 		*arch_iomap_base = arch_iomap_off;
 		arch_io_on = 0;
 	} else if (s == arch_io_loaded) {
@@ -122,14 +129,14 @@ static inline void arch_io_follow(const struct space *s)
 	}
 }
 
-/* Space s's page table and I/O bitmap. */
-static inline void arch_switch_root(const struct space *s)
+/* Space s's page table (next's) and I/O bitmap. */
+static inline void arch_switch_root(const struct tcb *next, const struct space *s)
 {
 	if (s->root != arch_loaded_root) {
 		arch_loaded_root = s->root;
 		__asm__ __volatile__("mov %0, %%cr3" : : "r"(arch_loaded_root) : "memory");
-		if (unlikely(arch_io_on | *(const u8 *)&s->io_any))
-			arch_io_follow(s);
+		if (unlikely(arch_io_on | next->arch.io_user))
+			arch_io_follow(next, s);
 	}
 }
 
@@ -138,7 +145,7 @@ static inline void arch_switch_space_on(word_t *rsp0, u64 *gs, const struct tcb 
 					const struct space *s)
 {
 	*rsp0 = next->kstack_top;
-	arch_switch_root(s);
+	arch_switch_root(next, s);
 	gs[0] = next->utcb;
 }
 

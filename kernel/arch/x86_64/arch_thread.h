@@ -38,4 +38,16 @@ static inline void arch_set_continuation(struct tcb *t, void (*fn)(struct trapfr
 	t->arch.cont[4] = (word_t)fn;
 }
 
+/*
+ * A tick found t running: t's use of ports (io_user) is forgotten, so a
+ * thread that used them once (a probe at start-up) stops putting them in
+ * force at every switch-in.  One that goes on using them faults once more
+ * (arch_io_lazy) at the first `in` or `out` after its next switch-in that
+ * finds them off: one fault per tick at most.
+ */
+static inline void arch_thread_tick(struct tcb *t)
+{
+	t->arch.io_user = 0;
+}
+
 #endif

@@ -67,6 +67,11 @@
 #define TF_SS 21
 #define TF_WORDS 22
 
+/* struct tcb's utcb_mr8, the kernel address of MR8 (the fast exception entries; ipc_fast.c checks it) */
+#define TCB_UTCB_MR8 48
+/* From MR8, the MR of the exception message that carries frame word tf's register (TF_RBX..TF_R11: MR2..MR16) */
+#define MR_OF_TF(tf) (((tf) - 6) * 8)
+
 /* MR0 of an exception message: label -5<<4, u = 19 (exception.h checks it) */
 #define EXC_MSG_TAG 0xffffffffffb00013
 #define VEC_SYSCALL 0x100   /* pseudo vector recorded for syscall entries */

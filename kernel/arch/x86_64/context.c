@@ -33,6 +33,7 @@ void arch_thread_init(struct tcb *t, word_t ip, word_t sp)
 	t->arch.gs_lo = (u32)USER_GS_PAGE;
 	t->arch.fs_tag = 0;
 	t->arch.fs_base = 0;
+	t->arch.io_user = 0;
 	t->arch.sel[0] = t->arch.sel[1] = t->arch.sel[2] = 0;   /* null: fine in 64-bit mode */
 	t->arch.sel[3] = SEL_UGS;
 	t->arch.cont[5] = (word_t)arch_user_frame(t);

@@ -238,14 +238,16 @@ void arch_set_utcb_pointer(word_t utcb)
 
 /*
  * I/O permissions: each processor's TSS bitmap (a set bit forbids a port)
- * holds some space's I/O fpages for ports 0..IO_PORTS-1.  Switching to a
- * space without ports only moves the TSS's bitmap offset past its limit
- * (every port denied); the bitmap is copied only when a different space
- * with ports runs.  A processor's state is in io_cpus; the lock holder's
- * `loaded`, `on` and TSS offset are also the globals the inline switch
- * reads (arch_io_loaded, arch_io_on, arch_iomap_base), and its `on` is
- * read there (the inline switch changes only the global).  arch_cpu_globals
- * moves them when another processor takes the lock.
+ * holds some space's I/O fpages for ports 0..IO_PORTS-1, in force (the
+ * TSS's bitmap offset points at it) only while a thread of that space
+ * that has used ports runs (arch_switch.h); otherwise the offset lies past
+ * the TSS's limit (every port denied).  The bitmap is copied only when a
+ * different space's ports go in force.  A processor's state is in
+ * io_cpus; the lock holder's `loaded`, `on` and TSS offset are also the
+ * globals the inline switch reads (arch_io_loaded, arch_io_on,
+ * arch_iomap_base), and its `on` is read there (the inline switch changes
+ * only the global).  arch_cpu_globals moves them when another processor
+ * takes the lock.
  */
 struct io_cpu {
 	const struct space *loaded;     /* whose bitmap its TSS holds */
@@ -339,20 +341,11 @@ void arch_io_switch_current(void)
 	arch_io_switch(current->space);
 }
 
-/* The page table processor i's CR3 holds (the holder's: arch_loaded_root). */
-static paddr_t io_root_on(unsigned i)
-{
-	return i == io_holder ? arch_loaded_root : cpus[i].loaded_root;
-}
-
 /*
- * Space s's port p changed (mapping.c).  Each processor's TSS has the
- * ports of the space whose page table its CR3 holds in force (the switch
- * follows the space only when CR3 changes, and the idle thread keeps the
- * last one): every processor whose TSS holds s's bitmap follows it (the
- * CPU reads the bitmap at every `in` and `out`, so a port taken away is
- * gone when this returns), and one whose CR3 holds s's table gets s's
- * ports in force.
+ * Space s's port p changed (mapping.c): every processor whose TSS holds
+ * s's bitmap follows it (the CPU reads the bitmap at every `in` and `out`,
+ * so a port taken away is gone when this returns).  A port given is put
+ * in force where it is not yet by the first use (arch_io_lazy).
  */
 void arch_io_changed(const struct space *s, unsigned port)
 {
@@ -363,9 +356,24 @@ void arch_io_changed(const struct space *s, unsigned port)
 			if (s->io_top > c->top)
 				c->top = s->io_top;
 		}
-		if (s->root == io_root_on(i) && s->io_any && !(c->loaded == s && c->on))
-			io_switch_on(i, s);
 	}
+}
+
+/*
+ * A port the space has but the TSS does not have in force faults with
+ * error code 0, as does one it lacks: the ports go in force and the
+ * instruction runs again, to fault for good (an I/O page fault or an
+ * exception IPC) only if they were in force.  The switch puts them in
+ * force for t from now on.
+ */
+bool arch_io_lazy(struct tcb *t)
+{
+	const struct space *s = t->space;
+	if (!s->io_any || (arch_io_on && arch_io_loaded == s))
+		return false;
+	t->arch.io_user = 1;
+	arch_io_switch(s);
+	return true;
 }
 
 /* Space s goes away: no processor keeps its bitmap loaded. */

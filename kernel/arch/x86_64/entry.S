@@ -8,6 +8,7 @@
 #include "asm.h"
 #include "../../config.h"
 #include <l4/syscalls.h>
+#include <l4/utcb.h>
 
 /*
  * The general registers in the frame, lowest address first: RBX, R10,
@@ -49,6 +50,44 @@
 	popq %r8
 	popq %r9
 	popq %r11
+.endm
+
+/*
+ * The fast exception entries' (trap_exc, foreign_entry): RSP at the frame's
+ * vector word, the general registers go straight to the current thread's
+ * MR2..MR16, where the exception message wants them (exception_message),
+ * instead of the frame; R10 to both (exc_deliver_exit_live reads MR3
+ * there, and trap_exc uses R10 before).  RBX and R12-R15 stay as they
+ * were; RCX and R10 are clobbered.  A thread without an exception handler
+ * (its TCR 0: no message to send, and a foreign `syscall` returns
+ * -ENOSYS) goes to nohandler first, its MRs untouched, R10 in the frame.
+ */
+.macro SAVE_R10_IN_FRAME
+	subq $TF_VECTOR*8, %rsp
+	movq %r10, TF_R10*8(%rsp)
+.endm
+
+.macro SAVE_GPRS_TO_MRS_REST nohandler
+	movq current(%rip), %r10
+	movq TCB_UTCB_MR8(%r10), %r10
+	cmpq $0, (UTCB_EXC_HANDLER - UTCB_MR(8))(%r10)
+	je \nohandler
+	movq %rbx, MR_OF_TF(TF_RBX)(%r10)
+	movq %r12, MR_OF_TF(TF_R12)(%r10)
+	movq %r13, MR_OF_TF(TF_R13)(%r10)
+	movq %r14, MR_OF_TF(TF_R14)(%r10)
+	movq %r15, MR_OF_TF(TF_R15)(%r10)
+	movq %rax, MR_OF_TF(TF_RAX)(%r10)
+	movq %rcx, MR_OF_TF(TF_RCX)(%r10)
+	movq %rdx, MR_OF_TF(TF_RDX)(%r10)
+	movq %rsi, MR_OF_TF(TF_RSI)(%r10)
+	movq %rdi, MR_OF_TF(TF_RDI)(%r10)
+	movq %rbp, MR_OF_TF(TF_RBP)(%r10)
+	movq %r8, MR_OF_TF(TF_R8)(%r10)
+	movq %r9, MR_OF_TF(TF_R9)(%r10)
+	movq %r11, MR_OF_TF(TF_R11)(%r10)
+	movq TF_R10*8(%rsp), %rcx
+	movq %rcx, MR_OF_TF(TF_R10)(%r10)
 .endm
 
 /* Leave through the frame a dispatcher returned in RAX. */
@@ -159,33 +198,40 @@ trap_common:
 	 * fastpath (all but NMI, #BP, #DF, #GP and #PF): from user mode while
 	 * only the boot processor runs threads (smp_active clear: no lock to
 	 * take, and this is processor 0) it goes to exception_trap_fast with
-	 * RBX and R12-R15 as the thread left them (MR2, MR4-7: the handler
+	 * the general registers in the thread's MR2..MR16 (SAVE_GPRS_TO_MRS_REST)
+	 * and RBX and R12-R15 as the thread left them (MR2, MR4-7: the handler
 	 * gets them in place), else the common way, as KernelInterface's #UD
-	 * does (the two bytes at RIP read as arch_user_read2 does: not at
-	 * USER_TOP - 1 or above, a fault reads as 0x10000).
+	 * does, told apart before any MR is written (the two bytes at RIP read
+	 * through R10 as arch_user_read2 reads them: not at USER_TOP - 1 or
+	 * above; a fault there is no KernelInterface).
 	 */
 trap_exc:
-	cld
-	SAVE_GPRS
-	testb $3, TF_CS*8(%rsp)
-	jz 1f
+	testb $3, (TF_CS-TF_VECTOR)*8(%rsp)
+	jz trap_common
 	cmpb $0, smp_active(%rip)
-	jne 1f
+	jne trap_common
+	cld
+	SAVE_R10_IN_FRAME
 	cmpq $VEC_UD, TF_VECTOR*8(%rsp)
 	jne 2f
-	movq TF_RIP*8(%rsp), %rdi
-	leaq 1(%rdi), %rax
-	shrq $47, %rax
+	movq TF_RIP*8(%rsp), %r10
+	incq %r10
+	shrq $47, %r10
 	jnz 2f
-	call user_read2
-	cmpl $ARCH_KIF_OPCODE, %eax
+	movq TF_RIP*8(%rsp), %r10
+	.globl trap_exc_kif_insn, trap_exc_kif_fixup
+trap_exc_kif_insn:                  /* a fault here goes on at trap_exc_kif_fixup (trap_dispatch) */
+	movzwl (%r10), %r10d
+	cmpl $ARCH_KIF_OPCODE, %r10d
 	je 1f
-2:	movq %rsp, %rdi
+trap_exc_kif_fixup:
+2:	SAVE_GPRS_TO_MRS_REST 1f
+	movq %rsp, %rdi
 	call exception_trap_fast    /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
-1:	movq %rsp, %rdi
-	call trap_dispatch
-	LEAVE_THROUGH_RAX
+1:	movq TF_R10*8(%rsp), %r10     /* KernelInterface, no handler: the common way, no MR touched */
+	addq $TF_VECTOR*8, %rsp
+	jmp trap_common
 
 	/* Return through whatever frame sits at RSP. */
 	.globl return_to_user_or_kernel
@@ -217,8 +263,8 @@ bad_rip:
 	call exit_bad_rip           /* returns the frame to leave through */
 	LEAVE_THROUGH_RAX
 
-	/* The whole frame of a `syscall` at the top of the thread's kernel stack, RDI pointing at it. */
-.macro SYSCALL_FRAME
+	/* A `syscall`'s frame at the top of the thread's kernel stack, up to its vector word. */
+.macro SYSCALL_FRAME_CPU
 	movq %rsp, syscall_user_rsp(%rip)
 	movq cpu_tss+4(%rip), %rsp      /* TSS.RSP0: the current thread's kernel stack top */
 	pushq $SEL_UDATA
@@ -228,6 +274,11 @@ bad_rip:
 	pushq %rcx
 	pushq $0
 	pushq $VEC_SYSCALL
+.endm
+
+	/* The whole frame of a `syscall`, RDI pointing at it. */
+.macro SYSCALL_FRAME
+	SYSCALL_FRAME_CPU
 	SAVE_GPRS
 	movq %rsp, %rdi
 .endm
@@ -255,13 +306,23 @@ syscall_common:
 	LEAVE_THROUGH_RAX
 
 	/*
-	 * A foreign `syscall` goes to exception_foreign_fast with RBX and
+	 * A foreign `syscall` goes to exception_foreign_fast with the general
+	 * registers in the thread's MR2..MR16 (SAVE_GPRS_TO_MRS_REST) and RBX and
 	 * R12-R15 as the thread left them (MR2, MR4-7 of the exception
 	 * message: the handler gets them in place).
 	 */
 foreign_entry:
-	SYSCALL_FRAME
+	SYSCALL_FRAME_CPU
+	SAVE_R10_IN_FRAME
+	SAVE_GPRS_TO_MRS_REST 1f
+	movq %rsp, %rdi
 	call exception_foreign_fast /* returns the frame to leave through */
+	LEAVE_THROUGH_RAX
+1:	movq TF_R10*8(%rsp), %r10     /* no handler: -ENOSYS, no MR touched */
+	addq $TF_VECTOR*8, %rsp
+	SAVE_GPRS
+	movq %rsp, %rdi
+	call foreign_syscall_slow
 	LEAVE_THROUGH_RAX
 
 	/*

@@ -205,12 +205,28 @@ static inline void foreign_set_result(struct trapframe *tf, word_t v) { tf->rax 
 	_Static_assert((i) < 2 || (i) > 16 || offsetof(struct trapframe, r) == ((i) - 2) * 8, "frame order");
 EXC_REGS(EXC_FRAME_AT)
 #undef EXC_FRAME_AT
-static inline void exc_regs_to_mrs(const struct trapframe *tf, word_t *mr)
+/* MR1, MR17 and MR18 of the exception message, the words the CPU saved (entry.S's fast entries write the rest). */
+static inline void exc_cpu_regs_to_mrs(const struct trapframe *tf, word_t *mr)
 {
 	mr[1] = tf->rip;
-	arch_copy_words(mr + 2, &tf->rbx, 15);
 	mr[17] = tf->rsp;
 	mr[18] = tf->rflags;
+}
+
+static inline void exc_regs_to_mrs(const struct trapframe *tf, word_t *mr)
+{
+	arch_copy_words(mr + 2, &tf->rbx, 15);
+	exc_cpu_regs_to_mrs(tf, mr);
+}
+
+/*
+ * The frame's general registers from MR2..MR16 (the fast entries, trap_exc
+ * and foreign_entry, write them there instead of the frame; a thread
+ * waiting for its exception handler's reply has them there).
+ */
+static inline void exc_mrs_to_gprs(struct trapframe *tf, const word_t *mr)
+{
+	arch_copy_words(&tf->rbx, mr + 2, 15);
 }
 
 /* A handler's reply MR1..MR18 become the registers, flags only the user's. */

@@ -16,6 +16,7 @@
 /* entry.S: a fault-tolerant two-byte read of user memory */
 u32 user_read2(word_t va);
 extern char user_read2_insn[], user_read2_fixup[];
+extern char trap_exc_kif_insn[], trap_exc_kif_fixup[];     /* entry.S: trap_exc's read of the bytes at RIP */
 
 #define VEC_IRQ0 32               /* PIC line n arrives as vector 32 + n */
 #define VEC_NMI 2
@@ -140,6 +141,10 @@ static __attribute__((noinline)) struct trapframe *trap_other(struct trapframe *
 	}
 	if ((tf->cs & 3) == 0 && tf->vector == 14 && tf->rip == (word_t)user_read2_insn) {
 		tf->rip = (word_t)user_read2_fixup;     /* arch_user_read2 fails */
+		return tf;
+	}
+	if ((tf->cs & 3) == 0 && tf->vector == 14 && tf->rip == (word_t)trap_exc_kif_insn) {
+		tf->rip = (word_t)trap_exc_kif_fixup;   /* no KernelInterface there */
 		return tf;
 	}
 	if ((tf->cs & 3) == 0)

@@ -177,6 +177,19 @@ TEST_CASE("abi.kernel_interface", "KernelInterface (F0 90): RAX KIP, RCX version
 	EXPECT(bad < 0, "%s changed: %lx -> %lx", reg_name[bad], in.r[bad], out.r[bad]);
 }
 
+TEST_CASE("abi.kernel_interface_keeps_mrs", "KernelInterface (F0 90) changes no message register (MR0..MR63)")
+{
+	for (int i = 0; i < 64; i++)
+		L4_SetMR(i, 0x5a5a0000UL + (w_t)i);
+	L4_Word_t v, f, id;
+	(void)L4_KernelInterface(&v, &f, &id);
+	int bad = -1;
+	for (int i = 0; i < 64 && bad < 0; i++)
+		if (L4_MR(i) != 0x5a5a0000UL + (w_t)i)
+			bad = i;
+	EXPECT(bad < 0, "MR%d changed to %lx", bad, bad < 0 ? 0 : L4_MR(bad));
+}
+
 TEST_CASE("abi.kip_page_info", "KIP PageInfo: rwx = 7, bit k of 10..63 = 2^k-byte pages (4 KiB and 2 MiB)")
 {
 	w_t pi = kip_word(0x190);

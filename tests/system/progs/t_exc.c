@@ -195,21 +195,32 @@ TEST_CASE("exc.foreign_reply_rcx_r11", "a reply to a foreign syscall sets RCX an
 	tt_kill(t);
 }
 
+static volatile int unhandled_mr_bad;
+
 static void foreign_unhandled(void)
 {
+	for (int i = 0; i < 64; i++)
+		L4_SetMR(i, 0x6b6b0000UL + (L4_Word_t)i);
 	L4_Word_t rax = 39;
 	__asm__ __volatile__("syscall" : "+a"(rax) : : "rcx", "r11", "memory");
+	int bad = -1;
+	for (int i = 0; i < 64 && bad < 0; i++)
+		if (L4_MR(i) != 0x6b6b0000UL + (L4_Word_t)i)
+			bad = i;
+	unhandled_mr_bad = bad;
 	got_rax = rax;
 	tt_park();
 }
 
-TEST_CASE("exc.foreign_no_handler", "without a handler a foreign syscall returns -ENOSYS and the thread runs on")
+TEST_CASE("exc.foreign_no_handler", "without a handler a foreign syscall returns -ENOSYS, changes no message register, and the thread runs on")
 {
 	got_rax = 0;
+	unhandled_mr_bad = -2;
 	L4_ThreadId_t t = fresh();
 	EXPECT(tt_start_local(t, foreign_unhandled), "start");
 	TT_WAIT(got_rax != 0, 200);
 	EXPECT(got_rax == (L4_Word_t)-38, "RAX %lx", got_rax);
+	EXPECT(unhandled_mr_bad == -1, "MR%d changed", unhandled_mr_bad);
 	tt_kill(t);
 }
 
@@ -584,6 +595,58 @@ TEST_CASE("exc.ud2_all_registers", "a ud2 reaches a handler waiting without time
 TEST_CASE("exc.foreign_all_registers", "a foreign syscall reaches a handler waiting without timeout with every register, and its reply's registers are the thread's")
 {
 	all_registers_round_trip(1);
+}
+
+/*
+ * A handler waiting without timeout (so the exception fastpath delivers to
+ * it) that answers with no register state: the thread halts, and the
+ * kernel's dump of it (test_faults.py reads it) shows the registers it had.
+ */
+static volatile L4_ThreadId_t garbage_id;
+static volatile L4_Word_t garbage_seen;
+
+static void garbage_handler(void)
+{
+	L4_ThreadId_t from;
+	for (;;) {
+		L4_Wait(&from);
+		garbage_seen++;
+		L4_SetMR(0, L4_TAG_MAKE(0, 3, 0));
+		L4_Reply(from);                 /* fails: then a receive of its own */
+	}
+}
+
+static void ud2_all_regs_garbage(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, garbage_id);
+	ALL_REGS_THEN("ud2");
+	tt_park();
+}
+
+static void syscall_all_regs_garbage(void)
+{
+	L4_SetTcr(UTCB_EXC_HANDLER, garbage_id);
+	ALL_REGS_THEN("syscall");
+	tt_park();
+}
+
+TEST_CASE("exc.halted_keeps_registers", "a thread whose exception IPC to a waiting handler fails halts with the registers it had (ud2, then a foreign syscall; test_faults.py checks the dump)")
+{
+	garbage_id = fresh();
+	EXPECT(tt_start_local(garbage_id, garbage_handler), "start the handler");
+	L4_Set_Priority(garbage_id, 200);
+	L4_Sleep(1000);
+	for (int foreign = 0; foreign < 2; foreign++) {
+		garbage_seen = seen_done = 0;
+		L4_ThreadId_t t = fresh();
+		EXPECT(tt_start_space(t, foreign ? syscall_all_regs_garbage : ud2_all_regs_garbage), "start");
+		TT_WAIT(garbage_seen, 200);
+		L4_Sleep(2000);
+		EXPECT(garbage_seen == 1 && !seen_done, "%lu messages, ran on: %lu", garbage_seen, seen_done);
+		EXPECT(L4_Schedule(t, ~0UL, ~0UL, ~0UL, ~0UL, 0) == L4_SCHED_INACTIVE, "not halted");
+		tt_kill(t);
+	}
+	tt_kill(garbage_id);
 }
 
 int main(void)

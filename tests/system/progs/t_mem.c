@@ -21,11 +21,12 @@ static const unsigned r_present[] = { 0, 1, 3, 510, 511, 512, 513, 1023 };
 
 enum { CMD_TAKE = 1, CMD_READ, CMD_WRITE, CMD_MAP_TO, CMD_SET_WINDOW, CMD_IN, CMD_OUT };
 enum { CMD_READ_AT = 16, CMD_WRITE_AT, CMD_MAP_RANGE_TO };   /* the range tests' */
+enum { CMD_OUT_THEN_IN = 32 };  /* out b to port a, then Call thread c to `in` port a: its result */
 
 #define COM2_SCR 0x2ffUL        /* COM2's scratch register: a port that keeps a byte */
 
 static volatile L4_Word_t faults, last_fault_rwx, last_fault_from, pager_mode, pager_skip;
-static volatile L4_Word_t io_faults, last_io_fpage, io_grant_skip;
+static volatile L4_Word_t io_faults, last_io_fpage, io_grant_skip, last_io_from;
 static volatile L4_Word_t range_faults, last_range_fault;     /* faults in the R block */
 static L4_ThreadId_t pager_id, b_id, c_id;
 static int slot;
@@ -46,6 +47,7 @@ static void mem_pager(void)
 		if ((L4_TAG_LABEL(tag) >> 4) == (L4_LABEL_IO_PAGEFAULT >> 4)) {
 			io_faults++;
 			last_io_fpage = L4_MR(1);
+			last_io_from = from;
 			L4_SetMR(0, io_grant_skip && io_grant_skip-- ? 0 : L4_TAG_MAKE(0, 0, 2));
 			L4_SetMR(1, L4_ITEM_MAP);
 			L4_SetMR(2, L4_IO_FPAGE(last_io_fpage >> 16, 0, 7));
@@ -72,6 +74,8 @@ static void mem_pager(void)
 	}
 }
 
+static L4_Word_t call_in(L4_ThreadId_t t, L4_Word_t port);
+
 /* B and C: obey commands from the root task (Calls), keeping a page at X. */
 static void worker(void)
 {
@@ -92,6 +96,10 @@ static void worker(void)
 			unsigned char v;
 			__asm__ __volatile__("inb %w1, %b0" : "=a"(v) : "d"(a));
 			r = v;
+		}
+		else if (cmd == CMD_OUT_THEN_IN) {      /* the Call switches straight to c */
+			__asm__ __volatile__("outb %b0, %w1" : : "a"(b), "d"(a));
+			r = call_in(c, a);
 		}
 		else if (cmd == CMD_READ_AT)
 			r = *word_at(a);
@@ -123,6 +131,12 @@ static L4_Word_t cmd(L4_ThreadId_t t, L4_Word_t c, L4_Word_t a, L4_Word_t b, L4_
 	L4_SetMR(3, d);
 	L4_MsgTag_t tag = L4_Call(t);
 	return L4_IpcFailed(tag) ? 0xdead : L4_MR(1);
+}
+
+/* t's `in` of port (CMD_IN); what it read. */
+static L4_Word_t call_in(L4_ThreadId_t t, L4_Word_t port)
+{
+	return cmd(t, CMD_IN, port, 0, 0);
 }
 
 /* Send t a map (or grant) item for our page at src, to land at X with rights. */
@@ -344,6 +358,46 @@ TEST_CASE("mem.io_ports", "a port works only once its I/O fpage is mapped; unmap
 	L4_Word_t before = io_faults;
 	cmd(c_id, CMD_IN, COM2_SCR, 0, 0);
 	EXPECT(io_faults == before + 1, "C got the port through a window that does not cover it");
+}
+
+#define LPT1 0x378UL             /* an ordinary port sigma0 gives the root task (t_hostile) */
+
+/* Start t in the space of thread in, as a worker paged by our pager. */
+static int start_beside(L4_ThreadId_t t, L4_ThreadId_t in)
+{
+	L4_ThreadId_t me = L4_MyGlobalId();
+	return L4_ThreadControl(t, in, me, me, tt_utcb(t)) && tt_send_start(t, worker, tt_stack()) &&
+	       L4_ThreadControl(t, in, L4_NILTHREAD, pager_id, ~0UL);
+}
+
+TEST_CASE("mem.io_ports_follow_thread", "ports in force for a thread a moment ago never reach the next space's thread, with ports of its own or none; a thread of the same space that never used one has it at its first use")
+{
+	EXPECT(setup(), "setup");
+	pecan_sigma0_request(L4_IO_FPAGE(LPT1, 3, 7), L4_COMPLETE_SPACE);   /* ours to map to C */
+	io_faults = 0;
+	io_grant_skip = 0;
+	cmd(b_id, CMD_OUT, COM2_SCR, 0x11, 0);
+	EXPECT(io_faults == 1 && last_io_from == b_id, "B's first use of the port: %lu I/O faults", io_faults);
+	io_grant_skip = 1;                       /* C's first fault gets nothing: it must fault again */
+	L4_Word_t v = cmd(b_id, CMD_OUT_THEN_IN, COM2_SCR, 0xa5, c_id);
+	EXPECT(io_faults == 3 && last_io_from == c_id, "C (no ports) right after B's `out`: %lu I/O faults, want 3",
+	       io_faults);
+	EXPECT(v == 0xa5, "C read %lx once it had the port, want a5", v);
+	unmap(L4_IO_FPAGE(0x2f8, 3, 7), 0);        /* B and C lose COM2 */
+	cmd(c_id, CMD_OUT, LPT1, 0, 0);            /* C has ports of its own now, and has used them */
+	cmd(b_id, CMD_OUT, COM2_SCR, 0x33, 0);
+	EXPECT(io_faults == 5 && last_io_from == b_id, "C and B getting their ports: %lu I/O faults, want 5", io_faults);
+	io_grant_skip = 1;
+	v = cmd(b_id, CMD_OUT_THEN_IN, COM2_SCR, 0x5c, c_id);
+	EXPECT(io_faults == 7 && last_io_from == c_id, "C (LPT1) right after B's `out`: %lu I/O faults, want 7",
+	       io_faults);
+	EXPECT(v == 0x5c, "C read %lx once it had the port, want 5c", v);
+	L4_ThreadId_t b2 = fresh();
+	EXPECT(start_beside(b2, b_id), "a second thread in B's space");
+	v = call_in(b2, COM2_SCR);
+	EXPECT(v == 0x5c && io_faults == 7, "B's other thread: read %lx (want 5c), %lu I/O faults (want 7)", v,
+	       io_faults);
+	tt_kill(b2);
 }
 
 TEST_CASE("mem.map_over_existing", "a map onto a page already mapped: the same frame again only gains rights, another frame replaces it")
