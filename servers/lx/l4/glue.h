@@ -91,6 +91,16 @@ void fast_sync_reply(struct thread *t, u64 rax, bool call);   /* l4/main.c: see 
 extern u64 fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 void fast_init(void *stub_page);
 
+/*
+ * l4/recv.S: lx's receive, the Ipc with MR0..MR7 in the UTCB, which answers the short
+ * fast calls it gets itself (see there).  LX_WAIT_AGAIN: it loaded a reply, nothing was
+ * received (an error tag with a label no failed Ipc of lx's has: the kernel's carry none
+ * or lx's own sent tag).
+ */
+L4_MsgTag_t lx_wait(L4_ThreadId_t to, L4_Word_t timeouts, L4_Word_t reply_timeouts,
+		    L4_ThreadId_t *from);
+#define LX_WAIT_AGAIN (L4_TAG_MAKE(0x4c57, 0, 0) | L4_TAG_ERROR)
+
 /* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
 /* a pure call's answer, RAX, with the message's MR2..MR7 (syscall_fast); false: not done */

@@ -483,6 +483,7 @@ static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 /*
  * lx's receives do not time out (the kernel's fastpath takes only those): the
  * clock thread sleeps until the earliest deadline and sends a tick (l4/clock.c).
+ * lx_wait answers the short fast calls itself (l4/recv.S).
  */
 static void loop(void)
 {
@@ -492,17 +493,13 @@ static void loop(void)
 			retry_blocked();
 		}
 		L4_Word_t rcv = clock_update(next_deadline());
-		L4_ThreadId_t from;
-		L4_MsgTag_t tag;
-		if (pending != L4_NILTHREAD) {
-			L4_ThreadId_t to = pending;
-			pending = L4_NILTHREAD;
-			tag = L4_Ipc(to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, rcv), &from);
-		} else {
-			tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, L4_TIMEOUTS(0, rcv), &from);
-		}
+		L4_ThreadId_t from, to = pending;
+		pending = L4_NILTHREAD;
+		L4_MsgTag_t tag = lx_wait(to, L4_TIMEOUTS(to ? L4_TIMEOUT_ZERO : 0, rcv),
+					  L4_TIMEOUTS(L4_TIMEOUT_ZERO, rcv), &from);
 		if (L4_IpcFailed(tag)) {
-			expire_deadlines(lx_now_us());
+			if (tag != LX_WAIT_AGAIN)
+				expire_deadlines(lx_now_us());
 			continue;
 		}
 		message(from, tag);

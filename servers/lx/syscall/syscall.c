@@ -339,6 +339,71 @@ bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
 	return true;
 }
 
+/*
+ * The short calls lx's receive answers itself (l4/recv.S lx_wait): from a
+ * thread running its own code that nothing else waits on (no redirection
+ * under way, no FS.base to set, no seccomp, its process not stopped), the
+ * trace off and CPU sampling on (lx_wait runs with no reply pending).
+ * The rest takes message(): syscall_short and syscall_short_args.
+ */
+_Static_assert(L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) == 0x4c5a0007 &&
+	       L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) == 0x4c5b000a &&
+	       QUICK_DONE == 0 && QUICK_NOT == 1 &&
+	       LX_WAIT_AGAIN == 0x4c578000, "l4/recv.S knows these");
+
+static inline struct thread *quick_thread(L4_ThreadId_t from, u64 nr)
+{
+	struct thread *t = thread_by_tid(from);
+	if (!t || t->state != T_RUNNING || t->is_sigthread || t->kick != KICK_NONE ||
+	    t->fs_dirty || t->seccomp_strict || t->proc->stopped || lx_trace || !cpu_busy)
+		return NULL;
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	t->regs_stale = true;                       /* its state stays in its UTCB */
+	lx_current = t;
+	return t;
+}
+
+/* The answer res to t's call, unless a signal is due: then the way fast_sync_reply brings its state. */
+static inline struct quick quick_answer(struct thread *t, long res)
+{
+	if (__builtin_expect(signal_work(t), 0)) {
+		fast_sync_reply(t, (u64)res, false);
+		return (struct quick){ 0, QUICK_LOADED };
+	}
+	return (struct quick){ res, QUICK_DONE };
+}
+
+/* lx_fast_pure's call nr (MR1) from `from`. */
+struct quick syscall_quick_pure(L4_ThreadId_t from, u64 nr)
+{
+	struct thread *t = nr < SYS_MAX && syscall_lean[nr] == LEAN_PURE0 ? quick_thread(from, nr) : NULL;
+	if (!t)
+		return (struct quick){ (long)nr, QUICK_NOT };
+	t->fast_short = SHORT_PURE;
+	return quick_answer(t, table[nr](t, 0, 0, 0, 0, 0, 0));
+}
+
+/*
+ * lx_fast_lean's call nr from `from`: RDI RSI RDX in the UTCB's MR8..MR10,
+ * R10 (MR3) a3.  The handler may make IPC (a fault on a file's page), so
+ * the arguments are read first, and a reply it loaded goes out before.
+ */
+struct quick syscall_quick_lean(L4_ThreadId_t from, u64 nr, u64 a3)
+{
+	struct thread *t = nr < SYS_MAX && syscall_lean[nr] ? quick_thread(from, nr) : NULL;
+	if (!t)
+		return (struct quick){ (long)nr, QUICK_NOT };
+	const L4_Word_t *mr = L4_Utcb();
+	t->fast_short = SHORT_LEAN;
+	t->state = T_INCALL;
+	long res = table[nr](t, mr[8], mr[9], mr[10], a3, 0, 0);
+	t->state = T_RUNNING;
+	reply_flush();
+	return quick_answer(t, res);
+}
+
 /* A `syscall` from t: the exception message's registers are in t->regs. */
 void syscall_dispatch(struct thread *t)
 {
