@@ -108,7 +108,14 @@ bool thread_reply_pure(struct thread *t, u64 rax);
 void map_stub(struct thread *t);           /* answer a page fault on the stub page */
 /* t was redirected to the stub's #UD; msg: its registers there */
 void redirected(struct thread *t, const struct regs *msg);
-void reply_flush(void);                    /* send a deferred reply before using the MRs */
+extern L4_ThreadId_t reply_to;             /* a reply loaded in the MRs, not yet sent (nil: none) */
+void reply_send(void);
+/* send a deferred reply before using the MRs (inline: every lean call asks) */
+static inline void reply_flush(void)
+{
+	if (reply_to != L4_NILTHREAD)
+		reply_send();
+}
 void lx_init_exited(int status) __attribute__((noreturn));
 void lx_power_off(int code) __attribute__((noreturn));   /* the machine stops, QEMU exits with code */
 

@@ -196,11 +196,14 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr);
 bool syscall_short(struct thread *t, u64 nr);
 /* the same from lx_fast_lean (its message in the MRs, mr) of any lean call */
 bool syscall_short_args(struct thread *t, const L4_Word_t *mr);
-/* lx's receive answers the short calls itself (l4/recv.S): their answer, RAX and how */
+/* lx's receive answers the short calls itself (l4/recv.S): t's handler, or t NULL; after
+ * a lean one, the answer (RAX) and how (QUICK_*, recv.S) */
+struct quick_call { struct thread *t; sys_fn fn; };
+struct quick_call syscall_quick_pure(u64 nr, L4_ThreadId_t from);
+struct quick_call syscall_quick_lean(u64 nr, L4_ThreadId_t from);
 struct quick { long res; u64 how; };
-enum { QUICK_DONE, QUICK_NOT, QUICK_LOADED };
-struct quick syscall_quick_pure(L4_ThreadId_t from, u64 nr);
-struct quick syscall_quick_lean(L4_ThreadId_t from, u64 nr, u64 a3);
+enum { QUICK_DONE, QUICK_LOADED };
+struct quick syscall_quick_lean_end(struct thread *t, long res);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
