@@ -92,14 +92,14 @@ extern u64 fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 void fast_init(void *stub_page);
 
 /*
- * l4/recv.S: lx's receive, the Ipc with MR0..MR7 in the UTCB, which answers the short
- * fast calls it gets itself (see there).  LX_WAIT_AGAIN: it loaded a reply, nothing was
- * received (an error tag with a label no failed Ipc of lx's has: the kernel's carry none
- * or lx's own sent tag).
+ * l4/recv.S: lx's receive loop for the short fast calls: the message in the UTCB (tag, from
+ * from) is one; it answers it and the next ones and gives back the first message it does
+ * not answer (see there).  LX_QUICK_AGAIN: it loaded a reply, nothing was received (an error
+ * tag with a label no failed Ipc of lx's has: the kernel's carry none or lx's own sent tag).
  */
-L4_MsgTag_t lx_wait(L4_ThreadId_t to, L4_Word_t timeouts, L4_Word_t reply_timeouts,
-		    L4_ThreadId_t *from);
-#define LX_WAIT_AGAIN (L4_TAG_MAKE(0x4c57, 0, 0) | L4_TAG_ERROR)
+struct quick_msg { L4_MsgTag_t tag; L4_ThreadId_t from; };
+struct quick_msg lx_quick(L4_MsgTag_t tag, L4_ThreadId_t from, L4_Word_t reply_timeouts);
+#define LX_QUICK_AGAIN (L4_TAG_MAKE(0x4c57, 0, 0) | L4_TAG_ERROR)
 
 /* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */

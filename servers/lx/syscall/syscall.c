@@ -340,18 +340,18 @@ bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
 }
 
 /*
- * The short calls lx's receive answers itself (l4/recv.S lx_wait), which
+ * The short calls lx's receive answers itself (l4/recv.S lx_quick), which
  * calls their handler with t and the arguments alone: a lean handler reads
  * no more than its call's (syscall.h: none for PURE0, four at most).  They
  * come from a thread running its own code that nothing else waits on (no
  * redirection under way, no FS.base to set, no seccomp, its process not
- * stopped), with the trace off and CPU sampling on (lx_wait runs with no
+ * stopped), with the trace off and CPU sampling on (lx_quick runs with no
  * reply pending).  The rest take message(): syscall_short, syscall_short_args.
  */
 _Static_assert(L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) == 0x4c5a0007 &&
 	       L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) == 0x4c5b000a &&
 	       QUICK_DONE == 0 &&
-	       LX_WAIT_AGAIN == 0x4c578000, "l4/recv.S knows these");
+	       LX_QUICK_AGAIN == 0x4c578000, "l4/recv.S knows these");
 
 /* from's thread if its call nr (of kind `kind` or, with 0, any lean one) can be a quick one */
 static inline struct thread *quick_thread(L4_ThreadId_t from, u64 nr, int kind)
