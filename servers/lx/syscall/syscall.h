@@ -161,6 +161,8 @@ bool lx_privileged(struct proc *p);
 void aio_exit(struct proc *p);              /* syscall/sys_aio.c: p's AIO contexts go (exec, exit) */
 u64 wall_to_boot_us(u64 wall_us);          /* syscall/sys_misc.c: a CLOCK_REALTIME point as lx_now_us's */
 extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
+#define LX_UTS_FIELDS 6                            /* struct utsname: six fields of 65 bytes */
+const void *lx_uts(void);                          /* uname(2)'s struct utsname, as the names are now */
 /* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
 long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
 
