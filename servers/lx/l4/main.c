@@ -482,11 +482,13 @@ static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
  * A short fast call: lx_quick's, then the message it gives back.  Only while
  * lx's receive has no timeout (the clock knows the earliest deadline, which
  * nothing changed since the loop asked): lx_quick's receives have none, and
- * nothing a quick call does changes a deadline.  (Otherwise, as any message.)
+ * nothing a quick call does changes a deadline.  And only with the trace off
+ * and CPU sampling on, which only other messages change (a tick, a reply's
+ * cpu_start).  Otherwise, as any message.
  */
 static __attribute__((noinline)) void quick(L4_MsgTag_t tag, L4_ThreadId_t from)
 {
-	if (deadlines_stale || deadline_cached != clock_told) {
+	if (deadlines_stale || deadline_cached != clock_told || lx_trace || !cpu_busy) {
 		message(from, tag);
 		return;
 	}

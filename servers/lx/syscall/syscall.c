@@ -345,8 +345,9 @@ bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
  * no more than its call's (syscall.h: none for PURE0, four at most).  They
  * come from a thread running its own code that nothing else waits on (no
  * redirection under way, no FS.base to set, no seccomp, its process not
- * stopped), with the trace off and CPU sampling on (lx_quick runs with no
- * reply pending).  The rest take message(): syscall_short, syscall_short_args.
+ * stopped); lx_quick runs only with the trace off, CPU sampling on and no
+ * reply pending (l4/main.c quick).  The rest take message(): syscall_short,
+ * syscall_short_args.
  */
 _Static_assert(L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) == 0x4c5a0007 &&
 	       L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) == 0x4c5b000a &&
@@ -360,7 +361,7 @@ static inline struct thread *quick_thread(L4_ThreadId_t from, u64 nr, int kind)
 		return NULL;
 	struct thread *t = thread_by_tid(from);
 	if (!t || t->state != T_RUNNING || t->is_sigthread || t->kick != KICK_NONE ||
-	    t->fs_dirty || t->seccomp_strict || t->proc->stopped || lx_trace || !cpu_busy)
+	    t->fs_dirty || t->seccomp_strict || t->proc->stopped)
 		return NULL;
 	return t;
 }
@@ -399,6 +400,17 @@ struct quick_call syscall_quick_lean(u64 nr, L4_ThreadId_t from)
 	return quick_begin(t, nr, SHORT_LEAN);
 }
 
+/* syscall_quick_lean_end's rarer cases (out of line: the common one needs no frame) */
+static __attribute__((noinline)) struct quick quick_lean_flush(struct thread *t, long res)
+{
+	reply_flush();
+	if (signal_work(t)) {
+		fast_sync_reply(t, (u64)res, false);
+		return (struct quick){ 0, QUICK_LOADED };
+	}
+	return (struct quick){ res, QUICK_DONE };
+}
+
 /*
  * After the handler of t's lean call (res): it may have made IPC (a fault on
  * a file's page) and loaded a reply to another thread, which goes out
@@ -407,11 +419,8 @@ struct quick_call syscall_quick_lean(u64 nr, L4_ThreadId_t from)
 struct quick syscall_quick_lean_end(struct thread *t, long res)
 {
 	t->state = T_RUNNING;
-	reply_flush();
-	if (__builtin_expect(signal_work(t), 0)) {
-		fast_sync_reply(t, (u64)res, false);
-		return (struct quick){ 0, QUICK_LOADED };
-	}
+	if (__builtin_expect(reply_to != L4_NILTHREAD || signal_work(t), 0))
+		return quick_lean_flush(t, res);
 	return (struct quick){ res, QUICK_DONE };
 }
 
