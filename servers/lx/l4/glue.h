@@ -92,9 +92,9 @@ extern u64 fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 void fast_init(void *stub_page);
 
 /*
- * l4/recv.S: lx's receive loop for the short fast calls: the message in the UTCB (tag, from
- * from) is one; it answers it and the next ones and gives back the first message it does
- * not answer (see there).  LX_QUICK_AGAIN: it loaded a reply, nothing was received (an error
+ * l4/recv.S: lx's receive loop for the short fast calls: the message just received (tag,
+ * from; its words in the UTCB) is one; it answers it and the next ones and gives back the
+ * first message it does not answer (see there).  LX_QUICK_AGAIN: it loaded a reply, nothing was received (an error
  * tag with a label no failed Ipc of lx's has: the kernel's carry none or lx's own sent tag).
  */
 struct quick_msg { L4_MsgTag_t tag; L4_ThreadId_t from; };

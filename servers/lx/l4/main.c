@@ -166,8 +166,7 @@ bool thread_reply_pure(struct thread *t, u64 rax)
  */
 void fast_sync_reply(struct thread *t, u64 rax, bool call)
 {
-	if (reply_to != L4_NILTHREAD)
-		reply_flush();
+	reply_flush();
 	if (!cpu_busy)
 		cpu_start();
 	L4_Word_t *mr = L4_Utcb();

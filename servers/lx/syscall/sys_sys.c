@@ -427,6 +427,7 @@ long sys_setns(struct thread *t, u64 fd, u64 nstype, u64 a2, u64 a3, u64 a4, u64
 
 /* --- host and domain names (uname(2) reports them) --- */
 
+/* (written only by set_name, which marks lx_uts's copy stale) */
 char lx_hostname[65] = LX_UTS_NODENAME, lx_domainname[65] = "(none)";
 
 /* uname(2)'s struct utsname, built again only after set_name changed a name */
