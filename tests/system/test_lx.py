@@ -295,6 +295,17 @@ def test_process_attributes_and_machine_calls(sh):
     assert "sysattrs done, 0 failed" in out, out
 
 
+def test_sethostname_seen_by_uname(sh):
+    """uname(2) reports a name sethostname set (busybox hostname), each time it
+    changes, and /proc/sys/kernel/hostname with it."""
+    old = lines(run(sh, "uname -n"))[0]
+    for name in ("lxname1", "lxname2"):
+        run(sh, f"hostname {name}")
+        assert lines(run(sh, "uname -n; cat /proc/sys/kernel/hostname")) == [name, name]
+    run(sh, f"hostname {old}")
+    assert lines(run(sh, "uname -n")) == [old]
+
+
 def test_dmesg_reads_lx_log(sh):
     """syslog(2) serves lx's own log lines, so busybox dmesg shows lx's boot line."""
     assert "Linux personality on Pecan" in run(sh, "dmesg")

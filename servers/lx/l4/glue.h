@@ -91,6 +91,16 @@ void fast_sync_reply(struct thread *t, u64 rax, bool call);   /* l4/main.c: see 
 extern u64 fast_pure_sync_ud_ip, fast_lean_sync_ud_ip;
 void fast_init(void *stub_page);
 
+/*
+ * l4/recv.S: lx's receive loop for the short fast calls: the message just received (tag,
+ * from; its words in the UTCB) is one; it answers it and the next ones and gives back the
+ * first message it does not answer (see there).  LX_QUICK_AGAIN: it loaded a reply, nothing was received (an error
+ * tag with a label no failed Ipc of lx's has: the kernel's carry none or lx's own sent tag).
+ */
+struct quick_msg { L4_MsgTag_t tag; L4_ThreadId_t from; };
+struct quick_msg lx_quick(L4_MsgTag_t tag, L4_ThreadId_t from, L4_Word_t reply_timeouts);
+#define LX_QUICK_AGAIN (L4_TAG_MAKE(0x4c57, 0, 0) | L4_TAG_ERROR)
+
 /* l4/main.c */
 void thread_reply(struct thread *t);       /* answer t with t->regs (and FS.base if dirty) */
 /* a pure call's answer, RAX, with the message's MR2..MR7 (syscall_fast); false: not done */
@@ -98,7 +108,14 @@ bool thread_reply_pure(struct thread *t, u64 rax);
 void map_stub(struct thread *t);           /* answer a page fault on the stub page */
 /* t was redirected to the stub's #UD; msg: its registers there */
 void redirected(struct thread *t, const struct regs *msg);
-void reply_flush(void);                    /* send a deferred reply before using the MRs */
+extern L4_ThreadId_t reply_to;             /* a reply loaded in the MRs, not yet sent (nil: none) */
+void reply_send(void);
+/* send a deferred reply before using the MRs (inline: every lean call asks) */
+static inline void reply_flush(void)
+{
+	if (reply_to != L4_NILTHREAD)
+		reply_send();
+}
 void lx_init_exited(int status) __attribute__((noreturn));
 void lx_power_off(int code) __attribute__((noreturn));   /* the machine stops, QEMU exits with code */
 

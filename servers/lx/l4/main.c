@@ -12,7 +12,7 @@
 #include <stdarg.h>
 
 L4_ThreadId_t lx_id;
-static L4_ThreadId_t pending;           /* a reply loaded in the MRs, not yet sent */
+L4_ThreadId_t reply_to;                 /* a reply loaded in the MRs, not yet sent */
 static void *stub_page;
 
 extern const char lx_stub_start[], lx_stub_signal[], lx_stub_end[];
@@ -89,12 +89,10 @@ void lx_panic(const char *fmt, ...)
 
 /* --- replies --- */
 
-void reply_flush(void)
+void reply_send(void)
 {
-	if (pending == L4_NILTHREAD)
-		return;
-	L4_ThreadId_t to = pending;
-	pending = L4_NILTHREAD;
+	L4_ThreadId_t to = reply_to;
+	reply_to = L4_NILTHREAD;
 	L4_Reply(to);
 }
 
@@ -128,12 +126,12 @@ static __attribute__((noinline, cold)) void reply_first(struct thread *t)
  */
 void thread_reply(struct thread *t)
 {
-	if (__builtin_expect(pending != L4_NILTHREAD || !cpu_busy, 0)) {
+	if (__builtin_expect(reply_to != L4_NILTHREAD || !cpu_busy, 0)) {
 		reply_first(t);
 		return;
 	}
 	t->state = T_RUNNING;
-	pending = t->tid;
+	reply_to = t->tid;
 	if (t->fast)
 		fast_reply(t);
 	else
@@ -147,14 +145,14 @@ void thread_reply(struct thread *t)
  */
 bool thread_reply_pure(struct thread *t, u64 rax)
 {
-	if (__builtin_expect(pending != L4_NILTHREAD || t->fs_dirty, 0))
+	if (__builtin_expect(reply_to != L4_NILTHREAD || t->fs_dirty, 0))
 		return false;
 	if (__builtin_expect(!cpu_busy, 0))
 		cpu_start();                    /* CPU time's sampling (proc/cputime.c) */
 	L4_Word_t *mr = L4_Utcb();
 	t->state = T_RUNNING;
 	t->regs_stale = true;
-	pending = t->tid;
+	reply_to = t->tid;
 	mr[0] = L4_TAG_MAKE(0, 7, 0);
 	mr[1] = rax;
 	return true;
@@ -168,8 +166,7 @@ bool thread_reply_pure(struct thread *t, u64 rax)
  */
 void fast_sync_reply(struct thread *t, u64 rax, bool call)
 {
-	if (pending != L4_NILTHREAD)
-		reply_flush();
+	reply_flush();
 	if (!cpu_busy)
 		cpu_start();
 	L4_Word_t *mr = L4_Utcb();
@@ -177,7 +174,7 @@ void fast_sync_reply(struct thread *t, u64 rax, bool call)
 	t->regs_stale = true;
 	t->fast_sync = true;
 	t->sync_call = call;
-	pending = t->tid;
+	reply_to = t->tid;
 	mr[0] = L4_TAG_MAKE(LX_FAST_TRAP, 7, 0);
 	mr[1] = rax;
 }
@@ -189,7 +186,7 @@ static void map_reply(L4_ThreadId_t to, u64 addr, u64 page, u32 rights)
 	L4_SetMR(0, L4_TAG_MAKE(0, 0, 2));
 	L4_SetMR(1, (addr & ~(LX_PAGE_SIZE - 1)) | L4_ITEM_MAP);
 	L4_SetMR(2, L4_FPAGE_MAKE(page, 12, rights));
-	pending = to;
+	reply_to = to;
 }
 
 /* Add map items for the file pages around a read fault at addr (vm_fault_around). */
@@ -481,8 +478,33 @@ static inline void message(L4_ThreadId_t from, L4_MsgTag_t tag)
 }
 
 /*
+ * A short fast call: lx_quick's, then the message it gives back.  Only while
+ * lx's receive has no timeout (the clock knows the earliest deadline, which
+ * nothing changed since the loop asked): lx_quick's receives have none, and
+ * nothing a quick call does changes a deadline.  And only with the trace off
+ * and CPU sampling on, which only other messages change (a tick, a reply's
+ * cpu_start).  Otherwise, as any message.
+ */
+static __attribute__((noinline)) void quick(L4_MsgTag_t tag, L4_ThreadId_t from)
+{
+	if (deadlines_stale || deadline_cached != clock_told || lx_trace || !cpu_busy) {
+		message(from, tag);
+		return;
+	}
+	struct quick_msg m = lx_quick(tag, from, L4_TIMEOUTS(L4_TIMEOUT_ZERO, L4_TIMEOUT_NEVER));
+	if (m.tag == LX_QUICK_AGAIN)
+		return;
+	if (L4_IpcFailed(m.tag))
+		expire_deadlines(lx_now_us());
+	else
+		message(m.from, m.tag);
+}
+
+/*
  * lx's receives do not time out (the kernel's fastpath takes only those): the
  * clock thread sleeps until the earliest deadline and sends a tick (l4/clock.c).
+ * A short fast call goes to lx_quick (l4/recv.S), which answers it and those
+ * that follow it itself, and gives back the first message it does not answer.
  */
 static void loop(void)
 {
@@ -494,9 +516,9 @@ static void loop(void)
 		L4_Word_t rcv = clock_update(next_deadline());
 		L4_ThreadId_t from;
 		L4_MsgTag_t tag;
-		if (pending != L4_NILTHREAD) {
-			L4_ThreadId_t to = pending;
-			pending = L4_NILTHREAD;
+		if (reply_to != L4_NILTHREAD) {
+			L4_ThreadId_t to = reply_to;
+			reply_to = L4_NILTHREAD;
 			tag = L4_Ipc(to, L4_ANYTHREAD, L4_TIMEOUTS(L4_TIMEOUT_ZERO, rcv), &from);
 		} else {
 			tag = L4_Ipc(L4_NILTHREAD, L4_ANYTHREAD, L4_TIMEOUTS(0, rcv), &from);
@@ -505,7 +527,12 @@ static void loop(void)
 			expire_deadlines(lx_now_us());
 			continue;
 		}
-		message(from, tag);
+		if (tag != L4_TAG_MAKE(LX_FAST_LABEL, LX_FAST_WORDS, 0) &&     /* (the most common first) */
+		    (tag == L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) ||
+		     tag == L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0)))
+			quick(tag, from);
+		else
+			message(from, tag);
 	}
 }
 

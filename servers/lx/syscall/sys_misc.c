@@ -282,13 +282,7 @@ long sys_clock_nanosleep(struct thread *t, u64 clk, u64 flags, u64 req, u64 rem,
 long sys_uname(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	(void)a1; (void)a2; (void)a3; (void)a4; (void)a5;
-	const char *const fields[6] = { "Linux", lx_hostname, LX_UTS_RELEASE, LX_UTS_VERSION,
-					"x86_64", lx_domainname };
-	char u[6][65];
-	memset(u, 0, sizeof(u));
-	for (int i = 0; i < 6; i++)
-		memcpy(u[i], fields[i], strlen(fields[i]));
-	return put(t, buf, u, sizeof(u));
+	return put(t, buf, lx_uts(), LX_UTS_FIELDS * 65);
 }
 
 long sys_sysinfo(struct thread *t, u64 buf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

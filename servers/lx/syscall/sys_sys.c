@@ -427,7 +427,25 @@ long sys_setns(struct thread *t, u64 fd, u64 nstype, u64 a2, u64 a3, u64 a4, u64
 
 /* --- host and domain names (uname(2) reports them) --- */
 
+/* (written only by set_name, which marks lx_uts's copy stale) */
 char lx_hostname[65] = LX_UTS_NODENAME, lx_domainname[65] = "(none)";
+
+/* uname(2)'s struct utsname, built again only after set_name changed a name */
+static char uts[LX_UTS_FIELDS][65];
+static bool uts_stale = true;
+
+const void *lx_uts(void)
+{
+	if (uts_stale) {
+		const char *const fields[LX_UTS_FIELDS] = { "Linux", lx_hostname, LX_UTS_RELEASE,
+							    LX_UTS_VERSION, "x86_64", lx_domainname };
+		memset(uts, 0, sizeof(uts));
+		for (int i = 0; i < LX_UTS_FIELDS; i++)
+			memcpy(uts[i], fields[i], strlen(fields[i]));
+		uts_stale = false;
+	}
+	return uts;
+}
 
 static long set_name(struct thread *t, char *dst, u64 uname, u64 len)
 {
@@ -440,6 +458,7 @@ static long set_name(struct thread *t, char *dst, u64 uname, u64 len)
 		return -LX_EFAULT;
 	tmp[len] = 0;
 	memcpy(dst, tmp, len + 1);
+	uts_stale = true;
 	return 0;
 }
 

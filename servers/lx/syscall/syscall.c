@@ -339,6 +339,91 @@ bool syscall_short_args(struct thread *t, const L4_Word_t *mr)
 	return true;
 }
 
+/*
+ * The short calls lx's receive answers itself (l4/recv.S lx_quick), which
+ * calls their handler with t and the arguments alone: a lean handler reads
+ * no more than its call's (syscall.h: none for PURE0, four at most).  They
+ * come from a thread running its own code that nothing else waits on (no
+ * redirection under way, no FS.base to set, no seccomp, its process not
+ * stopped); lx_quick runs only with the trace off, CPU sampling on and no
+ * reply pending (l4/main.c quick).  The rest take message(): syscall_short,
+ * syscall_short_args.
+ */
+_Static_assert(L4_TAG_MAKE(LX_PURE_LABEL, LX_PURE_WORDS, 0) == 0x4c5a0007 &&
+	       L4_TAG_MAKE(LX_LEAN_LABEL, LX_LEAN_WORDS, 0) == 0x4c5b000a &&
+	       QUICK_DONE == 0 &&
+	       LX_QUICK_AGAIN == 0x4c578000, "l4/recv.S knows these");
+
+/* from's thread if its call nr (of kind `kind` or, with 0, any lean one) can be a quick one */
+static inline struct thread *quick_thread(L4_ThreadId_t from, u64 nr, int kind)
+{
+	if (nr >= SYS_MAX || !syscall_lean[nr] || (kind && syscall_lean[nr] != kind))
+		return NULL;
+	struct thread *t = thread_by_tid(from);
+	if (!t || t->state != T_RUNNING || t->is_sigthread || t->kick != KICK_NONE ||
+	    t->fs_dirty || t->seccomp_strict || t->proc->stopped)
+		return NULL;
+	return t;
+}
+
+static inline struct quick_call quick_begin(struct thread *t, u64 nr, uint8_t stub)
+{
+	t->sysno = nr;
+	t->timed_out = false;
+	t->fresh = false;
+	t->regs_stale = true;                       /* its state stays in its UTCB */
+	t->fast_short = stub;
+	lx_current = t;
+	return (struct quick_call){ t, table[nr] };
+}
+
+/*
+ * lx_fast_pure's call nr from `from`: its handler to run, or t NULL.  Such
+ * a call changes nothing a signal's delivery depends on, so one due now
+ * sends it the general way (its answer must bring the thread's state).
+ */
+struct quick_call syscall_quick_pure(u64 nr, L4_ThreadId_t from)
+{
+	struct thread *t = quick_thread(from, nr, LEAN_PURE0);
+	if (!t || signal_work(t))
+		return (struct quick_call){ NULL, NULL };
+	return quick_begin(t, nr, SHORT_PURE);
+}
+
+/* lx_fast_lean's call nr from `from` (RDI RSI RDX in MR8..MR10, R10 in MR3): the same. */
+struct quick_call syscall_quick_lean(u64 nr, L4_ThreadId_t from)
+{
+	struct thread *t = quick_thread(from, nr, 0);
+	if (!t)
+		return (struct quick_call){ NULL, NULL };
+	t->state = T_INCALL;
+	return quick_begin(t, nr, SHORT_LEAN);
+}
+
+/* syscall_quick_lean_end's rarer cases (out of line: the common one needs no frame) */
+static __attribute__((noinline)) struct quick quick_lean_flush(struct thread *t, long res)
+{
+	reply_flush();
+	if (signal_work(t)) {
+		fast_sync_reply(t, (u64)res, false);
+		return (struct quick){ 0, QUICK_LOADED };
+	}
+	return (struct quick){ res, QUICK_DONE };
+}
+
+/*
+ * After the handler of t's lean call (res): it may have made IPC (a fault on
+ * a file's page) and loaded a reply to another thread, which goes out
+ * first; a signal it made deliverable takes fast_sync_reply's way.
+ */
+struct quick syscall_quick_lean_end(struct thread *t, long res)
+{
+	t->state = T_RUNNING;
+	if (__builtin_expect(reply_to != L4_NILTHREAD || signal_work(t), 0))
+		return quick_lean_flush(t, res);
+	return (struct quick){ res, QUICK_DONE };
+}
+
 /* A `syscall` from t: the exception message's registers are in t->regs. */
 void syscall_dispatch(struct thread *t)
 {

@@ -161,6 +161,8 @@ bool lx_privileged(struct proc *p);
 void aio_exit(struct proc *p);              /* syscall/sys_aio.c: p's AIO contexts go (exec, exit) */
 u64 wall_to_boot_us(u64 wall_us);          /* syscall/sys_misc.c: a CLOCK_REALTIME point as lx_now_us's */
 extern char lx_hostname[65], lx_domainname[65];   /* syscall/sys_sys.c: uname(2) reports them */
+#define LX_UTS_FIELDS 6                            /* struct utsname: six fields of 65 bytes */
+const void *lx_uts(void);                          /* uname(2)'s struct utsname, as the names are now */
 /* struct rusage of p (or its reaped children) to the caller at buf: 0 or -EFAULT */
 long rusage_put(struct thread *t, u64 buf, struct proc *p, bool children);
 
@@ -196,6 +198,14 @@ bool syscall_fast(struct thread *t, const L4_Word_t *mr);
 bool syscall_short(struct thread *t, u64 nr);
 /* the same from lx_fast_lean (its message in the MRs, mr) of any lean call */
 bool syscall_short_args(struct thread *t, const L4_Word_t *mr);
+/* lx's receive answers the short calls itself (l4/recv.S): t's handler, or t NULL; after
+ * a lean one, the answer (RAX) and how (QUICK_*, recv.S) */
+struct quick_call { struct thread *t; sys_fn fn; };
+struct quick_call syscall_quick_pure(u64 nr, L4_ThreadId_t from);
+struct quick_call syscall_quick_lean(u64 nr, L4_ThreadId_t from);
+struct quick { long res; u64 how; };
+enum { QUICK_DONE, QUICK_LOADED };
+struct quick syscall_quick_lean_end(struct thread *t, long res);
 void syscall_run(struct thread *t);
 extern bool lx_trace;                      /* log every call (the lx.trace option) */
 void block_on(struct thread *t, void *wchan, u64 deadline);  /* then return SYS_BLOCK */
