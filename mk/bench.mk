@@ -73,7 +73,7 @@ bench-lx: deps $(SERVERS) $(BENCH_LX_KERNEL) $(BENCH_LX_SCALE_KERNEL) $(LX) $(LX
 # CR3 writes flushing the TLBs and keeping them; the table in docs/report-model.md.
 .PHONY: bench-model
 BENCH_PECAN_TARGETS += bench-model
-bench-model: deps bench-guest $(BENCH_LX_KERNEL) $(SERVERS) $(LX) $(LXFS) $(BUILD)/bench/pingpong.elf
+bench-model: deps bench-guest $(BENCH_LX_KERNEL) $(SERVERS) $(LX) $(LXFS) $(BUILD)/bench/pingpong.elf $(BUILD)/bench/kbench.elf
 	$(PYTHON) bench/model/model.py --build $(BUILD) --table docs/report-model.md
 
 bench-report:

@@ -33,6 +33,9 @@ ROWS = [
     ("ipc one-way, 8 words, between spaces", "pecan-ipc", "ipc.oneway", {"words": "8", "space": "inter"}),
     ("ipc one-way, 63 words, between spaces", "pecan-ipc", "ipc.oneway", {"words": "63", "space": "inter"}),
     ("ipc one-way, 0 words, within one space", "pecan-ipc", "ipc.oneway", {"words": "0", "space": "intra"}),
+    ("exception round trip (`ud2` to a user handler and back)", "pecan-kbench", "exc.roundtrip", {}),
+    ("foreign-syscall round trip (`syscall` to a user handler and back)", "pecan-kbench",
+     "foreign_syscall.roundtrip", {}),
     ("getpid", "lx", "lmbench.getpid", {}),
     ("read 1 byte", "lx", "lmbench.read", {}),
     ("write 1 byte", "lx", "lmbench.write", {}),
@@ -52,6 +55,8 @@ ROWS = [
 ]
 # seed 000 Table 4: an RPC is two one-way IPCs, against Linux's pipe round trip
 RPC_ROW = ("L4 RPC (2 x one-way, 0 words) vs pipe round trip", "lmbench.pipe_lat")
+# a system call handled by a user-level server (kbench's handler answers getpid) against Linux's getpid
+FOREIGN_ROW = ("foreign_syscall.roundtrip", "lmbench.getpid")
 
 
 def parse_model(path):
@@ -133,6 +138,21 @@ def run_ipc(a, so, cr3):
         f.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith(("RESULT ", "META "))))
     if p.returncode != 0 or "pingpong: done" not in p.stdout:
         raise SystemExit(f"model: pingpong failed (status {p.returncode}):\n{p.stdout[-2000:]}")
+    return base
+
+
+def run_kbench(a, so, cr3):
+    """kbench's two round trips only (root argument `roundtrips`)."""
+    base = os.path.join(a.out_dir, f"pecan-kbench-{cr3}")
+    cmd = [os.path.join(TOP, "tools", "run"), "--icount", "--cpu", CPU, "--timeout", "600",
+           "--kernel", os.path.join(a.build, "kernels", "bench-dslq-fast", "pecan.bin"),
+           "--root", os.path.join(a.build, "bench", "kbench.elf"), "--root-args", "roundtrips",
+           "--qemu-arg=-plugin", "--qemu-arg=" + plugin_arg(so, base + ".model", cr3, "upper")]
+    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+    with open(base + ".results", "w") as f:
+        f.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith(("RESULT ", "META "))))
+    if p.returncode != 0 or "kbench: done" not in p.stdout:
+        raise SystemExit(f"model: kbench failed (status {p.returncode}):\n{p.stdout[-2000:]}")
     return base
 
 
@@ -247,6 +267,19 @@ def table(runs, scale):
               f"| instructions | {fmt(ri)} | {fmt(li)} | {ratio(ri, li)} |",
               f"| cycles, flush | {fmt(rc)} | {fmt(lc)} | {ratio(rc, lc)} |",
               f"| cycles, keep | {fmt(rck)} | {fmt(lck)} | {ratio(rck, lck)} |"]
+    exc, pid = FOREIGN_ROW
+    rows = []
+    for variant in ("flush", "keep"):
+        fs = find(runs.get(("pecan-kbench", variant), []), exc, {})
+        lg = find(runs.get(("linux", variant), []), pid, {})
+        rows.append((fs, lg))
+    (ff, lf), (fk, lk) = rows
+    lines += ["", "A Linux `getpid` answered by a user-level handler over exception IPC (kbench's",
+              "foreign-syscall round trip, no lx) against Linux's own `getpid`:", "",
+              "| | foreign syscall | Linux getpid | ratio |", "| --- | --- | --- | --- |",
+              f"| instructions | {fmt(ff and ff[0])} | {fmt(lf and lf[0])} | {ratio(ff and ff[0], lf and lf[0])} |",
+              f"| cycles, flush | {fmt(cyc(ff))} | {fmt(cyc(lf))} | {ratio(cyc(ff), cyc(lf))} |",
+              f"| cycles, keep | {fmt(cyc(fk))} | {fmt(cyc(lk))} | {ratio(cyc(fk), cyc(lk))} |"]
     return "\n".join(lines) + "\n"
 
 
@@ -259,7 +292,7 @@ def main():
     ap.add_argument("--programs", default=PROGRAMS)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-run", action="store_true", help="only pair and tabulate earlier runs")
-    ap.add_argument("--systems", default="linux,lx,pecan-ipc", help="which systems to boot")
+    ap.add_argument("--systems", default="linux,lx,pecan-ipc,pecan-kbench", help="which systems to boot")
     ap.add_argument("--sites", action="store_true", help="misses by instruction (tools/costsites.py)")
     a = ap.parse_args()
     global SITES
@@ -267,7 +300,8 @@ def main():
     a.build = os.path.abspath(a.build)      # tools/run starts QEMU in a directory of its own
     a.out_dir = os.path.abspath(a.out_dir or os.path.join(a.build, "bench", "model"))
     os.makedirs(a.out_dir, exist_ok=True)
-    jobs = [(s, f, v) for s, f in (("linux", run_linux), ("lx", run_lx), ("pecan-ipc", run_ipc))
+    jobs = [(s, f, v) for s, f in (("linux", run_linux), ("lx", run_lx), ("pecan-ipc", run_ipc),
+                                   ("pecan-kbench", run_kbench))
             for v in ("flush", "keep")]
     if not a.no_run:
         so = build_plugin(a.out_dir)
