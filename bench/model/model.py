@@ -127,33 +127,28 @@ def run_lx(a, so, cr3):
     return base
 
 
-def run_ipc(a, so, cr3):
-    base = os.path.join(a.out_dir, f"pecan-ipc-{cr3}")
+def run_root(a, so, cr3, system, program, root_args=""):
+    """Pecan with build/bench/PROGRAM.elf as its root task, which prints `PROGRAM: done`."""
+    base = os.path.join(a.out_dir, f"{system}-{cr3}")
     cmd = [os.path.join(TOP, "tools", "run"), "--icount", "--cpu", CPU, "--timeout", "1500",
            "--kernel", os.path.join(a.build, "kernels", "bench-dslq-fast", "pecan.bin"),
-           "--root", os.path.join(a.build, "bench", "pingpong.elf"),
+           "--root", os.path.join(a.build, "bench", program + ".elf"), "--root-args", root_args,
            "--qemu-arg=-plugin", "--qemu-arg=" + plugin_arg(so, base + ".model", cr3, "upper")]
     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
     with open(base + ".results", "w") as f:
         f.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith(("RESULT ", "META "))))
-    if p.returncode != 0 or "pingpong: done" not in p.stdout:
-        raise SystemExit(f"model: pingpong failed (status {p.returncode}):\n{p.stdout[-2000:]}")
+    if p.returncode != 0 or f"{program}: done" not in p.stdout:
+        raise SystemExit(f"model: {program} failed (status {p.returncode}):\n{p.stdout[-2000:]}")
     return base
+
+
+def run_ipc(a, so, cr3):
+    return run_root(a, so, cr3, "pecan-ipc", "pingpong")
 
 
 def run_kbench(a, so, cr3):
     """kbench's two round trips only (root argument `roundtrips`)."""
-    base = os.path.join(a.out_dir, f"pecan-kbench-{cr3}")
-    cmd = [os.path.join(TOP, "tools", "run"), "--icount", "--cpu", CPU, "--timeout", "600",
-           "--kernel", os.path.join(a.build, "kernels", "bench-dslq-fast", "pecan.bin"),
-           "--root", os.path.join(a.build, "bench", "kbench.elf"), "--root-args", "roundtrips",
-           "--qemu-arg=-plugin", "--qemu-arg=" + plugin_arg(so, base + ".model", cr3, "upper")]
-    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
-    with open(base + ".results", "w") as f:
-        f.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith(("RESULT ", "META "))))
-    if p.returncode != 0 or "kbench: done" not in p.stdout:
-        raise SystemExit(f"model: kbench failed (status {p.returncode}):\n{p.stdout[-2000:]}")
-    return base
+    return run_root(a, so, cr3, "pecan-kbench", "kbench", "roundtrips")
 
 
 def build_plugin(out_dir):
