@@ -725,27 +725,62 @@ long sys_rt_sigaction(struct thread *t, u64 sig, u64 act, u64 oact, u64 size, u6
 	return 0;
 }
 
+/* The new mask from rt_sigprocmask's how and set word n; false for a bad how. */
+static inline bool mask_how(u64 *mask, u64 how, u64 n)
+{
+	if (how == 0)
+		n |= *mask;
+	else if (how == 1)
+		n = *mask & ~n;
+	else if (how != 2)
+		return false;
+	*mask = n & ~UNBLOCKABLE;
+	return true;
+}
+
+/* rt_sigprocmask with copyin/copyout (a word not in their cache, or across pages) */
+static __attribute__((noinline)) long sigprocmask_copy(struct thread *t, u64 how, u64 set,
+						       u64 oset)
+{
+	u64 old = t->sigmask, n;
+	if (set && !copyin_u64(t->proc, &n, set))
+		return -LX_EFAULT;
+	if (set && !mask_how(&t->sigmask, how, n))
+		return -LX_EINVAL;
+	if (oset && !copyout_u64(t->proc, oset, old))
+		return -LX_EFAULT;
+	return 0;
+}
+
+/*
+ * Linux's order: the size, then set read (EFAULT), how (EINVAL only with a
+ * set), oset written (EFAULT, the new mask kept).  The common case, both
+ * words in pages copyin's cache has (often the same page: the stack), makes
+ * no call; the rest takes sigprocmask_copy.
+ */
 long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, u64 a4, u64 a5)
 {
 	(void)a4; (void)a5;
 	if (size != 8)
 		return -LX_EINVAL;
+	const u64 in_page = LX_PAGE_SIZE - 8, pmask = ~(LX_PAGE_SIZE - 1);
+	struct mm *mm = t->proc->mm;
+	char *out = NULL, *in = NULL;
+	if (oset && ((oset & ~pmask) > in_page || !(out = user_page_cached(mm, oset & pmask, true))))
+		return sigprocmask_copy(t, how, set, oset);
+	if (set) {
+		in = out && !((set ^ oset) & pmask) ? out : user_page_cached(mm, set & pmask, false);
+		if (!in || (set & ~pmask) > in_page)
+			return sigprocmask_copy(t, how, set, oset);
+	}
 	u64 old = t->sigmask, n;
 	if (set) {
-		if (!copyin_u64(t->proc, &n, set))
-			return -LX_EFAULT;
-		if (how == 0)
-			t->sigmask |= n;
-		else if (how == 1)
-			t->sigmask &= ~n;
-		else if (how == 2)
-			t->sigmask = n;
-		else
+		__builtin_memcpy(&n, in + (set & ~pmask), 8);
+		if (!mask_how(&t->sigmask, how, n))
 			return -LX_EINVAL;
-		t->sigmask &= ~UNBLOCKABLE;
 	}
-	if (oset && !copyout_u64(t->proc, oset, old))
-		return -LX_EFAULT;
+	if (oset)
+		__builtin_memcpy(out + (oset & ~pmask), &old, 8);
 	return 0;
 }
 
