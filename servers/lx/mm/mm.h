@@ -114,13 +114,13 @@ struct vm_tlb_entry {
 };
 extern struct vm_tlb_entry vm_tlb[VM_TLB_SIZE];
 extern u64 vm_tlb_gen;
-/* lx's address of mm's page (page-aligned) if the cache has it for this access, else NULL
- * (copyin/copyout then find it, or fail): a hit path for small copies without a call */
-static inline char *user_page_cached(struct mm *mm, u64 page, bool write)
+/* The cache's entry for mm's page (page-aligned) if it holds it for this access, else NULL
+ * (copyin/copyout then find the page, or fail): a hit path for small copies without a call */
+static inline const struct vm_tlb_entry *user_page_cached(struct mm *mm, u64 page, bool write)
 {
 	const struct vm_tlb_entry *e = &vm_tlb[(page >> 12) % VM_TLB_SIZE];
 	if (e->gen == vm_tlb_gen && e->mm == mm && e->page == page && (e->w || !write))
-		return e->k;
+		return e;
 	return NULL;
 }
 void vm_unmap_all(struct mm *mm);

@@ -733,8 +733,8 @@ static __attribute__((noinline)) char *user_page_miss(struct mm *mm, u64 uaddr, 
 /* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
 static inline char *user_page(struct mm *mm, u64 uaddr, bool write)
 {
-	char *k = user_page_cached(mm, uaddr & ~(LX_PAGE_SIZE - 1), write);
-	return k ? k : user_page_miss(mm, uaddr, write);
+	const struct vm_tlb_entry *e = user_page_cached(mm, uaddr & ~(LX_PAGE_SIZE - 1), write);
+	return e ? e->k : user_page_miss(mm, uaddr, write);
 }
 
 static char *user_page_miss(struct mm *mm, u64 uaddr, bool write)

@@ -755,32 +755,25 @@ static __attribute__((noinline)) long sigprocmask_copy(struct thread *t, u64 how
 /*
  * Linux's order: the size, then set read (EFAULT), how (EINVAL only with a
  * set), oset written (EFAULT, the new mask kept).  The common case, both
- * words in pages copyin's cache has (often the same page: the stack), makes
- * no call; the rest takes sigprocmask_copy.
+ * words aligned in one page that copyin's cache has for writing (the
+ * caller's stack), makes no call; the rest takes sigprocmask_copy.
  */
 long sys_rt_sigprocmask(struct thread *t, u64 how, u64 set, u64 oset, u64 size, u64 a4, u64 a5)
 {
 	(void)a4; (void)a5;
 	if (size != 8)
 		return -LX_EINVAL;
-	const u64 in_page = LX_PAGE_SIZE - 8, pmask = ~(LX_PAGE_SIZE - 1);
-	struct mm *mm = t->proc->mm;
-	char *out = NULL, *in = NULL;
-	if (oset && ((oset & ~pmask) > in_page || !(out = user_page_cached(mm, oset & pmask, true))))
+	const u64 off = LX_PAGE_SIZE - 1;
+	const struct vm_tlb_entry *e;
+	if (!set || !oset || ((set | oset) & 7) || (set ^ oset) > off ||
+	    !(e = user_page_cached(t->proc->mm, oset & ~off, true)))
 		return sigprocmask_copy(t, how, set, oset);
-	if (set) {
-		in = out && !((set ^ oset) & pmask) ? out : user_page_cached(mm, set & pmask, false);
-		if (!in || (set & ~pmask) > in_page)
-			return sigprocmask_copy(t, how, set, oset);
-	}
+	char *pg = e->k;
 	u64 old = t->sigmask, n;
-	if (set) {
-		__builtin_memcpy(&n, in + (set & ~pmask), 8);
-		if (!mask_how(&t->sigmask, how, n))
-			return -LX_EINVAL;
-	}
-	if (oset)
-		__builtin_memcpy(out + (oset & ~pmask), &old, 8);
+	__builtin_memcpy(&n, pg + (set & off), 8);
+	if (!mask_how(&t->sigmask, how, n))
+		return -LX_EINVAL;
+	__builtin_memcpy(pg + (oset & off), &old, 8);
 	return 0;
 }
 
