@@ -725,14 +725,17 @@ long sys_rt_sigaction(struct thread *t, u64 sig, u64 act, u64 oact, u64 size, u6
 	return 0;
 }
 
-/* The new mask from rt_sigprocmask's how and set word n; false for a bad how. */
+/* The new mask from rt_sigprocmask's how and set word n; false for a bad how.  (SIG_SETMASK
+ * first: restoring a mask is half of the calls, blocking most of the rest.) */
 static inline bool mask_how(u64 *mask, u64 how, u64 n)
 {
-	if (how == 0)
+	if (how == 2)
+		;
+	else if (how == 0)
 		n |= *mask;
 	else if (how == 1)
 		n = *mask & ~n;
-	else if (how != 2)
+	else
 		return false;
 	*mask = n & ~UNBLOCKABLE;
 	return true;
