@@ -111,7 +111,7 @@ struct vm_tlb_entry {
 	u64 page, gen;
 	char *k;
 	bool w;
-};
+} __attribute__((aligned(64)));                /* (an entry's index is a shift and a mask) */
 extern struct vm_tlb_entry vm_tlb[VM_TLB_SIZE];
 extern u64 vm_tlb_gen;
 /* The cache's entry for mm's page (page-aligned) if it holds it for this access, else NULL
