@@ -180,11 +180,8 @@ static void free_level(u64 *table, u64 sum, int shift)
 	page_free(table);
 }
 
-/*
- * copyin/copyout's translation cache (mm.h vm_tlb_entry).  Everything that takes a page away or
- * write-protects one (unmap, fork, mprotect, copy on write, an mm's end)
- * calls tlb_flush, which makes every entry stale at once.
- */
+/* copyin/copyout's translation cache (mm.h vm_tlb_entry): whatever takes a page away or
+ * write-protects one calls tlb_flush, which makes every entry stale at once. */
 struct vm_tlb_entry vm_tlb[VM_TLB_SIZE];
 u64 vm_tlb_gen = 1;
 
