@@ -99,6 +99,30 @@ long copyin_str(struct proc *p, char *dst, u64 src, size_t max);  /* length, or 
 /* copyin/copyout of one 64-bit word (signal masks): the same, without a copy loop */
 bool copyin_u64(struct proc *p, u64 *dst, u64 src);
 bool copyout_u64(struct proc *p, u64 dst, u64 v);
+/*
+ * copyin/copyout's translation cache (mm/vm.c): (mm, page) to lx's page, and
+ * whether it may be written now.  Everything that takes a page away or
+ * write-protects one (unmap, fork, mprotect, copy on write, an mm's end)
+ * makes every entry stale at once (vm_tlb_gen).
+ */
+#define VM_TLB_SIZE 64
+struct vm_tlb_entry {
+	struct mm *mm;
+	u64 page, gen;
+	char *k;
+	bool w;
+} __attribute__((aligned(64)));                /* (an entry's index is a shift and a mask) */
+extern struct vm_tlb_entry vm_tlb[VM_TLB_SIZE];
+extern u64 vm_tlb_gen;
+/* The cache's entry for mm's page (page-aligned) if it holds it for this access, else NULL
+ * (copyin/copyout then find the page, or fail): a hit path for small copies without a call */
+static inline const struct vm_tlb_entry *user_page_cached(struct mm *mm, u64 page, bool write)
+{
+	const struct vm_tlb_entry *e = &vm_tlb[(page >> 12) % VM_TLB_SIZE];
+	if (e->gen == vm_tlb_gen && e->mm == mm && e->page == page && (e->w || !write))
+		return e;
+	return NULL;
+}
 void vm_unmap_all(struct mm *mm);
 long vm_map_fixed(struct mm *mm, u64 start, u64 end, u32 vmprot, struct inode *file, u64 off,
 		  u64 file_end);

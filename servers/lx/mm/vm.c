@@ -180,22 +180,12 @@ static void free_level(u64 *table, u64 sum, int shift)
 	page_free(table);
 }
 
-/*
- * A translation cache for copyin/copyout: (mm, page) to lx's page, and
- * whether it may be written now.  Everything that takes a page away or
- * write-protects one (unmap, fork, mprotect, copy on write, an mm's end)
- * calls tlb_flush, which makes every entry stale at once.
- */
-#define TLB_SIZE 64
-static struct tlb_entry {
-	struct mm *mm;
-	u64 page, gen;
-	char *k;
-	bool w;
-} tlb[TLB_SIZE];
-static u64 tlb_gen = 1;
+/* copyin/copyout's translation cache (mm.h vm_tlb_entry): whatever takes a page away or
+ * write-protects one calls tlb_flush, which makes every entry stale at once. */
+struct vm_tlb_entry vm_tlb[VM_TLB_SIZE];
+u64 vm_tlb_gen = 1;
 
-static void tlb_flush(void) { tlb_gen++; }
+static void tlb_flush(void) { vm_tlb_gen++; }
 
 /* --- revoking rights in the L4 spaces, 64 fpages per Unmap --- */
 
@@ -740,22 +730,19 @@ static __attribute__((noinline)) char *user_page_miss(struct mm *mm, u64 uaddr, 
 /* lx's address of the page at uaddr for reading or writing; NULL: no such access. */
 static inline char *user_page(struct mm *mm, u64 uaddr, bool write)
 {
-	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
-	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
-	if (t->gen == tlb_gen && t->mm == mm && t->page == page && (t->w || !write))
-		return t->k;
-	return user_page_miss(mm, uaddr, write);
+	const struct vm_tlb_entry *e = user_page_cached(mm, uaddr & ~(LX_PAGE_SIZE - 1), write);
+	return e ? e->k : user_page_miss(mm, uaddr, write);
 }
 
 static char *user_page_miss(struct mm *mm, u64 uaddr, bool write)
 {
 	u64 page = uaddr & ~(LX_PAGE_SIZE - 1);
-	struct tlb_entry *t = &tlb[(page >> 12) % TLB_SIZE];
+	struct vm_tlb_entry *t = &vm_tlb[(page >> 12) % VM_TLB_SIZE];
 	u64 *e;
 	if (uaddr >= LX_USER_END ||
 	    make_present(mm, uaddr, write ? VM_WRITE : VM_READ, false, &e, NULL))
 		return NULL;
-	*t = (struct tlb_entry){ .mm = mm, .page = page, .gen = tlb_gen, .k = pte_page(*e),
+	*t = (struct vm_tlb_entry){ .mm = mm, .page = page, .gen = vm_tlb_gen, .k = pte_page(*e),
 				 .w = (*e & PTE_W) != 0 };
 	return t->k;
 }

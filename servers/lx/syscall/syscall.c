@@ -366,11 +366,11 @@ static inline struct thread *quick_thread(L4_ThreadId_t from, u64 nr, int kind)
 	return t;
 }
 
+/* (t->fresh and t->timed_out are left as they are: no lean handler reads them, and a call
+ * that does starts at syscall_begin, which sets them) */
 static inline struct quick_call quick_begin(struct thread *t, u64 nr, uint8_t stub)
 {
 	t->sysno = nr;
-	t->timed_out = false;
-	t->fresh = false;
 	t->regs_stale = true;                       /* its state stays in its UTCB */
 	t->fast_short = stub;
 	lx_current = t;
