@@ -219,7 +219,8 @@ def test_fast_path_sites(sh):
 @pytest.mark.parametrize("program", ["futexes", "sigqueue", "sigeintr", "jobctl", "mremap",
                                      "mmedge", "procs", "unixmsg", "unixscm", "timecalls",
                                      "ttyio", "pipecopy",
-                                     "madvise", "mmsg", "execveat"])
+                                     "madvise", "mmsg", "execveat",
+                                     "pidfd_getfd"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
     their siginfo, EINTR against restarts, job control, mremap, memory-call
@@ -227,8 +228,8 @@ def test_linux_semantics_program(sh, program):
     interval timers, the console's termios call by call, pipe reads and
     writes copied straight to and from the caller (pipecopy), and madvise's
     effects on private, shared and forked memory (madvise), sendmmsg and
-    recvmmsg on AF_UNIX and UDP sockets (mmsg), and execveat from
-    descriptors (execveat); the same binary
+    recvmmsg on AF_UNIX and UDP sockets (mmsg), execveat from
+    descriptors (execveat), and pidfd_getfd (pidfd_getfd); the same binary
     passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out
