@@ -145,8 +145,9 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 /* syscall/sys_file.c: vectored I/O with flags */
 #define SYSCALLS_RWV2(X) X(327, preadv2) X(328, pwritev2)
 
-/* fs/pidfd.c: another process's descriptor; proc/futex.c: a wait on several futexes */
-#define SYSCALLS_NEWER(X) X(438, pidfd_getfd) X(449, futex_waitv)
+/* fs/pidfd.c: another process's descriptor; proc/futex.c: a wait on several futexes;
+ * syscall/sys_path.c: open with its arguments checked and its path walk restricted */
+#define SYSCALLS_NEWER(X) X(438, pidfd_getfd) X(449, futex_waitv) X(437, openat2)
 
 /* syscall/sys_mount.c: mounting file systems */
 #define SYSCALLS_MOUNT(X) X(165, mount) X(166, umount2)
