@@ -80,7 +80,7 @@ static void *shared_page(void)
 /* Wake one waiter at w with op (retrying until one waits): its count, 1 once one was woken. */
 static long wake_eventually(volatile uint32_t *w, int op, uint32_t bits)
 {
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 4000; i++) {
 		long n = futex(w, op, 1, 0, NULL, bits);
 		if (n != 0)
 			return n;
@@ -96,14 +96,14 @@ static int exit_code(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 200;
 }
 
-/* A child waits on three shared futexes (5 s at most): its answer as exit status (100 + errno). */
+/* A child waits on three shared futexes (30 s at most): its answer as exit status (100 + errno). */
 static pid_t shared_waiter(volatile uint32_t *f)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct waitv w[3] = { entry(&f[0], FUTEX2_SIZE_U32), entry(&f[1], FUTEX2_SIZE_U32),
 				      entry(&f[2], FUTEX2_SIZE_U32) };
-		struct timespec ts = in_ms(CLOCK_MONOTONIC, 5000);
+		struct timespec ts = in_ms(CLOCK_MONOTONIC, 30000);
 		long r = waitv(w, 3, 0, &ts, CLOCK_MONOTONIC);
 		_exit(r >= 0 ? (int)r : 100 + errno);
 	}
@@ -121,7 +121,7 @@ static void wake_checks(void)
 	check("any bitset: index 2", exit_code(c), 2, 0);
 	c = shared_waiter(f);
 	long moved = 0;
-	for (int i = 0; i < 1000 && !moved; i++, usleep(5000))
+	for (int i = 0; i < 4000 && !moved; i++, usleep(5000))
 		moved = futex(&f[0], FUTEX_CMP_REQUEUE, 0, 1, &f[3], f[0]);
 	check("requeued from the first futex", moved, 1, 0);
 	check("the first futex has no waiter left", futex(&f[0], FUTEX_WAKE, 1, 0, NULL, 0), 0, 0);
@@ -145,7 +145,7 @@ static void thread_checks(void)
 	struct waitv w[2] = { entry(&pf[0], FUTEX2_SIZE_U32 | FUTEX2_PRIVATE),
 			      entry(&pf[1], FUTEX2_SIZE_U32 | FUTEX2_PRIVATE) };
 	pthread_create(&th, NULL, private_waker, NULL);
-	struct timespec ts = in_ms(CLOCK_MONOTONIC, 5000);
+	struct timespec ts = in_ms(CLOCK_MONOTONIC, 30000);
 	check("private futexes between threads: index 1", waitv(w, 2, 0, &ts, CLOCK_MONOTONIC), 1, 0);
 	pthread_join(th, NULL);
 }
@@ -236,7 +236,7 @@ static void argument_checks(void)
 static volatile int handled;
 static void on_usr1(int sig) { (void)sig; handled++; }
 
-/* A child waits (5 s at most) with SIGUSR1 handled (flags: sigaction's), tells ready, and exits
+/* A child waits (30 s at most) with SIGUSR1 handled (flags: sigaction's), tells ready, and exits
  * with the answer (100 + errno); the parent signals it until it ends or `times` signals. */
 static int signalled_wait(volatile uint32_t *f, int flags, int times)
 {
@@ -246,7 +246,7 @@ static int signalled_wait(volatile uint32_t *f, int flags, int times)
 		struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = flags };
 		sigaction(SIGUSR1, &sa, NULL);
 		struct waitv w[1] = { entry(&f[0], FUTEX2_SIZE_U32) };
-		struct timespec ts = in_ms(CLOCK_MONOTONIC, 5000);
+		struct timespec ts = in_ms(CLOCK_MONOTONIC, 30000);
 		f[1] = 1;
 		long r = waitv(w, 1, 0, &ts, CLOCK_MONOTONIC);
 		_exit(r >= 0 ? (int)r : 100 + errno);
