@@ -70,6 +70,11 @@ PARTIAL.update({
     "fallocate": "ext2: punched holes are zeroed, blocks stay allocated",
 })
 
+PARTIAL.update({
+    "futex_waitv": "FUTEX2_NUMA and FUTEX2_MPOL refused (EINVAL); a futex listed twice is one waiter",
+    "openat2": "RESOLVE_CACHED always EAGAIN (no lookup cache)",
+})
+
 # net/mmsg.c
 PARTIAL.update({
     "recvmmsg": "an error after some datagrams is not kept for the socket's next call (Linux's sk_err)",

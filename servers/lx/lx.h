@@ -212,6 +212,8 @@ struct thread {
 	bool held_call;                 /* its call came while its process was stopped: not run yet */
 	bool futex_pi;                  /* waits in FUTEX_LOCK_PI (a wake retries, grants nothing) */
 	u64 futex_seq;                  /* when it began to wait: wakes go first come first */
+	/* proc/futex.c: futex_waitv's futexes while it waits on several (NULL: none) */
+	struct futex_vec *futex_vec;
 	/* vfs/lock.c: parked on a record lock held by this POSIX owner's pid (0: none) */
 	int lock_blocker;
 	bool seccomp_strict;            /* syscall/sys_sys.c: only read, write, exit, rt_sigreturn */

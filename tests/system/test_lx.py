@@ -220,7 +220,7 @@ def test_fast_path_sites(sh):
                                      "mmedge", "procs", "unixmsg", "unixscm", "timecalls",
                                      "ttyio", "pipecopy",
                                      "madvise", "mmsg", "execveat",
-                                     "sigmask"])
+                                     "sigmask", "pidfd_getfd", "futex_waitv", "openat2"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
     their siginfo, EINTR against restarts, job control, mremap, memory-call
@@ -228,9 +228,11 @@ def test_linux_semantics_program(sh, program):
     interval timers, the console's termios call by call, pipe reads and
     writes copied straight to and from the caller (pipecopy), and madvise's
     effects on private, shared and forked memory (madvise), sendmmsg and
-    recvmmsg on AF_UNIX and UDP sockets (mmsg), and execveat from
+    recvmmsg on AF_UNIX and UDP sockets (mmsg), execveat from
     descriptors (execveat), rt_sigprocmask's order of checks and its
-    words anywhere (sigmask); the same binary
+    words anywhere (sigmask), pidfd_getfd (pidfd_getfd), waits on several
+    futexes (futex_waitv), and openat2's checks and restricted walks
+    (openat2); the same binary
     passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out

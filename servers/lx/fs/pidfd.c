@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // pidfd: a descriptor naming a process (pidfd_open(2)), readable (POLLIN)
-// once it has exited, and a target for pidfd_send_signal.  It names the
+// once it has exited, a target for pidfd_send_signal, and the way to
+// duplicate one of the process's descriptors (pidfd_getfd).  It names the
 // process by pid and start time, so a reused pid is another process.
 // Exit wakes pollers through proc_exit's wake of the parent (every wake()
 // runs poll_any's waiters again).
@@ -111,4 +112,43 @@ long sys_pidfd_send_signal(struct thread *t, u64 fd, u64 sig, u64 uinfo, u64 fla
 	if (sig && !p->zombie)
 		signal_send_proc(p, (int)sig);
 	return 0;
+}
+
+/*
+ * Linux's ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) without Yama or
+ * LSMs: the caller itself, a caller with CAP_SYS_PTRACE (root, as lx's
+ * capabilities go), or one whose real uid and gid are each of p's real,
+ * effective and saved ids while p is dumpable.
+ */
+static bool may_attach(struct proc *caller, const struct proc *p)
+{
+	const struct cred *c = &caller->cred, *o = &p->cred;
+	if (caller == p || lx_privileged(caller))
+		return true;
+	return c->uid == o->uid && c->uid == o->euid && c->uid == o->suid && c->gid == o->gid &&
+	       c->gid == o->egid && c->gid == o->sgid && p->attrs.dumpable == 1;
+}
+
+/* pidfd_getfd(2): a duplicate of descriptor targetfd of the process, close-on-exec. */
+long sys_pidfd_getfd(struct thread *t, u64 pidfd, u64 targetfd, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	if (flags)
+		return -LX_EINVAL;
+	struct file *pf = fd_get(t->proc, (int)pidfd);
+	if (!pf || pf->ops != &pidfd_ops)
+		return -LX_EBADF;
+	struct proc *p = target(pf->priv);
+	if (!p || p->zombie)
+		return -LX_ESRCH;       /* gone, or its descriptors closed by exit */
+	if (!may_attach(t->proc, p))
+		return -LX_EPERM;
+	struct file *f = fd_get(p, (int)targetfd);
+	if (!f)
+		return -LX_EBADF;
+	file_get(f);
+	int fd = fd_install(t->proc, f, 0, true);
+	if (fd < 0)
+		file_put(f);
+	return fd;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Futexes (futex(2)): waits keyed by what the address maps, as Linux keys
-// them, so that processes sharing memory wake each other; priority-
-// inheritance locks whose owner lives in the futex word; robust lists,
-// whose locks a dying thread marks FUTEX_OWNER_DIED.
+// them, so that processes sharing memory wake each other; waits on several
+// futexes at once (futex_waitv(2)); priority-inheritance locks whose owner
+// lives in the futex word; robust lists, whose locks a dying thread marks
+// FUTEX_OWNER_DIED.
 #include "../syscall/syscall.h"
 
 #define FUTEX_WAIT        0
@@ -34,6 +35,15 @@ struct fkey {
 	u64 off;
 };
 
+/*
+ * futex_waitv's wait: its futexes' keys, in the caller's order; a wake of
+ * any of them wakes the thread once, and `hit` says which (its answer).
+ */
+struct futex_vec {
+	int n, hit;
+	struct fkey keys[];
+};
+
 static char futex_chan[1];
 static struct thread *waiters[1024];
 static int nwaiters;
@@ -50,6 +60,23 @@ static long futex_key(struct thread *t, u64 uaddr, u64 op, struct fkey *k)
 	return vm_futex_key(t->mm, uaddr, &k->obj, &k->off) ? 0 : -LX_EFAULT;
 }
 
+static bool same_key(const struct fkey *a, const void *obj, u64 off)
+{
+	return a->obj == obj && a->off == off;
+}
+
+/* Which of w's futexes is k (the first, for futex_waitv's repeats): 0 for a single one, or -1. */
+static int slot_of(const struct thread *w, const struct fkey *k)
+{
+	const struct futex_vec *v = w->futex_vec;
+	if (!v)
+		return same_key(k, w->futex_obj, w->futex_off) ? 0 : -1;
+	for (int i = 0; i < v->n; i++)
+		if (same_key(k, v->keys[i].obj, v->keys[i].off))
+			return i;
+	return -1;
+}
+
 /* The first waiter on k after seq `after` whose bitset meets bits (pi: PI lockers only). */
 static struct thread *next_waiter(const struct fkey *k, uint32_t bits, bool pi, u64 after,
 				  int *at)
@@ -57,9 +84,8 @@ static struct thread *next_waiter(const struct fkey *k, uint32_t bits, bool pi, 
 	struct thread *best = NULL;
 	for (int i = 0; i < nwaiters; i++) {
 		struct thread *w = waiters[i];
-		if (w->futex_obj != k->obj || w->futex_off != k->off || !(w->futex_bitset & bits) ||
-		    (pi && !w->futex_pi) || w->futex_seq <= after ||
-		    (best && w->futex_seq > best->futex_seq))
+		if (!(w->futex_bitset & bits) || (pi && !w->futex_pi) || w->futex_seq <= after ||
+		    (best && w->futex_seq > best->futex_seq) || slot_of(w, k) < 0)
 			continue;
 		best = w;
 		*at = i;
@@ -85,10 +111,13 @@ static bool registered(struct thread *t)
 	return false;
 }
 
-/* w leaves the waiters and runs its call again: granted (woken) or to try again (a PI lock). */
-static void wake_waiter(int at, bool granted)
+/* w, a waiter on k, leaves the waiters and runs its call again: granted (woken) or to try
+ * again (a PI lock). */
+static void wake_waiter(int at, const struct fkey *k, bool granted)
 {
 	struct thread *w = waiters[at];
+	if (w->futex_vec)
+		w->futex_vec->hit = slot_of(w, k);
 	waiters[at] = waiters[--nwaiters];
 	w->woken = granted;
 	w->futex_obj = NULL;
@@ -101,7 +130,7 @@ static int futex_wake_key(const struct fkey *k, int n, uint32_t bits)
 	int woken = 0, at;
 	struct thread *w;
 	while ((!woken || woken < n) && (w = next_waiter(k, bits, false, 0, &at))) {
-		wake_waiter(at, !w->futex_pi);
+		wake_waiter(at, k, !w->futex_pi);
 		woken++;
 	}
 	return woken;
@@ -117,6 +146,8 @@ void futex_wake_addr(struct proc *p, u64 uaddr, int n)
 /* A thread going away (or woken otherwise) leaves the futex waiters. */
 void futex_forget(struct thread *t)
 {
+	lx_free(t->futex_vec);
+	t->futex_vec = NULL;
 	for (int i = 0; i < nwaiters; i++)
 		if (waiters[i] == t) {
 			waiters[i] = waiters[--nwaiters];
@@ -208,7 +239,9 @@ static long futex_requeue(struct thread *t, u64 uaddr, u64 op, int nwake, int nm
 	     count++) {
 		last = w->futex_seq;
 		if (count < nwake) {
-			wake_waiter(at, true);
+			wake_waiter(at, &k1, true);
+		} else if (w->futex_vec) {
+			w->futex_vec->keys[slot_of(w, &k1)] = k2;
 		} else {
 			w->futex_obj = k2.obj;
 			w->futex_off = k2.off;
@@ -263,6 +296,109 @@ static long futex_wake_op(struct thread *t, u64 uaddr, u64 fop, int n, int n2, u
 	}
 	long r = futex_wake_key(&k1, n, ~0U);
 	return hit ? r + futex_wake_key(&k2, n2, ~0U) : r;
+}
+
+/* --- futex_waitv(2): one wait on up to 128 futexes --- */
+
+#define FUTEX_WAITV_MAX 128
+#define FUTEX2_SIZE_MASK 3
+#define FUTEX2_SIZE_U32  2
+#define LX_CLOCK_REALTIME  0
+#define LX_CLOCK_MONOTONIC 1
+
+struct futex_waitv {                    /* the caller's entries (linux/futex.h) */
+	u64 val, uaddr;
+	uint32_t flags, reserved;
+};
+
+/*
+ * The caller's n entries, one by one as Linux's futex_parse_waitv: EFAULT,
+ * or EINVAL for reserved bits, a size other than 32 bits, or a value wider than
+ * that.  FUTEX2_NUMA and FUTEX2_MPOL are refused too (lx has one node).
+ */
+static long waitv_parse(struct thread *t, u64 uw, uint32_t n, struct futex_waitv *w)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!copyin(t->proc, &w[i], uw + i * sizeof(*w), sizeof(*w)))
+			return -LX_EFAULT;
+		if ((w[i].flags & ~(uint32_t)(FUTEX2_SIZE_MASK | FUTEX_PRIVATE_FLAG)) || w[i].reserved ||
+		    (w[i].flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32 || (w[i].val >> 32))
+			return -LX_EINVAL;
+	}
+	return 0;
+}
+
+/* The entries' keys into v, then their words against the values, in order: 0 or -errno. */
+static long waitv_setup(struct thread *t, const struct futex_waitv *w, struct futex_vec *v)
+{
+	for (int i = 0; i < v->n; i++) {
+		long err = futex_key(t, w[i].uaddr, w[i].flags & FUTEX_PRIVATE_FLAG, &v->keys[i]);
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < v->n; i++) {
+		uint32_t cur;
+		if (!copyin(t->proc, &cur, w[i].uaddr, 4))
+			return -LX_EFAULT;
+		if (cur != (uint32_t)w[i].val)
+			return -LX_EAGAIN;
+	}
+	return nwaiters == (int)(sizeof(waiters) / sizeof(waiters[0])) ? -LX_ENOMEM : 0;
+}
+
+/* The deadline: absolute on CLOCK_MONOTONIC or CLOCK_REALTIME (other clocks: EINVAL). */
+static long waitv_deadline(struct thread *t, u64 timeout, int clockid)
+{
+	t->call_deadline = 0;
+	if (timeout && clockid != LX_CLOCK_REALTIME && clockid != LX_CLOCK_MONOTONIC)
+		return -LX_EINVAL;
+	return deadline_of(t, timeout, true, clockid == LX_CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0,
+			   &t->call_deadline);
+}
+
+/* The first run: checks in Linux's order, then t waits on every futex. */
+static long waitv_start(struct thread *t, u64 uw, uint32_t n, uint32_t flags, u64 timeout,
+			int clockid)
+{
+	static struct futex_waitv w[FUTEX_WAITV_MAX];
+	if (flags || !n || n > FUTEX_WAITV_MAX || !uw)
+		return -LX_EINVAL;
+	long err = waitv_deadline(t, timeout, clockid);
+	if (!err)
+		err = waitv_parse(t, uw, n, w);
+	if (err)
+		return err;
+	struct futex_vec *v = lx_zalloc(sizeof(*v) + n * sizeof(v->keys[0]));
+	if (!v)
+		return -LX_ENOMEM;
+	v->n = (int)n;
+	v->hit = -1;
+	if ((err = waitv_setup(t, w, v))) {
+		lx_free(v);
+		return err;
+	}
+	add_waiter(t, &v->keys[0], ~0U, false);
+	t->futex_vec = v;
+	return park(t);
+}
+
+/* futex_waitv(2): the index of the futex whose wake woke it, ETIMEDOUT, or a signal's restart. */
+long sys_futex_waitv(struct thread *t, u64 uw, u64 n, u64 flags, u64 timeout, u64 clockid, u64 a5)
+{
+	(void)a5;
+	if (t->woken) {
+		t->woken = false;
+		long hit = t->futex_vec ? t->futex_vec->hit : -LX_EINVAL;
+		futex_forget(t);
+		return hit;
+	}
+	if (t->timed_out) {
+		futex_forget(t);
+		return -LX_ETIMEDOUT;
+	}
+	if (!t->fresh)
+		return park(t);
+	return waitv_start(t, uw, (uint32_t)n, (uint32_t)flags, timeout, (int)clockid);
 }
 
 /* --- priority-inheritance locks: the owner's TID in the word, FUTEX_WAITERS while any wait --- */
@@ -337,7 +473,7 @@ static long futex_unlock_pi(struct thread *t, u64 uaddr, u64 op)
 	if (!copyout(t->proc, uaddr, &nv, 4))
 		return -LX_EFAULT;
 	if (w)
-		wake_waiter(at, true);
+		wake_waiter(at, &k, true);
 	return 0;
 }
 

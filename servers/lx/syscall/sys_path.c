@@ -173,15 +173,11 @@ static long open_tmpfile(struct thread *t, u64 dirfd, u32 fl, u32 mode)
 	return r;
 }
 
-static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
+/* Open path1 (copied in) from dirfd with open flags fl. */
+static long open_path(struct thread *t, u64 dirfd, u32 fl, u64 mode)
 {
 	struct proc *p = t->proc;
-	u32 fl = (u32)flags;
-	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
-		return -LX_EINVAL;      /* as Linux 6.4 on: never meant anything */
-	long r = get_path(t, upath, path1);
-	if (r < 0)
-		return r;
+	long r;
 	if (fl & LX_O_TMPFILE_BIT)
 		return open_tmpfile(t, dirfd, fl, (u32)mode);
 	int lf = (fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW;
@@ -228,6 +224,15 @@ static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 	return fd;
 }
 
+static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
+{
+	u32 fl = (u32)flags;
+	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
+		return -LX_EINVAL;      /* as Linux 6.4 on: never meant anything */
+	long r = get_path(t, upath, path1);
+	return r < 0 ? r : open_path(t, dirfd, fl, mode);
+}
+
 long sys_open(struct thread *t, u64 path, u64 flags, u64 mode, u64 a3, u64 a4, u64 a5)
 {
 	(void)a3, (void)a4, (void)a5;
@@ -245,6 +250,80 @@ long sys_creat(struct thread *t, u64 path, u64 mode, u64 a2, u64 a3, u64 a4, u64
 	(void)a2, (void)a3, (void)a4, (void)a5;
 	return do_open(t, (u64)(int64_t)LX_AT_FDCWD, path,
 		       LX_O_CREAT | LX_O_WRONLY | LX_O_TRUNC, mode);
+}
+
+/* --- openat2(2): open with every argument checked, and the walk restricted --- */
+
+struct open_how {
+	u64 flags, mode, resolve;
+};
+#define OPEN_HOW_SIZE_VER0 24
+#define OPENAT2_FLAGS 037777703ULL     /* every open flag Linux knows (VALID_OPEN_FLAGS) */
+#define OPENAT2_RESOLVE 0x3fULL        /* the RESOLVE_* bits */
+#define O_PATH_FLAGS (LX_O_DIRECTORY | LX_O_NOFOLLOW | LX_O_PATH)
+
+/* Linux's copy_struct_from_user: a larger struct's extra bytes must be 0 (E2BIG). */
+static long how_copyin(struct thread *t, u64 uhow, u64 size, struct open_how *how)
+{
+	if (size < OPEN_HOW_SIZE_VER0)
+		return -LX_EINVAL;
+	if (size > LX_PAGE_SIZE)
+		return -LX_E2BIG;
+	static char extra[LX_PAGE_SIZE];
+	size_t n = size - sizeof(*how);
+	if (n && !copyin(t->proc, extra, uhow + sizeof(*how), n))
+		return -LX_EFAULT;
+	for (size_t i = 0; i < n; i++)
+		if (extra[i])
+			return -LX_E2BIG;
+	return copyin(t->proc, how, uhow, sizeof(*how)) ? 0 : -LX_EFAULT;
+}
+
+/* Linux's build_open_flags: what openat2 refuses that open would ignore. */
+static long how_check(const struct open_how *how)
+{
+	u64 fl = how->flags & ~(u64)LX_O_CLOEXEC, res = how->resolve;
+	bool creates = fl & (LX_O_CREAT | LX_O_TMPFILE_BIT);
+	if ((fl & ~OPENAT2_FLAGS) || (res & ~OPENAT2_RESOLVE) ||
+	    (res & LX_RESOLVE_BENEATH && res & LX_RESOLVE_IN_ROOT))
+		return -LX_EINVAL;
+	if (creates ? (how->mode & ~07777ULL) : how->mode)
+		return -LX_EINVAL;
+	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
+		return -LX_EINVAL;
+	if ((fl & LX_O_TMPFILE_BIT) &&
+	    (!(fl & LX_O_DIRECTORY) || (fl & LX_O_ACCMODE) == LX_O_RDONLY))
+		return -LX_EINVAL;
+	if ((fl & LX_O_PATH) && (fl & ~(u64)O_PATH_FLAGS))
+		return -LX_EINVAL;
+	/* lx keeps no lookup cache to answer from: a cached-only open always needs the walk */
+	return res & LX_RESOLVE_CACHED ? -LX_EAGAIN : 0;
+}
+
+long sys_openat2(struct thread *t, u64 dirfd, u64 upath, u64 uhow, u64 size, u64 a4, u64 a5)
+{
+	(void)a4, (void)a5;
+	struct open_how how;
+	struct inode *scope = NULL;
+	long r = how_copyin(t, uhow, size, &how);
+	if (r == 0)
+		r = how_check(&how);
+	if (r == 0)
+		r = get_path(t, upath, path1);
+	if (r == 0 && !path1[0])
+		r = -LX_ENOENT;
+	if (r == 0 && (how.resolve & LX_RESOLVE_BENEATH) && path1[0] == '/')
+		r = -LX_EXDEV;
+	if (r == 0 && (how.resolve & (LX_RESOLVE_BENEATH | LX_RESOLVE_IN_ROOT)))
+		r = base_dir(t->proc, dirfd, ".", &scope);      /* the walk's bound: dirfd or cwd */
+	if (r < 0)
+		return r;
+	vfs_walk_resolve = (int)how.resolve;
+	vfs_walk_scope = scope;
+	r = open_path(t, dirfd, (u32)how.flags, how.mode);
+	vfs_walk_resolve = 0;
+	vfs_walk_scope = NULL;
+	return r;
 }
 
 /* --- stat --- */

@@ -145,6 +145,10 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 /* syscall/sys_file.c: vectored I/O with flags */
 #define SYSCALLS_RWV2(X) X(327, preadv2) X(328, pwritev2)
 
+/* fs/pidfd.c: another process's descriptor; proc/futex.c: a wait on several futexes;
+ * syscall/sys_path.c: open with its arguments checked and its path walk restricted */
+#define SYSCALLS_NEWER(X) X(438, pidfd_getfd) X(449, futex_waitv) X(437, openat2)
+
 /* syscall/sys_mount.c: mounting file systems */
 #define SYSCALLS_MOUNT(X) X(165, mount) X(166, umount2)
 
@@ -152,7 +156,8 @@ void ipc_proc_lines(int which, void (*put)(void *arg, const char *line), void *a
 	SYSCALLS_SIGNAL(X) SYSCALLS_NET(X) SYSCALLS_IPC(X) SYSCALLS_CRED(X) SYSCALLS_SIGQUEUE(X) \
 	SYSCALLS_EVENT(X) SYSCALLS_SYS(X) SYSCALLS_AIO(X) SYSCALLS_MQ(X) SYSCALLS_KEYS(X) \
 	SYSCALLS_MOUNT(X) SYSCALLS_PTIMER(X) SYSCALLS_RWV2(X) \
-	SYSCALLS_MMSG(X) SYSCALLS_EXECAT(X)
+	SYSCALLS_MMSG(X) SYSCALLS_EXECAT(X) \
+	SYSCALLS_NEWER(X)
 
 SYSCALLS(SYS_DECL)
 

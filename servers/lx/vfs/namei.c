@@ -185,10 +185,15 @@ static size_t bounded_len(const char *s, size_t max)
 }
 
 struct inode *vfs_walk_root;
+int vfs_walk_resolve;
+struct inode *vfs_walk_scope;
 
-/* Where "/" is for the walk: the calling process's root (chroot), else the file system's. */
+/* Where "/" is for the walk: RESOLVE_IN_ROOT's directory, the calling process's root
+ * (chroot), else the file system's. */
 static struct inode *walk_root(void)
 {
+	if (vfs_walk_resolve & LX_RESOLVE_IN_ROOT)
+		return vfs_walk_scope;
 	return vfs_walk_root ? vfs_walk_root : fs_root();
 }
 
@@ -267,8 +272,46 @@ static void record(struct fs_name *w, struct inode *dir, const char *name, size_
 	w->name[len] = 0;
 }
 
+/*
+ * openat2's restrictions (vfs_walk_resolve), as Linux's walk applies them:
+ * RESOLVE_BENEATH refuses "/" (a path's or a link's) and ".." out of its
+ * directory; RESOLVE_NO_XDEV any change of mount but a path's leading "/";
+ * magic links (procfs's jump) give ELOOP under RESOLVE_NO_MAGICLINKS and
+ * EXDEV to the scoped walks (BENEATH, IN_ROOT), as Linux's nd_jump_link.
+ */
+static int may_jump_root(const struct inode *from, int links)
+{
+	if (vfs_walk_resolve & LX_RESOLVE_BENEATH)
+		return -LX_EXDEV;
+	if ((vfs_walk_resolve & LX_RESOLVE_NO_XDEV) && links && from->sb != walk_root()->sb)
+		return -LX_EXDEV;
+	return 0;
+}
+
+static int may_go_up(struct inode *cur, const char *name, size_t len)
+{
+	bool dotdot = len == 2 && name[0] == '.' && name[1] == '.';
+	if (dotdot && (vfs_walk_resolve & LX_RESOLVE_BENEATH) &&
+	    mounted_on(cur) == mounted_on(vfs_walk_scope))
+		return -LX_EXDEV;
+	return 0;
+}
+
+static int may_cross(const struct inode *from, const struct inode *to)
+{
+	return (vfs_walk_resolve & LX_RESOLVE_NO_XDEV) && from->sb != to->sb ? -LX_EXDEV : 0;
+}
+
+static int may_jump_magic(const struct inode *dir, const struct inode *to)
+{
+	if (vfs_walk_resolve & LX_RESOLVE_NO_MAGICLINKS)
+		return -LX_ELOOP;
+	int r = may_cross(dir, to);
+	return r ? r : vfs_walk_resolve & (LX_RESOLVE_BENEATH | LX_RESOLVE_IN_ROOT) ? -LX_EXDEV : 0;
+}
+
 /* A magic link's object (the file system's jump), or -LX_ENOSYS for a path. */
-static int jump(struct inode **ip, struct fs_name *where)
+static int jump(struct inode *dir, struct inode **ip, struct fs_name *where)
 {
 	const struct fs_ops *o = (*ip)->sb->ops;
 	struct inode *to;
@@ -277,16 +320,18 @@ static int jump(struct inode **ip, struct fs_name *where)
 		return r;
 	fs_put(*ip);
 	*ip = to;
-	return 0;
+	return may_jump_magic(dir, to);
 }
 
 /* Replaces *ip, a symbolic link found in dir, by what it points to. */
 static int follow(struct inode *dir, struct inode **ip, int flags, int *links,
 		  struct fs_name *where)
 {
+	if (vfs_walk_resolve & LX_RESOLVE_NO_SYMLINKS)
+		return -LX_ELOOP;
 	if (++*links > LX_SYMLOOP_MAX)
 		return -LX_ELOOP;
-	int r = jump(ip, where);
+	int r = jump(dir, ip, where);
 	if (r != -LX_ENOSYS)
 		return r;
 	char *target = page_alloc();    /* LX_PATH_MAX: a page (not lx_malloc's page runs) */
@@ -309,6 +354,9 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 {
 	if (len == 0)
 		return -LX_ENOENT;
+	int r = path[0] == '/' ? may_jump_root(cwd, *links) : 0;
+	if (r < 0)
+		return r;
 	struct inode *cur = path[0] == '/' ? walk_root() : cwd;
 	bool want_dir = flags & FS_DIRECTORY;
 	size_t i = 0;
@@ -328,7 +376,10 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 		struct inode *next;
 		if (last)
 			record(where, cur, path + start, i - start);
-		int r = step(cur, path + start, i - start, &next);
+		r = may_go_up(cur, path + start, i - start);
+		if (r == 0 && (r = step(cur, path + start, i - start, &next)) == 0 &&
+		    (r = may_cross(cur, next)) < 0)
+			fs_put(next);
 		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
 			r = follow(cur, &next, FS_FOLLOW, links, where);
 			if (r < 0)

@@ -475,6 +475,17 @@ void fd_close_on_exec(struct proc *p);
 /* The root the path walk starts "/" from and stops ".." at: the calling
  * process's (chroot(2)); NULL: the file system's.  syscall_run sets it. */
 extern struct inode *vfs_walk_root;
+/* openat2(2)'s RESOLVE_* restrictions on the walks of the call in progress (Linux's
+ * bits; 0: none), and the directory RESOLVE_BENEATH keeps them under and
+ * RESOLVE_IN_ROOT takes for "/": sys_openat2 sets both around its walks. */
+#define LX_RESOLVE_NO_XDEV       0x01
+#define LX_RESOLVE_NO_MAGICLINKS 0x02
+#define LX_RESOLVE_NO_SYMLINKS   0x04
+#define LX_RESOLVE_BENEATH       0x08
+#define LX_RESOLVE_IN_ROOT       0x10
+#define LX_RESOLVE_CACHED        0x20
+extern int vfs_walk_resolve;
+extern struct inode *vfs_walk_scope;
 
 /* vfs/lock.c: advisory locks (flock(2), fcntl(2)'s record and OFD locks) */
 #define LX_F_GETLK      5
