@@ -111,25 +111,20 @@ static void stamp_ctime(struct inode *ip)
 
 /* --- open --- */
 
-/* Create the regular file `path` names (O_CREAT without an existing file); where: its name. */
-static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip,
-		      struct fs_name *where)
+/*
+ * O_CREAT's regular file at where, the missing final name the walk reported
+ * (through any symbolic links, as Linux follows a dangling one); a path or
+ * link target written "name/" cannot be a new file.  where is dropped on failure.
+ */
+static long create_named(struct thread *t, const char *path, u32 mode, struct inode **ip,
+			 struct fs_name *where)
 {
-	struct inode *dir;
-	char last[LX_NAME_MAX + 1];
-	if (trailing_slash(path))
-		return -LX_EISDIR;
-	long r = parent_at(t, dirfd, path, &dir, last);
-	if (r < 0)
-		return r;
+	long r = -LX_EISDIR;
 	mode = LX_S_IFREG | (mode & 07777 & ~t->proc->umask);
-	r = special_name(last) ? -LX_EISDIR : fs_create(dir, last, mode, 0, ip);
-	if (r == 0) {
-		where->dir = dir;
-		memcpy(where->name, last, strlen(last) + 1);
-	} else {
-		fs_put(dir);
-	}
+	if (!trailing_slash(path) && !where->slash && !special_name(where->name))
+		r = fs_create(where->dir, where->name, mode, 0, ip);
+	if (r < 0)
+		fs_name_drop(where);
 	return r;
 }
 
@@ -180,15 +175,18 @@ static long open_path(struct thread *t, u64 dirfd, u32 fl, u64 mode)
 	long r;
 	if (fl & LX_O_TMPFILE_BIT)
 		return open_tmpfile(t, dirfd, fl, (u32)mode);
-	int lf = (fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW;
+	bool excl = (fl & (LX_O_CREAT | LX_O_EXCL)) == (LX_O_CREAT | LX_O_EXCL);
+	int lf = (fl & LX_O_NOFOLLOW) || excl ? 0 : FS_FOLLOW;  /* O_EXCL: a link is "exists" */
 	if (fl & LX_O_DIRECTORY)
 		lf |= FS_DIRECTORY;
+	if (fl & LX_O_CREAT)
+		lf |= FS_CREATE;
 	struct inode *ip;
 	bool created = false;
 	struct fs_name where;
 	r = lookup_named(t, dirfd, path1, lf, &ip, &where);
-	if (r == -LX_ENOENT && (fl & LX_O_CREAT) && path1[0]) {
-		r = create_at(t, dirfd, path1, (u32)mode, &ip, &where);
+	if (r == -LX_ENOENT && where.dir) {
+		r = create_named(t, path1, (u32)mode, &ip, &where);
 		if (r < 0)
 			return r;
 		fl &= ~(u32)LX_O_TRUNC;

@@ -272,6 +272,15 @@ static void record(struct fs_name *w, struct inode *dir, const char *name, size_
 	w->name[len] = 0;
 }
 
+/* The final name the walk just recorded is missing (FS_CREATE); slash: written "name/". */
+static void mark_missing(struct fs_name *w, bool slash)
+{
+	if (w && w->dir) {
+		w->missing = true;
+		w->slash = slash;
+	}
+}
+
 /*
  * openat2's restrictions (vfs_walk_resolve), as Linux's walk applies them:
  * RESOLVE_BENEATH refuses "/" (a path's or a link's) and ".." out of its
@@ -380,8 +389,11 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 		if (r == 0 && (r = step(cur, path + start, i - start, &next)) == 0 &&
 		    (r = may_cross(cur, next)) < 0)
 			fs_put(next);
+		if (r == -LX_ENOENT && last && (flags & FS_CREATE))
+			mark_missing(where, slash);
 		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
-			r = follow(cur, &next, FS_FOLLOW, links, where);
+			/* a final link's target is the final name: O_CREAT may make it */
+			r = follow(cur, &next, FS_FOLLOW | (last ? flags & FS_CREATE : 0), links, where);
 			if (r < 0)
 				fs_put(next);
 		}
@@ -415,8 +427,11 @@ int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode
 	size_t len = bounded_len(path, LX_PATH_MAX);
 	int links = 0;
 	where->dir = NULL;
+	where->missing = where->slash = false;
 	int r = len >= LX_PATH_MAX ? -LX_ENAMETOOLONG :
 		resolve(cwd, path, len, flags, &links, out, where);
+	if (r == -LX_ENOENT && where->missing)
+		return r;               /* FS_CREATE's: where is the name to make */
 	if (r < 0 || LX_S_ISDIR((*out)->mode))
 		fs_name_drop(where);
 	return r;
