@@ -137,7 +137,7 @@ static long open_tmpfile(struct thread *t, u64 dirfd, u32 fl, u32 mode)
 	    (LX_O_TMPFILE_BIT | LX_O_DIRECTORY) || (fl & LX_O_ACCMODE) == LX_O_RDONLY)
 		return -LX_EINVAL;
 	struct inode *dir, *ip;
-	struct fs_name where = { NULL, "" };
+	struct fs_name where = { .dir = NULL };
 	int lf = ((fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW) | FS_DIRECTORY;
 	long r = lookup_at(t, dirfd, path1, lf, &dir);
 	if (r < 0)
