@@ -479,6 +479,8 @@ TEST_CASE("lxfs.create_target", "FS_CREATE: an ENOENT on the final name, through
 	EXPECT(named_err("/nodir/x", FS_FOLLOW | FS_CREATE, a, "x", &e) == 0 && e == -LX_ENOENT, "middle missing");
 	EXPECT(named_err("/d1/x", FS_FOLLOW | FS_CREATE, b, "x", &e) == 0 && e == -LX_ENOENT, "a dangling middle link");
 	EXPECT(named_err("/d1", FS_CREATE, b, "new", &e) == -1 && e == 0, "not followed: the link itself");
+	EXPECT(named_err("/d1/", FS_FOLLOW | FS_CREATE, b, "new", &e) == 0 && e == -LX_EISDIR, "\"link/\": EISDIR");
+	EXPECT(named_err("/a/b/f/", FS_FOLLOW | FS_CREATE, b, "f", &e) == 0 && e == -LX_EISDIR, "\"file/\": EISDIR");
 	fs_put(a);
 	fs_put(b);
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);

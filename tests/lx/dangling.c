@@ -2,8 +2,8 @@
 // Dangling symbolic links against Linux, errno by errno: open(O_CREAT)
 // follows a final link and makes its target (absolute or relative to the
 // link's directory, through chains, mode less umask, the caller's ids) but
-// not with O_EXCL (EEXIST) or O_NOFOLLOW (ELOOP); a missing parent is
-// ENOENT, a "name/" EISDIR; openat2's RESOLVE_* bind the target too;
+// not with O_EXCL (EEXIST) or O_NOFOLLOW (ELOOP) or O_PATH; a missing
+// parent is ENOENT, any "name/" EISDIR; openat2's RESOLVE_* bind the target;
 // mkdir, mknod, symlink, link and renameat2(NOREPLACE) never follow the
 // link (EEXIST), rename replaces it; O_TMPFILE and O_CREAT|O_DIRECTORY
 // are unchanged.  Each run is in a fresh directory under each argument
@@ -134,6 +134,13 @@ static void refusals(void)
 	check("a target \"name/\": EISDIR", open_d("m3", O_CREAT | O_WRONLY), -1, EISDIR);
 	check("\"link/\" of a dangling link: EISDIR", open_d("m1/", O_CREAT | O_WRONLY), -1, EISDIR);
 	check("... nothing made", is_file("x1") == -1 && is_file("x3") == -1, 1, 0);
+	check("O_CREAT of \"file/\": EISDIR", open_d("t1/", O_CREAT | O_WRONLY), -1, EISDIR);
+	check("O_CREAT of \"link to a file/\": EISDIR", open_d("l1/", O_CREAT | O_WRONLY), -1, EISDIR);
+	check("O_CREAT of \"dir/\": EISDIR", open_d("sub/", O_CREAT | O_RDONLY), -1, EISDIR);
+	check("O_CREAT|O_EXCL of \"new/\": EISDIR", open_d("x8/", O_CREAT | O_EXCL | O_WRONLY), -1, EISDIR);
+	check("\"nodir/new/\": ENOENT", open_d("nodir/x8/", O_CREAT | O_WRONLY), -1, ENOENT);
+	check("O_PATH drops O_CREAT: ENOENT", open_d("m1", O_PATH | O_CREAT), -1, ENOENT);
+	check("... nothing made", is_file("x1") == -1 && is_file("x8") == -1, 1, 0);
 	symlinkat("t1/x4", d, "m4");
 	check("a target under a file: ENOTDIR", open_d("m4", O_CREAT | O_WRONLY), -1, ENOTDIR);
 	symlinkat("m5b", d, "m5a");

@@ -113,15 +113,14 @@ static void stamp_ctime(struct inode *ip)
 
 /*
  * O_CREAT's regular file at where, the missing final name the walk reported
- * (through any symbolic links, as Linux follows a dangling one); a path or
- * link target written "name/" cannot be a new file.  where is dropped on failure.
+ * (through any symbolic links, as Linux follows a dangling one); where is
+ * dropped on failure.
  */
-static long create_named(struct thread *t, const char *path, u32 mode, struct inode **ip,
-			 struct fs_name *where)
+static long create_named(struct thread *t, u32 mode, struct inode **ip, struct fs_name *where)
 {
-	long r = -LX_EISDIR;
+	long r = -LX_EISDIR;    /* "." or ".." of a removed directory */
 	mode = LX_S_IFREG | (mode & 07777 & ~t->proc->umask);
-	if (!trailing_slash(path) && !where->slash && !special_name(where->name))
+	if (!special_name(where->name))
 		r = fs_create(where->dir, where->name, mode, 0, ip);
 	if (r < 0)
 		fs_name_drop(where);
@@ -186,7 +185,7 @@ static long open_path(struct thread *t, u64 dirfd, u32 fl, u64 mode)
 	struct fs_name where;
 	r = lookup_named(t, dirfd, path1, lf, &ip, &where);
 	if (r == -LX_ENOENT && where.dir) {
-		r = create_named(t, path1, (u32)mode, &ip, &where);
+		r = create_named(t, (u32)mode, &ip, &where);
 		if (r < 0)
 			return r;
 		fl &= ~(u32)LX_O_TRUNC;
@@ -222,9 +221,13 @@ static long open_path(struct thread *t, u64 dirfd, u32 fl, u64 mode)
 	return fd;
 }
 
+#define O_PATH_FLAGS (LX_O_DIRECTORY | LX_O_NOFOLLOW | LX_O_PATH)
+
 static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 {
 	u32 fl = (u32)flags;
+	if (fl & LX_O_PATH)
+		fl &= O_PATH_FLAGS | LX_O_CLOEXEC;      /* as Linux's build_open_how: O_CREAT too */
 	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
 		return -LX_EINVAL;      /* as Linux 6.4 on: never meant anything */
 	long r = get_path(t, upath, path1);
@@ -258,7 +261,6 @@ struct open_how {
 #define OPEN_HOW_SIZE_VER0 24
 #define OPENAT2_FLAGS 037777703ULL     /* every open flag Linux knows (VALID_OPEN_FLAGS) */
 #define OPENAT2_RESOLVE 0x3fULL        /* the RESOLVE_* bits */
-#define O_PATH_FLAGS (LX_O_DIRECTORY | LX_O_NOFOLLOW | LX_O_PATH)
 
 /* Linux's copy_struct_from_user: a larger struct's extra bytes must be 0 (E2BIG). */
 static long how_copyin(struct thread *t, u64 uhow, u64 size, struct open_how *how)

@@ -272,13 +272,24 @@ static void record(struct fs_name *w, struct inode *dir, const char *name, size_
 	w->name[len] = 0;
 }
 
-/* The final name the walk just recorded is missing (FS_CREATE); slash: written "name/". */
-static void mark_missing(struct fs_name *w, bool slash)
+/* The final name the walk just recorded is missing (FS_CREATE). */
+static void mark_missing(struct fs_name *w)
 {
-	if (w && w->dir) {
+	if (w && w->dir)
 		w->missing = true;
-		w->slash = slash;
-	}
+}
+
+/*
+ * FS_CREATE's final "name/" (of the path or a final link's target): Linux's
+ * open(O_CREAT) refuses it with EISDIR once it may search dir, before the
+ * name is looked up or a link followed.
+ */
+static int create_slash(struct inode *dir)
+{
+	if (!LX_S_ISDIR(dir->mode))
+		return -LX_ENOTDIR;
+	int r = fs_permission(dir, FS_MAY_EXEC);
+	return r < 0 ? r : -LX_EISDIR;
 }
 
 /*
@@ -386,11 +397,13 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 		if (last)
 			record(where, cur, path + start, i - start);
 		r = may_go_up(cur, path + start, i - start);
-		if (r == 0 && (r = step(cur, path + start, i - start, &next)) == 0 &&
-		    (r = may_cross(cur, next)) < 0)
+		if (r == 0 && last && slash && (flags & FS_CREATE))
+			r = create_slash(cur);
+		else if (r == 0 && (r = step(cur, path + start, i - start, &next)) == 0 &&
+			 (r = may_cross(cur, next)) < 0)
 			fs_put(next);
 		if (r == -LX_ENOENT && last && (flags & FS_CREATE))
-			mark_missing(where, slash);
+			mark_missing(where);
 		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
 			/* a final link's target is the final name: O_CREAT may make it */
 			r = follow(cur, &next, FS_FOLLOW | (last ? flags & FS_CREATE : 0), links, where);
@@ -427,7 +440,7 @@ int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode
 	size_t len = bounded_len(path, LX_PATH_MAX);
 	int links = 0;
 	where->dir = NULL;
-	where->missing = where->slash = false;
+	where->missing = false;
 	int r = len >= LX_PATH_MAX ? -LX_ENAMETOOLONG :
 		resolve(cwd, path, len, flags, &links, out, where);
 	if (r == -LX_ENOENT && where->missing)

@@ -137,9 +137,7 @@ struct fs_ops {
 struct fs_name {
 	struct inode *dir;
 	char name[LX_NAME_MAX + 1];
-	/* the walk's own marks (vfs/namei.c): the final name was missing, and
-	 * written with a trailing '/' (a link's "target/": no file goes there) */
-	bool missing, slash;
+	bool missing;           /* FS_CREATE's mark (vfs/namei.c): the final name is not there */
 };
 void fs_name_drop(struct fs_name *w);      /* drops dir's reference */
 
@@ -216,7 +214,8 @@ int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out
  * With FS_CREATE, an ENOENT for the final name itself, reached through any
  * symbolic links, leaves where at that name (where->dir a reference, and
  * where->missing): open(O_CREAT) makes the file there, the walk's RESOLVE_*
- * restrictions already obeyed.  After any other error where->dir is NULL.
+ * restrictions already obeyed; a final "name/" is EISDIR, as O_CREAT's.
+ * After any other error where->dir is NULL.
  */
 int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode **out,
 		    struct fs_name *where);
