@@ -167,7 +167,8 @@ struct super {
 /* Lookup flags */
 #define FS_FOLLOW    1      /* follow a symbolic link in the last component */
 #define FS_DIRECTORY 2      /* the result must be a directory (a trailing '/' implies it) */
-#define FS_CREATE    4      /* O_CREAT's walk: a final "name/" is EISDIR; fs_lookup_named keeps where at a missing final name */
+/* O_CREAT's walk: a final "name/" is EISDIR; fs_lookup_named keeps where at a missing final name */
+#define FS_CREATE    4
 
 /* The clock file systems stamp times with (lx sets it; the host tests leave 0). */
 extern void (*fs_now)(struct lx_timespec *ts);
