@@ -446,6 +446,46 @@ TEST_CASE("lxfs.symlinks", "links followed in the middle always, at the end with
 	EXPECT(all_freed(), "leak: %ld pages", pages_out);
 }
 
+/* fs_lookup_named's error and where it left where: 1 if at dir/name (missing), 0 if not kept. */
+static int named_err(const char *path, int flags, struct inode *dir, const char *name, int *err)
+{
+	struct inode *ip;
+	struct fs_name w;
+	*err = fs_lookup_named(R, path, flags, &ip, &w);
+	if (*err == 0)
+		fs_put(ip);
+	int at = w.dir == dir && w.missing && strcmp(w.name, name) == 0;
+	int kept = w.dir != NULL;
+	fs_name_drop(&w);
+	return *err < 0 ? (kept ? at : 0) : -1;
+}
+
+TEST_CASE("lxfs.create_target", "FS_CREATE: an ENOENT on the final name, through links, reports where it is missing") {
+	tree();
+	struct inode *b, *a;
+	EXPECT(fs_lookup(R, "/a/b", FS_FOLLOW, &b) == 0 && fs_lookup(R, "/a", 0, &a) == 0, "dirs");
+	make_link("/d1", "/a/b/new");
+	make_link("/a/d2", "b/new2");
+	make_link("/d3", "/a/d2");
+	make_link("/d4", "/nodir/x");
+	make_link("/d5", "/a/b/f/x");
+	int e;
+	EXPECT(named_err("/a/new", FS_FOLLOW | FS_CREATE, a, "new", &e) == 1 && e == -LX_ENOENT, "plain");
+	EXPECT(named_err("/d1", FS_FOLLOW | FS_CREATE, b, "new", &e) == 1 && e == -LX_ENOENT, "absolute link");
+	EXPECT(named_err("/d3", FS_FOLLOW | FS_CREATE, b, "new2", &e) == 1 && e == -LX_ENOENT, "relative, chained");
+	EXPECT(named_err("/d1", FS_FOLLOW, b, "new", &e) == 0 && e == -LX_ENOENT, "without FS_CREATE: nothing kept");
+	EXPECT(named_err("/d4", FS_FOLLOW | FS_CREATE, b, "x", &e) == 0 && e == -LX_ENOENT, "missing directory");
+	EXPECT(named_err("/d5", FS_FOLLOW | FS_CREATE, b, "x", &e) == 0 && e == -LX_ENOTDIR, "under a file");
+	EXPECT(named_err("/nodir/x", FS_FOLLOW | FS_CREATE, a, "x", &e) == 0 && e == -LX_ENOENT, "middle missing");
+	EXPECT(named_err("/d1/x", FS_FOLLOW | FS_CREATE, b, "x", &e) == 0 && e == -LX_ENOENT, "a dangling middle link");
+	EXPECT(named_err("/d1", FS_CREATE, b, "new", &e) == -1 && e == 0, "not followed: the link itself");
+	EXPECT(named_err("/d1/", FS_FOLLOW | FS_CREATE, b, "new", &e) == 0 && e == -LX_EISDIR, "\"link/\": EISDIR");
+	EXPECT(named_err("/a/b/f/", FS_FOLLOW | FS_CREATE, b, "f", &e) == 0 && e == -LX_EISDIR, "\"file/\": EISDIR");
+	fs_put(a);
+	fs_put(b);
+	EXPECT(all_freed(), "leak: %ld pages", pages_out);
+}
+
 TEST_CASE("lxfs.symloop", "40 links are followed, the 41st is ELOOP; loops end in ELOOP") {
 	tree();
 	char name[32], target[32];

@@ -220,7 +220,8 @@ def test_fast_path_sites(sh):
                                      "mmedge", "procs", "unixmsg", "unixscm", "timecalls",
                                      "ttyio", "pipecopy",
                                      "madvise", "mmsg", "execveat",
-                                     "sigmask", "pidfd_getfd", "futex_waitv", "openat2"])
+                                     "sigmask", "pidfd_getfd", "futex_waitv", "openat2",
+                                     "dangling"])
 def test_linux_semantics_program(sh, program):
     """tests/lx/<program>.c checks futexes across processes, queued signals and
     their siginfo, EINTR against restarts, job control, mremap, memory-call
@@ -231,8 +232,9 @@ def test_linux_semantics_program(sh, program):
     recvmmsg on AF_UNIX and UDP sockets (mmsg), execveat from
     descriptors (execveat), rt_sigprocmask's order of checks and its
     words anywhere (sigmask), pidfd_getfd (pidfd_getfd), waits on several
-    futexes (futex_waitv), and openat2's checks and restricted walks
-    (openat2); the same binary
+    futexes (futex_waitv), openat2's checks and restricted walks
+    (openat2), and O_CREAT and the naming calls on dangling symbolic
+    links on the RAM root and tmpfs (dangling); the same binary
     passes on Linux (tests/host/test_lx_native.py)."""
     out = run(sh, f"/tests/{program}", timeout=300)
     assert f"{program} done, 0 failed" in out and "FAIL" not in out, out

@@ -315,6 +315,20 @@ def test_at_calls_on_ext2_and_fsck_clean(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_dangling_links_on_ext2_and_fsck_clean(tmp_path):
+    """tests/lx/dangling.c on the ext2 root: O_CREAT makes a dangling link's
+    target through ext2's create, the naming calls never follow the link,
+    check by check as on Linux; e2fsck finds the disk clean."""
+    img = str(tmp_path / "root.img")
+    shutil.copy(IMG, img)
+    sh = boot(img, "lx.root=disk")
+    out = run(sh, "/tests/dangling /")
+    assert "dangling done, 0 failed" in out and "in /dangling." in out, out
+    close(sh)
+    r = e2fsck(img)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_names_after_changes_on_ext2(tmp_path):
     """ext2's lookup cache (fs/ext2.c, the name cache) never answers with a name
     as it was: after renames, unlinks, links, replacing renames, rmdir and

@@ -111,25 +111,19 @@ static void stamp_ctime(struct inode *ip)
 
 /* --- open --- */
 
-/* Create the regular file `path` names (O_CREAT without an existing file); where: its name. */
-static long create_at(struct thread *t, u64 dirfd, const char *path, u32 mode, struct inode **ip,
-		      struct fs_name *where)
+/*
+ * O_CREAT's regular file at where, the missing final name the walk reported
+ * (through any symbolic links, as Linux follows a dangling one); where is
+ * dropped on failure.
+ */
+static long create_named(struct thread *t, u32 mode, struct inode **ip, struct fs_name *where)
 {
-	struct inode *dir;
-	char last[LX_NAME_MAX + 1];
-	if (trailing_slash(path))
-		return -LX_EISDIR;
-	long r = parent_at(t, dirfd, path, &dir, last);
-	if (r < 0)
-		return r;
+	long r = -LX_EISDIR;    /* "." or ".." of a removed directory */
 	mode = LX_S_IFREG | (mode & 07777 & ~t->proc->umask);
-	r = special_name(last) ? -LX_EISDIR : fs_create(dir, last, mode, 0, ip);
-	if (r == 0) {
-		where->dir = dir;
-		memcpy(where->name, last, strlen(last) + 1);
-	} else {
-		fs_put(dir);
-	}
+	if (!special_name(where->name))
+		r = fs_create(where->dir, where->name, mode, 0, ip);
+	if (r < 0)
+		fs_name_drop(where);
 	return r;
 }
 
@@ -142,7 +136,7 @@ static long open_tmpfile(struct thread *t, u64 dirfd, u32 fl, u32 mode)
 	    (LX_O_TMPFILE_BIT | LX_O_DIRECTORY) || (fl & LX_O_ACCMODE) == LX_O_RDONLY)
 		return -LX_EINVAL;
 	struct inode *dir, *ip;
-	struct fs_name where = { NULL, "" };
+	struct fs_name where = { .dir = NULL };
 	int lf = ((fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW) | FS_DIRECTORY;
 	long r = lookup_at(t, dirfd, path1, lf, &dir);
 	if (r < 0)
@@ -180,15 +174,18 @@ static long open_path(struct thread *t, u64 dirfd, u32 fl, u64 mode)
 	long r;
 	if (fl & LX_O_TMPFILE_BIT)
 		return open_tmpfile(t, dirfd, fl, (u32)mode);
-	int lf = (fl & LX_O_NOFOLLOW) ? 0 : FS_FOLLOW;
+	bool excl = (fl & (LX_O_CREAT | LX_O_EXCL)) == (LX_O_CREAT | LX_O_EXCL);
+	int lf = (fl & LX_O_NOFOLLOW) || excl ? 0 : FS_FOLLOW;  /* O_EXCL: a link is "exists" */
 	if (fl & LX_O_DIRECTORY)
 		lf |= FS_DIRECTORY;
+	if (fl & LX_O_CREAT)
+		lf |= FS_CREATE;
 	struct inode *ip;
 	bool created = false;
 	struct fs_name where;
 	r = lookup_named(t, dirfd, path1, lf, &ip, &where);
-	if (r == -LX_ENOENT && (fl & LX_O_CREAT) && path1[0]) {
-		r = create_at(t, dirfd, path1, (u32)mode, &ip, &where);
+	if (r == -LX_ENOENT && where.dir) {
+		r = create_named(t, (u32)mode, &ip, &where);
 		if (r < 0)
 			return r;
 		fl &= ~(u32)LX_O_TRUNC;
@@ -224,9 +221,13 @@ static long open_path(struct thread *t, u64 dirfd, u32 fl, u64 mode)
 	return fd;
 }
 
+#define O_PATH_FLAGS (LX_O_DIRECTORY | LX_O_NOFOLLOW | LX_O_PATH)
+
 static long do_open(struct thread *t, u64 dirfd, u64 upath, u64 flags, u64 mode)
 {
 	u32 fl = (u32)flags;
+	if (fl & LX_O_PATH)
+		fl &= O_PATH_FLAGS | LX_O_CLOEXEC;      /* as Linux's build_open_how: O_CREAT too */
 	if ((fl & (LX_O_CREAT | LX_O_DIRECTORY)) == (LX_O_CREAT | LX_O_DIRECTORY))
 		return -LX_EINVAL;      /* as Linux 6.4 on: never meant anything */
 	long r = get_path(t, upath, path1);
@@ -260,7 +261,6 @@ struct open_how {
 #define OPEN_HOW_SIZE_VER0 24
 #define OPENAT2_FLAGS 037777703ULL     /* every open flag Linux knows (VALID_OPEN_FLAGS) */
 #define OPENAT2_RESOLVE 0x3fULL        /* the RESOLVE_* bits */
-#define O_PATH_FLAGS (LX_O_DIRECTORY | LX_O_NOFOLLOW | LX_O_PATH)
 
 /* Linux's copy_struct_from_user: a larger struct's extra bytes must be 0 (E2BIG). */
 static long how_copyin(struct thread *t, u64 uhow, u64 size, struct open_how *how)

@@ -272,6 +272,26 @@ static void record(struct fs_name *w, struct inode *dir, const char *name, size_
 	w->name[len] = 0;
 }
 
+/* The final name the walk just recorded is missing (FS_CREATE). */
+static void mark_missing(struct fs_name *w)
+{
+	if (w && w->dir)
+		w->missing = true;
+}
+
+/*
+ * FS_CREATE's final "name/" (of the path or a final link's target): Linux's
+ * open(O_CREAT) refuses it with EISDIR once it may search dir, before the
+ * name is looked up or a link followed.
+ */
+static int create_slash(struct inode *dir)
+{
+	if (!LX_S_ISDIR(dir->mode))
+		return -LX_ENOTDIR;
+	int r = fs_permission(dir, FS_MAY_EXEC);
+	return r < 0 ? r : -LX_EISDIR;
+}
+
 /*
  * openat2's restrictions (vfs_walk_resolve), as Linux's walk applies them:
  * RESOLVE_BENEATH refuses "/" (a path's or a link's) and ".." out of its
@@ -377,11 +397,16 @@ static int resolve(struct inode *cwd, const char *path, size_t len, int flags,
 		if (last)
 			record(where, cur, path + start, i - start);
 		r = may_go_up(cur, path + start, i - start);
-		if (r == 0 && (r = step(cur, path + start, i - start, &next)) == 0 &&
-		    (r = may_cross(cur, next)) < 0)
+		if (r == 0 && last && slash && (flags & FS_CREATE))
+			r = create_slash(cur);
+		else if (r == 0 && (r = step(cur, path + start, i - start, &next)) == 0 &&
+			 (r = may_cross(cur, next)) < 0)
 			fs_put(next);
+		if (r == -LX_ENOENT && last && (flags & FS_CREATE))
+			mark_missing(where);
 		if (r == 0 && LX_S_ISLNK(next->mode) && (!last || slash || (flags & FS_FOLLOW))) {
-			r = follow(cur, &next, FS_FOLLOW, links, where);
+			/* a final link's target is the final name: O_CREAT may make it */
+			r = follow(cur, &next, FS_FOLLOW | (last ? flags & FS_CREATE : 0), links, where);
 			if (r < 0)
 				fs_put(next);
 		}
@@ -415,8 +440,11 @@ int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode
 	size_t len = bounded_len(path, LX_PATH_MAX);
 	int links = 0;
 	where->dir = NULL;
+	where->missing = false;
 	int r = len >= LX_PATH_MAX ? -LX_ENAMETOOLONG :
 		resolve(cwd, path, len, flags, &links, out, where);
+	if (r == -LX_ENOENT && where->missing)
+		return r;               /* FS_CREATE's: where is the name to make */
 	if (r < 0 || LX_S_ISDIR((*out)->mode))
 		fs_name_drop(where);
 	return r;

@@ -131,11 +131,13 @@ struct fs_ops {
  * The directory and last component a walk ended at (its last symbolic link
  * followed), so that an open file knows its name for /proc/PID/fd; dir is a
  * reference, or NULL when the walk ended at a directory (whose path
- * fs_path finds from the inode).
+ * fs_path finds from the inode).  After FS_CREATE's ENOENT it is the
+ * missing final name, where O_CREAT makes the file.
  */
 struct fs_name {
 	struct inode *dir;
 	char name[LX_NAME_MAX + 1];
+	bool missing;           /* FS_CREATE's mark (vfs/namei.c): the final name is not there */
 };
 void fs_name_drop(struct fs_name *w);      /* drops dir's reference */
 
@@ -165,6 +167,8 @@ struct super {
 /* Lookup flags */
 #define FS_FOLLOW    1      /* follow a symbolic link in the last component */
 #define FS_DIRECTORY 2      /* the result must be a directory (a trailing '/' implies it) */
+/* O_CREAT's walk: a final "name/" is EISDIR; fs_lookup_named keeps where at a missing final name */
+#define FS_CREATE    4
 
 /* The clock file systems stamp times with (lx sets it; the host tests leave 0). */
 extern void (*fs_now)(struct lx_timespec *ts);
@@ -206,7 +210,14 @@ void fs_put(struct inode *ip);
 
 /* Resolve path (absolute, or relative to cwd); *out gets a reference. */
 int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **out);
-/* The same, and where the walk ended (where->dir a reference on success). */
+/*
+ * The same, and where the walk ended (where->dir a reference on success).
+ * With FS_CREATE, an ENOENT for the final name itself, reached through any
+ * symbolic links, leaves where at that name (where->dir a reference, and
+ * where->missing): open(O_CREAT) makes the file there, the walk's RESOLVE_*
+ * restrictions already obeyed; a final "name/" is EISDIR, as O_CREAT's.
+ * After any other error where->dir is NULL.
+ */
 int fs_lookup_named(struct inode *cwd, const char *path, int flags, struct inode **out,
 		    struct fs_name *where);
 /*
